@@ -1,0 +1,4 @@
+/**
+ * Spring Boot Actuator health and Micrometer metrics support for xio.
+ */
+package io.xio.actuate;

@@ -1,0 +1,4 @@
+/**
+ * JMH micro-benchmarks for the xio engine.
+ */
+package io.xio.benchmarks;

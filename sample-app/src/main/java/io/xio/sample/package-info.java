@@ -1,0 +1,4 @@
+/**
+ * Runnable samples that show how to use xio.
+ */
+package io.xio.sample;

@@ -1,0 +1,39 @@
+package io.xio.engine;
+
+import java.time.Duration;
+
+/**
+ * One thread, one event loop (S5, S7 ctx_*, S8): it polls its transports, runs its timers and drains a
+ * queue of tasks from other threads. Every connection, buffer pool and counter belongs to exactly one
+ * context, so the data path takes no locks.
+ *
+ * <p>A context normally runs on a thread of its own. Built with {@link XioEngine.Builder#manualContexts},
+ * it runs on the application's thread instead: call {@link #runOnce} (or {@link #doWork}) from your loop.
+ * The JVM does not expose a selector's file descriptor, so instead of S7's ctx_get_poll_params an external
+ * loop either calls {@link #doWork} each turn or hands its blocking wait to {@link #runOnce}; other threads
+ * end that wait through {@link #wakeup}.
+ *
+ * <p>{@link #execute}, {@link #wakeup}, {@link #name} and {@link #index} may be called from any thread;
+ * {@link #doWork} and {@link #runOnce} only from the one thread that runs a manual context.
+ */
+public interface Context
+{
+    String name();
+
+    int index();
+
+    /** Whether the calling thread is this context's thread. */
+    boolean inContextThread();
+
+    /** Runs the task on this context's thread, in order with other tasks. */
+    void execute(Runnable task);
+
+    /** Wakes the context if it is parked. */
+    void wakeup();
+
+    /** One duty cycle without blocking; returns the amount of work done (0 when idle). Manual contexts only. */
+    int doWork();
+
+    /** One duty cycle; when it finds no work, waits up to {@code timeout} for some. Manual contexts only. */
+    int runOnce(Duration timeout);
+}

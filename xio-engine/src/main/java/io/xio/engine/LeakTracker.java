@@ -1,0 +1,31 @@
+package io.xio.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Remembers where every received message still unreleased was delivered, when leak detection is on
+ * ({@link XioEngine.Builder#leakDetection}). Thread-safe.
+ */
+public final class LeakTracker
+{
+    private final Map<Message, Throwable> live = new ConcurrentHashMap<>();
+
+    void track(final Message message)
+    {
+        live.put(message, new Throwable("message " + message.requestId() + " was received here"));
+    }
+
+    void untrack(final Message message)
+    {
+        live.remove(message);
+    }
+
+    /** Descriptions of messages received and not released, each with the stack where it was delivered. */
+    public List<Throwable> unreleased()
+    {
+        return new ArrayList<>(live.values());
+    }
+}

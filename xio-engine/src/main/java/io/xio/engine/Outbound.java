@@ -1,0 +1,112 @@
+package io.xio.engine;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A message to send (S4): an application header plus zero or more data segments. The bytes between each
+ * buffer's position and limit are sent; positions are not changed. Buffers are referenced, not copied, until
+ * xio is done with them: for a request, until its future completes (a request may be retransmitted after a
+ * connection failure); for a one-way message or a response, until it was written. Direct buffers (or regions
+ * from {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
+ */
+public final class Outbound
+{
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    private static final ByteBuffer[] NONE = new ByteBuffer[0];
+
+    private final ByteBuffer header;
+    private final ByteBuffer[] segments;
+    private AutoCloseable releaseAfterSend;
+
+    private Outbound(final ByteBuffer header, final ByteBuffer[] segments)
+    {
+        this.header = header == null ? EMPTY : header;
+        this.segments = segments == null ? NONE : segments;
+        for (final ByteBuffer segment : this.segments)
+        {
+            if (segment == null)
+            {
+                throw new IllegalArgumentException("data segments must not be null");
+            }
+        }
+    }
+
+    public static Outbound of(final ByteBuffer header, final ByteBuffer... segments)
+    {
+        return new Outbound(header, segments);
+    }
+
+    public static Outbound of(final byte[] header)
+    {
+        return new Outbound(ByteBuffer.wrap(header), NONE);
+    }
+
+    public static Outbound empty()
+    {
+        return new Outbound(EMPTY, NONE);
+    }
+
+    /**
+     * Closes {@code resource} once xio no longer needs this message's buffers: e.g. a received
+     * {@link Message} whose segments are echoed back without a copy.
+     */
+    public Outbound releaseAfterSend(final AutoCloseable resource)
+    {
+        this.releaseAfterSend = resource;
+        return this;
+    }
+
+    public ByteBuffer header()
+    {
+        return header;
+    }
+
+    public int headerLength()
+    {
+        return header.remaining();
+    }
+
+    public int segmentCount()
+    {
+        return segments.length;
+    }
+
+    public ByteBuffer segment(final int index)
+    {
+        return segments[index];
+    }
+
+    public long dataLength()
+    {
+        long total = 0;
+        for (final ByteBuffer segment : segments)
+        {
+            total += segment.remaining();
+        }
+        return total;
+    }
+
+    /** Whether {@link #releaseAfterSend} registered something to release. */
+    public boolean hasReleaseAfterSend()
+    {
+        return releaseAfterSend != null;
+    }
+
+    /** Runs the release registered with {@link #releaseAfterSend}, once. Called by xio. */
+    public void released()
+    {
+        final AutoCloseable resource = releaseAfterSend;
+        releaseAfterSend = null;
+        if (resource != null)
+        {
+            try
+            {
+                resource.close();
+            }
+            catch (final Exception ex)
+            {
+                throw new XioException("releasing a sent message's resource failed", ex);
+            }
+        }
+    }
+}

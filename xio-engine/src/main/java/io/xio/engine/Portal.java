@@ -1,0 +1,15 @@
+package io.xio.engine;
+
+/** A bound server address (S3, S5) served by one context. Thread-safe. */
+public interface Portal extends AutoCloseable
+{
+    /** The address clients connect to, with the real port when port 0 was bound. */
+    XioUri uri();
+
+    /** The context that serves this portal. */
+    Context context();
+
+    /** Stops accepting connections; sessions already established carry on. */
+    @Override
+    void close();
+}

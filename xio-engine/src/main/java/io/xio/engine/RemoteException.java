@@ -1,0 +1,40 @@
+package io.xio.engine;
+
+/**
+ * The peer answered with a failure: its handler threw, it had no handler, or it could not execute the
+ * request. {@link #remoteType()} names the remote exception class when the handler threw.
+ */
+public final class RemoteException extends XioException
+{
+    private static final long serialVersionUID = 1L;
+    private final int status;
+    private final String remoteType;
+    private final String remoteMessage;
+
+    public RemoteException(final String uri, final int status, final String remoteType, final String remoteMessage)
+    {
+        super("remote failure from " + uri + ": " +
+            (remoteType == null ? io.xio.engine.protocol.Status.describe(status) : remoteType) +
+            (remoteMessage == null || remoteMessage.isEmpty() ? "" : ": " + remoteMessage));
+        this.status = status;
+        this.remoteType = remoteType;
+        this.remoteMessage = remoteMessage;
+    }
+
+    /** The wire status code, one of {@link io.xio.engine.protocol.Status}. */
+    public int status()
+    {
+        return status;
+    }
+
+    /** Class name of the exception the remote handler threw, or null when the failure was not a throw. */
+    public String remoteType()
+    {
+        return remoteType;
+    }
+
+    public String remoteMessage()
+    {
+        return remoteMessage;
+    }
+}

@@ -1,0 +1,62 @@
+package io.xio.engine;
+
+import java.util.Map;
+
+/**
+ * A logical link between a client and a resource on a server (S3), made of one or more connections, each
+ * owned by one context. Both sides hold one: requests and messages go either way (S4). All methods may be
+ * called from any thread; blocking waits must not happen on a context thread.
+ */
+public interface Session extends AutoCloseable
+{
+    /** Set by the server at accept; unique in the server engine. */
+    long id();
+
+    /** The address the session was opened with (client) or the portal it arrived at (server). */
+    XioUri uri();
+
+    String resource();
+
+    /** Attributes from the set-up: the client's (server side) or the server's acceptance (client side). */
+    Map<String, String> attributes();
+
+    boolean isOpen();
+
+    /** Number of connections now up. */
+    int connectionCount();
+
+    /** Sends a request with the session's default deadline. */
+    default XioFuture<Message> request(final Outbound message)
+    {
+        return request(message, CallOptions.DEFAULT);
+    }
+
+    /**
+     * Sends a request. The future completes with the response (which the caller must close), or with a
+     * {@link RemoteException}, {@link XioTimeoutException}, {@link ConnectionException},
+     * {@link BackPressureException} or {@link RequestCancelledException}.
+     */
+    XioFuture<Message> request(Outbound message, CallOptions options);
+
+    /** Sends a one-way message; the future completes once it was written. */
+    default XioFuture<Void> send(final Outbound message)
+    {
+        return send(message, CallOptions.DEFAULT);
+    }
+
+    /**
+     * Sends a one-way message. Without a receipt, the future completes once the message was written; with
+     * {@link CallOptions#receipt()}, once the peer confirmed it received it.
+     */
+    XioFuture<Void> send(Outbound message, CallOptions options);
+
+    /** Cancels every request of this session still awaiting a response, as one range per connection. */
+    void cancelAll();
+
+    /** Drops every connection of the session at once, as a network failure would. For fault drills. */
+    void abortConnections();
+
+    /** Closes the session: the peer is told, requests in flight fail with {@link ConnectionException}. */
+    @Override
+    void close();
+}

@@ -1,0 +1,28 @@
+package io.xio.engine;
+
+/**
+ * A session or connection lifecycle event.
+ *
+ * @param type what happened
+ * @param session the session it happened to (null for a connection refused before a session existed)
+ * @param detail a description naming the peer
+ * @param cause the failure behind it, or null
+ */
+public record SessionEvent(Type type, Session session, String detail, Throwable cause)
+{
+    public enum Type
+    {
+        /** The session was accepted (client side) or accepted a client (server side). */
+        ESTABLISHED,
+        /** The session was refused: rejected, or no connection could be made. */
+        REFUSED,
+        /** A connection of the session failed; the session is re-establishing it. */
+        RECONNECTING,
+        /** A failed connection of the session is back (or another took over its requests). */
+        RECONNECTED,
+        /** A connection or session failed with an error. */
+        ERROR,
+        /** The session is closed. */
+        CLOSED
+    }
+}

@@ -1,0 +1,447 @@
+package io.xio.engine;
+
+import io.xio.engine.context.EventLoop;
+import io.xio.engine.context.LoopIdleStrategy;
+import io.xio.engine.session.EngineCore;
+import io.xio.engine.session.PortalImpl;
+import io.xio.engine.session.SessionImpl;
+import io.xio.engine.transport.Transport;
+import io.xio.engine.transport.local.LocalTransport;
+import io.xio.engine.transport.tcp.TcpTransport;
+import org.agrona.concurrent.AgentRunner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The entry point: an engine owns N {@link Context}s (threads with event loops), the portals bound on them,
+ * the services registered for resources and the sessions opened from and to it. Build one with
+ * {@link #builder()}, close it when done. Thread-safe.
+ *
+ * <pre>{@code
+ * try (XioEngine server = XioEngine.builder().build();
+ *      XioEngine client = XioEngine.builder().build()) {
+ *     server.register("echo", req -> req.respond(Outbound.of(req.message().header()).releaseAfterSend(req.message())));
+ *     Portal portal = server.bind("tcp://127.0.0.1:0");
+ *     try (Session session = client.connect(portal.uri().withResource("echo").toString());
+ *          Message reply = session.request(Outbound.of("hi".getBytes())).get()) { ... }
+ * }
+ * }</pre>
+ */
+public final class XioEngine implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(XioEngine.class);
+    private static final AtomicInteger ENGINES = new AtomicInteger();
+
+    private final String name;
+    private final EventLoop[] loops;
+    private final AgentRunner[] runners;
+    private final EngineCore core;
+    private final LeakTracker leaks;
+    private final List<Portal> portals = Collections.synchronizedList(new ArrayList<>());
+    private final List<Session> sessions = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger nextPortalContext = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Duration connectTimeout;
+
+    private XioEngine(final Builder builder)
+    {
+        name = builder.name != null ? builder.name : "xio-" + ENGINES.incrementAndGet();
+        leaks = builder.leakDetection ? new LeakTracker() : null;
+        connectTimeout = builder.connectTimeout;
+        loops = new EventLoop[builder.contexts];
+        for (int i = 0; i < loops.length; i++)
+        {
+            loops[i] = new EventLoop(name + "-ctx-" + i, i, builder.limits, builder.busyPoll, builder.manualContexts);
+        }
+        final Map<String, Transport> transports = new LinkedHashMap<>();
+        for (final Transport transport : builder.transports)
+        {
+            transports.put(transport.scheme(), transport);
+        }
+        core = new EngineCore(name, loops, transports, leaks, builder.limits, builder.keepaliveInterval,
+            builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.listener);
+        if (builder.manualContexts)
+        {
+            runners = null;
+        }
+        else
+        {
+            runners = new AgentRunner[loops.length];
+            for (int i = 0; i < loops.length; i++)
+            {
+                final EventLoop loop = loops[i];
+                runners[i] = new AgentRunner(new LoopIdleStrategy(loop),
+                    ex -> LOG.error("context {} failed", loop.name(), ex), null, loop);
+                AgentRunner.startOnThread(runners[i], r ->
+                {
+                    final Thread thread = new Thread(r, loop.name());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+            }
+        }
+        core.start();
+    }
+
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    /** The engine's contexts, in index order. */
+    public List<Context> contexts()
+    {
+        return List.of(loops);
+    }
+
+    /** Registers the handler of requests to sessions for {@code resource}; replaces an earlier one. */
+    public void register(final String resource, final RequestHandler handler)
+    {
+        core.services().put(resource, handler);
+    }
+
+    public void unregister(final String resource)
+    {
+        core.services().remove(resource);
+    }
+
+    /**
+     * Marks an application buffer as memory xio may send from without copying (S6 reg_mr). It must be a
+     * direct buffer; transports that need registration (RDMA) register it with their devices.
+     */
+    public ByteBuffer register(final ByteBuffer buffer)
+    {
+        if (!buffer.isDirect())
+        {
+            throw new IllegalArgumentException("only direct buffers can be registered for zero-copy sends; " +
+                "allocate with ByteBuffer.allocateDirect");
+        }
+        return buffer;
+    }
+
+    /** Binds a portal on the next context in turn, with the default acceptor. Blocks until bound. */
+    public Portal bind(final String uri)
+    {
+        return bind(uri, SessionAcceptor.DEFAULT);
+    }
+
+    public Portal bind(final String uri, final SessionAcceptor acceptor)
+    {
+        return bind(uri, acceptor, Math.floorMod(nextPortalContext.getAndIncrement(), loops.length));
+    }
+
+    /** Binds a portal served by context {@code contextIndex} (S5: one portal per core). Blocks until bound. */
+    public Portal bind(final String uri, final SessionAcceptor acceptor, final int contextIndex)
+    {
+        checkOpen();
+        if (contextIndex < 0 || contextIndex >= loops.length)
+        {
+            throw new IllegalArgumentException("context index " + contextIndex + " outside 0.." + (loops.length - 1));
+        }
+        final Portal portal = await(PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor),
+            "binding " + uri);
+        portals.add(portal);
+        return portal;
+    }
+
+    /** Opens a client session (S3) and waits until it is established. */
+    public Session connect(final String uri)
+    {
+        return connect(uri, SessionOptions.DEFAULT);
+    }
+
+    public Session connect(final String uri, final SessionOptions options)
+    {
+        return await(openSession(uri, options), "opening a session to " + uri);
+    }
+
+    /** Opens a client session asynchronously. */
+    public CompletableFuture<Session> openSession(final String uri, final SessionOptions options)
+    {
+        checkOpen();
+        final XioUri parsed = XioUri.parse(uri);
+        if (parsed.resource().isEmpty())
+        {
+            throw new IllegalArgumentException("session URI " + uri + " names no resource (e.g. " +
+                parsed.withResource("kv") + ")");
+        }
+        core.transport(parsed.scheme());
+        return SessionImpl.open(core, parsed, options).whenComplete((session, ex) ->
+        {
+            if (session != null)
+            {
+                sessions.add(session);
+            }
+        });
+    }
+
+    private <T> T await(final CompletableFuture<T> future, final String what)
+    {
+        if (loops.length > 0 && runners == null)
+        {
+            throw new IllegalStateException("with manual contexts, use the asynchronous methods and run the " +
+                "contexts while " + what);
+        }
+        try
+        {
+            return future.get(connectTimeout.toNanos() * 2 + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause();
+            if (cause instanceof XioException xio)
+            {
+                throw xio;
+            }
+            throw new XioException(what + " failed: " + cause, cause);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new XioException("interrupted while " + what, ex);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new ConnectionException("timed out while " + what);
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed.get())
+        {
+            throw new XioException("engine " + name + " is closed");
+        }
+    }
+
+    /** Received messages not yet released; empty unless leak detection is on. */
+    public List<Throwable> unreleasedMessages()
+    {
+        return leaks == null ? List.of() : leaks.unreleased();
+    }
+
+    /**
+     * Closes sessions, portals and connections and stops the contexts. With leak detection on, then fails
+     * with an {@link IllegalStateException} listing every received message that was never released.
+     */
+    @Override
+    public void close()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        new ArrayList<>(sessions).forEach(Session::close);
+        core.acceptedSessions().forEach(Session::close);
+        new ArrayList<>(portals).forEach(Portal::close);
+        final CompletableFuture<?>[] closing = new CompletableFuture<?>[loops.length];
+        for (int i = 0; i < loops.length; i++)
+        {
+            final int index = i;
+            final CompletableFuture<Void> done = new CompletableFuture<>();
+            closing[i] = done;
+            if (runners == null)
+            {
+                core.closeAll(index);
+                loops[i].doWork();
+                done.complete(null);
+            }
+            else
+            {
+                loops[i].execute(() ->
+                {
+                    core.closeAll(index);
+                    done.complete(null);
+                });
+            }
+        }
+        try
+        {
+            CompletableFuture.allOf(closing).get(5, TimeUnit.SECONDS);
+        }
+        catch (final Exception ex)
+        {
+            LOG.warn("engine {} did not close its connections within 5s", name, ex);
+        }
+        if (runners != null)
+        {
+            for (final AgentRunner runner : runners)
+            {
+                runner.close();
+            }
+        }
+        else
+        {
+            for (final EventLoop loop : loops)
+            {
+                loop.onClose();
+            }
+        }
+        if (leaks != null)
+        {
+            final List<Throwable> unreleased = leaks.unreleased();
+            if (!unreleased.isEmpty())
+            {
+                final IllegalStateException leak = new IllegalStateException(
+                    "engine " + name + ": " + unreleased.size() + " received message(s) never released");
+                unreleased.forEach(leak::addSuppressed);
+                throw leak;
+            }
+        }
+    }
+
+    /**
+     * Builds an {@link XioEngine}. Not thread-safe.
+     */
+    public static final class Builder
+    {
+        private String name;
+        private int contexts = Math.max(1, Runtime.getRuntime().availableProcessors());
+        private Duration busyPoll = Duration.ofNanos(50_000);
+        private Limits limits = Limits.DEFAULT;
+        private Duration keepaliveInterval = Duration.ofSeconds(1);
+        private Duration keepaliveTimeout = Duration.ofSeconds(10);
+        private Duration reconnectTimeout = Duration.ofSeconds(30);
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private boolean leakDetection;
+        private boolean manualContexts;
+        private SessionListener listener = SessionListener.NONE;
+        private final List<Transport> transports = new ArrayList<>(List.of(new TcpTransport(), new LocalTransport()));
+
+        private Builder()
+        {
+        }
+
+        /** Names threads and log lines; default {@code xio-N}. */
+        public Builder name(final String value)
+        {
+            name = value;
+            return this;
+        }
+
+        /** Number of contexts (threads with event loops); default: the number of processors. */
+        public Builder contexts(final int value)
+        {
+            if (value < 1)
+            {
+                throw new IllegalArgumentException("contexts must be >= 1, was " + value);
+            }
+            contexts = value;
+            return this;
+        }
+
+        /** How long an idle context spins before it parks (S8); 0 parks at once. Default 50µs. */
+        public Builder busyPoll(final Duration value)
+        {
+            requireNonNegative("busyPoll", value);
+            busyPoll = value;
+            return this;
+        }
+
+        public Builder limits(final Limits value)
+        {
+            limits = value;
+            return this;
+        }
+
+        /** Keepalive: send one after {@code interval} without traffic; drop a peer silent for {@code timeout}. */
+        public Builder keepalive(final Duration interval, final Duration timeout)
+        {
+            requirePositive("keepalive interval", interval);
+            requirePositive("keepalive timeout", timeout);
+            if (timeout.compareTo(interval) <= 0)
+            {
+                throw new IllegalArgumentException("keepalive timeout (" + timeout + ") must exceed the interval (" +
+                    interval + ")");
+            }
+            keepaliveInterval = interval;
+            keepaliveTimeout = timeout;
+            return this;
+        }
+
+        /** How long a client keeps trying to re-establish a lost connection, and a server keeps its session. */
+        public Builder reconnectTimeout(final Duration value)
+        {
+            requirePositive("reconnectTimeout", value);
+            reconnectTimeout = value;
+            return this;
+        }
+
+        /** How long a connect or session set-up may take. Default 5s. */
+        public Builder connectTimeout(final Duration value)
+        {
+            requirePositive("connectTimeout", value);
+            connectTimeout = value;
+            return this;
+        }
+
+        /** Track received messages; {@link XioEngine#close()} then fails on any never released. For tests. */
+        public Builder leakDetection(final boolean value)
+        {
+            leakDetection = value;
+            return this;
+        }
+
+        /** Contexts run on the application's threads ({@link Context#runOnce}) instead of their own. */
+        public Builder manualContexts(final boolean value)
+        {
+            manualContexts = value;
+            return this;
+        }
+
+        /** Receives lifecycle events of every session of the engine, both sides. */
+        public Builder sessionListener(final SessionListener value)
+        {
+            listener = value == null ? SessionListener.NONE : value;
+            return this;
+        }
+
+        /** Adds a transport, replacing a built-in one of the same scheme. */
+        public Builder transport(final Transport value)
+        {
+            transports.removeIf(t -> t.scheme().equals(value.scheme()));
+            transports.add(value);
+            return this;
+        }
+
+        public XioEngine build()
+        {
+            return new XioEngine(this);
+        }
+
+        private static void requirePositive(final String what, final Duration value)
+        {
+            if (value == null || value.isNegative() || value.isZero())
+            {
+                throw new IllegalArgumentException(what + " must be positive, was " + value);
+            }
+        }
+
+        private static void requireNonNegative(final String what, final Duration value)
+        {
+            if (value == null || value.isNegative())
+            {
+                throw new IllegalArgumentException(what + " must be >= 0, was " + value);
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.xio.engine;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The outcome of a request or message. Cancelling it cancels the request at the peer too (S4: the peer tries
+ * to abort it; no response is delivered either way), and {@link #cancelOutcome()} then tells whether the
+ * peer aborted it before it ran. {@link #receipt()} completes when the peer confirmed delivery, for calls
+ * that asked for a receipt. Blocking waits spin briefly before parking, since a response often arrives
+ * sooner than a thread wakes. Thread-safe.
+ */
+public final class XioFuture<T> extends CompletableFuture<T>
+{
+    private static final long SPIN_NANOS = 20_000;
+
+    private final long requestId;
+    private final CompletableFuture<Void> receipt;
+    private final CompletableFuture<Boolean> cancelOutcome = new CompletableFuture<>();
+    private volatile Runnable onCancel;
+
+    public XioFuture(final long requestId, final boolean receipt)
+    {
+        this.requestId = requestId;
+        this.receipt = receipt ? new CompletableFuture<>() : null;
+    }
+
+    /** The request's id within its session. */
+    public long requestId()
+    {
+        return requestId;
+    }
+
+    /** Completes when the peer confirmed delivery; fails if the call failed first. */
+    public CompletableFuture<Void> receipt()
+    {
+        if (receipt == null)
+        {
+            throw new IllegalStateException("request " + requestId + " did not ask for a receipt");
+        }
+        return receipt;
+    }
+
+    /** After {@link #cancel}: true when the peer aborted the request before it executed. */
+    public CompletableFuture<Boolean> cancelOutcome()
+    {
+        return cancelOutcome;
+    }
+
+    /** For xio: what to run when the application cancels. */
+    public void onCancel(final Runnable action)
+    {
+        this.onCancel = action;
+    }
+
+    /** For xio: the peer's answer to a cancel. */
+    public void cancelAnswered(final boolean aborted)
+    {
+        cancelOutcome.complete(aborted);
+    }
+
+    /** For xio: the receipt arrived. */
+    public void receiptArrived()
+    {
+        if (receipt != null)
+        {
+            receipt.complete(null);
+        }
+    }
+
+    @Override
+    public boolean completeExceptionally(final Throwable ex)
+    {
+        if (receipt != null)
+        {
+            receipt.completeExceptionally(ex);
+        }
+        return super.completeExceptionally(ex);
+    }
+
+    @Override
+    public boolean cancel(final boolean mayInterruptIfRunning)
+    {
+        final boolean cancelled = super.completeExceptionally(
+            new RequestCancelledException("request " + requestId + " was cancelled"));
+        if (cancelled)
+        {
+            if (receipt != null)
+            {
+                receipt.cancel(false);
+            }
+            final Runnable action = onCancel;
+            if (action != null)
+            {
+                action.run();
+            }
+            else
+            {
+                cancelOutcome.complete(false);
+            }
+        }
+        return cancelled;
+    }
+
+    @Override
+    public T get() throws InterruptedException, ExecutionException
+    {
+        spin(SPIN_NANOS);
+        return super.get();
+    }
+
+    @Override
+    public T get(final long timeout, final TimeUnit unit)
+        throws InterruptedException, ExecutionException, TimeoutException
+    {
+        spin(Math.min(SPIN_NANOS, unit.toNanos(timeout)));
+        return super.get(timeout, unit);
+    }
+
+    @Override
+    public T join()
+    {
+        spin(SPIN_NANOS);
+        return super.join();
+    }
+
+    private void spin(final long nanos)
+    {
+        if (isDone())
+        {
+            return;
+        }
+        final long end = System.nanoTime() + nanos;
+        while (!isDone() && System.nanoTime() < end)
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture()
+    {
+        return new CompletableFuture<>();
+    }
+}

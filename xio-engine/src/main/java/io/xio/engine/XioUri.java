@@ -1,0 +1,86 @@
+package io.xio.engine;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+
+/**
+ * A parsed xio address (S3): {@code transport://host[:port][/resource]}, e.g. {@code tcp://10.0.0.1:7000/kv}
+ * or {@code local://demo/kv}. Immutable and thread-safe.
+ *
+ * @param scheme the transport's name
+ * @param host host name or address; for {@code local} and {@code shm}, the portal's name
+ * @param port the port, or -1 when none was given
+ * @param resource the resource name, empty when none was given
+ */
+public record XioUri(String scheme, String host, int port, String resource)
+{
+    public XioUri
+    {
+        if (scheme == null || scheme.isEmpty())
+        {
+            throw new IllegalArgumentException("xio URI needs a transport scheme such as tcp://");
+        }
+        if (host == null || host.isEmpty())
+        {
+            throw new IllegalArgumentException("xio URI " + scheme + "://... needs a host");
+        }
+        resource = resource == null ? "" : resource;
+    }
+
+    /** Parses {@code text}; the error names the text and what is wrong with it. */
+    public static XioUri parse(final String text)
+    {
+        final URI uri;
+        try
+        {
+            uri = new URI(text);
+        }
+        catch (final URISyntaxException ex)
+        {
+            throw new IllegalArgumentException("malformed xio URI '" + text + "': " + ex.getMessage(), ex);
+        }
+        if (uri.getScheme() == null)
+        {
+            throw new IllegalArgumentException("xio URI '" + text + "' has no transport scheme (e.g. tcp://)");
+        }
+        final String host = uri.getHost() != null ? uri.getHost() : uri.getAuthority();
+        if (host == null || host.isEmpty())
+        {
+            throw new IllegalArgumentException("xio URI '" + text + "' has no host");
+        }
+        String path = uri.getPath() == null ? "" : uri.getPath();
+        if (path.startsWith("/"))
+        {
+            path = path.substring(1);
+        }
+        if (path.contains("/"))
+        {
+            throw new IllegalArgumentException("xio URI '" + text + "' has a nested resource path; use one name");
+        }
+        final String plainHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        return new XioUri(uri.getScheme().toLowerCase(java.util.Locale.ROOT), plainHost, uri.getPort(), path);
+    }
+
+    /** This address without the resource: the transport endpoint. */
+    public XioUri endpoint()
+    {
+        return resource.isEmpty() ? this : new XioUri(scheme, host, port, "");
+    }
+
+    public XioUri withResource(final String name)
+    {
+        return new XioUri(scheme, host, port, name);
+    }
+
+    public XioUri withPort(final int newPort)
+    {
+        return new XioUri(scheme, host, newPort, resource);
+    }
+
+    @Override
+    public String toString()
+    {
+        final String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+        return scheme + "://" + h + (port >= 0 ? ":" + port : "") + (resource.isEmpty() ? "" : "/" + resource);
+    }
+}

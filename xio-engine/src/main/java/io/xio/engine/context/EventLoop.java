@@ -1,0 +1,440 @@
+package io.xio.engine.context;
+
+import io.xio.engine.Context;
+import io.xio.engine.Limits;
+import io.xio.engine.XioException;
+import io.xio.engine.memory.BufferPool;
+import io.xio.engine.transport.Poller;
+import io.xio.engine.transport.SelectionHandler;
+import io.xio.engine.transport.TransportContext;
+import io.xio.engine.transport.TransportLink;
+import org.agrona.DeadlineTimerWheel;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The implementation of a {@link Context}: an Agrona {@link Agent} whose duty cycle drains the command queue,
+ * polls the selector and transport pollers, expires timers and flushes the links written this turn. When
+ * idle it spins for the busy-poll time, then blocks in {@code select} until a timer is due or another thread
+ * calls {@link #wakeup()}. Everything except {@link #execute}, {@link #wakeup} and the getters is for the
+ * loop's own thread.
+ */
+public final class EventLoop implements Agent, Context, TransportContext
+{
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
+    private static final int COMMANDS_PER_TURN = 1024;
+    private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final String name;
+    private final int index;
+    private final Limits limits;
+    private final BufferPool pool;
+    private final Selector selector;
+    private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(1 << 16);
+    private final ArrayList<Poller> pollers = new ArrayList<>();
+    private final ArrayList<TransportLink> flushes = new ArrayList<>();
+    private final DeadlineTimerWheel timers;
+    private final Long2ObjectHashMap<Runnable> timerTasks = new Long2ObjectHashMap<>();
+    private final DeadlineTimerWheel.TimerHandler onTimer = this::onTimerExpiry;
+    private final long busyPollNanos;
+    private final boolean manual;
+    private volatile boolean parked;
+    private volatile boolean closed;
+    private volatile Thread thread;
+    private long nanoTime;
+    private long idleSince;
+    private long nextDeadline;
+
+    public EventLoop(final String name, final int index, final Limits limits, final Duration busyPoll,
+        final boolean manual)
+    {
+        this.name = name;
+        this.index = index;
+        this.limits = limits;
+        this.busyPollNanos = busyPoll.toNanos();
+        this.manual = manual;
+        this.pool = new BufferPool(name);
+        try
+        {
+            this.selector = Selector.open();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open a selector for context " + name, ex);
+        }
+        nanoTime = System.nanoTime();
+        timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nanoTime, 1 << 20, 1024);
+    }
+
+    @Override
+    public String roleName()
+    {
+        return name;
+    }
+
+    @Override
+    public void onStart()
+    {
+        bindThread();
+    }
+
+    private void bindThread()
+    {
+        final Thread current = Thread.currentThread();
+        if (thread != current)
+        {
+            thread = current;
+            pool.owner(current);
+        }
+    }
+
+    @Override
+    public int doWork()
+    {
+        if (manual)
+        {
+            bindThread();
+        }
+        nanoTime = System.nanoTime();
+        int work = drainCommands();
+        work += pool.drainReturns();
+        work += select(false, 0);
+        for (int i = 0, n = pollers.size(); i < n && i < pollers.size(); i++)
+        {
+            work += pollers.get(i).poll();
+        }
+        if (timers.timerCount() > 0)
+        {
+            work += timers.poll(nanoTime, onTimer, 256);
+        }
+        work += flushAll();
+        return work;
+    }
+
+    private int drainCommands()
+    {
+        int count = 0;
+        Runnable task;
+        while (count < COMMANDS_PER_TURN && (task = commands.poll()) != null)
+        {
+            count++;
+            run(task);
+        }
+        return count;
+    }
+
+    private void run(final Runnable task)
+    {
+        try
+        {
+            task.run();
+        }
+        catch (final Throwable ex)
+        {
+            LOG.error("task failed on context {}", name, ex);
+        }
+    }
+
+    private int select(final boolean block, final long timeoutNanos)
+    {
+        if (selector.keys().isEmpty() && !block)
+        {
+            return 0;
+        }
+        try
+        {
+            if (block)
+            {
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+            }
+            else
+            {
+                selector.selectNow();
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.error("select failed on context {}", name, ex);
+            return 0;
+        }
+        final java.util.Set<SelectionKey> ready = selector.selectedKeys();
+        if (ready.isEmpty())
+        {
+            return 0;
+        }
+        int count = 0;
+        final Iterator<SelectionKey> it = ready.iterator();
+        while (it.hasNext())
+        {
+            final SelectionKey key = it.next();
+            it.remove();
+            count++;
+            final Object attachment = key.attachment();
+            if (attachment instanceof SelectionHandler handler)
+            {
+                try
+                {
+                    handler.onSelected(key);
+                }
+                catch (final Throwable ex)
+                {
+                    LOG.error("selection handler failed on context {}", name, ex);
+                }
+            }
+        }
+        return count;
+    }
+
+    private int flushAll()
+    {
+        if (flushes.isEmpty())
+        {
+            return 0;
+        }
+        int work = 0;
+        // A flush may complete callbacks that write more frames; those land in the list and go too.
+        for (int i = 0; i < flushes.size(); i++)
+        {
+            work += flushes.get(i).flush();
+        }
+        flushes.clear();
+        return work;
+    }
+
+    private boolean onTimerExpiry(final TimeUnit unit, final long now, final long timerId)
+    {
+        final Runnable task = timerTasks.remove(timerId);
+        if (task != null)
+        {
+            run(task);
+        }
+        return true;
+    }
+
+    /** Called by the idle strategy after a turn with no work. */
+    void idle()
+    {
+        final long now = System.nanoTime();
+        if (idleSince == 0)
+        {
+            idleSince = now;
+        }
+        if (now - idleSince < busyPollNanos)
+        {
+            Thread.onSpinWait();
+            return;
+        }
+        park(MAX_PARK_NANOS);
+    }
+
+    void resetIdle()
+    {
+        idleSince = 0;
+    }
+
+    private void park(final long maxNanos)
+    {
+        long timeout = maxNanos;
+        if (timers.timerCount() > 0)
+        {
+            nextDeadline = Long.MAX_VALUE;
+            timers.forEach((deadline, id) -> nextDeadline = Math.min(nextDeadline, deadline));
+            timeout = Math.min(timeout, nextDeadline - System.nanoTime());
+        }
+        if (timeout <= 0)
+        {
+            return;
+        }
+        parked = true;
+        try
+        {
+            if (commands.isEmpty() && !pollersHaveWork())
+            {
+                select(true, timeout);
+            }
+        }
+        finally
+        {
+            parked = false;
+        }
+    }
+
+    private boolean pollersHaveWork()
+    {
+        for (int i = 0; i < pollers.size(); i++)
+        {
+            if (pollers.get(i).hasWork())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public int runOnce(final Duration timeout)
+    {
+        requireManual();
+        final int work = doWork();
+        if (work == 0 && !timeout.isZero())
+        {
+            bindThread();
+            park(timeout.toNanos());
+            return doWork();
+        }
+        return work;
+    }
+
+    private void requireManual()
+    {
+        if (!manual)
+        {
+            throw new IllegalStateException("context " + name + " runs on its own thread; only manual " +
+                "contexts (XioEngine.Builder.manualContexts) are driven by the application");
+        }
+    }
+
+    @Override
+    public void onClose()
+    {
+        closed = true;
+        Runnable task;
+        while ((task = commands.poll()) != null)
+        {
+            run(task);
+        }
+        flushAll();
+        try
+        {
+            selector.close();
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("closing the selector of context {} failed", name, ex);
+        }
+    }
+
+    @Override
+    public void execute(final Runnable task)
+    {
+        if (closed)
+        {
+            throw new XioException("context " + name + " is closed");
+        }
+        while (!commands.offer(task))
+        {
+            if (closed)
+            {
+                throw new XioException("context " + name + " is closed");
+            }
+            Thread.yield(); // the queue holds 65536 tasks: this only happens under extreme overload
+        }
+        if (parked)
+        {
+            selector.wakeup();
+        }
+    }
+
+    @Override
+    public void wakeup()
+    {
+        if (parked)
+        {
+            selector.wakeup();
+        }
+    }
+
+    @Override
+    public long schedule(final long deadlineNanos, final Runnable task)
+    {
+        final long id = timers.scheduleTimer(deadlineNanos);
+        timerTasks.put(id, task);
+        return id;
+    }
+
+    @Override
+    public void cancelTimer(final long timerId)
+    {
+        if (timerTasks.remove(timerId) != null)
+        {
+            timers.cancelTimer(timerId);
+        }
+    }
+
+    @Override
+    public void flushLater(final TransportLink link)
+    {
+        flushes.add(link);
+    }
+
+    @Override
+    public void addPoller(final Poller poller)
+    {
+        pollers.add(poller);
+    }
+
+    @Override
+    public void removePoller(final Poller poller)
+    {
+        pollers.remove(poller);
+    }
+
+    @Override
+    public long nanoTime()
+    {
+        return nanoTime;
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public int index()
+    {
+        return index;
+    }
+
+    @Override
+    public boolean inContextThread()
+    {
+        return Thread.currentThread() == thread;
+    }
+
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    @Override
+    public BufferPool pool()
+    {
+        return pool;
+    }
+
+    @Override
+    public Limits limits()
+    {
+        return limits;
+    }
+
+    @Override
+    public Selector selector()
+    {
+        return selector;
+    }
+}

@@ -1,0 +1,103 @@
+package io.xio.engine.protocol;
+
+import io.xio.engine.Outbound;
+import io.xio.engine.transport.TransportLink;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Writes frames into a {@link TransportLink}: whole into a claim when small (copying the data, which is
+ * cheaper than a separate gather entry), or as a claimed prefix followed by the data segments by reference
+ * when large. Owner context thread only; holds a scratch array, no per-frame state.
+ */
+public final class FrameEncoder
+{
+    private ByteBuffer[] scratch = new ByteBuffer[8];
+
+    /**
+     * Encodes one message frame.
+     *
+     * @param onSent run once the link no longer needs the message's buffers (may be null)
+     * @return false when the link has no room now (nothing was written)
+     */
+    public boolean encode(final TransportLink link, final int type, final int flags, final long sessionId,
+        final long requestId, final int status, final Outbound message, final Runnable onSent)
+    {
+        final ByteBuffer header = message.header();
+        final int headerLength = header.remaining();
+        final int segments = message.segmentCount();
+        final long dataLength = message.dataLength();
+        final long frameLength = Frame.frameLength(headerLength, segments, dataLength);
+        if (frameLength > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("message of " + frameLength + " bytes is larger than a frame can be");
+        }
+        final boolean inline = frameLength <= link.maxInlineFrame();
+        final int claimLength = inline ? (int)frameLength : (int)Frame.frameLength(headerLength, segments, 0);
+        final MutableDirectBuffer buffer = link.claim(claimLength);
+        if (buffer == null)
+        {
+            return false;
+        }
+        int at = link.claimOffset();
+        Frame.writeHeader(buffer, at, (int)frameLength, type, flags, sessionId, requestId, headerLength, segments,
+            status);
+        at += Frame.HEADER_LENGTH;
+        for (int i = 0; i < segments; i++)
+        {
+            buffer.putInt(at, message.segment(i).remaining(), Frame.ORDER);
+            at += Frame.SEGMENT_ENTRY_LENGTH;
+        }
+        buffer.putBytes(at, header, header.position(), headerLength);
+        at += headerLength;
+        if (inline)
+        {
+            for (int i = 0; i < segments; i++)
+            {
+                final ByteBuffer segment = message.segment(i);
+                buffer.putBytes(at, segment, segment.position(), segment.remaining());
+                at += segment.remaining();
+            }
+            if (onSent == null)
+            {
+                link.commit();
+            }
+            else
+            {
+                link.commit(scratch, 0, onSent);
+            }
+        }
+        else
+        {
+            if (scratch.length < segments)
+            {
+                scratch = new ByteBuffer[Math.max(segments, scratch.length * 2)];
+            }
+            for (int i = 0; i < segments; i++)
+            {
+                scratch[i] = message.segment(i).duplicate();
+            }
+            link.commit(scratch, segments, onSent);
+            java.util.Arrays.fill(scratch, 0, segments, null);
+        }
+        return true;
+    }
+
+    /** Encodes a frame whose body is just {@code body} (control frames). */
+    public boolean encodeControl(final TransportLink link, final int type, final int flags, final long sessionId,
+        final long requestId, final int status, final byte[] body)
+    {
+        final int length = Frame.HEADER_LENGTH + body.length;
+        final MutableDirectBuffer buffer = link.claim(length);
+        if (buffer == null)
+        {
+            return false;
+        }
+        final int at = link.claimOffset();
+        Frame.writeHeader(buffer, at, length, type, flags, sessionId, requestId, body.length, 0, status);
+        buffer.putBytes(at + Frame.HEADER_LENGTH, body);
+        link.commit();
+        return true;
+    }
+}

@@ -1,0 +1,18 @@
+package io.xio.engine.protocol;
+
+/** Bits of the frame header's flags field. Thread-safe (constants only). */
+public final class FrameFlags
+{
+    /** The sender wants a {@link FrameType#RECEIPT} once the receiver accepted the message. */
+    public static final int RECEIPT_REQUESTED = 1;
+    /** A one-way message: no response follows. */
+    public static final int ONE_WAY = 1 << 1;
+    /** A request sent again after a connection failure; the receiver deduplicates it. */
+    public static final int RETRANSMIT = 1 << 2;
+    /** The message (and its answers) belong to the id space of the side that accepted the session. */
+    public static final int FROM_ACCEPTOR = 1 << 3;
+
+    private FrameFlags()
+    {
+    }
+}

@@ -1,0 +1,47 @@
+package io.xio.engine.protocol;
+
+/**
+ * Frame types of wire protocol v1 (see {@code docs/protocol.md}). Codes are stable: never reuse one.
+ * Thread-safe (constants only).
+ */
+public final class FrameType
+{
+    public static final int SETUP = 1;
+    public static final int SETUP_ACCEPT = 2;
+    public static final int SETUP_REJECT = 3;
+    public static final int SETUP_REDIRECT = 4;
+    public static final int ATTACH = 5;
+    public static final int ATTACH_ACCEPT = 6;
+    public static final int ATTACH_REJECT = 7;
+    public static final int REQUEST = 8;
+    public static final int RESPONSE = 9;
+    public static final int RECEIPT = 10;
+    public static final int CANCEL = 11;
+    public static final int CANCEL_RESULT = 12;
+    public static final int KEEPALIVE = 13;
+    public static final int CREDIT = 14;
+    public static final int DATA_DESCRIPTOR = 15;
+    public static final int CLOSE = 16;
+
+    /** One past the highest code in use. */
+    public static final int LIMIT = 17;
+
+    private static final String[] NAMES = {
+        "?", "SETUP", "SETUP_ACCEPT", "SETUP_REJECT", "SETUP_REDIRECT", "ATTACH", "ATTACH_ACCEPT", "ATTACH_REJECT",
+        "REQUEST", "RESPONSE", "RECEIPT", "CANCEL", "CANCEL_RESULT", "KEEPALIVE", "CREDIT", "DATA_DESCRIPTOR", "CLOSE"
+    };
+
+    private FrameType()
+    {
+    }
+
+    public static boolean isKnown(final int type)
+    {
+        return type > 0 && type < LIMIT;
+    }
+
+    public static String name(final int type)
+    {
+        return isKnown(type) ? NAMES[type] : "UNKNOWN(" + type + ")";
+    }
+}

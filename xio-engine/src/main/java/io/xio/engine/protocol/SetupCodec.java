@@ -1,0 +1,179 @@
+package io.xio.engine.protocol;
+
+import io.xio.engine.ProtocolViolationException;
+import org.agrona.DirectBuffer;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Encodes and decodes the bodies of control frames (set-up, redirect, reject, cancel, close): short strings
+ * (u16 length + UTF-8), string maps (u16 count + pairs), little-endian integers. Control frames are rare, so
+ * this favours clarity over avoiding allocation. Every read is bounds-checked; a short or malformed body is
+ * a {@link ProtocolViolationException}. Instances are single-use and single-threaded.
+ */
+public final class SetupCodec
+{
+    private static final int MAX_STRING = 0xFFFF;
+
+    /** Builds a body. */
+    public static final class Writer
+    {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+
+        public Writer u8(final int value)
+        {
+            out.write(value);
+            return this;
+        }
+
+        public Writer i32(final int value)
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                out.write(value >>> (8 * i));
+            }
+            return this;
+        }
+
+        public Writer i64(final long value)
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                out.write((int)(value >>> (8 * i)));
+            }
+            return this;
+        }
+
+        public Writer string(final String value)
+        {
+            final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+            if (bytes.length > MAX_STRING)
+            {
+                throw new IllegalArgumentException("string of " + bytes.length + " bytes is longer than " + MAX_STRING);
+            }
+            out.write(bytes.length & 0xFF);
+            out.write(bytes.length >>> 8);
+            out.write(bytes, 0, bytes.length);
+            return this;
+        }
+
+        public Writer map(final Map<String, String> map)
+        {
+            if (map.size() > MAX_STRING)
+            {
+                throw new IllegalArgumentException("too many attributes: " + map.size());
+            }
+            out.write(map.size() & 0xFF);
+            out.write(map.size() >>> 8);
+            map.forEach((k, v) -> string(k).string(v));
+            return this;
+        }
+
+        public Writer strings(final List<String> values)
+        {
+            out.write(values.size() & 0xFF);
+            out.write(values.size() >>> 8);
+            values.forEach(this::string);
+            return this;
+        }
+
+        public byte[] toBytes()
+        {
+            return out.toByteArray();
+        }
+    }
+
+    /** Reads a body in place. */
+    public static final class Reader
+    {
+        private final DirectBuffer buffer;
+        private final int end;
+        private int at;
+
+        public Reader(final DirectBuffer buffer, final int offset, final int length)
+        {
+            this.buffer = buffer;
+            this.at = offset;
+            this.end = offset + length;
+        }
+
+        private void need(final int bytes, final String what)
+        {
+            if (end - at < bytes)
+            {
+                throw new ProtocolViolationException("control frame body too short reading " + what);
+            }
+        }
+
+        public int u8()
+        {
+            need(1, "u8");
+            return buffer.getByte(at++) & 0xFF;
+        }
+
+        public int i32()
+        {
+            need(4, "i32");
+            final int value = buffer.getInt(at, Frame.ORDER);
+            at += 4;
+            return value;
+        }
+
+        public long i64()
+        {
+            need(8, "i64");
+            final long value = buffer.getLong(at, Frame.ORDER);
+            at += 8;
+            return value;
+        }
+
+        private int u16()
+        {
+            need(2, "u16");
+            final int value = buffer.getShort(at, Frame.ORDER) & 0xFFFF;
+            at += 2;
+            return value;
+        }
+
+        public String string()
+        {
+            final int length = u16();
+            need(length, "a string of " + length + " bytes");
+            final byte[] bytes = new byte[length];
+            buffer.getBytes(at, bytes);
+            at += length;
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+
+        public Map<String, String> map()
+        {
+            final int count = u16();
+            final Map<String, String> map = new LinkedHashMap<>();
+            for (int i = 0; i < count; i++)
+            {
+                map.put(string(), string());
+            }
+            return map;
+        }
+
+        public List<String> strings()
+        {
+            final int count = u16();
+            final List<String> values = new ArrayList<>(Math.min(count, 64));
+            for (int i = 0; i < count; i++)
+            {
+                values.add(string());
+            }
+            return values;
+        }
+    }
+
+    private SetupCodec()
+    {
+    }
+}

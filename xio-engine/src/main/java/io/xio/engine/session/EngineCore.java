@@ -1,0 +1,147 @@
+package io.xio.engine.session;
+
+import io.xio.engine.LeakTracker;
+import io.xio.engine.Limits;
+import io.xio.engine.RequestHandler;
+import io.xio.engine.SessionEvent;
+import io.xio.engine.SessionListener;
+import io.xio.engine.XioException;
+import io.xio.engine.context.EventLoop;
+import io.xio.engine.transport.Transport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * What the session layer of one engine shares: its contexts and their connection registries, transports,
+ * registered services, accepted sessions and settings. Immutable after construction except for the
+ * concurrent maps; thread-safe.
+ */
+public final class EngineCore
+{
+    private static final Logger LOG = LoggerFactory.getLogger(EngineCore.class);
+
+    final String name;
+    final EventLoop[] loops;
+    final Peers[] peers;
+    final Map<String, Transport> transports;
+    final Map<String, RequestHandler> services = new ConcurrentHashMap<>();
+    final Map<Long, SessionImpl> accepted = new ConcurrentHashMap<>();
+    final LeakTracker leaks;
+    final Limits limits;
+    final Duration keepaliveInterval;
+    final Duration keepaliveTimeout;
+    final Duration reconnectTimeout;
+    final Duration connectTimeout;
+    final SessionListener listener;
+
+    public EngineCore(final String name, final EventLoop[] loops, final Map<String, Transport> transports,
+        final LeakTracker leaks, final Limits limits, final Duration keepaliveInterval,
+        final Duration keepaliveTimeout, final Duration reconnectTimeout, final Duration connectTimeout,
+        final SessionListener listener)
+    {
+        this.name = name;
+        this.loops = loops;
+        this.transports = Map.copyOf(transports);
+        this.leaks = leaks;
+        this.limits = limits;
+        this.keepaliveInterval = keepaliveInterval;
+        this.keepaliveTimeout = keepaliveTimeout;
+        this.reconnectTimeout = reconnectTimeout;
+        this.connectTimeout = connectTimeout;
+        this.listener = listener;
+        this.peers = new Peers[loops.length];
+        for (int i = 0; i < loops.length; i++)
+        {
+            peers[i] = new Peers(this, loops[i]);
+        }
+    }
+
+    /** Starts keepalive on every context; called once the contexts run. */
+    public void start()
+    {
+        for (final Peers p : peers)
+        {
+            p.loop.execute(p::startKeepalive);
+        }
+    }
+
+    public Transport transport(final String scheme)
+    {
+        final Transport transport = transports.get(scheme);
+        if (transport == null)
+        {
+            throw new XioException("no transport for scheme '" + scheme + "'; this engine has " +
+                transports.keySet());
+        }
+        return transport;
+    }
+
+    public Peers peers(final int index)
+    {
+        return peers[index];
+    }
+
+    public Map<String, RequestHandler> services()
+    {
+        return services;
+    }
+
+    public int loopCount()
+    {
+        return loops.length;
+    }
+
+    public EventLoop loop(final int index)
+    {
+        return loops[index];
+    }
+
+    long newSessionId()
+    {
+        while (true)
+        {
+            final long id = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+            if (id != 0 && !accepted.containsKey(id))
+            {
+                return id;
+            }
+        }
+    }
+
+    void fire(final SessionListener sessionListener, final SessionEvent event)
+    {
+        notify(sessionListener, event);
+        if (sessionListener != listener)
+        {
+            notify(listener, event);
+        }
+    }
+
+    private static void notify(final SessionListener target, final SessionEvent event)
+    {
+        try
+        {
+            target.onEvent(event);
+        }
+        catch (final Throwable ex)
+        {
+            LOG.warn("session listener failed on {}", event, ex);
+        }
+    }
+
+    /** Closes every connection on every context; called on the contexts while the engine closes. */
+    public void closeAll(final int index)
+    {
+        peers[index].closeAll();
+    }
+
+    public Iterable<SessionImpl> acceptedSessions()
+    {
+        return accepted.values();
+    }
+}

@@ -1,0 +1,798 @@
+package io.xio.engine.session;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.RemoteException;
+import io.xio.engine.RequestCancelledException;
+import io.xio.engine.SessionEvent;
+import io.xio.engine.SessionRejectedException;
+import io.xio.engine.XioTimeoutException;
+import io.xio.engine.XioUri;
+import io.xio.engine.context.EventLoop;
+import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.protocol.Status;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * A session's presence on one context: the connection it uses there, the requests it sent and awaits, the
+ * ones waiting for room or for a connection, and (client side) the reconnect loop. Owned by that context's
+ * thread; other threads reach it only through the context's command queue.
+ */
+final class Lane
+{
+    private static final int MAX_REDIRECTS = 4;
+
+    final SessionImpl session;
+    final Peers peers;
+    final EventLoop loop;
+    private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<io.xio.engine.XioFuture<?>> cancelling = new Long2ObjectHashMap<>();
+    private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
+    private Connection connection;
+    private volatile boolean up;
+    private boolean closed;
+    private XioUri target;
+    private long lostAt;
+    private int attempts;
+    private Throwable lastFailure;
+
+    Lane(final SessionImpl session, final Peers peers)
+    {
+        this.session = session;
+        this.peers = peers;
+        this.loop = peers.loop;
+    }
+
+    boolean isUp()
+    {
+        return up;
+    }
+
+    // ---- connection life (client side: set-up, attach, reconnect) ----
+
+    void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
+    {
+        final long timer = loop.schedule(loop.nanoTime() + session.engine.connectTimeout.toNanos(), () ->
+            session.refused(new ConnectionException("no answer to the session set-up from " +
+                address.endpoint() + " within " + session.engine.connectTimeout)));
+        peers.connect(address, c ->
+        {
+            if (closed)
+            {
+                return;
+            }
+            final long token = c.call(new Connection.Call()
+            {
+                @Override
+                public void onAnswer(final Connection connection, final Frame frame)
+                {
+                    loop.cancelTimer(timer);
+                    onSetupAnswer(connection, frame, address, hops);
+                }
+
+                @Override
+                public void onFailed(final Connection connection, final Throwable cause)
+                {
+                    loop.cancelTimer(timer);
+                    retrySetup(cause, hops, alternatives);
+                }
+            });
+            c.sendControl(FrameType.SETUP, 0, 0, token, 0, new SetupCodec.Writer().u8(hops)
+                .string(session.resource).map(session.sentAttributes()).toBytes());
+        }, cause ->
+        {
+            loop.cancelTimer(timer);
+            retrySetup(cause, hops, alternatives);
+        });
+    }
+
+    private void retrySetup(final Throwable cause, final int hops, final List<XioUri> alternatives)
+    {
+        if (!alternatives.isEmpty() && !closed)
+        {
+            setup(alternatives.get(0), hops, alternatives.subList(1, alternatives.size()));
+        }
+        else
+        {
+            session.refused(cause);
+        }
+    }
+
+    private void onSetupAnswer(final Connection c, final Frame frame, final XioUri address, final int hops)
+    {
+        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength());
+        switch (frame.type())
+        {
+            case FrameType.SETUP_ACCEPT ->
+            {
+                final var attributes = body.map();
+                target = address.endpoint();
+                session.assignId(frame.sessionId());
+                attach(c);
+                session.established(attributes, target);
+            }
+            case FrameType.SETUP_REJECT ->
+                session.refused(new SessionRejectedException(address.withResource(session.resource).toString(),
+                    body.string()));
+            case FrameType.SETUP_REDIRECT ->
+            {
+                final List<XioUri> portals = new ArrayList<>();
+                for (final String uri : body.strings())
+                {
+                    portals.add(XioUri.parse(uri));
+                }
+                if (portals.isEmpty())
+                {
+                    throw new ProtocolViolationException("SETUP_REDIRECT without portals");
+                }
+                if (hops + 1 > MAX_REDIRECTS)
+                {
+                    session.refused(new ConnectionException("session to " + session.uri + " was redirected more " +
+                        "than " + MAX_REDIRECTS + " times (last to " + portals + ")"));
+                    return;
+                }
+                c.removeLane(0, this); // closes the connection if nothing else uses it
+                setup(portals.get(0), hops + 1, portals.subList(1, portals.size()));
+            }
+            default -> throw new ProtocolViolationException("unexpected " + FrameType.name(frame.type()) +
+                " in answer to a set-up");
+        }
+    }
+
+    /** First connection of a lane other than the first: attach to the session; {@code done} either way. */
+    void connectFirst(final XioUri address, final Runnable done)
+    {
+        target = address;
+        attachTo(() ->
+        {
+            done.run();
+        }, cause ->
+        {
+            lastFailure = cause;
+            done.run();
+            scheduleReconnect(cause);
+        });
+    }
+
+    private void attachTo(final Runnable onAttached, final java.util.function.Consumer<Throwable> onFailed)
+    {
+        peers.connect(target, c ->
+        {
+            if (closed)
+            {
+                return;
+            }
+            final long token = c.call(new Connection.Call()
+            {
+                @Override
+                public void onAnswer(final Connection connection, final Frame frame)
+                {
+                    if (frame.type() == FrameType.ATTACH_ACCEPT)
+                    {
+                        attach(connection);
+                        onAttached.run();
+                    }
+                    else if (frame.type() == FrameType.ATTACH_REJECT)
+                    {
+                        final String reason = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+                            frame.headerLength()).string();
+                        session.fail(new ConnectionException("lost session " + session.describe() + ": " + reason));
+                    }
+                    else
+                    {
+                        throw new ProtocolViolationException("unexpected " + FrameType.name(frame.type()) +
+                            " in answer to an attach");
+                    }
+                }
+
+                @Override
+                public void onFailed(final Connection connection, final Throwable cause)
+                {
+                    onFailed.accept(cause);
+                }
+            });
+            c.sendControl(FrameType.ATTACH, 0, session.id(), token, 0, Connection.NO_BODY);
+        }, onFailed);
+    }
+
+    private void scheduleReconnect(final Throwable cause)
+    {
+        if (closed || !session.initiator)
+        {
+            return;
+        }
+        final long now = loop.nanoTime();
+        if (lostAt == 0)
+        {
+            lostAt = now;
+        }
+        if (now - lostAt > session.engine.reconnectTimeout.toNanos())
+        {
+            session.fail(new ConnectionException("lost the connection to " + target + " and could not " +
+                "re-establish it within " + session.engine.reconnectTimeout + ": " + cause.getMessage(), cause));
+            return;
+        }
+        final long delay = Math.min(1_000_000_000L, 5_000_000L << Math.min(attempts, 8));
+        attempts++;
+        loop.schedule(now + delay, () ->
+        {
+            if (!closed && !up)
+            {
+                attachTo(() -> session.fire(SessionEvent.Type.RECONNECTED, "session " + session.describe() +
+                    " reconnected to " + target, null), this::scheduleReconnect);
+            }
+        });
+    }
+
+    void attach(final Connection c)
+    {
+        connection = c;
+        c.addLane(session.id(), this);
+        up = true;
+        lostAt = 0;
+        attempts = 0;
+        drainWaiting();
+    }
+
+    void onConnectionLost(final Connection c, final Throwable cause)
+    {
+        if (connection != c)
+        {
+            return;
+        }
+        connection = null;
+        up = false;
+        if (closed)
+        {
+            return;
+        }
+        lastFailure = cause;
+        final Lane other = session.openLane(this);
+        final List<PendingRequest> requests = new ArrayList<>(pending.values());
+        requests.sort(Comparator.comparingLong(r -> r.id));
+        waiting.clear();
+        for (final PendingRequest request : requests)
+        {
+            if (other != null)
+            {
+                // Another connection of the session takes over: retransmit there (S4).
+                pending.remove(request.id);
+                cancelTimer(request);
+                request.lane = other;
+                other.loop.execute(request);
+            }
+            else if (session.initiator)
+            {
+                waiting.add(request);
+            }
+            else
+            {
+                pending.remove(request.id);
+                cancelTimer(request);
+                request.fail(new ConnectionException("connection to the client of session " + session.describe() +
+                    " was lost: " + cause.getMessage(), cause));
+            }
+        }
+        if (session.initiator)
+        {
+            session.fire(SessionEvent.Type.RECONNECTING, "connection of session " + session.describe() + " to " +
+                target + " lost; reconnecting", cause);
+            scheduleReconnect(cause);
+        }
+        else
+        {
+            session.fire(SessionEvent.Type.ERROR, "connection of session " + session.describe() + " from " +
+                c.remoteAddress() + " lost", cause);
+            session.removeServerLane(this);
+        }
+    }
+
+    void abort()
+    {
+        if (connection != null)
+        {
+            connection.close(new ConnectionException("connection to " + connection.remoteAddress() +
+                " aborted by the application"));
+        }
+    }
+
+    void close(final Throwable cause, final boolean tellPeer)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        final Connection c = connection;
+        if (c != null)
+        {
+            if (tellPeer)
+            {
+                c.sendControl(FrameType.CLOSE, 0, session.id(), 0, 0,
+                    new SetupCodec.Writer().string("closed by the application").toBytes());
+            }
+            connection = null;
+            up = false;
+            c.removeLane(session.id(), this);
+        }
+        failAll(cause);
+    }
+
+    private void failAll(final Throwable cause)
+    {
+        final List<PendingRequest> requests = new ArrayList<>(pending.values());
+        pending.clear();
+        waiting.clear();
+        for (final PendingRequest request : requests)
+        {
+            cancelTimer(request);
+            request.fail(cause instanceof ConnectionException ? cause :
+                new ConnectionException(cause.getMessage(), cause));
+        }
+        for (final var future : cancelling.values())
+        {
+            future.cancelAnswered(false);
+        }
+        cancelling.clear();
+    }
+
+    // ---- this side's requests ----
+
+    void submit(final PendingRequest request)
+    {
+        if (request.isFinished())
+        {
+            return;
+        }
+        if (closed)
+        {
+            // The session closed, or this lane is gone: another lane may still carry it.
+            final Lane other = session.isOpen() ? session.openLane(this) : null;
+            if (other != null)
+            {
+                request.lane = other;
+                other.loop.execute(request);
+            }
+            else
+            {
+                request.fail(new ConnectionException("session " + session.describe() + " is closed"));
+            }
+            return;
+        }
+        if (request.future.isDone())
+        {
+            request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
+            return;
+        }
+        pending.put(request.id, request);
+        if (request.timer == PendingRequest.NO_TIMER)
+        {
+            request.timer = loop.schedule(request.deadline, request.expire);
+        }
+        if (up && waiting.isEmpty() && connection.writable() && write(request))
+        {
+            return;
+        }
+        waiting.add(request);
+    }
+
+    private boolean write(final PendingRequest request)
+    {
+        final int flags = request.flags | (request.sentOnce ? FrameFlags.RETRANSMIT : 0);
+        final Runnable onSent = request.oneWay && !request.receipt ? request.sent : null;
+        if (!connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0, request.message, onSent))
+        {
+            return false;
+        }
+        request.sentOnce = true;
+        return true;
+    }
+
+    void drainWaiting()
+    {
+        while (up && !waiting.isEmpty() && connection.writable())
+        {
+            final PendingRequest request = waiting.peekFirst();
+            if (request.isFinished() || pending.get(request.id) != request)
+            {
+                waiting.pollFirst();
+                continue;
+            }
+            if (!write(request))
+            {
+                return;
+            }
+            waiting.pollFirst();
+        }
+    }
+
+    /** A one-way message without receipt was written: it is done. */
+    void sent(final PendingRequest request)
+    {
+        if (pending.remove(request.id, request))
+        {
+            cancelTimer(request);
+            request.complete(null);
+        }
+    }
+
+    void expire(final PendingRequest request)
+    {
+        if (!pending.remove(request.id, request))
+        {
+            return;
+        }
+        if (up)
+        {
+            if (request.sentOnce)
+            {
+                connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), request.id, 0,
+                    new SetupCodec.Writer().i64(request.id).toBytes());
+            }
+            request.fail(new XioTimeoutException("request " + request.id + " on session " + session.describe() +
+                " timed out; the peer was told to cancel it"));
+        }
+        else
+        {
+            request.fail(new ConnectionException("no connection to " + target + " for request " + request.id +
+                " within its deadline" + (lastFailure == null ? "" : ": " + lastFailure.getMessage()), lastFailure));
+        }
+    }
+
+    /** The application cancelled: hop to whichever lane holds the request now. Any thread. */
+    void cancelLater(final PendingRequest request)
+    {
+        if (loop.isClosed())
+        {
+            request.future.cancelAnswered(false);
+            return;
+        }
+        loop.execute(() ->
+        {
+            final Lane holder = request.lane;
+            if (holder != this)
+            {
+                holder.cancelLater(request);
+            }
+            else
+            {
+                cancel(request);
+            }
+        });
+    }
+
+    private void cancel(final PendingRequest request)
+    {
+        if (!pending.remove(request.id, request))
+        {
+            request.future.cancelAnswered(false);
+            return;
+        }
+        cancelTimer(request);
+        request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
+        if (up && request.sentOnce)
+        {
+            cancelling.put(request.id, request.future);
+            connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), request.id, 0,
+                new SetupCodec.Writer().i64(request.id).toBytes());
+        }
+        else
+        {
+            request.future.cancelAnswered(!request.sentOnce);
+        }
+    }
+
+    void cancelAll()
+    {
+        if (pending.isEmpty())
+        {
+            return;
+        }
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        boolean anySent = false;
+        for (final PendingRequest request : new ArrayList<>(pending.values()))
+        {
+            first = Math.min(first, request.id);
+            last = Math.max(last, request.id);
+            anySent |= request.sentOnce;
+            pending.remove(request.id);
+            cancelTimer(request);
+            request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
+        }
+        if (up && anySent)
+        {
+            connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
+                new SetupCodec.Writer().i64(last).toBytes());
+        }
+    }
+
+    private void cancelTimer(final PendingRequest request)
+    {
+        if (request.timer != PendingRequest.NO_TIMER)
+        {
+            loop.cancelTimer(request.timer);
+            request.timer = PendingRequest.NO_TIMER;
+        }
+    }
+
+    // ---- inbound frames ----
+
+    void onFrame(final int type, final Frame frame, final Slab slab)
+    {
+        final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag;
+        final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL;
+        if (request != peersIdSpace)
+        {
+            throw new ProtocolViolationException(FrameType.name(type) + " with a request id of the wrong side " +
+                "(flags " + frame.flags() + ") on session " + session.id());
+        }
+        switch (type)
+        {
+            case FrameType.REQUEST -> onRequest(frame, slab);
+            case FrameType.RESPONSE -> onResponse(frame, slab);
+            case FrameType.RECEIPT -> onReceipt(frame);
+            case FrameType.CANCEL -> onCancel(frame);
+            case FrameType.CANCEL_RESULT -> onCancelResult(frame);
+            default -> throw new IllegalStateException("not a lane frame: " + type);
+        }
+    }
+
+    private void onResponse(final Frame frame, final Slab slab)
+    {
+        final PendingRequest request = pending.remove(frame.requestId());
+        if (request == null)
+        {
+            return; // answered already (a duplicate after failover), cancelled or timed out
+        }
+        cancelTimer(request);
+        final int status = frame.status();
+        if (status == Status.OK)
+        {
+            request.future.receiptArrived();
+            request.complete(new Message(slab, frame, session.engine.leaks));
+        }
+        else
+        {
+            request.fail(remoteFailure(frame, status));
+        }
+    }
+
+    private RemoteException remoteFailure(final Frame frame, final int status)
+    {
+        String type = null;
+        String text = null;
+        if (status == Status.APPLICATION_ERROR)
+        {
+            final byte[] bytes = new byte[frame.headerLength()];
+            frame.buffer().getBytes(frame.headerOffset(), bytes);
+            final String body = new String(bytes, StandardCharsets.UTF_8);
+            final int newline = body.indexOf('\n');
+            type = newline < 0 ? body : body.substring(0, newline);
+            text = newline < 0 ? "" : body.substring(newline + 1);
+        }
+        return new RemoteException(session.uri.withResource(session.resource).toString(), status, type, text);
+    }
+
+    private void onReceipt(final Frame frame)
+    {
+        final PendingRequest request = pending.get(frame.requestId());
+        if (request == null)
+        {
+            return;
+        }
+        if (request.oneWay)
+        {
+            pending.remove(request.id);
+            cancelTimer(request);
+            request.complete(null);
+        }
+        else
+        {
+            request.future.receiptArrived();
+        }
+    }
+
+    private void onCancelResult(final Frame frame)
+    {
+        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength());
+        body.i64();
+        final int aborted = body.i32();
+        final var future = cancelling.remove(frame.requestId());
+        if (future != null)
+        {
+            future.cancelAnswered(aborted > 0);
+        }
+    }
+
+    private void onRequest(final Frame frame, final Slab slab)
+    {
+        final long id = frame.requestId();
+        final int flags = frame.flags();
+        final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
+        final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
+        final ServerCall call = new ServerCall(this, id, flags);
+        switch (session.window.begin(id, call))
+        {
+            case NEW ->
+            {
+                if (session.executing.incrementAndGet() > session.engine.limits.maxInFlight())
+                {
+                    session.executing.decrementAndGet();
+                    session.window.complete(id, null);
+                    answerStatus(id, flags, oneWay, Status.BACK_PRESSURE);
+                    return;
+                }
+                if (receipt)
+                {
+                    sendReceipt(id, flags);
+                }
+                call.message = new Message(slab, frame, session.engine.leaks);
+                dispatch(call, oneWay);
+            }
+            case EXECUTING ->
+            {
+                if (receipt)
+                {
+                    sendReceipt(id, flags);
+                }
+            }
+            case DONE ->
+            {
+                if (receipt)
+                {
+                    sendReceipt(id, flags);
+                }
+                if (!oneWay)
+                {
+                    resend(id, flags);
+                }
+            }
+            case TOO_OLD -> answerStatus(id, flags, oneWay, Status.OUTSIDE_WINDOW);
+            case FULL -> answerStatus(id, flags, oneWay, Status.BACK_PRESSURE);
+        }
+    }
+
+    private void dispatch(final ServerCall call, final boolean oneWay)
+    {
+        if (session.handler == null)
+        {
+            call.message.close();
+            call.fail(new IllegalStateException("no handler for requests on session " + session.describe()));
+            if (oneWay)
+            {
+                call.delivered();
+            }
+            return;
+        }
+        try
+        {
+            session.handler.onRequest(call);
+        }
+        catch (final Throwable ex)
+        {
+            if (oneWay)
+            {
+                org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
+                    session.describe(), call.id, ex);
+            }
+            else if (!call.isCancelled())
+            {
+                try
+                {
+                    call.fail(ex);
+                }
+                catch (final IllegalStateException alreadyAnswered)
+                {
+                    // it threw after answering: the answer stands
+                }
+            }
+        }
+        if (oneWay)
+        {
+            call.delivered();
+        }
+    }
+
+    private void answerStatus(final long id, final int flags, final boolean oneWay, final int status)
+    {
+        if (!oneWay && up)
+        {
+            connection.sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id, status,
+                Outbound.empty(), null);
+        }
+    }
+
+    private void sendReceipt(final long id, final int flags)
+    {
+        connection.sendControl(FrameType.RECEIPT, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id, 0,
+            Connection.NO_BODY);
+    }
+
+    private void resend(final long id, final int flags)
+    {
+        final DedupWindow.Retained kept = session.window.retained(id);
+        if (kept == null)
+        {
+            answerStatus(id, flags, false, Status.RESPONSE_LOST);
+            return;
+        }
+        final ByteBuffer all = ByteBuffer.wrap(kept.bytes());
+        final ByteBuffer[] segments = new ByteBuffer[kept.segmentLengths().length];
+        int at = kept.headerLength();
+        for (int i = 0; i < segments.length; i++)
+        {
+            segments[i] = all.slice(at, kept.segmentLengths()[i]);
+            at += kept.segmentLengths()[i];
+        }
+        connection.sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
+            kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments), null);
+    }
+
+    private void onCancel(final Frame frame)
+    {
+        final long first = frame.requestId();
+        final long last = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(), frame.headerLength()).i64();
+        if (last < first)
+        {
+            throw new ProtocolViolationException("CANCEL range " + first + ".." + last + " is empty");
+        }
+        // Bounded by the window: ids outside it are not executing here.
+        final long span = Math.min(last - first, session.engine.limits.dedupWindow() - 1);
+        int aborted = 0;
+        for (long id = first; id <= first + span; id++)
+        {
+            final Object call = session.window.call(id);
+            if (call instanceof ServerCall serverCall && serverCall.cancel())
+            {
+                aborted++;
+            }
+        }
+        connection.sendControl(FrameType.CANCEL_RESULT, frame.flags() & FrameFlags.FROM_ACCEPTOR, session.id(),
+            first, 0, new SetupCodec.Writer().i64(last).i32(aborted).toBytes());
+    }
+
+    /** Sends a call's response here, or on another lane of the session when this one is down. */
+    void sendResponse(final ServerCall call, final int status, final Outbound response)
+    {
+        if (!up)
+        {
+            final Lane other = session.openLane(this);
+            if (other == null)
+            {
+                response.released(); // kept in the window (when small) for the retransmit to come
+                return;
+            }
+            if (other.loop == loop)
+            {
+                other.sendResponse(call, status, response);
+            }
+            else
+            {
+                other.loop.execute(() -> other.sendResponse(call, status, response));
+            }
+            return;
+        }
+        final boolean written = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
+            session.id(), call.id, status, response, response.hasReleaseAfterSend() ? response::released : null);
+        if (!written)
+        {
+            response.released();
+        }
+    }
+}

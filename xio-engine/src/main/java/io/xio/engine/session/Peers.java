@@ -1,0 +1,171 @@
+package io.xio.engine.session;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.XioUri;
+import io.xio.engine.context.EventLoop;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.transport.Transport;
+import io.xio.engine.transport.TransportLink;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One context's connections: outbound ones by peer address (so sessions to the same peer reuse a
+ * connection, S3), accepted ones, and the keepalive that watches them all. Owner context thread only.
+ */
+final class Peers
+{
+    final EngineCore engine;
+    final EventLoop loop;
+    private final Map<String, Connection> outbound = new HashMap<>();
+    private final Map<String, Dialing> dialing = new HashMap<>();
+    private final List<Connection> all = new ArrayList<>();
+    private final Runnable keepalive = this::keepalive;
+
+    /** A connect in progress and who waits for it. */
+    private static final class Dialing
+    {
+        final List<Consumer<Connection>> onReady = new ArrayList<>();
+        final List<Consumer<Throwable>> onFail = new ArrayList<>();
+        Runnable abort;
+        long timer;
+    }
+
+    Peers(final EngineCore engine, final EventLoop loop)
+    {
+        this.engine = engine;
+        this.loop = loop;
+    }
+
+    /** An open connection to {@code address}'s endpoint, new or reused. */
+    void connect(final XioUri address, final Consumer<Connection> onReady, final Consumer<Throwable> onFail)
+    {
+        final XioUri endpoint = address.endpoint();
+        final String key = endpoint.toString();
+        final Connection existing = outbound.get(key);
+        if (existing != null && existing.isOpen())
+        {
+            onReady.accept(existing);
+            return;
+        }
+        final Dialing waiting = dialing.get(key);
+        if (waiting != null)
+        {
+            waiting.onReady.add(onReady);
+            waiting.onFail.add(onFail);
+            return;
+        }
+        final Transport transport;
+        try
+        {
+            transport = engine.transport(endpoint.scheme());
+        }
+        catch (final RuntimeException ex)
+        {
+            onFail.accept(ex);
+            return;
+        }
+        final Dialing dial = new Dialing();
+        dial.onReady.add(onReady);
+        dial.onFail.add(onFail);
+        dialing.put(key, dial);
+        dial.timer = loop.schedule(loop.nanoTime() + engine.connectTimeout.toNanos(), () ->
+        {
+            if (dialing.remove(key, dial))
+            {
+                dial.abort.run();
+                dial.onFail.forEach(f -> f.accept(new ConnectionException(
+                    "cannot connect to " + endpoint + ": no answer within " + engine.connectTimeout)));
+            }
+        });
+        dial.abort = transport.connect(endpoint, loop, new Transport.ConnectCallback()
+        {
+            @Override
+            public void onConnected(final TransportLink link)
+            {
+                final Connection connection = new Connection(engine, Peers.this, link, endpoint, null);
+                if (!dialing.remove(key, dial))
+                {
+                    connection.start();
+                    connection.close(null);
+                    return;
+                }
+                loop.cancelTimer(dial.timer);
+                outbound.put(key, connection);
+                connection.start();
+                dial.onReady.forEach(r -> r.accept(connection));
+            }
+
+            @Override
+            public void onFailed(final Throwable cause)
+            {
+                if (dialing.remove(key, dial))
+                {
+                    loop.cancelTimer(dial.timer);
+                    dial.onFail.forEach(f -> f.accept(cause));
+                }
+            }
+        });
+    }
+
+    void added(final Connection connection)
+    {
+        all.add(connection);
+    }
+
+    void removed(final Connection connection)
+    {
+        all.remove(connection);
+        if (connection.endpoint() != null)
+        {
+            outbound.remove(connection.endpoint().toString(), connection);
+        }
+    }
+
+    void startKeepalive()
+    {
+        loop.schedule(loop.nanoTime() + engine.keepaliveInterval.toNanos(), keepalive);
+    }
+
+    private void keepalive()
+    {
+        final long now = loop.nanoTime();
+        final long interval = engine.keepaliveInterval.toNanos();
+        final long timeout = engine.keepaliveTimeout.toNanos();
+        for (final Connection connection : new ArrayList<>(all))
+        {
+            if (now - connection.lastReceived() > timeout)
+            {
+                connection.close(new ConnectionException("no frames from " + connection.remoteAddress() +
+                    " for " + engine.keepaliveTimeout + " (keepalive timeout)"));
+            }
+            else if (now - connection.lastSent() >= interval)
+            {
+                connection.sendControl(FrameType.KEEPALIVE, 0, 0, 0, 0, Connection.NO_BODY);
+            }
+        }
+        if (!loop.isClosed())
+        {
+            loop.schedule(now + interval, keepalive);
+        }
+    }
+
+    void closeAll()
+    {
+        for (final Dialing dial : dialing.values())
+        {
+            loop.cancelTimer(dial.timer);
+            dial.abort.run();
+            dial.onFail.forEach(f -> f.accept(new ConnectionException("engine is closing")));
+        }
+        dialing.clear();
+        for (final Connection connection : new ArrayList<>(all))
+        {
+            connection.close(null);
+        }
+    }
+}

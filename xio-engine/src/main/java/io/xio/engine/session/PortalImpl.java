@@ -1,0 +1,84 @@
+package io.xio.engine.session;
+
+import io.xio.engine.Context;
+import io.xio.engine.Portal;
+import io.xio.engine.SessionAcceptor;
+import io.xio.engine.XioException;
+import io.xio.engine.XioUri;
+import io.xio.engine.transport.TransportListener;
+
+import java.util.concurrent.CompletableFuture;
+
+/** A bound portal: a transport listener on one context plus the acceptor that answers set-ups there. */
+public final class PortalImpl implements Portal
+{
+    private final EngineCore engine;
+    private final Peers peers;
+    private final SessionAcceptor acceptor;
+    private volatile TransportListener listener;
+    private volatile XioUri uri;
+
+    private PortalImpl(final EngineCore engine, final Peers peers, final SessionAcceptor acceptor)
+    {
+        this.engine = engine;
+        this.peers = peers;
+        this.acceptor = acceptor;
+    }
+
+    /** Binds {@code address} on context {@code index}; completes once listening. Any thread. */
+    public static CompletableFuture<Portal> bind(final EngineCore engine, final XioUri address, final int index,
+        final SessionAcceptor acceptor)
+    {
+        final PortalImpl portal = new PortalImpl(engine, engine.peers(index), acceptor);
+        final CompletableFuture<Portal> bound = new CompletableFuture<>();
+        portal.peers.loop.execute(() ->
+        {
+            try
+            {
+                portal.listener = engine.transport(address.scheme()).listen(address, portal.peers.loop,
+                    link -> new Connection(engine, portal.peers, link, null, portal).start());
+                portal.uri = portal.listener.address();
+                bound.complete(portal);
+            }
+            catch (final Exception ex)
+            {
+                bound.completeExceptionally(ex instanceof XioException ? ex :
+                    new XioException("cannot bind portal " + address + ": " + ex.getMessage(), ex));
+            }
+        });
+        return bound;
+    }
+
+    SessionAcceptor acceptor()
+    {
+        return acceptor;
+    }
+
+    @Override
+    public XioUri uri()
+    {
+        return uri;
+    }
+
+    @Override
+    public Context context()
+    {
+        return peers.loop;
+    }
+
+    @Override
+    public void close()
+    {
+        final TransportListener current = listener;
+        if (current != null && !peers.loop.isClosed())
+        {
+            peers.loop.execute(current::close);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Portal[" + uri + " on " + peers.loop.name() + "]";
+    }
+}

@@ -1,0 +1,563 @@
+package io.xio.engine.session;
+
+import io.xio.engine.BackPressureException;
+import io.xio.engine.CallOptions;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.RequestHandler;
+import io.xio.engine.Session;
+import io.xio.engine.SessionEvent;
+import io.xio.engine.SessionListener;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.XioException;
+import io.xio.engine.XioFuture;
+import io.xio.engine.XioUri;
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameFlags;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Both sides' session: request ids, the in-flight limit, the deduplication window for the peer's requests
+ * and the lanes (the session's presence on each context, each with one connection). Thread-safe: fields
+ * shared between contexts are atomic or volatile; per-request state lives in the lanes.
+ */
+public final class SessionImpl implements Session
+{
+    private static final int OPENING = 0;
+    private static final int OPEN = 1;
+    private static final int CLOSED = 2;
+
+    final EngineCore engine;
+    final boolean initiator;
+    final int mineFlag;
+    final XioUri uri;
+    final String resource;
+    final RequestHandler handler;
+    final SessionListener listener;
+    final Duration defaultTimeout;
+    final Semaphore permits;
+    final DedupWindow window;
+    final AtomicInteger executing = new AtomicInteger();
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicInteger state = new AtomicInteger(OPENING);
+    private final CompletableFuture<Session> opened = new CompletableFuture<>();
+    private final Map<String, String> sentAttributes;
+    private volatile Map<String, String> attributes;
+    private volatile long id;
+    private volatile Lane[] lanes = new Lane[0];
+
+    private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
+        final Map<String, String> attributes, final RequestHandler handler, final SessionListener listener,
+        final Duration defaultTimeout)
+    {
+        this.engine = engine;
+        this.initiator = initiator;
+        this.mineFlag = initiator ? 0 : FrameFlags.FROM_ACCEPTOR;
+        this.uri = uri;
+        this.resource = resource;
+        this.sentAttributes = attributes;
+        this.attributes = attributes;
+        this.handler = handler;
+        this.listener = listener;
+        this.defaultTimeout = defaultTimeout;
+        this.permits = new Semaphore(engine.limits.maxInFlight());
+        this.window = new DedupWindow(engine.limits.dedupWindow());
+    }
+
+    /** A session the server side accepted. */
+    static SessionImpl accepted(final EngineCore engine, final long id, final XioUri uri, final String resource,
+        final Map<String, String> attributes, final RequestHandler handler)
+    {
+        final SessionImpl session = new SessionImpl(engine, false, uri, resource, Map.copyOf(attributes), handler,
+            engine.listener, Duration.ofSeconds(5));
+        session.id = id;
+        session.state.set(OPEN);
+        session.opened.complete(session);
+        return session;
+    }
+
+    /** Opens a client session to {@code uri}; completes once accepted and its connections are up. Any thread. */
+    public static CompletableFuture<Session> open(final EngineCore engine, final XioUri uri,
+        final SessionOptions options)
+    {
+        final SessionImpl session = new SessionImpl(engine, true, uri, uri.resource(), options.attributes(),
+            options.handler(), options.listener(), options.timeout());
+        final int count = options.connections() == 0 ? engine.loopCount() : options.connections();
+        final Lane[] lanes = new Lane[count];
+        for (int i = 0; i < count; i++)
+        {
+            lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()));
+        }
+        session.lanes = lanes;
+        final Lane first = lanes[0];
+        first.loop.execute(() -> first.setup(uri, 0, java.util.List.of()));
+        return session.opened;
+    }
+
+    Map<String, String> sentAttributes()
+    {
+        return sentAttributes;
+    }
+
+    // ---- set-up outcome (client side), called on the first lane's context ----
+
+    void assignId(final long sessionId)
+    {
+        id = sessionId;
+    }
+
+    void established(final Map<String, String> acceptedAttributes, final XioUri target)
+    {
+        attributes = Map.copyOf(acceptedAttributes);
+        final Lane[] all = lanes;
+        if (all.length == 1)
+        {
+            markOpen(target);
+            return;
+        }
+        final AtomicInteger remaining = new AtomicInteger(all.length - 1);
+        for (int i = 1; i < all.length; i++)
+        {
+            final Lane lane = all[i];
+            lane.loop.execute(() -> lane.connectFirst(target, () ->
+            {
+                if (remaining.decrementAndGet() == 0)
+                {
+                    markOpen(target);
+                }
+            }));
+        }
+    }
+
+    private void markOpen(final XioUri target)
+    {
+        if (state.compareAndSet(OPENING, OPEN))
+        {
+            fire(SessionEvent.Type.ESTABLISHED, "session " + id + " to " + target.withResource(resource) +
+                " established with " + connectionCount() + " connection(s)", null);
+            opened.complete(this);
+        }
+    }
+
+    void refused(final Throwable cause)
+    {
+        if (state.compareAndSet(OPENING, CLOSED))
+        {
+            fire(SessionEvent.Type.REFUSED, cause.getMessage(), cause);
+            for (final Lane lane : lanes)
+            {
+                lane.loop.execute(() -> lane.close(cause, false));
+            }
+            opened.completeExceptionally(cause);
+        }
+    }
+
+    // ---- lanes ----
+
+    Lane newServerLane(final Peers peers)
+    {
+        final Lane lane = new Lane(this, peers);
+        synchronized (this)
+        {
+            final Lane[] grown = Arrays.copyOf(lanes, lanes.length + 1);
+            grown[grown.length - 1] = lane;
+            lanes = grown;
+        }
+        return lane;
+    }
+
+    /** A server lane lost its connection for good: forget it, and expire the session if none is left. */
+    void removeServerLane(final Lane lane)
+    {
+        final boolean none;
+        synchronized (this)
+        {
+            final Lane[] current = lanes;
+            int at = -1;
+            for (int i = 0; i < current.length; i++)
+            {
+                if (current[i] == lane)
+                {
+                    at = i;
+                }
+            }
+            if (at < 0)
+            {
+                return;
+            }
+            final Lane[] shrunk = new Lane[current.length - 1];
+            System.arraycopy(current, 0, shrunk, 0, at);
+            System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
+            lanes = shrunk;
+            none = shrunk.length == 0;
+        }
+        if (none && isOpen())
+        {
+            lane.loop.schedule(lane.loop.nanoTime() + engine.reconnectTimeout.toNanos(), () ->
+            {
+                if (lanes.length == 0)
+                {
+                    expire();
+                }
+            });
+        }
+    }
+
+    private void expire()
+    {
+        if (state.compareAndSet(OPEN, CLOSED))
+        {
+            engine.accepted.remove(id);
+            fire(SessionEvent.Type.CLOSED, "session " + id + " expired: the client did not come back within " +
+                engine.reconnectTimeout, null);
+        }
+    }
+
+    /** An open lane, preferring one on the calling context; null when none is up. */
+    Lane openLane(final Lane except)
+    {
+        Lane any = null;
+        for (final Lane lane : lanes)
+        {
+            if (lane != except && lane.isUp())
+            {
+                if (lane.loop.inContextThread())
+                {
+                    return lane;
+                }
+                if (any == null)
+                {
+                    any = lane;
+                }
+            }
+        }
+        return any;
+    }
+
+    private Lane pick()
+    {
+        final Lane[] all = lanes;
+        final int n = all.length;
+        if (n == 0)
+        {
+            return null;
+        }
+        for (final Lane lane : all)
+        {
+            if (lane.loop.inContextThread() && lane.isUp())
+            {
+                return lane;
+            }
+        }
+        final int start = (int)(Thread.currentThread().getId() % n);
+        for (int i = 0; i < n; i++)
+        {
+            final Lane lane = all[(start + i) % n];
+            if (lane.isUp())
+            {
+                return lane;
+            }
+        }
+        return initiator ? all[start] : null;
+    }
+
+    // ---- sending ----
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public XioFuture<Message> request(final Outbound message, final CallOptions options)
+    {
+        return (XioFuture<Message>)(XioFuture<?>)submit(message, options, false);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public XioFuture<Void> send(final Outbound message, final CallOptions options)
+    {
+        return (XioFuture<Void>)(XioFuture<?>)submit(message, options, true);
+    }
+
+    private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
+    {
+        final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
+            message.dataLength());
+        final long requestId = ids.incrementAndGet();
+        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt());
+        if (frameLength > engine.limits.maxMessageBytes() || message.segmentCount() > engine.limits.maxSegments() ||
+            message.headerLength() > engine.limits.maxHeaderBytes())
+        {
+            future.completeExceptionally(new XioException("message of " + frameLength + " bytes, " +
+                message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
+                "the limits " + engine.limits + " of session " + describe()));
+            return future;
+        }
+        if (!isOpen())
+        {
+            future.completeExceptionally(new ConnectionException("session " + describe() + " is closed"));
+            return future;
+        }
+        final Duration timeout = options.timeout() != null ? options.timeout() : defaultTimeout;
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        if (!acquire(options, timeout, future))
+        {
+            return future;
+        }
+        final Lane lane = pick();
+        int flags = mineFlag;
+        if (oneWay)
+        {
+            flags |= FrameFlags.ONE_WAY;
+        }
+        if (options.receipt())
+        {
+            flags |= FrameFlags.RECEIPT_REQUESTED;
+        }
+        final PendingRequest request = new PendingRequest(this, requestId, flags, message, future, deadline, oneWay,
+            options.receipt());
+        if (lane == null)
+        {
+            request.fail(new ConnectionException("session " + describe() + " has no connection up"));
+            return future;
+        }
+        future.onCancel(() -> request.lane.cancelLater(request));
+        request.lane = lane;
+        if (lane.loop.inContextThread())
+        {
+            lane.submit(request);
+        }
+        else
+        {
+            lane.loop.execute(request);
+        }
+        return future;
+    }
+
+    private boolean acquire(final CallOptions options, final Duration timeout, final XioFuture<Object> future)
+    {
+        if (permits.tryAcquire())
+        {
+            return true;
+        }
+        final boolean onContext = engine.loops[0].inContextThread() || onAnyContext();
+        if (options.waitWhenFull() && !onContext)
+        {
+            try
+            {
+                if (permits.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS))
+                {
+                    return true;
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                future.completeExceptionally(new XioException("interrupted waiting to send on " + describe(), ex));
+                return false;
+            }
+        }
+        future.completeExceptionally(new BackPressureException("session " + describe() + " has " +
+            engine.limits.maxInFlight() + " requests in flight, its limit" +
+            (options.waitWhenFull() ? (onContext ? " (a context thread cannot wait)" : " for all of " + timeout) : "")));
+        return false;
+    }
+
+    private boolean onAnyContext()
+    {
+        for (final var loop : engine.loops)
+        {
+            if (loop.inContextThread())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- answering the peer's requests ----
+
+    /** A call was answered (response == null: a one-way delivered). Any thread. */
+    void answered(final ServerCall call, final int status, final Outbound response)
+    {
+        executing.decrementAndGet();
+        if (response == null)
+        {
+            window.complete(call.id, null);
+            return;
+        }
+        window.complete(call.id, retain(status, response));
+        final Lane lane = call.lane;
+        if (lane.loop.inContextThread())
+        {
+            lane.sendResponse(call, status, response);
+        }
+        else
+        {
+            lane.loop.execute(() -> lane.sendResponse(call, status, response));
+        }
+    }
+
+    void cancelled(final ServerCall call)
+    {
+        executing.decrementAndGet();
+        window.complete(call.id, null);
+    }
+
+    private DedupWindow.Retained retain(final int status, final Outbound response)
+    {
+        final long size = response.headerLength() + response.dataLength();
+        if (size > engine.limits.retainedResponseBytes())
+        {
+            return null;
+        }
+        final byte[] bytes = new byte[(int)size];
+        final int[] lengths = new int[response.segmentCount()];
+        final ByteBuffer header = response.header();
+        header.get(header.position(), bytes, 0, header.remaining());
+        int at = header.remaining();
+        for (int i = 0; i < lengths.length; i++)
+        {
+            final ByteBuffer segment = response.segment(i);
+            lengths[i] = segment.remaining();
+            segment.get(segment.position(), bytes, at, lengths[i]);
+            at += lengths[i];
+        }
+        return new DedupWindow.Retained(status, bytes, header.remaining(), lengths);
+    }
+
+    // ---- closing ----
+
+    void closedByPeer(final String reason)
+    {
+        shutDown(new ConnectionException("session " + describe() + " closed by the peer: " + reason), false);
+    }
+
+    void fail(final Throwable cause)
+    {
+        shutDown(cause, false);
+    }
+
+    @Override
+    public void close()
+    {
+        shutDown(new ConnectionException("session " + describe() + " was closed"), true);
+    }
+
+    private void shutDown(final Throwable cause, final boolean tellPeer)
+    {
+        final int previous = state.getAndSet(CLOSED);
+        if (previous == CLOSED)
+        {
+            return;
+        }
+        if (!initiator)
+        {
+            engine.accepted.remove(id);
+        }
+        for (final Lane lane : lanes)
+        {
+            if (lane.loop.inContextThread())
+            {
+                lane.close(cause, tellPeer);
+            }
+            else if (!lane.loop.isClosed())
+            {
+                lane.loop.execute(() -> lane.close(cause, tellPeer));
+            }
+        }
+        if (previous == OPENING)
+        {
+            opened.completeExceptionally(cause);
+        }
+        fire(SessionEvent.Type.CLOSED, cause.getMessage(), tellPeer ? null : cause);
+    }
+
+    void fire(final SessionEvent.Type type, final String detail, final Throwable cause)
+    {
+        engine.fire(listener, new SessionEvent(type, this, detail, cause));
+    }
+
+    String describe()
+    {
+        return (id == 0 ? "" : id + " ") + "(" + uri.withResource(resource) + ")";
+    }
+
+    // ---- Session ----
+
+    @Override
+    public long id()
+    {
+        return id;
+    }
+
+    @Override
+    public XioUri uri()
+    {
+        return uri;
+    }
+
+    @Override
+    public String resource()
+    {
+        return resource;
+    }
+
+    @Override
+    public Map<String, String> attributes()
+    {
+        return attributes;
+    }
+
+    @Override
+    public boolean isOpen()
+    {
+        return state.get() == OPEN;
+    }
+
+    @Override
+    public int connectionCount()
+    {
+        int up = 0;
+        for (final Lane lane : lanes)
+        {
+            if (lane.isUp())
+            {
+                up++;
+            }
+        }
+        return up;
+    }
+
+    @Override
+    public void cancelAll()
+    {
+        for (final Lane lane : lanes)
+        {
+            lane.loop.execute(lane::cancelAll);
+        }
+    }
+
+    @Override
+    public void abortConnections()
+    {
+        for (final Lane lane : lanes)
+        {
+            lane.loop.execute(lane::abort);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Session[" + describe() + ", " + (initiator ? "client" : "server") + "]";
+    }
+}

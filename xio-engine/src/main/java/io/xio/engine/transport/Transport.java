@@ -1,0 +1,39 @@
+package io.xio.engine.transport;
+
+import io.xio.engine.XioUri;
+
+import java.io.IOException;
+import java.util.function.Consumer;
+
+/**
+ * A way to move frames between two ends: one implementation per URI scheme ({@code tcp}, {@code local},
+ * later {@code shm} and {@code rdma}). Thread-safe; everything it creates belongs to the context it is given.
+ */
+public interface Transport
+{
+    String scheme();
+
+    /**
+     * Starts listening at the address on the context's thread (the caller is that thread).
+     *
+     * @param onAccept receives each accepted link on the context thread
+     * @return the listener; its {@link TransportListener#address()} has the real port when 0 was asked for
+     */
+    TransportListener listen(XioUri address, TransportContext context, Consumer<TransportLink> onAccept)
+        throws IOException;
+
+    /**
+     * Starts connecting on the context's thread (the caller is that thread); the outcome goes to the callback.
+     *
+     * @return aborts the attempt (after a timeout); the callback is then not called
+     */
+    Runnable connect(XioUri address, TransportContext context, ConnectCallback callback);
+
+    /** Outcome of {@link #connect}; called once, on the context thread. */
+    interface ConnectCallback
+    {
+        void onConnected(TransportLink link);
+
+        void onFailed(Throwable cause);
+    }
+}

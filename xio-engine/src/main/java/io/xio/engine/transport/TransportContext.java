@@ -1,0 +1,45 @@
+package io.xio.engine.transport;
+
+import io.xio.engine.Limits;
+import io.xio.engine.memory.BufferPool;
+
+import java.nio.channels.Selector;
+
+/**
+ * What a context offers the transports it runs: its pool, its selector, a place in its duty cycle and its
+ * command queue. Methods other than {@link #execute}, {@link #wakeup} and {@link #name} are for the context
+ * thread only.
+ */
+public interface TransportContext
+{
+    String name();
+
+    BufferPool pool();
+
+    Limits limits();
+
+    /** The context's NIO selector; attach a {@link SelectionHandler} to keys registered with it. */
+    Selector selector();
+
+    /** Adds a poller run every duty cycle until it is removed. */
+    void addPoller(Poller poller);
+
+    void removePoller(Poller poller);
+
+    /** Schedules a flush of the link at the end of this loop turn. */
+    void flushLater(TransportLink link);
+
+    /** Runs the task on the context thread; callable from any thread. */
+    void execute(Runnable task);
+
+    /** Wakes the context thread if it is parked; callable from any thread, cheap when it is not. */
+    void wakeup();
+
+    /** Schedules {@code task} on the context thread at {@code deadlineNanos} (System.nanoTime base). */
+    long schedule(long deadlineNanos, Runnable task);
+
+    void cancelTimer(long timerId);
+
+    /** The time of the current loop turn, System.nanoTime base. */
+    long nanoTime();
+}

@@ -1,0 +1,57 @@
+package io.xio.engine.transport;
+
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One end of a transport connection, owned by one context: only that context's thread may call it.
+ *
+ * <p>Outbound, the engine claims room for a frame, writes it in place and commits it. Large data segments
+ * are handed over by reference with {@link #commit(ByteBuffer[], int, Runnable)}: a stream transport writes
+ * them straight from the caller's buffers, a transport with a one-sided capability may instead expose them
+ * for the peer to read. Frames committed during one loop turn leave together on {@link #flush()} (one
+ * gathering write, one ring claim, one chained post): this is where small messages coalesce.
+ *
+ * <p>Inbound, the link hands whole, validated frames to its {@link LinkHandler}.
+ */
+public interface TransportLink
+{
+    /** Starts delivering inbound frames and events to the handler. */
+    void start(LinkHandler handler);
+
+    /** Frames up to this many bytes may be written whole into a claim; larger ones pass data by reference. */
+    int maxInlineFrame();
+
+    /**
+     * Claims room for {@code length} bytes at {@link #claimOffset()} of the returned buffer.
+     *
+     * @return the buffer to write into, or null when the link has no room or credit now; the link calls
+     * {@link LinkHandler#onWritable()} when it has
+     */
+    MutableDirectBuffer claim(int length);
+
+    /** Where the last claim starts in the buffer {@link #claim} returned. */
+    int claimOffset();
+
+    /** Commits the last claim. */
+    void commit();
+
+    /**
+     * Commits the last claim followed on the wire by {@code data[0..count)}, referenced, not copied, until the
+     * link calls {@code onSent} (may be null). The buffers' positions and limits must not change meanwhile.
+     */
+    void commit(ByteBuffer[] data, int count, Runnable onSent);
+
+    /** Sends what was committed this turn, as far as the link can without blocking. */
+    int flush();
+
+    /** Bytes committed and not yet sent and released. */
+    long backlog();
+
+    /** Closes the link; the handler's {@link LinkHandler#onClosed} follows once. */
+    void close(Throwable cause);
+
+    /** The peer's address, for messages and monitoring. */
+    String remoteAddress();
+}

@@ -1,0 +1,196 @@
+package io.xio.engine.transport.stream;
+
+import io.xio.engine.Limits;
+import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.memory.BufferPool;
+import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.transport.LinkHandler;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Cuts a byte stream into whole frames inside pooled slabs, so that received messages are views into the
+ * slab the bytes were read into (no copy), and checks each frame's header against the limits before any
+ * memory is set aside for its body. A frame that does not fit the rest of the receive slab moves, with the
+ * bytes already read, to a new slab: small ones to a fresh receive slab, large ones to a slab of their own
+ * size that the rest of the frame is then read straight into. Owner thread only.
+ */
+public final class FrameAssembler
+{
+    static final int RECEIVE_SLAB = 64 << 10;
+
+    private final BufferPool pool;
+    private final Limits limits;
+    private final Frame frame = new Frame();
+    private Slab slab;
+    private ByteBuffer view;
+    private int readPos;
+    private int writePos;
+    private Slab large;
+    private ByteBuffer largeView;
+    private int largeFill;
+    private int largeLength;
+
+    public FrameAssembler(final BufferPool pool, final Limits limits)
+    {
+        this.pool = pool;
+        this.limits = limits;
+    }
+
+    /** Where the next bytes go: read into the returned buffer's remaining space, then call {@link #received}. */
+    public ByteBuffer writable()
+    {
+        if (large != null)
+        {
+            return largeView.limit(largeLength).position(largeFill);
+        }
+        if (slab == null)
+        {
+            replaceSlab(0);
+        }
+        else if (writePos == slab.capacity())
+        {
+            if (readPos == writePos && slab.refCount() == 1)
+            {
+                readPos = writePos = 0;
+            }
+            else
+            {
+                replaceSlab(writePos - readPos);
+            }
+        }
+        return view.limit(slab.capacity()).position(writePos);
+    }
+
+    /** Copies as much of {@code src} as fits into {@link #writable()}, delivering frames; returns bytes taken. */
+    public int feed(final ByteBuffer src, final LinkHandler handler)
+    {
+        final ByteBuffer dst = writable();
+        final int n = Math.min(src.remaining(), dst.remaining());
+        final int srcPos = src.position();
+        dst.put(dst.position(), src, srcPos, n);
+        src.position(srcPos + n);
+        received(n, handler);
+        return n;
+    }
+
+    /** Accounts for {@code n} bytes read into {@link #writable()} and delivers every frame now complete. */
+    public void received(final int n, final LinkHandler handler)
+    {
+        if (n <= 0)
+        {
+            return;
+        }
+        if (large != null)
+        {
+            largeFill += n;
+            if (largeFill == largeLength)
+            {
+                final Slab whole = large;
+                large = null;
+                largeView = null;
+                checkBody(whole, 0);
+                try
+                {
+                    handler.onFrame(whole, 0, largeLength);
+                }
+                finally
+                {
+                    whole.release();
+                }
+            }
+            return;
+        }
+        writePos += n;
+        deliver(handler);
+    }
+
+    private void deliver(final LinkHandler handler)
+    {
+        while (writePos - readPos >= Frame.HEADER_LENGTH)
+        {
+            frame.wrap(slab.buffer(), readPos);
+            final String error = frame.checkHeader(limits);
+            if (error != null)
+            {
+                throw new ProtocolViolationException(error);
+            }
+            final int length = frame.frameLength();
+            if (length <= writePos - readPos)
+            {
+                checkBody(slab, readPos);
+                handler.onFrame(slab, readPos, length);
+                readPos += length;
+            }
+            else
+            {
+                if (length > slab.capacity() - readPos)
+                {
+                    moveIncomplete(length);
+                }
+                return;
+            }
+        }
+        if (readPos == writePos && slab.refCount() == 1)
+        {
+            readPos = writePos = 0;
+        }
+    }
+
+    private void moveIncomplete(final int length)
+    {
+        final int partial = writePos - readPos;
+        if (length > RECEIVE_SLAB)
+        {
+            large = pool.acquire(length);
+            largeView = large.byteBuffer().duplicate();
+            large.buffer().putBytes(0, slab.buffer(), readPos, partial);
+            largeFill = partial;
+            largeLength = length;
+            readPos = writePos;
+        }
+        else
+        {
+            replaceSlab(partial);
+        }
+    }
+
+    private void replaceSlab(final int carry)
+    {
+        final Slab next = pool.acquire(RECEIVE_SLAB);
+        if (slab != null)
+        {
+            next.buffer().putBytes(0, slab.buffer(), readPos, carry);
+            slab.release();
+        }
+        slab = next;
+        view = next.byteBuffer().duplicate();
+        readPos = 0;
+        writePos = carry;
+    }
+
+    private void checkBody(final Slab in, final int offset)
+    {
+        final String error = frame.wrap(in.buffer(), offset).checkBody();
+        if (error != null)
+        {
+            throw new ProtocolViolationException(error);
+        }
+    }
+
+    /** Gives the slabs back; the assembler must not be used afterwards. */
+    public void close()
+    {
+        if (slab != null)
+        {
+            slab.release();
+            slab = null;
+        }
+        if (large != null)
+        {
+            large.release();
+            large = null;
+        }
+    }
+}

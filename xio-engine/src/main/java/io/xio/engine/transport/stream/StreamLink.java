@@ -1,0 +1,304 @@
+package io.xio.engine.transport.stream;
+
+import io.xio.engine.memory.Slab;
+import io.xio.engine.transport.LinkHandler;
+import io.xio.engine.transport.TransportContext;
+import io.xio.engine.transport.TransportLink;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * Base of the byte-stream links (tcp, local): small frames are written into pooled staging slabs, large
+ * data is queued by reference, and a flush hands the whole queue to {@link #transmit} as one gather list.
+ * Entries are released (staging slabs returned, callbacks run) once {@link #releasedPosition()} passes them.
+ * Owner thread only.
+ */
+public abstract class StreamLink implements TransportLink
+{
+    private static final int STAGE_SLAB = 64 << 10;
+    private static final int INLINE_LIMIT = 16 << 10;
+
+    protected final TransportContext context;
+    protected final FrameAssembler assembler;
+    protected LinkHandler handler;
+    protected boolean closed;
+
+    private Slab stage;
+    private int stageStart;
+    private int stagePos;
+    private int claimLength;
+
+    private ByteBuffer[] entries = new ByteBuffer[64];
+    private Slab[] entrySlabs = new Slab[64];
+    private Runnable[] entryCallbacks = new Runnable[64];
+    private long[] entryEnds = new long[64];
+    private int entryCount;
+    private int transmitIndex;
+    private int releaseIndex;
+    private long queuedPosition;
+    private boolean flushScheduled;
+    private boolean backlogged;
+
+    protected StreamLink(final TransportContext context)
+    {
+        this.context = context;
+        this.assembler = new FrameAssembler(context.pool(), context.limits());
+    }
+
+    @Override
+    public void start(final LinkHandler handler)
+    {
+        this.handler = handler;
+    }
+
+    @Override
+    public int maxInlineFrame()
+    {
+        return INLINE_LIMIT;
+    }
+
+    @Override
+    public MutableDirectBuffer claim(final int length)
+    {
+        if (closed)
+        {
+            return null;
+        }
+        if (stage == null || stage.capacity() - stagePos < length)
+        {
+            sealStage();
+            stage = context.pool().acquire(Math.max(STAGE_SLAB, length));
+            stageStart = stagePos = 0;
+        }
+        claimLength = length;
+        return stage.buffer();
+    }
+
+    @Override
+    public int claimOffset()
+    {
+        return stagePos;
+    }
+
+    @Override
+    public void commit()
+    {
+        stagePos += claimLength;
+        queuedPosition += claimLength;
+        scheduleFlush();
+    }
+
+    @Override
+    public void commit(final ByteBuffer[] data, final int count, final Runnable onSent)
+    {
+        commit();
+        cutStage(null);
+        for (int i = 0; i < count; i++)
+        {
+            final ByteBuffer buffer = data[i];
+            queuedPosition += buffer.remaining();
+            add(buffer, null, i == count - 1 ? onSent : null);
+        }
+        if (count == 0 && onSent != null)
+        {
+            add(EMPTY, null, onSent);
+        }
+    }
+
+    @Override
+    public long backlog()
+    {
+        return queuedPosition - releasedPosition();
+    }
+
+    @Override
+    public int flush()
+    {
+        flushScheduled = false;
+        if (closed)
+        {
+            return 0;
+        }
+        cutStage(null);
+        if (transmitIndex < entryCount)
+        {
+            try
+            {
+                transmit(entries, transmitIndex, entryCount);
+            }
+            catch (final Exception ex)
+            {
+                close(ex);
+                return 1;
+            }
+        }
+        return releaseSent();
+    }
+
+    /**
+     * Hands entries {@code [from, to)} over, advancing {@link #transmitted(int)} for each one taken whole.
+     * Buffers stay referenced until {@link #releasedPosition()} passes their end.
+     */
+    protected abstract void transmit(ByteBuffer[] buffers, int from, int to) throws Exception;
+
+    /** Stream position up to which the peer (or the kernel) no longer needs our buffers. */
+    protected abstract long releasedPosition();
+
+    /** Records that entries before {@code index} were handed over entirely. */
+    protected final void transmitted(final int index)
+    {
+        transmitIndex = index;
+    }
+
+    /** Whether entries are waiting to be handed over. */
+    protected final boolean hasUntransmitted()
+    {
+        return transmitIndex < entryCount;
+    }
+
+    /** Releases entries the peer is done with and reports a drained backlog; returns how many were released. */
+    protected final int releaseSent()
+    {
+        final long released = releasedPosition();
+        int count = 0;
+        while (releaseIndex < entryCount && entryEnds[releaseIndex] <= released && releaseIndex < transmitIndex)
+        {
+            releaseEntry(releaseIndex++);
+            count++;
+        }
+        if (releaseIndex == entryCount && entryCount > 0)
+        {
+            entryCount = transmitIndex = releaseIndex = 0;
+            if (stage != null && stageStart == stagePos && stage.refCount() == 1)
+            {
+                stageStart = stagePos = 0;
+            }
+        }
+        final boolean nowBacklogged = backlog() > context.limits().maxQueuedBytes();
+        if (backlogged && !nowBacklogged && handler != null)
+        {
+            backlogged = false;
+            handler.onWritable();
+        }
+        backlogged = nowBacklogged;
+        return count;
+    }
+
+    private void releaseEntry(final int index)
+    {
+        entries[index] = null;
+        final Slab slab = entrySlabs[index];
+        if (slab != null)
+        {
+            entrySlabs[index] = null;
+            slab.release();
+        }
+        final Runnable callback = entryCallbacks[index];
+        if (callback != null)
+        {
+            entryCallbacks[index] = null;
+            callback.run();
+        }
+    }
+
+    private void cutStage(final Slab releaseAfter)
+    {
+        if (stage != null && stagePos > stageStart)
+        {
+            add(stage.slice(stageStart, stagePos - stageStart), releaseAfter, null);
+            stageStart = stagePos;
+        }
+        else if (releaseAfter != null)
+        {
+            add(EMPTY, releaseAfter, null);
+        }
+    }
+
+    private void sealStage()
+    {
+        if (stage != null)
+        {
+            final Slab sealed = stage;
+            stage = null;
+            if (stagePos > stageStart)
+            {
+                add(sealed.slice(stageStart, stagePos - stageStart), sealed, null);
+            }
+            else if (entryCount > releaseIndex)
+            {
+                add(EMPTY, sealed, null);
+            }
+            else
+            {
+                sealed.release();
+            }
+        }
+    }
+
+    private void add(final ByteBuffer buffer, final Slab releaseAfter, final Runnable callback)
+    {
+        if (entryCount == entries.length)
+        {
+            final int size = entryCount * 2;
+            entries = Arrays.copyOf(entries, size);
+            entrySlabs = Arrays.copyOf(entrySlabs, size);
+            entryCallbacks = Arrays.copyOf(entryCallbacks, size);
+            entryEnds = Arrays.copyOf(entryEnds, size);
+        }
+        entries[entryCount] = buffer;
+        entrySlabs[entryCount] = releaseAfter;
+        entryCallbacks[entryCount] = callback;
+        entryEnds[entryCount] = queuedPosition;
+        entryCount++;
+        scheduleFlush();
+    }
+
+    private void scheduleFlush()
+    {
+        if (!flushScheduled)
+        {
+            flushScheduled = true;
+            context.flushLater(this);
+        }
+    }
+
+    @Override
+    public void close(final Throwable cause)
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        closeChannel();
+        // Nothing queued will be sent: give back buffers but do not run "sent" callbacks.
+        for (int i = releaseIndex; i < entryCount; i++)
+        {
+            entries[i] = null;
+            entryCallbacks[i] = null;
+            if (entrySlabs[i] != null)
+            {
+                entrySlabs[i].release();
+                entrySlabs[i] = null;
+            }
+        }
+        entryCount = transmitIndex = releaseIndex = 0;
+        if (stage != null)
+        {
+            stage.release();
+            stage = null;
+        }
+        assembler.close();
+        if (handler != null)
+        {
+            handler.onClosed(cause);
+        }
+    }
+
+    /** Releases the transport's own resources (socket, pipe end). */
+    protected abstract void closeChannel();
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
+}

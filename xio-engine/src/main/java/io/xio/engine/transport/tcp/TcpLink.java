@@ -1,0 +1,179 @@
+package io.xio.engine.transport.tcp;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.transport.SelectionHandler;
+import io.xio.engine.transport.TransportContext;
+import io.xio.engine.transport.stream.StreamLink;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A TCP connection end: non-blocking NIO with TCP_NODELAY, reads straight into pooled slabs, one gathering
+ * write per loop turn, partial writes resumed on OP_WRITE so a large message never blocks the loop.
+ * Owner context thread only.
+ */
+final class TcpLink extends StreamLink implements SelectionHandler
+{
+    private final SocketChannel channel;
+    private final String remote;
+    private SelectionKey key;
+    private long written;
+
+    TcpLink(final TransportContext context, final SocketChannel channel) throws IOException
+    {
+        super(context);
+        this.channel = channel;
+        channel.configureBlocking(false);
+        channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, Boolean.TRUE);
+        this.remote = "tcp://" + hostPort(channel);
+    }
+
+    private static String hostPort(final SocketChannel channel)
+    {
+        try
+        {
+            final java.net.InetSocketAddress address = (java.net.InetSocketAddress)channel.getRemoteAddress();
+            return address.getHostString() + ":" + address.getPort();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "?";
+        }
+    }
+
+    @Override
+    public void start(final io.xio.engine.transport.LinkHandler handler)
+    {
+        super.start(handler);
+        try
+        {
+            final SelectionKey existing = channel.keyFor(context.selector());
+            if (existing != null && existing.isValid())
+            {
+                existing.attach(this);
+                existing.interestOps(SelectionKey.OP_READ);
+                key = existing;
+            }
+            else
+            {
+                key = channel.register(context.selector(), SelectionKey.OP_READ, this);
+            }
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("cannot register " + remote + " with the selector", ex));
+        }
+    }
+
+    @Override
+    public void onSelected(final SelectionKey selected)
+    {
+        if (!selected.isValid())
+        {
+            return;
+        }
+        try
+        {
+            if (selected.isWritable())
+            {
+                flush();
+            }
+            if (!closed && selected.isReadable())
+            {
+                read();
+            }
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("connection to " + remote + " failed: " + ex.getMessage(), ex));
+        }
+        catch (final RuntimeException ex)
+        {
+            close(ex);
+        }
+    }
+
+    private void read() throws IOException
+    {
+        // Bounded per turn so one busy peer cannot starve the others on this context.
+        for (int i = 0; i < 16 && !closed; i++)
+        {
+            final ByteBuffer target = assembler.writable();
+            final int n = channel.read(target);
+            if (n < 0)
+            {
+                close(new ConnectionException("connection closed by peer " + remote));
+                return;
+            }
+            if (n == 0)
+            {
+                return;
+            }
+            assembler.received(n, handler);
+            if (target.hasRemaining())
+            {
+                return;
+            }
+        }
+    }
+
+    @Override
+    protected void transmit(final ByteBuffer[] buffers, final int from, final int to) throws IOException
+    {
+        int index = from;
+        while (index < to)
+        {
+            final long n = channel.write(buffers, index, Math.min(to - index, 1024));
+            written += n;
+            while (index < to && !buffers[index].hasRemaining())
+            {
+                index++;
+            }
+            if (n == 0)
+            {
+                break;
+            }
+        }
+        transmitted(index);
+        if (key != null && key.isValid())
+        {
+            final int ops = index < to ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            if (key.interestOps() != ops)
+            {
+                key.interestOps(ops);
+            }
+        }
+    }
+
+    @Override
+    protected long releasedPosition()
+    {
+        return written;
+    }
+
+    @Override
+    protected void closeChannel()
+    {
+        if (key != null)
+        {
+            key.cancel();
+        }
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ignore)
+        {
+            // already failing; nothing more to report
+        }
+    }
+
+    @Override
+    public String remoteAddress()
+    {
+        return remote;
+    }
+}

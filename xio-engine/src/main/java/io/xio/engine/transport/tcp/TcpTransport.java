@@ -1,0 +1,162 @@
+package io.xio.engine.transport.tcp;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.XioUri;
+import io.xio.engine.transport.SelectionHandler;
+import io.xio.engine.transport.Transport;
+import io.xio.engine.transport.TransportContext;
+import io.xio.engine.transport.TransportLink;
+import io.xio.engine.transport.TransportListener;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.function.Consumer;
+
+/** The {@code tcp} transport: non-blocking NIO on the context's selector. Stateless and thread-safe. */
+public final class TcpTransport implements Transport
+{
+    @Override
+    public String scheme()
+    {
+        return "tcp";
+    }
+
+    @Override
+    public TransportListener listen(final XioUri address, final TransportContext context,
+        final Consumer<TransportLink> onAccept) throws IOException
+    {
+        final ServerSocketChannel server = ServerSocketChannel.open();
+        try
+        {
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, Boolean.TRUE);
+            server.bind(new InetSocketAddress(address.host(), Math.max(0, address.port())), 1024);
+            server.configureBlocking(false);
+        }
+        catch (final IOException ex)
+        {
+            server.close();
+            throw new IOException("cannot bind " + address + ": " + ex.getMessage(), ex);
+        }
+        final int port = ((InetSocketAddress)server.getLocalAddress()).getPort();
+        final XioUri bound = address.endpoint().withPort(port);
+        final SelectionHandler acceptor = key ->
+        {
+            for (int i = 0; i < 64; i++)
+            {
+                final SocketChannel channel;
+                try
+                {
+                    channel = server.accept();
+                }
+                catch (final IOException ex)
+                {
+                    return; // a failed accept affects only that peer
+                }
+                if (channel == null)
+                {
+                    return;
+                }
+                try
+                {
+                    onAccept.accept(new TcpLink(context, channel));
+                }
+                catch (final IOException ex)
+                {
+                    closeQuietly(channel);
+                }
+            }
+        };
+        final SelectionKey key = server.register(context.selector(), SelectionKey.OP_ACCEPT, acceptor);
+        return new TransportListener()
+        {
+            @Override
+            public XioUri address()
+            {
+                return bound;
+            }
+
+            @Override
+            public void close()
+            {
+                key.cancel();
+                closeQuietly(server);
+            }
+        };
+    }
+
+    @Override
+    public Runnable connect(final XioUri address, final TransportContext context, final ConnectCallback callback)
+    {
+        if (address.port() < 0)
+        {
+            callback.onFailed(new ConnectionException("tcp address " + address + " needs a port"));
+            return NO_ABORT;
+        }
+        final SocketChannel channel;
+        try
+        {
+            channel = SocketChannel.open();
+            channel.configureBlocking(false);
+            if (channel.connect(new InetSocketAddress(address.host(), address.port())))
+            {
+                callback.onConnected(new TcpLink(context, channel));
+                return NO_ABORT;
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            callback.onFailed(refused(address, ex));
+            return NO_ABORT;
+        }
+        try
+        {
+            channel.register(context.selector(), SelectionKey.OP_CONNECT, (SelectionHandler)key ->
+            {
+                try
+                {
+                    if (channel.finishConnect())
+                    {
+                        key.interestOps(0);
+                        callback.onConnected(new TcpLink(context, channel));
+                    }
+                }
+                catch (final IOException ex)
+                {
+                    key.cancel();
+                    closeQuietly(channel);
+                    callback.onFailed(refused(address, ex));
+                }
+            });
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            callback.onFailed(refused(address, ex));
+            return NO_ABORT;
+        }
+        return () -> closeQuietly(channel);
+    }
+
+    private static final Runnable NO_ABORT = () -> { };
+
+    private static ConnectionException refused(final XioUri address, final Exception ex)
+    {
+        return new ConnectionException("cannot connect to " + address.endpoint() + ": " + ex.getMessage(), ex);
+    }
+
+    static void closeQuietly(final java.io.Closeable closeable)
+    {
+        try
+        {
+            closeable.close();
+        }
+        catch (final IOException ignore)
+        {
+            // closing after a failure; the failure is what gets reported
+        }
+    }
+}
