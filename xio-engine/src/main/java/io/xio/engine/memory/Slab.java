@@ -69,10 +69,13 @@ public final class Slab
         return pool;
     }
 
-    /** A new ByteBuffer view of {@code [offset, offset + length)}, independent position and limit. */
+    /**
+     * A new ByteBuffer view of {@code [offset, offset + length)}, independent position and limit, in the
+     * JVM's default big-endian order like any ByteBuffer an application makes.
+     */
     public ByteBuffer slice(final int offset, final int length)
     {
-        return byteBuffer.slice(offset, length).order(io.xio.engine.protocol.Frame.ORDER);
+        return byteBuffer.slice(offset, length).order(java.nio.ByteOrder.BIG_ENDIAN);
     }
 
     void reset()

@@ -100,7 +100,16 @@ final class Connection implements LinkHandler
     /** Whether new frames may be written now (open, and the backlog under the limit). */
     boolean writable()
     {
-        return open && link.backlog() <= engine.limits.maxQueuedBytes();
+        if (!open)
+        {
+            return false;
+        }
+        if (link.backlog() <= engine.limits.maxQueuedBytes())
+        {
+            return true;
+        }
+        link.notifyWhenWritable();
+        return false;
     }
 
     void addLane(final long sessionId, final Lane lane)

@@ -49,6 +49,12 @@ public interface TransportLink
     /** Bytes committed and not yet sent and released. */
     long backlog();
 
+    /**
+     * Asks for one {@link LinkHandler#onWritable()} once the backlog is back within the limit: the engine
+     * holds frames back until then.
+     */
+    void notifyWhenWritable();
+
     /** Closes the link; the handler's {@link LinkHandler#onClosed} follows once. */
     void close(Throwable cause);
 

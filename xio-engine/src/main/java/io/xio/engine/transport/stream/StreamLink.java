@@ -39,7 +39,7 @@ public abstract class StreamLink implements TransportLink
     private int releaseIndex;
     private long queuedPosition;
     private boolean flushScheduled;
-    private boolean backlogged;
+    private boolean wantWritable;
 
     protected StreamLink(final TransportContext context)
     {
@@ -105,6 +105,12 @@ public abstract class StreamLink implements TransportLink
         {
             add(EMPTY, null, onSent);
         }
+    }
+
+    @Override
+    public void notifyWhenWritable()
+    {
+        wantWritable = true;
     }
 
     @Override
@@ -176,13 +182,11 @@ public abstract class StreamLink implements TransportLink
                 stageStart = stagePos = 0;
             }
         }
-        final boolean nowBacklogged = backlog() > context.limits().maxQueuedBytes();
-        if (backlogged && !nowBacklogged && handler != null)
+        if (wantWritable && handler != null && backlog() <= context.limits().maxQueuedBytes())
         {
-            backlogged = false;
+            wantWritable = false;
             handler.onWritable();
         }
-        backlogged = nowBacklogged;
         return count;
     }
 

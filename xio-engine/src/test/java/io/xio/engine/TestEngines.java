@@ -1,0 +1,98 @@
+package io.xio.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds engines for tests (leak detection on, short timeouts, no spinning so tests share two cores) and
+ * closes them afterwards, so that a leaked message, thread or port fails the test that caused it.
+ */
+public final class TestEngines implements AutoCloseable
+{
+    private final List<XioEngine> engines = new ArrayList<>();
+
+    public XioEngine.Builder builder(final String name)
+    {
+        return XioEngine.builder()
+            .name(name)
+            .contexts(2)
+            .busyPoll(Duration.ZERO)
+            .leakDetection(true)
+            .keepalive(Duration.ofMillis(200), Duration.ofSeconds(3))
+            .reconnectTimeout(Duration.ofSeconds(10))
+            .connectTimeout(Duration.ofSeconds(3));
+    }
+
+    public XioEngine start(final XioEngine.Builder builder)
+    {
+        final XioEngine engine = builder.build();
+        engines.add(engine);
+        return engine;
+    }
+
+    public XioEngine start(final String name)
+    {
+        return start(builder(name));
+    }
+
+    @Override
+    public void close()
+    {
+        RuntimeException failure = null;
+        for (int i = engines.size() - 1; i >= 0; i--)
+        {
+            try
+            {
+                engines.get(i).close();
+            }
+            catch (final RuntimeException ex)
+            {
+                if (failure == null)
+                {
+                    failure = ex;
+                }
+                else
+                {
+                    failure.addSuppressed(ex);
+                }
+            }
+        }
+        engines.clear();
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    public static ByteBuffer utf8(final String text)
+    {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static String text(final ByteBuffer buffer)
+    {
+        final byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Echoes header and segments back without copying, releasing the request once written. */
+    public static final RequestHandler ECHO = request ->
+    {
+        final Message message = request.message();
+        final ByteBuffer[] segments = new ByteBuffer[message.segmentCount()];
+        for (int i = 0; i < segments.length; i++)
+        {
+            segments[i] = message.segment(i);
+        }
+        if (request.isOneWay())
+        {
+            message.close();
+            return;
+        }
+        request.respond(Outbound.of(message.header(), segments).releaseAfterSend(message));
+    };
+}

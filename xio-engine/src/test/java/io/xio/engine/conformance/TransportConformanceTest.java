@@ -1,0 +1,648 @@
+package io.xio.engine.conformance;
+
+import io.xio.engine.BackPressureException;
+import io.xio.engine.CallOptions;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.InboundRequest;
+import io.xio.engine.Limits;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.Portal;
+import io.xio.engine.Redirectors;
+import io.xio.engine.RemoteException;
+import io.xio.engine.RequestCancelledException;
+import io.xio.engine.Session;
+import io.xio.engine.SessionEvent;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionRejectedException;
+import io.xio.engine.SetupDecision;
+import io.xio.engine.TestEngines;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioFuture;
+import io.xio.engine.XioTimeoutException;
+import io.xio.engine.XioUri;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+
+import static io.xio.engine.TestEngines.ECHO;
+import static io.xio.engine.TestEngines.text;
+import static io.xio.engine.TestEngines.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The behaviour every transport must show, written once against the public API. A transport's test
+ * extends this class and says how to name a portal; nothing here knows which transport runs.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class TransportConformanceTest
+{
+    protected final TestEngines engines = new TestEngines();
+    protected XioEngine server;
+    protected XioEngine client;
+    private ExecutorService executor;
+
+    /** A fresh portal address for this transport (port 0 / a unique name). */
+    protected abstract String portalAddress();
+
+    @BeforeEach
+    void startEngines()
+    {
+        server = engines.start("server");
+        client = engines.start("client");
+        executor = Executors.newFixedThreadPool(4);
+    }
+
+    @AfterEach
+    void closeEngines() throws InterruptedException
+    {
+        executor.shutdownNow();
+        assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        engines.close();
+    }
+
+    protected Session open(final Portal portal, final String resource)
+    {
+        return client.connect(portal.uri().withResource(resource).toString());
+    }
+
+    @Test
+    void requestAndResponseCarryHeaderAndSegments() throws Exception
+    {
+        server.register("echo", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "echo");
+             Message reply = session.request(Outbound.of(utf8("head"), utf8("one"), utf8(""), utf8("three"))).get())
+        {
+            assertThat(text(reply.header())).isEqualTo("head");
+            assertThat(reply.segmentCount()).isEqualTo(3);
+            assertThat(text(reply.segment(0))).isEqualTo("one");
+            assertThat(text(reply.segment(1))).isEmpty();
+            assertThat(text(reply.segment(2))).isEqualTo("three");
+            assertThat(session.id()).isNotZero();
+            assertThat(session.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void manyConcurrentRequestsAllGetTheirOwnResponse() throws Exception
+    {
+        server.register("echo", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "echo"))
+        {
+            final int total = 20_000;
+            final int window = 64;
+            final List<XioFuture<Message>> inFlight = new ArrayList<>();
+            for (int i = 0; i < total; i++)
+            {
+                final ByteBuffer header = ByteBuffer.allocate(8).putLong(0, i);
+                inFlight.add(session.request(Outbound.of(header)));
+                if (inFlight.size() == window || i == total - 1)
+                {
+                    for (final XioFuture<Message> future : inFlight)
+                    {
+                        try (Message reply = future.get())
+                        {
+                            assertThat(reply.header().getLong(0)).isEqualTo(future.requestId() - 1);
+                        }
+                    }
+                    inFlight.clear();
+                }
+            }
+        }
+    }
+
+    @Test
+    void sessionsOpenOneConnectionPerClientContext() throws Exception
+    {
+        server.register("echo", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "echo");
+             Session second = client.connect(portal.uri().withResource("echo").toString(),
+                 SessionOptions.DEFAULT.withConnections(1)))
+        {
+            assertThat(session.connectionCount()).isEqualTo(client.contexts().size());
+            assertThat(second.connectionCount()).isEqualTo(1);
+            for (int i = 0; i < 50; i++)
+            {
+                session.request(Outbound.of(utf8("x"))).get().close();
+                second.request(Outbound.of(utf8("y"))).get().close();
+            }
+        }
+    }
+
+    @Test
+    void oneWayMessagesWithAndWithoutReceipt() throws Exception
+    {
+        final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
+        server.register("sink", request ->
+        {
+            try (Message message = request.message())
+            {
+                assertThat(request.isOneWay()).isTrue();
+                received.add(text(message.header()));
+            }
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "sink"))
+        {
+            session.send(Outbound.of(utf8("plain"))).get(5, TimeUnit.SECONDS);
+            assertThat(received.poll(5, TimeUnit.SECONDS)).isEqualTo("plain");
+            final XioFuture<Void> receipt = session.send(Outbound.of(utf8("tracked")), CallOptions.DEFAULT.withReceipt(true));
+            receipt.get(5, TimeUnit.SECONDS);
+            // the receipt is sent once the receiver accepted the message, before its handler ran
+            assertThat(received.poll(5, TimeUnit.SECONDS)).isEqualTo("tracked");
+        }
+    }
+
+    @Test
+    void requestsWithReceiptCompleteTheReceiptBeforeTheResponse() throws Exception
+    {
+        final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
+        server.register("slow", held::add);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "slow"))
+        {
+            final XioFuture<Message> future = session.request(Outbound.of(utf8("q")), CallOptions.DEFAULT.withReceipt(true));
+            future.receipt().get(5, TimeUnit.SECONDS);
+            assertThat(future).isNotDone();
+            final InboundRequest request = held.poll(5, TimeUnit.SECONDS);
+            request.respond(Outbound.of(utf8("a")).releaseAfterSend(request.message()));
+            try (Message reply = future.get(5, TimeUnit.SECONDS))
+            {
+                assertThat(text(reply.header())).isEqualTo("a");
+            }
+        }
+    }
+
+    @Test
+    void serverAndClientBothIssueRequestsOnOneSession() throws Exception
+    {
+        // The server answers a request by first asking the client something on the same session.
+        server.register("ask-back", request ->
+        {
+            final String question = text(request.message().header());
+            request.message().close();
+            request.session().request(Outbound.of(utf8("who asks " + question + "?"))).whenComplete((answer, ex) ->
+            {
+                if (ex != null)
+                {
+                    request.fail(ex);
+                    return;
+                }
+                try (answer)
+                {
+                    request.respond(Outbound.of(utf8("client said: " + text(answer.header()))));
+                }
+            });
+        });
+        final Portal portal = server.bind(portalAddress());
+        final SessionOptions options = SessionOptions.DEFAULT.withHandler(request ->
+        {
+            try (Message message = request.message())
+            {
+                request.respond(Outbound.of(utf8("me, about " + text(message.header()))));
+            }
+        });
+        try (Session session = client.connect(portal.uri().withResource("ask-back").toString(), options);
+             Message reply = session.request(Outbound.of(utf8("life"))).get(5, TimeUnit.SECONDS))
+        {
+            assertThat(text(reply.header())).isEqualTo("client said: me, about who asks life?");
+        }
+    }
+
+    @Test
+    void responseMaySendLaterFromAnotherThread() throws Exception
+    {
+        server.register("later", request -> executor.submit(() ->
+        {
+            try (Message message = request.message())
+            {
+                Thread.onSpinWait();
+                request.respond(Outbound.of(utf8("later: " + text(message.header()))));
+            }
+        }));
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "later"))
+        {
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (int i = 0; i < 200; i++)
+            {
+                futures.add(session.request(Outbound.of(utf8("n" + i))));
+            }
+            for (int i = 0; i < futures.size(); i++)
+            {
+                try (Message reply = futures.get(i).get(10, TimeUnit.SECONDS))
+                {
+                    assertThat(text(reply.header())).isEqualTo("later: n" + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void handlerFailureReachesCallerWithRemoteTypeAndMessage() throws Exception
+    {
+        server.register("fails", request ->
+        {
+            request.message().close();
+            throw new IllegalArgumentException("key must not be empty");
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "fails"))
+        {
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("x"))).get(5, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(RemoteException.class)
+                .hasMessageContaining("java.lang.IllegalArgumentException")
+                .hasMessageContaining("key must not be empty")
+                .satisfies(ex -> assertThat(((RemoteException)ex).remoteType())
+                    .isEqualTo("java.lang.IllegalArgumentException"));
+        }
+    }
+
+    @Test
+    void cancelAbortsTheRequestAtTheServerAndDeliversNoResponse() throws Exception
+    {
+        final CountDownLatch cancelled = new CountDownLatch(1);
+        final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
+        server.register("hold", request ->
+        {
+            if (held.isEmpty() && cancelled.getCount() > 0)
+            {
+                request.message().close();
+                request.onCancel(cancelled::countDown);
+                held.add(request);
+            }
+            else
+            {
+                ECHO.onRequest(request);
+            }
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "hold"))
+        {
+            final XioFuture<Message> future = session.request(Outbound.of(utf8("q")));
+            final InboundRequest request = held.poll(5, TimeUnit.SECONDS);
+            assertThat(request).isNotNull();
+            assertThat(future.cancel(true)).isTrue();
+            assertThat(cancelled.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(future.cancelOutcome().get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(request.isCancelled()).isTrue();
+            request.respond(Outbound.of(utf8("too late"))); // dropped, not an error
+            assertThatThrownBy(future::get).isInstanceOf(RequestCancelledException.class);
+            // the session still works afterwards
+            session.request(Outbound.of(utf8("again"))).get(5, TimeUnit.SECONDS).close();
+        }
+    }
+
+    @Test
+    void deadlineFailsTheCallerAndCancelsAtTheServer() throws Exception
+    {
+        final CountDownLatch cancelled = new CountDownLatch(1);
+        server.register("never", request ->
+        {
+            request.message().close();
+            request.onCancel(cancelled::countDown);
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "never"))
+        {
+            final long start = System.nanoTime();
+            final XioFuture<Message> future = session.request(Outbound.of(utf8("q")),
+                CallOptions.timeout(Duration.ofMillis(200)));
+            assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(XioTimeoutException.class)
+                .hasMessageContaining("timed out");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(190));
+            assertThat(cancelled.await(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void cancelAllCancelsARangeOfRequests() throws Exception
+    {
+        final AtomicInteger cancelled = new AtomicInteger();
+        final CountDownLatch arrived = new CountDownLatch(10);
+        server.register("hold", request ->
+        {
+            request.message().close();
+            request.onCancel(cancelled::incrementAndGet);
+            arrived.countDown();
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("hold").toString(),
+            SessionOptions.DEFAULT.withConnections(1)))
+        {
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (int i = 0; i < 10; i++)
+            {
+                futures.add(session.request(Outbound.of(utf8("q" + i))));
+            }
+            assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
+            session.cancelAll();
+            for (final XioFuture<Message> future : futures)
+            {
+                assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+                assertThat(future.isCancelled()).isTrue();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> cancelled.get() == 10);
+        }
+    }
+
+    @Test
+    void largeMessagesOfOneAnd64MiBRoundTripIntact() throws Exception
+    {
+        server.register("echo", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "echo"))
+        {
+            for (final int size : new int[] {1 << 20, 64 << 20})
+            {
+                final ByteBuffer data = client.register(ByteBuffer.allocateDirect(size));
+                for (int i = 0; i < size; i += 8)
+                {
+                    data.putLong(i, i * 0x9E3779B97F4A7C15L);
+                }
+                final ByteBuffer small = utf8("tail");
+                try (Message reply = session.request(Outbound.of(utf8("big"), data, small),
+                    CallOptions.timeout(Duration.ofSeconds(30))).get(30, TimeUnit.SECONDS))
+                {
+                    assertThat(reply.segmentLength(0)).isEqualTo(size);
+                    assertThat(crc(reply.segment(0))).isEqualTo(crc(data));
+                    assertThat(text(reply.segment(1))).isEqualTo("tail");
+                }
+                assertThat(data.position()).isZero(); // xio never moves the caller's buffers
+            }
+        }
+    }
+
+    private static long crc(final ByteBuffer buffer)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(buffer.duplicate());
+        return crc.getValue();
+    }
+
+    @Test
+    void fullSessionRefusesOrWaitsAsTheCallerChose() throws Exception
+    {
+        final XioEngine small = engines.start(engines.builder("small").limits(Limits.DEFAULT.withMaxInFlight(8)));
+        final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
+        server.register("hold", held::add);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = small.connect(portal.uri().withResource("hold").toString()))
+        {
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (int i = 0; i < 8; i++)
+            {
+                futures.add(session.request(Outbound.of(utf8("q" + i))));
+            }
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("one too many"))).get())
+                .cause().isInstanceOf(BackPressureException.class).hasMessageContaining("8 requests in flight");
+            final java.util.concurrent.Future<XioFuture<Message>> waiter = executor.submit(() ->
+                session.request(Outbound.of(utf8("patient")), CallOptions.DEFAULT.withWaitWhenFull(true)));
+            for (int i = 0; i < 8; i++)
+            {
+                final InboundRequest request = held.poll(5, TimeUnit.SECONDS);
+                request.respond(Outbound.of(utf8("ok")).releaseAfterSend(request.message()));
+            }
+            for (final XioFuture<Message> future : futures)
+            {
+                future.get(5, TimeUnit.SECONDS).close();
+            }
+            final InboundRequest last = held.poll(5, TimeUnit.SECONDS);
+            assertThat(text(last.message().header())).isEqualTo("patient");
+            last.respond(Outbound.of(utf8("ok")).releaseAfterSend(last.message()));
+            waiter.get(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS).close();
+        }
+    }
+
+    @Test
+    void slowConsumerDoesNotGrowTheSendersMemory() throws Exception
+    {
+        // The blocked receiver sends no keepalives meanwhile: give it time rather than a reconnect.
+        final XioEngine sender = engines.start(engines.builder("sender")
+            .keepalive(Duration.ofMillis(200), Duration.ofSeconds(60))
+            .limits(Limits.DEFAULT.withMaxInFlight(64).withMaxQueuedBytes(1 << 20)));
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger seen = new AtomicInteger();
+        server.register("slow", request ->
+        {
+            try (Message message = request.message())
+            {
+                seen.incrementAndGet();
+                release.await(); // a consumer that stops reading: blocks its context
+            }
+        });
+        final Portal portal = server.bind(portalAddress(), io.xio.engine.SessionAcceptor.DEFAULT, 0);
+        final java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
+            .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+            .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+        try (Session session = sender.connect(portal.uri().withResource("slow").toString(),
+            SessionOptions.DEFAULT.withConnections(1)))
+        {
+            final ByteBuffer payload = ByteBuffer.allocateDirect(64 << 10);
+            final long before = direct.getMemoryUsed();
+            int refused = 0;
+            final List<XioFuture<Void>> futures = new ArrayList<>();
+            for (int i = 0; i < 5_000; i++)
+            {
+                final XioFuture<Void> future = session.send(Outbound.of(utf8("m"), payload),
+                    CallOptions.timeout(Duration.ofSeconds(60)));
+                if (future.isCompletedExceptionally())
+                {
+                    refused++;
+                }
+                else
+                {
+                    futures.add(future);
+                }
+            }
+            final long grown = direct.getMemoryUsed() - before;
+            // 5000 x 64 KiB = 312 MiB offered; only the in-flight limit's worth may be held anywhere.
+            // Accepted messages were either written (into socket buffers) or are among the 64 in flight.
+            assertThat(refused).isGreaterThan(4_000);
+            assertThat(futures.stream().filter(f -> !f.isDone()).count()).isLessThanOrEqualTo(64);
+            assertThat(grown).isLessThan(64L << 20);
+            release.countDown();
+            for (final XioFuture<Void> future : futures)
+            {
+                future.get(20, TimeUnit.SECONDS);
+            }
+        }
+        finally
+        {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void acceptorSeesAttributesAndAcceptsWithItsOwn() throws Exception
+    {
+        server.register("kv", ECHO);
+        final Portal portal = server.bind(portalAddress(), request ->
+            "secret".equals(request.attributes().get("token"))
+                ? SetupDecision.accept(Map.of("tier", "gold", "resource", request.resource()))
+                : SetupDecision.reject("bad credentials for " + request.resource()));
+        final String uri = portal.uri().withResource("kv").toString();
+        try (Session session = client.connect(uri, SessionOptions.DEFAULT.withAttributes(Map.of("token", "secret"))))
+        {
+            assertThat(session.attributes()).containsEntry("tier", "gold").containsEntry("resource", "kv");
+        }
+        assertThatThrownBy(() -> client.connect(uri, SessionOptions.DEFAULT.withAttributes(Map.of("token", "guess"))))
+            .isInstanceOf(SessionRejectedException.class)
+            .hasMessageContaining("bad credentials for kv")
+            .hasMessageContaining(uri)
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).reason()).isEqualTo("bad credentials for kv"));
+    }
+
+    @Test
+    void unknownResourceIsRejectedWithAReason()
+    {
+        server.register("kv", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        assertThatThrownBy(() -> open(portal, "nope"))
+            .isInstanceOf(SessionRejectedException.class)
+            .hasMessageContaining("no service 'nope'");
+    }
+
+    @Test
+    void redirectRoundRobinSpreadsSessionsOverThreePortals() throws Exception
+    {
+        server.register("kv", request ->
+        {
+            try (Message message = request.message())
+            {
+                request.respond(Outbound.of(utf8(request.session().uri().endpoint().toString())));
+            }
+        });
+        final List<XioUri> targets = new ArrayList<>();
+        for (int i = 0; i < 3; i++)
+        {
+            final int index = i;
+            targets.add(server.bind(portalAddress(),
+                request -> SetupDecision.accept(Map.of("portal", String.valueOf(index))), i % 2).uri());
+        }
+        final Portal front = server.bind(portalAddress(), Redirectors.roundRobin(targets));
+        final Map<String, Integer> perPortal = new ConcurrentHashMap<>();
+        for (int i = 0; i < 6; i++)
+        {
+            try (Session session = open(front, "kv");
+                 Message reply = session.request(Outbound.of(utf8("where"))).get(5, TimeUnit.SECONDS))
+            {
+                final String servedBy = text(reply.header());
+                assertThat(session.attributes().get("portal")).isEqualTo(
+                    String.valueOf(targets.indexOf(XioUri.parse(servedBy))));
+                perPortal.merge(servedBy, 1, Integer::sum);
+            }
+        }
+        assertThat(perPortal).hasSize(3).allSatisfy((portal, count) -> assertThat(count).isEqualTo(2));
+    }
+
+    @Test
+    void refusedConnectionNamesTheAddress()
+    {
+        final String uri = deadAddress();
+        assertThatThrownBy(() -> client.connect(uri))
+            .isInstanceOf(ConnectionException.class)
+            .hasMessageContaining(XioUri.parse(uri).endpoint().toString());
+    }
+
+    /** An address where nothing listens. */
+    protected abstract String deadAddress();
+
+    @Test
+    void killedConnectionsMidFlightLoseAndDuplicateNothing() throws Exception
+    {
+        final Map<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+        server.register("count", request -> executor.submit(() ->
+        {
+            executions.computeIfAbsent(request.requestId(), id -> new AtomicInteger()).incrementAndGet();
+            try (Message message = request.message())
+            {
+                request.respond(Outbound.of(message.header()));
+            }
+        }));
+        final Portal portal = server.bind(portalAddress());
+        final List<SessionEvent> events = new CopyOnWriteArrayList<>();
+        try (Session session = client.connect(portal.uri().withResource("count").toString(),
+            SessionOptions.DEFAULT.withTimeout(Duration.ofSeconds(20)).withListener(events::add)))
+        {
+            final int total = 2_000;
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (int i = 0; i < total; i++)
+            {
+                futures.add(session.request(Outbound.of(ByteBuffer.allocate(4).putInt(0, i)),
+                    CallOptions.DEFAULT.withWaitWhenFull(true)));
+                if (i % 500 == 250)
+                {
+                    session.abortConnections();
+                }
+            }
+            for (int i = 0; i < total; i++)
+            {
+                try (Message reply = futures.get(i).get(20, TimeUnit.SECONDS))
+                {
+                    assertThat(reply.header().getInt(0)).isEqualTo(i);
+                }
+            }
+            assertThat(executions).hasSize(total);
+            assertThat(executions.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+            assertThat(events).extracting(SessionEvent::type).contains(SessionEvent.Type.RECONNECTING,
+                SessionEvent.Type.RECONNECTED);
+            await().atMost(Duration.ofSeconds(5)).until(() -> session.connectionCount() == client.contexts().size());
+        }
+    }
+
+    @Test
+    void closingTheServerFailsCallersWithAClearConnectionError() throws Exception
+    {
+        final XioEngine shortLived = engines.start(engines.builder("short-lived").reconnectTimeout(Duration.ofMillis(500)));
+        final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
+        final XioEngine doomed = XioEngine.builder().name("doomed").contexts(1).busyPoll(Duration.ZERO).build();
+        try
+        {
+            doomed.register("hold", request ->
+            {
+                request.message().close();
+                held.add(request);
+            });
+            final Portal portal = doomed.bind(portalAddress());
+            final Session session = shortLived.connect(portal.uri().withResource("hold").toString(),
+                SessionOptions.DEFAULT.withTimeout(Duration.ofSeconds(20)));
+            final XioFuture<Message> future = session.request(Outbound.of(utf8("q")));
+            assertThat(held.poll(5, TimeUnit.SECONDS)).isNotNull();
+            doomed.close();
+            assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(ConnectionException.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !session.isOpen());
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("after"))).get())
+                .cause().isInstanceOf(ConnectionException.class).hasMessageContaining("closed");
+        }
+        finally
+        {
+            doomed.close();
+        }
+    }
+}
