@@ -4,7 +4,7 @@ package io.xio.engine;
  * A session or connection lifecycle event.
  *
  * @param type what happened
- * @param session the session it happened to (null for a connection refused before a session existed)
+ * @param session the session it happened to (null for a connection-level error, e.g. a protocol violation)
  * @param detail a description naming the peer
  * @param cause the failure behind it, or null
  */

@@ -325,7 +325,13 @@ final class Connection implements LinkHandler
     {
         open = false;
         peers.removed(this);
-        if (cause != null)
+        if (cause instanceof ProtocolViolationException)
+        {
+            LOG.warn("closed connection {}: protocol violation: {}", remoteAddress(), cause.getMessage());
+            engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ERROR, null,
+                "closed connection " + remoteAddress() + ": protocol violation: " + cause.getMessage(), cause));
+        }
+        else if (cause != null)
         {
             LOG.info("connection {} closed: {}", remoteAddress(), cause.toString());
         }

@@ -1,0 +1,87 @@
+package io.xio.engine;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static io.xio.engine.TestEngines.ECHO;
+import static io.xio.engine.TestEngines.text;
+import static io.xio.engine.TestEngines.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ContextTest
+{
+    private static Set<String> xioThreads(final String prefix)
+    {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+            .filter(name -> name.startsWith(prefix)).collect(Collectors.toSet());
+    }
+
+    @Test
+    void eachContextIsOneThreadAndCloseStopsThemAll() throws Exception
+    {
+        try (TestEngines engines = new TestEngines())
+        {
+            final XioEngine engine = engines.start(engines.builder("threads").contexts(3));
+            assertThat(xioThreads("threads-ctx-")).containsExactlyInAnyOrder(
+                "threads-ctx-0", "threads-ctx-1", "threads-ctx-2");
+            final CompletableFuture<String> ranOn = new CompletableFuture<>();
+            final Context context = engine.contexts().get(1);
+            context.execute(() -> ranOn.complete(Thread.currentThread().getName() + ":" + context.inContextThread()));
+            assertThat(ranOn.get(5, TimeUnit.SECONDS)).isEqualTo("threads-ctx-1:true");
+            assertThat(context.inContextThread()).isFalse();
+            assertThatThrownBy(() -> context.runOnce(Duration.ZERO)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("manual");
+        }
+        assertThat(xioThreads("threads-ctx-")).isEmpty();
+    }
+
+    @Test
+    void manualContextsRunOnTheApplicationsThreads() throws Exception
+    {
+        try (TestEngines engines = new TestEngines())
+        {
+            final XioEngine server = engines.start("server");
+            server.register("echo", ECHO);
+            final Portal portal = server.bind("tcp://127.0.0.1:0");
+            final XioEngine client = engines.start(engines.builder("manual").contexts(1).manualContexts(true));
+            assertThat(xioThreads("manual-ctx-")).isEmpty();
+            final Context context = client.contexts().get(0);
+            final CompletableFuture<Session> opening = client.openSession(
+                portal.uri().withResource("echo").toString(), SessionOptions.DEFAULT);
+            while (!opening.isDone())
+            {
+                context.runOnce(Duration.ofMillis(10));
+            }
+            final Session session = opening.get();
+            final XioFuture<Message> reply = session.request(Outbound.of(utf8("by hand")));
+            while (!reply.isDone())
+            {
+                context.runOnce(Duration.ofMillis(10));
+            }
+            try (Message message = reply.get())
+            {
+                assertThat(text(message.header())).isEqualTo("by hand");
+            }
+            // another thread wakes a context parked in runOnce
+            final CountDownLatch ran = new CountDownLatch(1);
+            final Thread waker = new Thread(() -> context.execute(ran::countDown));
+            final long start = System.nanoTime();
+            waker.start();
+            context.runOnce(Duration.ofSeconds(10));
+            waker.join();
+            assertThat(ran.await(0, TimeUnit.SECONDS)).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            session.close();
+            context.doWork();
+        }
+    }
+}
