@@ -1,4 +1,0 @@
-/**
- * Runnable samples that show how to use xio.
- */
-package io.xio.sample;
