@@ -73,7 +73,7 @@ public final class XioEngine implements AutoCloseable
             transports.put(transport.scheme(), transport);
         }
         core = new EngineCore(name, loops, transports, leaks, builder.limits, builder.keepaliveInterval,
-            builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.listener);
+            builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin, builder.listener);
         if (builder.manualContexts)
         {
             runners = null;
@@ -322,6 +322,7 @@ public final class XioEngine implements AutoCloseable
         private Duration keepaliveTimeout = Duration.ofSeconds(10);
         private Duration reconnectTimeout = Duration.ofSeconds(30);
         private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration callerSpin = Duration.ZERO;
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
@@ -354,6 +355,18 @@ public final class XioEngine implements AutoCloseable
         {
             requireNonNegative("busyPoll", value);
             busyPoll = value;
+            return this;
+        }
+
+        /**
+         * How long a thread blocked on a {@link XioFuture} spins before it parks. Worth it only when cores are
+         * spare beyond the contexts' own: on a machine with no spare core the spinning caller slows the context
+         * it waits for. Default 0.
+         */
+        public Builder callerSpin(final Duration value)
+        {
+            requireNonNegative("callerSpin", value);
+            callerSpin = value;
             return this;
         }
 

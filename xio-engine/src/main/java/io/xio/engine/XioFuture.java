@@ -9,21 +9,22 @@ import java.util.concurrent.TimeoutException;
  * The outcome of a request or message. Cancelling it cancels the request at the peer too (S4: the peer tries
  * to abort it; no response is delivered either way), and {@link #cancelOutcome()} then tells whether the
  * peer aborted it before it ran. {@link #receipt()} completes when the peer confirmed delivery, for calls
- * that asked for a receipt. Blocking waits spin briefly before parking, since a response often arrives
- * sooner than a thread wakes. Thread-safe.
+ * that asked for a receipt. Blocking waits may spin briefly before parking
+ * ({@link XioEngine.Builder#callerSpin}), since a response often arrives sooner than a parked thread wakes.
+ * Thread-safe.
  */
 public final class XioFuture<T> extends CompletableFuture<T>
 {
-    private static final long SPIN_NANOS = 20_000;
-
     private final long requestId;
+    private final long spinNanos;
     private final CompletableFuture<Void> receipt;
     private final CompletableFuture<Boolean> cancelOutcome = new CompletableFuture<>();
     private volatile Runnable onCancel;
 
-    public XioFuture(final long requestId, final boolean receipt)
+    public XioFuture(final long requestId, final boolean receipt, final long spinNanos)
     {
         this.requestId = requestId;
+        this.spinNanos = spinNanos;
         this.receipt = receipt ? new CompletableFuture<>() : null;
     }
 
@@ -107,7 +108,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     @Override
     public T get() throws InterruptedException, ExecutionException
     {
-        spin(SPIN_NANOS);
+        spin(spinNanos);
         return super.get();
     }
 
@@ -115,20 +116,20 @@ public final class XioFuture<T> extends CompletableFuture<T>
     public T get(final long timeout, final TimeUnit unit)
         throws InterruptedException, ExecutionException, TimeoutException
     {
-        spin(Math.min(SPIN_NANOS, unit.toNanos(timeout)));
+        spin(Math.min(spinNanos, unit.toNanos(timeout)));
         return super.get(timeout, unit);
     }
 
     @Override
     public T join()
     {
-        spin(SPIN_NANOS);
+        spin(spinNanos);
         return super.join();
     }
 
     private void spin(final long nanos)
     {
-        if (isDone())
+        if (nanos <= 0 || isDone())
         {
             return;
         }

@@ -76,6 +76,10 @@ public final class SetupCodec
 
         public Writer strings(final List<String> values)
         {
+            if (values.size() > MAX_STRING)
+            {
+                throw new IllegalArgumentException("too many strings: " + values.size());
+            }
             out.write(values.size() & 0xFF);
             out.write(values.size() >>> 8);
             values.forEach(this::string);

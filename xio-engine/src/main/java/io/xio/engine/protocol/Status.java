@@ -1,6 +1,6 @@
 package io.xio.engine.protocol;
 
-/** Status codes carried by RESPONSE, SETUP_REJECT and CLOSE frames. Thread-safe (constants only). */
+/** Status codes carried by RESPONSE frames. Thread-safe (constants only). */
 public final class Status
 {
     public static final int OK = 0;
@@ -8,14 +8,12 @@ public final class Status
     public static final int APPLICATION_ERROR = 1;
     /** The receiver had too many requests of this session executing. */
     public static final int BACK_PRESSURE = 2;
-    /** No handler for the session's resource. */
+    /** This side has no handler for requests on the session (a client session opened without one). */
     public static final int NO_HANDLER = 3;
     /** A retransmitted request had executed, but its response was too large to keep for a resend. */
     public static final int RESPONSE_LOST = 4;
     /** A retransmitted request is older than the receiver's deduplication window. */
     public static final int OUTSIDE_WINDOW = 5;
-    /** The receiver is shutting down. */
-    public static final int SHUTTING_DOWN = 6;
 
     private Status()
     {
@@ -28,10 +26,9 @@ public final class Status
             case OK: return "ok";
             case APPLICATION_ERROR: return "application error";
             case BACK_PRESSURE: return "receiver has too many requests executing";
-            case NO_HANDLER: return "no handler for the resource";
+            case NO_HANDLER: return "no handler for requests on this session";
             case RESPONSE_LOST: return "request executed, but its response was lost with the connection";
             case OUTSIDE_WINDOW: return "retransmitted request is outside the deduplication window";
-            case SHUTTING_DOWN: return "receiver is shutting down";
             default: return "status " + status;
         }
     }

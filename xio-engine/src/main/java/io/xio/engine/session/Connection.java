@@ -44,6 +44,7 @@ final class Connection implements LinkHandler
     final Peers peers;
     final TransportLink link;
     private final XioUri endpoint;
+    private final String key;
     private final PortalImpl portal;
     private final Long2ObjectHashMap<Lane> lanes = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Call> calls = new Long2ObjectHashMap<>();
@@ -54,14 +55,19 @@ final class Connection implements LinkHandler
     private long lastReceived;
     private long lastSent;
 
-    /** @param endpoint the address dialled (client side), or null; @param portal the portal (server side), or null */
+    /**
+     * @param endpoint the address dialled (client side), or null
+     * @param key the key the context's registry knows this outbound connection by, or null
+     * @param portal the portal (server side), or null
+     */
     Connection(final EngineCore engine, final Peers peers, final TransportLink link, final XioUri endpoint,
-        final PortalImpl portal)
+        final String key, final PortalImpl portal)
     {
         this.engine = engine;
         this.peers = peers;
         this.link = link;
         this.endpoint = endpoint;
+        this.key = key;
         this.portal = portal;
         lastReceived = lastSent = peers.loop.nanoTime();
     }
@@ -75,6 +81,11 @@ final class Connection implements LinkHandler
     XioUri endpoint()
     {
         return endpoint;
+    }
+
+    String key()
+    {
+        return key;
     }
 
     boolean isOpen()
@@ -120,9 +131,16 @@ final class Connection implements LinkHandler
     void removeLane(final long sessionId, final Lane lane)
     {
         lanes.remove(sessionId, lane);
+        releaseIfUnused();
+    }
+
+    /** Closes an outbound connection nothing uses any more, after writing what is queued (a CLOSE, say). */
+    void releaseIfUnused()
+    {
         if (lanes.isEmpty() && calls.isEmpty() && endpoint != null && open)
         {
-            close(null); // nothing uses this outbound connection any more
+            link.flush();
+            close(null);
         }
     }
 
@@ -131,6 +149,12 @@ final class Connection implements LinkHandler
         final long token = ++nextToken;
         calls.put(token, call);
         return token;
+    }
+
+    /** Drops a call that timed out; its answer, should it come, is then a protocol violation. */
+    void forget(final long token)
+    {
+        calls.remove(token);
     }
 
     boolean sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 final class DedupWindow
 {
+    /** Largest request id the state word can hold. */
+    static final long MAX_ID = (1L << 61) - 1;
     static final int FREE = 0;
     static final int EXECUTING = 1;
     static final int DONE = 2;
@@ -85,6 +87,14 @@ final class DedupWindow
         responses.set(slot, response);
         calls.set(slot, null);
         states.compareAndSet(slot, id << 2 | EXECUTING, id << 2 | DONE);
+    }
+
+    /** Forgets {@code id}, claimed but refused before it ran, so a retransmit of it may run. */
+    void abandon(final long id)
+    {
+        final int slot = (int)(id & mask);
+        calls.set(slot, null);
+        states.compareAndSet(slot, id << 2 | EXECUTING, FREE);
     }
 
     /** The response kept for {@code id}, or null when none was kept or the slot moved on. */

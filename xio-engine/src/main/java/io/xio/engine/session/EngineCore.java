@@ -37,12 +37,13 @@ public final class EngineCore
     final Duration keepaliveTimeout;
     final Duration reconnectTimeout;
     final Duration connectTimeout;
+    final long callerSpinNanos;
     final SessionListener listener;
 
     public EngineCore(final String name, final EventLoop[] loops, final Map<String, Transport> transports,
         final LeakTracker leaks, final Limits limits, final Duration keepaliveInterval,
         final Duration keepaliveTimeout, final Duration reconnectTimeout, final Duration connectTimeout,
-        final SessionListener listener)
+        final Duration callerSpin, final SessionListener listener)
     {
         this.name = name;
         this.loops = loops;
@@ -53,6 +54,7 @@ public final class EngineCore
         this.keepaliveTimeout = keepaliveTimeout;
         this.reconnectTimeout = reconnectTimeout;
         this.connectTimeout = connectTimeout;
+        this.callerSpinNanos = callerSpin.toNanos();
         this.listener = listener;
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)

@@ -38,6 +38,7 @@ final class Lane
     final SessionImpl session;
     final Peers peers;
     final EventLoop loop;
+    private final int slot;
     private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<io.xio.engine.XioFuture<?>> cancelling = new Long2ObjectHashMap<>();
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
@@ -49,11 +50,16 @@ final class Lane
     private int attempts;
     private Throwable lastFailure;
 
-    Lane(final SessionImpl session, final Peers peers)
+    /**
+     * @param slot which of the context's connections to the peer this lane uses: 0 unless a session has more
+     *             connections than the engine has contexts, since one connection carries one lane per session
+     */
+    Lane(final SessionImpl session, final Peers peers, final int slot)
     {
         this.session = session;
         this.peers = peers;
         this.loop = peers.loop;
+        this.slot = slot;
     }
 
     boolean isUp()
@@ -65,38 +71,55 @@ final class Lane
 
     void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
     {
-        final long timer = loop.schedule(loop.nanoTime() + session.engine.connectTimeout.toNanos(), () ->
-            session.refused(new ConnectionException("no answer to the session set-up from " +
-                address.endpoint() + " within " + session.engine.connectTimeout)));
-        peers.connect(address, c ->
+        final byte[] body = new SetupCodec.Writer().u8(hops).string(session.resource)
+            .map(session.sentAttributes()).toBytes();
+        if (body.length > session.engine.limits.maxHeaderBytes())
+        {
+            session.refused(new IllegalArgumentException("set-up attributes of " + body.length + " bytes exceed " +
+                "the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
+            return;
+        }
+        peers.connect(address, slot, c ->
         {
             if (closed)
             {
                 return;
             }
+            // The connect has its own timeout; this one bounds the server's answer.
+            final long[] timer = new long[1];
             final long token = c.call(new Connection.Call()
             {
                 @Override
                 public void onAnswer(final Connection connection, final Frame frame)
                 {
-                    loop.cancelTimer(timer);
-                    onSetupAnswer(connection, frame, address, hops);
+                    loop.cancelTimer(timer[0]);
+                    try
+                    {
+                        onSetupAnswer(connection, frame, address, hops);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        session.refused(ex);
+                        throw ex;
+                    }
                 }
 
                 @Override
                 public void onFailed(final Connection connection, final Throwable cause)
                 {
-                    loop.cancelTimer(timer);
+                    loop.cancelTimer(timer[0]);
                     retrySetup(cause, hops, alternatives);
                 }
             });
-            c.sendControl(FrameType.SETUP, 0, 0, token, 0, new SetupCodec.Writer().u8(hops)
-                .string(session.resource).map(session.sentAttributes()).toBytes());
-        }, cause ->
-        {
-            loop.cancelTimer(timer);
-            retrySetup(cause, hops, alternatives);
-        });
+            timer[0] = loop.schedule(loop.nanoTime() + session.engine.connectTimeout.toNanos(), () ->
+            {
+                c.forget(token);
+                c.releaseIfUnused();
+                retrySetup(new ConnectionException("no answer to the session set-up from " + address.endpoint() +
+                    " within " + session.engine.connectTimeout), hops, alternatives);
+            });
+            c.sendControl(FrameType.SETUP, 0, 0, token, 0, body);
+        }, cause -> retrySetup(cause, hops, alternatives));
     }
 
     private void retrySetup(final Throwable cause, final int hops, final List<XioUri> alternatives)
@@ -120,32 +143,46 @@ final class Lane
             case FrameType.SETUP_ACCEPT ->
             {
                 final var attributes = body.map();
+                final int peerMaxInFlight = body.i32();
                 target = address.endpoint();
                 session.assignId(frame.sessionId());
+                session.limitInFlight(peerMaxInFlight);
                 attach(c);
                 session.established(attributes, target);
             }
             case FrameType.SETUP_REJECT ->
+            {
+                final String reason = body.string();
+                c.releaseIfUnused();
                 session.refused(new SessionRejectedException(address.withResource(session.resource).toString(),
-                    body.string()));
+                    reason));
+            }
             case FrameType.SETUP_REDIRECT ->
             {
                 final List<XioUri> portals = new ArrayList<>();
                 for (final String uri : body.strings())
                 {
-                    portals.add(XioUri.parse(uri));
+                    try
+                    {
+                        portals.add(XioUri.parse(uri));
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new ProtocolViolationException("SETUP_REDIRECT to an unusable portal: " +
+                            ex.getMessage());
+                    }
                 }
                 if (portals.isEmpty())
                 {
                     throw new ProtocolViolationException("SETUP_REDIRECT without portals");
                 }
+                c.releaseIfUnused();
                 if (hops + 1 > MAX_REDIRECTS)
                 {
                     session.refused(new ConnectionException("session to " + session.uri + " was redirected more " +
                         "than " + MAX_REDIRECTS + " times (last to " + portals + ")"));
                     return;
                 }
-                c.removeLane(0, this); // closes the connection if nothing else uses it
                 setup(portals.get(0), hops + 1, portals.subList(1, portals.size()));
             }
             default -> throw new ProtocolViolationException("unexpected " + FrameType.name(frame.type()) +
@@ -170,7 +207,7 @@ final class Lane
 
     private void attachTo(final Runnable onAttached, final java.util.function.Consumer<Throwable> onFailed)
     {
-        peers.connect(target, c ->
+        peers.connect(target, slot, c ->
         {
             if (closed)
             {
@@ -620,9 +657,19 @@ final class Lane
         }
     }
 
+    /** Request ids count up from 1 and stay far below 2^62, the dedup window's range. */
+    private static long checkedId(final long id)
+    {
+        if (id < 1 || id > DedupWindow.MAX_ID)
+        {
+            throw new ProtocolViolationException("request id " + id + " outside 1.." + DedupWindow.MAX_ID);
+        }
+        return id;
+    }
+
     private void onRequest(final Frame frame, final Slab slab)
     {
-        final long id = frame.requestId();
+        final long id = checkedId(frame.requestId());
         final int flags = frame.flags();
         final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
         final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
@@ -634,8 +681,8 @@ final class Lane
                 if (session.executing.incrementAndGet() > session.engine.limits.maxInFlight())
                 {
                     session.executing.decrementAndGet();
-                    session.window.complete(id, null);
-                    answerStatus(id, flags, oneWay, Status.BACK_PRESSURE);
+                    session.window.abandon(id);
+                    answerStatus(id, flags, Status.BACK_PRESSURE);
                     return;
                 }
                 if (receipt)
@@ -663,8 +710,8 @@ final class Lane
                     resend(id, flags);
                 }
             }
-            case TOO_OLD -> answerStatus(id, flags, oneWay, Status.OUTSIDE_WINDOW);
-            case FULL -> answerStatus(id, flags, oneWay, Status.BACK_PRESSURE);
+            case TOO_OLD -> answerStatus(id, flags, Status.OUTSIDE_WINDOW);
+            case FULL -> answerStatus(id, flags, Status.BACK_PRESSURE);
         }
     }
 
@@ -673,11 +720,7 @@ final class Lane
         if (session.handler == null)
         {
             call.message.close();
-            call.fail(new IllegalStateException("no handler for requests on session " + session.describe()));
-            if (oneWay)
-            {
-                call.delivered();
-            }
+            call.refuse(Status.NO_HANDLER);
             return;
         }
         try
@@ -709,9 +752,11 @@ final class Lane
         }
     }
 
-    private void answerStatus(final long id, final int flags, final boolean oneWay, final int status)
+    /** A refusal: requests and one-way messages that asked for a receipt hear of it; fire-and-forget does not. */
+    private void answerStatus(final long id, final int flags, final int status)
     {
-        if (!oneWay && up)
+        final boolean silent = (flags & FrameFlags.ONE_WAY) != 0 && (flags & FrameFlags.RECEIPT_REQUESTED) == 0;
+        if (!silent && up)
         {
             connection.sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id, status,
                 Outbound.empty(), null);
@@ -729,7 +774,7 @@ final class Lane
         final DedupWindow.Retained kept = session.window.retained(id);
         if (kept == null)
         {
-            answerStatus(id, flags, false, Status.RESPONSE_LOST);
+            answerStatus(id, flags, Status.RESPONSE_LOST);
             return;
         }
         final ByteBuffer all = ByteBuffer.wrap(kept.bytes());
@@ -746,8 +791,9 @@ final class Lane
 
     private void onCancel(final Frame frame)
     {
-        final long first = frame.requestId();
-        final long last = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(), frame.headerLength()).i64();
+        final long first = checkedId(frame.requestId());
+        final long last = checkedId(new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength()).i64());
         if (last < first)
         {
             throw new ProtocolViolationException("CANCEL range " + first + ".." + last + " is empty");
@@ -755,9 +801,9 @@ final class Lane
         // Bounded by the window: ids outside it are not executing here.
         final long span = Math.min(last - first, session.engine.limits.dedupWindow() - 1);
         int aborted = 0;
-        for (long id = first; id <= first + span; id++)
+        for (long i = 0; i <= span; i++)
         {
-            final Object call = session.window.call(id);
+            final Object call = session.window.call(first + i);
             if (call instanceof ServerCall serverCall && serverCall.cancel())
             {
                 aborted++;

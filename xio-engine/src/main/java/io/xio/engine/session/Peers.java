@@ -42,10 +42,11 @@ final class Peers
     }
 
     /** An open connection to {@code address}'s endpoint, new or reused. */
-    void connect(final XioUri address, final Consumer<Connection> onReady, final Consumer<Throwable> onFail)
+    void connect(final XioUri address, final int slot, final Consumer<Connection> onReady,
+        final Consumer<Throwable> onFail)
     {
         final XioUri endpoint = address.endpoint();
-        final String key = endpoint.toString();
+        final String key = slot == 0 ? endpoint.toString() : endpoint + "#" + slot;
         final Connection existing = outbound.get(key);
         if (existing != null && existing.isOpen())
         {
@@ -87,7 +88,7 @@ final class Peers
             @Override
             public void onConnected(final TransportLink link)
             {
-                final Connection connection = new Connection(engine, Peers.this, link, endpoint, null);
+                final Connection connection = new Connection(engine, Peers.this, link, endpoint, key, null);
                 if (!dialing.remove(key, dial))
                 {
                     connection.start();
@@ -120,9 +121,9 @@ final class Peers
     void removed(final Connection connection)
     {
         all.remove(connection);
-        if (connection.endpoint() != null)
+        if (connection.key() != null)
         {
-            outbound.remove(connection.endpoint().toString(), connection);
+            outbound.remove(connection.key(), connection);
         }
     }
 

@@ -36,7 +36,7 @@ public final class PortalImpl implements Portal
             try
             {
                 portal.listener = engine.transport(address.scheme()).listen(address, portal.peers.loop,
-                    link -> new Connection(engine, portal.peers, link, null, portal).start());
+                    link -> new Connection(engine, portal.peers, link, null, null, portal).start());
                 portal.uri = portal.listener.address();
                 bound.complete(portal);
             }

@@ -95,6 +95,15 @@ final class ServerCall implements InboundRequest
         lane.session.answered(this, status, response);
     }
 
+    /** Answers with a bare status (no handler ran). */
+    void refuse(final int status)
+    {
+        if (state.compareAndSet(EXECUTING, ANSWERED))
+        {
+            lane.session.answered(this, status, isOneWay() ? null : Outbound.empty());
+        }
+    }
+
     /** The one-way message was handed to the handler: nothing more to answer. */
     void delivered()
     {

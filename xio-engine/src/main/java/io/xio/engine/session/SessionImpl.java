@@ -55,6 +55,7 @@ public final class SessionImpl implements Session
     private volatile Map<String, String> attributes;
     private volatile long id;
     private volatile Lane[] lanes = new Lane[0];
+    private volatile long lingerEpoch;
 
     private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler, final SessionListener listener,
@@ -96,7 +97,7 @@ public final class SessionImpl implements Session
         final Lane[] lanes = new Lane[count];
         for (int i = 0; i < count; i++)
         {
-            lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()));
+            lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
         session.lanes = lanes;
         final Lane first = lanes[0];
@@ -114,6 +115,16 @@ public final class SessionImpl implements Session
     void assignId(final long sessionId)
     {
         id = sessionId;
+    }
+
+    /** Lowers this side's in-flight limit to the peer's, if that is smaller; before any request is sent. */
+    void limitInFlight(final int peerMaxInFlight)
+    {
+        final int excess = engine.limits.maxInFlight() - Math.max(1, peerMaxInFlight);
+        if (excess > 0)
+        {
+            permits.acquireUninterruptibly(excess);
+        }
     }
 
     void established(final Map<String, String> acceptedAttributes, final XioUri target)
@@ -166,12 +177,13 @@ public final class SessionImpl implements Session
 
     Lane newServerLane(final Peers peers)
     {
-        final Lane lane = new Lane(this, peers);
+        final Lane lane = new Lane(this, peers, 0);
         synchronized (this)
         {
             final Lane[] grown = Arrays.copyOf(lanes, lanes.length + 1);
             grown[grown.length - 1] = lane;
             lanes = grown;
+            lingerEpoch++;
         }
         return lane;
     }
@@ -180,6 +192,7 @@ public final class SessionImpl implements Session
     void removeServerLane(final Lane lane)
     {
         final boolean none;
+        final long epoch;
         synchronized (this)
         {
             final Lane[] current = lanes;
@@ -200,12 +213,14 @@ public final class SessionImpl implements Session
             System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
             lanes = shrunk;
             none = shrunk.length == 0;
+            epoch = lingerEpoch;
         }
         if (none && isOpen())
         {
+            // Expires unless a connection attached since (which moves the epoch on).
             lane.loop.schedule(lane.loop.nanoTime() + engine.reconnectTimeout.toNanos(), () ->
             {
-                if (lanes.length == 0)
+                if (lanes.length == 0 && lingerEpoch == epoch)
                 {
                     expire();
                 }
@@ -292,7 +307,7 @@ public final class SessionImpl implements Session
         final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
             message.dataLength());
         final long requestId = ids.incrementAndGet();
-        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt());
+        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
         if (frameLength > engine.limits.maxMessageBytes() || message.segmentCount() > engine.limits.maxSegments() ||
             message.headerLength() > engine.limits.maxHeaderBytes())
         {
@@ -394,6 +409,25 @@ public final class SessionImpl implements Session
             window.complete(call.id, null);
             return;
         }
+        final long frameLength = Frame.frameLength(response.headerLength(), response.segmentCount(),
+            response.dataLength());
+        if (frameLength > engine.limits.maxMessageBytes() || response.segmentCount() > engine.limits.maxSegments() ||
+            response.headerLength() > engine.limits.maxHeaderBytes())
+        {
+            // Fail the call here rather than make the peer drop the connection over an oversized frame.
+            response.released();
+            final String text = XioException.class.getName() + "\nresponse of " + frameLength + " bytes, " +
+                response.segmentCount() + " segments and a " + response.headerLength() + "-byte header exceeds " +
+                "the limits " + engine.limits;
+            sendAnswer(call, io.xio.engine.protocol.Status.APPLICATION_ERROR, Outbound.of(
+                ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            return;
+        }
+        sendAnswer(call, status, response);
+    }
+
+    private void sendAnswer(final ServerCall call, final int status, final Outbound response)
+    {
         window.complete(call.id, retain(status, response));
         final Lane lane = call.lane;
         if (lane.loop.inContextThread())

@@ -152,6 +152,100 @@ public abstract class TransportConformanceTest
     }
 
     @Test
+    void moreConnectionsThanContextsEachCarryTheirOwnRequests() throws Exception
+    {
+        server.register("echo", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        final int connections = client.contexts().size() * 2 + 1;
+        try (Session session = client.connect(portal.uri().withResource("echo").toString(),
+            SessionOptions.DEFAULT.withConnections(connections)))
+        {
+            assertThat(session.connectionCount()).isEqualTo(connections);
+            final List<java.util.concurrent.Future<?>> callers = new ArrayList<>();
+            for (int t = 0; t < 4; t++)
+            {
+                callers.add(executor.submit(() ->
+                {
+                    for (int i = 0; i < 500; i++)
+                    {
+                        try (Message reply = session.request(Outbound.of(utf8("r" + i))).get(5, TimeUnit.SECONDS))
+                        {
+                            assertThat(text(reply.header())).isEqualTo("r" + i);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (final java.util.concurrent.Future<?> caller : callers)
+            {
+                caller.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void closingASessionTellsThePeerAtOnce() throws Exception
+    {
+        final List<SessionEvent> serverEvents = new CopyOnWriteArrayList<>();
+        final XioEngine listening = engines.start(engines.builder("listening").sessionListener(serverEvents::add)
+            .reconnectTimeout(Duration.ofMinutes(5)));
+        listening.register("echo", ECHO);
+        final Portal portal = listening.bind(portalAddress());
+        final Session session = open(portal, "echo");
+        session.request(Outbound.of(utf8("x"))).get(5, TimeUnit.SECONDS).close();
+        session.close();
+        // well before the 5-minute linger a lost connection would get
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.stream().anyMatch(
+            event -> event.type() == SessionEvent.Type.CLOSED && event.session().id() == session.id()));
+        assertThat(session.isOpen()).isFalse();
+    }
+
+    @Test
+    void oversizedResponseFailsTheCallNotTheConnection() throws Exception
+    {
+        final XioEngine strict = engines.start(engines.builder("strict")
+            .limits(Limits.DEFAULT.withMaxMessageBytes(64 << 10)));
+        strict.register("big", request ->
+        {
+            request.message().close();
+            request.respond(Outbound.of(utf8("h"), ByteBuffer.allocate(100 << 10)));
+        });
+        strict.register("echo", ECHO);
+        final Portal portal = strict.bind(portalAddress());
+        try (Session big = open(portal, "big"); Session echo = open(portal, "echo"))
+        {
+            assertThatThrownBy(() -> big.request(Outbound.of(utf8("q"))).get(5, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(RemoteException.class).hasMessageContaining("exceeds the limits");
+            echo.request(Outbound.of(utf8("fine"))).get(5, TimeUnit.SECONDS).close();
+            big.request(Outbound.of(utf8("again"))).handle((m, ex) -> ex).get(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void requestToAClientWithoutHandlerIsRefusedWithAStatus() throws Exception
+    {
+        final java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        server.register("ask", request ->
+        {
+            request.message().close();
+            request.session().request(Outbound.of(utf8("hello?"))).whenComplete((reply, ex) ->
+            {
+                outcome.complete(ex);
+                request.respond(Outbound.empty());
+            });
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "ask"))
+        {
+            session.request(Outbound.of(utf8("go"))).get(5, TimeUnit.SECONDS).close();
+            assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(RemoteException.class)
+                .hasMessageContaining("no handler")
+                .satisfies(ex -> assertThat(((RemoteException)ex).status())
+                    .isEqualTo(io.xio.engine.protocol.Status.NO_HANDLER));
+        }
+    }
+
+    @Test
     void oneWayMessagesWithAndWithoutReceipt() throws Exception
     {
         final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
