@@ -22,8 +22,11 @@ public record Limits(
     int dedupWindow,
     int retainedResponseBytes)
 {
-    /** 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 4096 ids, 64 KiB kept. */
-    public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 4096, 64 << 10);
+    /**
+     * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
+     * up to 16 KiB kept (so at most 32 MiB of kept responses per session).
+     */
+    public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10);
 
     public Limits
     {
