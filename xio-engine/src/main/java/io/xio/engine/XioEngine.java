@@ -233,6 +233,26 @@ public final class XioEngine implements AutoCloseable
         }
     }
 
+    /** Totals of frames, writes and bytes over all contexts. Any thread. */
+    public EngineStatistics statistics()
+    {
+        long framesSent = 0;
+        long writes = 0;
+        long bytesSent = 0;
+        long framesReceived = 0;
+        long bytesReceived = 0;
+        for (final EventLoop loop : loops)
+        {
+            final var counters = loop.counters();
+            framesSent += counters.framesSent();
+            writes += counters.writes();
+            bytesSent += counters.bytesSent();
+            framesReceived += counters.framesReceived();
+            bytesReceived += counters.bytesReceived();
+        }
+        return new EngineStatistics(framesSent, writes, bytesSent, framesReceived, bytesReceived);
+    }
+
     /** Received messages not yet released; empty unless leak detection is on. */
     public List<Throwable> unreleasedMessages()
     {

@@ -48,6 +48,8 @@ public final class EventLoop implements Agent, Context, TransportContext
     private final DeadlineTimerWheel timers;
     private final Long2ObjectHashMap<Runnable> timerTasks = new Long2ObjectHashMap<>();
     private final DeadlineTimerWheel.TimerHandler onTimer = this::onTimerExpiry;
+    private final DeadlineTimerWheel.TimerConsumer earliest = (deadline, id) -> this.nextDeadline = Math.min(this.nextDeadline, deadline);
+    private final LoopCounters counters = new LoopCounters();
     private final long busyPollNanos;
     private final boolean manual;
     private volatile boolean parked;
@@ -250,7 +252,7 @@ public final class EventLoop implements Agent, Context, TransportContext
         if (timers.timerCount() > 0)
         {
             nextDeadline = Long.MAX_VALUE;
-            timers.forEach((deadline, id) -> nextDeadline = Math.min(nextDeadline, deadline));
+            timers.forEach(earliest);
             timeout = Math.min(timeout, nextDeadline - System.nanoTime());
         }
         if (timeout <= 0)
@@ -395,6 +397,12 @@ public final class EventLoop implements Agent, Context, TransportContext
     public long nanoTime()
     {
         return nanoTime;
+    }
+
+    @Override
+    public LoopCounters counters()
+    {
+        return counters;
     }
 
     @Override

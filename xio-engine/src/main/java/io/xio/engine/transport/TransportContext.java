@@ -42,4 +42,7 @@ public interface TransportContext
 
     /** The time of the current loop turn, System.nanoTime base. */
     long nanoTime();
+
+    /** The context's counters, for the transport to count frames and writes. */
+    io.xio.engine.context.LoopCounters counters();
 }

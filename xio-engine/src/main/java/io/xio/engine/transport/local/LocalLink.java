@@ -111,6 +111,7 @@ final class LocalLink extends StreamLink implements Poller
             throw new ConnectionException("connection closed by peer " + remote);
         }
         int index = from;
+        long bytes = 0;
         while (index < to)
         {
             final ByteBuffer buffer = buffers[index];
@@ -118,7 +119,12 @@ final class LocalLink extends StreamLink implements Poller
             {
                 break;
             }
+            bytes += buffer.remaining();
             index++;
+        }
+        if (bytes > 0)
+        {
+            context.counters().wrote(bytes);
         }
         transmitted(index);
         final LocalLink reader = out.reader;

@@ -22,6 +22,7 @@ public final class FrameAssembler
 
     private final BufferPool pool;
     private final Limits limits;
+    private final io.xio.engine.context.LoopCounters counters;
     private final Frame frame = new Frame();
     private Slab slab;
     private ByteBuffer view;
@@ -32,10 +33,11 @@ public final class FrameAssembler
     private int largeFill;
     private int largeLength;
 
-    public FrameAssembler(final BufferPool pool, final Limits limits)
+    public FrameAssembler(final BufferPool pool, final Limits limits, final io.xio.engine.context.LoopCounters counters)
     {
         this.pool = pool;
         this.limits = limits;
+        this.counters = counters;
     }
 
     /** Where the next bytes go: read into the returned buffer's remaining space, then call {@link #received}. */
@@ -91,6 +93,7 @@ public final class FrameAssembler
                 large = null;
                 largeView = null;
                 checkBody(whole, 0);
+                counters.frameReceived(largeLength);
                 try
                 {
                     handler.onFrame(whole, 0, largeLength);
@@ -120,6 +123,7 @@ public final class FrameAssembler
             if (length <= writePos - readPos)
             {
                 checkBody(slab, readPos);
+                counters.frameReceived(length);
                 handler.onFrame(slab, readPos, length);
                 readPos += length;
             }

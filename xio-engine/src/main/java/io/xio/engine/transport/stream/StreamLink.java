@@ -44,7 +44,7 @@ public abstract class StreamLink implements TransportLink
     protected StreamLink(final TransportContext context)
     {
         this.context = context;
-        this.assembler = new FrameAssembler(context.pool(), context.limits());
+        this.assembler = new FrameAssembler(context.pool(), context.limits(), context.counters());
     }
 
     @Override
@@ -87,6 +87,7 @@ public abstract class StreamLink implements TransportLink
     {
         stagePos += claimLength;
         queuedPosition += claimLength;
+        context.counters().frameSent();
         scheduleFlush();
     }
 

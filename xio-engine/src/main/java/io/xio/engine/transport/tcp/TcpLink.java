@@ -128,6 +128,10 @@ final class TcpLink extends StreamLink implements SelectionHandler
         {
             final long n = channel.write(buffers, index, Math.min(to - index, 1024));
             written += n;
+            if (n > 0)
+            {
+                context.counters().wrote(n);
+            }
             while (index < to && !buffers[index].hasRemaining())
             {
                 index++;

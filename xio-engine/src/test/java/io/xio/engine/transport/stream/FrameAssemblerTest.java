@@ -2,6 +2,7 @@ package io.xio.engine.transport.stream;
 
 import io.xio.engine.Limits;
 import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.context.LoopCounters;
 import io.xio.engine.memory.BufferPool;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
@@ -82,7 +83,7 @@ class FrameAssemblerTest
                 stream.writeBytes(frame);
             }
         }
-        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT);
+        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT, new LoopCounters());
         final ByteBuffer bytes = ByteBuffer.wrap(stream.toByteArray());
         while (bytes.hasRemaining())
         {
@@ -107,7 +108,7 @@ class FrameAssemblerTest
     @Test
     void rejectsAnOversizedFrameBeforeReadingItsBody()
     {
-        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT.withMaxMessageBytes(1024));
+        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT.withMaxMessageBytes(1024), new LoopCounters());
         final byte[] frame = frame(new Random(1), 2000);
         final ByteBuffer header = ByteBuffer.wrap(frame, 0, Frame.HEADER_LENGTH);
         assertThatThrownBy(() -> assembler.feed(header, collector))
