@@ -256,6 +256,8 @@ final class Connection implements LinkHandler
         final int hops = body.u8();
         final String resource = body.string();
         final Map<String, String> attributes = body.map();
+        final int clientMaxInFlight = body.i32();
+        final int clientDedupWindow = body.i32();
         final SetupRequest request = new SetupRequest(resource, attributes, remoteAddress(), portal.uri(), hops);
         SetupDecision decision;
         try
@@ -282,11 +284,13 @@ final class Connection implements LinkHandler
             }
             final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
                 portal.uri().withResource(resource), resource, attributes, handler);
+            session.limitTo(clientMaxInFlight, clientDedupWindow);
             engine.accepted.put(session.id(), session);
             final Lane lane = session.newServerLane(peers);
             lane.attach(this);
             sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
-                new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight()).toBytes());
+                new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
+                    .i32(engine.limits.dedupWindow()).toBytes());
             engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
                 "accepted session " + session.id() + " for '" + resource + "' from " + remoteAddress(), null));
         }

@@ -72,6 +72,12 @@ final class DedupWindow
         }
     }
 
+    /** Whether {@code id} is in the window and done. */
+    boolean isDone(final long id)
+    {
+        return states.get((int)(id & mask)) == (id << 2 | DONE);
+    }
+
     /** The executing call registered for {@code id}, or null. */
     Object call(final long id)
     {

@@ -72,7 +72,8 @@ final class Lane
     void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
     {
         final byte[] body = new SetupCodec.Writer().u8(hops).string(session.resource)
-            .map(session.sentAttributes()).toBytes();
+            .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
+            .i32(session.engine.limits.dedupWindow()).toBytes();
         if (body.length > session.engine.limits.maxHeaderBytes())
         {
             session.refused(new IllegalArgumentException("set-up attributes of " + body.length + " bytes exceed " +
@@ -144,9 +145,10 @@ final class Lane
             {
                 final var attributes = body.map();
                 final int peerMaxInFlight = body.i32();
+                final int peerDedupWindow = body.i32();
                 target = address.endpoint();
                 session.assignId(frame.sessionId());
-                session.limitInFlight(peerMaxInFlight);
+                session.limitTo(peerMaxInFlight, peerDedupWindow);
                 attach(c);
                 session.established(attributes, target);
             }
@@ -283,6 +285,29 @@ final class Lane
         lostAt = 0;
         attempts = 0;
         drainWaiting();
+        if (session.initiator)
+        {
+            session.laneUp(this);
+        }
+    }
+
+    /** Another lane of the session is up: give it the requests waiting here for a connection. */
+    void handOver(final Lane target)
+    {
+        if (up || closed || pending.isEmpty())
+        {
+            return;
+        }
+        final List<PendingRequest> requests = new ArrayList<>(pending.values());
+        requests.sort(Comparator.comparingLong(r -> r.id));
+        pending.clear();
+        waiting.clear();
+        for (final PendingRequest request : requests)
+        {
+            cancelTimer(request);
+            request.lane = target;
+            target.loop.execute(request);
+        }
     }
 
     void onConnectionLost(final Connection c, final Throwable cause)
@@ -697,6 +722,16 @@ final class Lane
                 if (receipt)
                 {
                     sendReceipt(id, flags);
+                }
+                // The original connection may look alive here yet be dead: answer where the retransmit came
+                // from. Re-check afterwards, since the answer may have been routed meanwhile.
+                if (session.window.call(id) instanceof ServerCall running)
+                {
+                    running.replyVia(this);
+                }
+                if (!oneWay && session.window.isDone(id))
+                {
+                    resend(id, flags);
                 }
             }
             case DONE ->

@@ -93,6 +93,7 @@ final class PendingRequest implements Runnable
             return false;
         }
         finished = true;
+        session.sentIds.finished(id);
         session.permits.release();
         try
         {

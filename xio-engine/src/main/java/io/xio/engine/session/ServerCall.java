@@ -28,12 +28,26 @@ final class ServerCall implements InboundRequest
     Message message;
     private final AtomicInteger state = new AtomicInteger(EXECUTING);
     private volatile Runnable onCancel;
+    private volatile Lane replyVia;
 
     ServerCall(final Lane lane, final long id, final int flags)
     {
         this.lane = lane;
         this.id = id;
         this.flags = flags;
+    }
+
+    /** A retransmit of this call arrived on {@code lane}: send the answer there. */
+    void replyVia(final Lane lane)
+    {
+        replyVia = lane;
+    }
+
+    /** Where the answer goes: the lane of the latest retransmit, else the lane the request came in on. */
+    Lane replyLane()
+    {
+        final Lane via = replyVia;
+        return via != null ? via : lane;
     }
 
     @Override

@@ -47,6 +47,7 @@ public final class SessionImpl implements Session
     final Duration defaultTimeout;
     final Semaphore permits;
     final DedupWindow window;
+    final IdWindow sentIds;
     final AtomicInteger executing = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger state = new AtomicInteger(OPENING);
@@ -73,6 +74,7 @@ public final class SessionImpl implements Session
         this.defaultTimeout = defaultTimeout;
         this.permits = new Semaphore(engine.limits.maxInFlight());
         this.window = new DedupWindow(engine.limits.dedupWindow());
+        this.sentIds = new IdWindow(engine.limits.dedupWindow());
     }
 
     /** A session the server side accepted. */
@@ -117,9 +119,10 @@ public final class SessionImpl implements Session
         id = sessionId;
     }
 
-    /** Lowers this side's in-flight limit to the peer's, if that is smaller; before any request is sent. */
-    void limitInFlight(final int peerMaxInFlight)
+    /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
+    void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
     {
+        sentIds.limit(peerDedupWindow);
         final int excess = engine.limits.maxInFlight() - Math.max(1, peerMaxInFlight);
         if (excess > 0)
         {
@@ -238,6 +241,18 @@ public final class SessionImpl implements Session
         }
     }
 
+    /** A client lane came up: lanes still down hand it their waiting requests. */
+    void laneUp(final Lane up)
+    {
+        for (final Lane lane : lanes)
+        {
+            if (lane != up && !lane.isUp())
+            {
+                lane.loop.execute(() -> lane.handOver(up));
+            }
+        }
+    }
+
     /** An open lane, preferring one on the calling context; null when none is up. */
     Lane openLane(final Lane except)
     {
@@ -306,25 +321,34 @@ public final class SessionImpl implements Session
     {
         final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
             message.dataLength());
-        final long requestId = ids.incrementAndGet();
-        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
         if (frameLength > engine.limits.maxMessageBytes() || message.segmentCount() > engine.limits.maxSegments() ||
             message.headerLength() > engine.limits.maxHeaderBytes())
         {
-            future.completeExceptionally(new XioException("message of " + frameLength + " bytes, " +
+            return refused(options, new XioException("message of " + frameLength + " bytes, " +
                 message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
                 "the limits " + engine.limits + " of session " + describe()));
-            return future;
         }
         if (!isOpen())
         {
-            future.completeExceptionally(new ConnectionException("session " + describe() + " is closed"));
-            return future;
+            return refused(options, new ConnectionException("session " + describe() + " is closed"));
         }
         final Duration timeout = options.timeout() != null ? options.timeout() : defaultTimeout;
         final long deadline = System.nanoTime() + timeout.toNanos();
-        if (!acquire(options, timeout, future))
+        final boolean mayWait = options.waitWhenFull() && !onAnyContext();
+        final Throwable full = acquire(options.waitWhenFull(), mayWait, timeout);
+        if (full != null)
         {
+            return refused(options, full);
+        }
+        final long requestId = ids.incrementAndGet();
+        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
+        if (!admit(requestId, mayWait, deadline))
+        {
+            sentIds.finished(requestId);
+            permits.release();
+            future.completeExceptionally(new BackPressureException("request " + requestId + " on session " +
+                describe() + " must wait: request " + sentIds.floor() + " is still unanswered and ids in flight " +
+                "may span at most " + engine.limits.dedupWindow()));
             return future;
         }
         final Lane lane = pick();
@@ -357,33 +381,52 @@ public final class SessionImpl implements Session
         return future;
     }
 
-    private boolean acquire(final CallOptions options, final Duration timeout, final XioFuture<Object> future)
+    private XioFuture<Object> refused(final CallOptions options, final Throwable cause)
+    {
+        final XioFuture<Object> future = new XioFuture<>(0, options.receipt(), 0);
+        future.completeExceptionally(cause);
+        return future;
+    }
+
+    /** Takes an in-flight permit; returns why not, or null. */
+    private Throwable acquire(final boolean wanted, final boolean mayWait, final Duration timeout)
     {
         if (permits.tryAcquire())
         {
-            return true;
+            return null;
         }
-        final boolean onContext = engine.loops[0].inContextThread() || onAnyContext();
-        if (options.waitWhenFull() && !onContext)
+        if (mayWait)
         {
             try
             {
                 if (permits.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS))
                 {
-                    return true;
+                    return null;
                 }
             }
             catch (final InterruptedException ex)
             {
                 Thread.currentThread().interrupt();
-                future.completeExceptionally(new XioException("interrupted waiting to send on " + describe(), ex));
-                return false;
+                return new XioException("interrupted waiting to send on " + describe(), ex);
             }
         }
-        future.completeExceptionally(new BackPressureException("session " + describe() + " has " +
-            engine.limits.maxInFlight() + " requests in flight, its limit" +
-            (options.waitWhenFull() ? (onContext ? " (a context thread cannot wait)" : " for all of " + timeout) : "")));
-        return false;
+        return new BackPressureException("session " + describe() + " has " + engine.limits.maxInFlight() +
+            " requests in flight, its limit" +
+            (wanted ? (mayWait ? " for all of " + timeout : " (a context thread cannot wait)") : ""));
+    }
+
+    /** Whether the id fits the window above the oldest unanswered one, waiting for that if allowed. */
+    private boolean admit(final long requestId, final boolean mayWait, final long deadline)
+    {
+        while (!sentIds.admits(requestId))
+        {
+            if (!mayWait || System.nanoTime() - deadline >= 0)
+            {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000); // rare: an old request is stuck
+        }
+        return true;
     }
 
     private boolean onAnyContext()
@@ -429,7 +472,7 @@ public final class SessionImpl implements Session
     private void sendAnswer(final ServerCall call, final int status, final Outbound response)
     {
         window.complete(call.id, retain(status, response));
-        final Lane lane = call.lane;
+        final Lane lane = call.replyLane();
         if (lane.loop.inContextThread())
         {
             lane.sendResponse(call, status, response);
