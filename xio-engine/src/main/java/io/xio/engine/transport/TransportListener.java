@@ -10,4 +10,23 @@ public interface TransportListener
 
     /** Stops accepting; links already accepted are not affected. Context thread only. */
     void close();
+
+    /** A listener at {@code address} that {@code onClose} stops. */
+    static TransportListener of(final XioUri address, final Runnable onClose)
+    {
+        return new TransportListener()
+        {
+            @Override
+            public XioUri address()
+            {
+                return address;
+            }
+
+            @Override
+            public void close()
+            {
+                onClose.run();
+            }
+        };
+    }
 }

@@ -39,21 +39,7 @@ public final class LocalTransport implements Transport
         {
             throw new IOException("local portal '" + name + "' is already bound in this JVM");
         }
-        final XioUri bound = address.endpoint();
-        return new TransportListener()
-        {
-            @Override
-            public XioUri address()
-            {
-                return bound;
-            }
-
-            @Override
-            public void close()
-            {
-                PORTALS.remove(name, endpoint);
-            }
-        };
+        return TransportListener.of(address.endpoint(), () -> PORTALS.remove(name, endpoint));
     }
 
     @Override

@@ -71,21 +71,11 @@ public final class TcpTransport implements Transport
             }
         };
         final SelectionKey key = server.register(context.selector(), SelectionKey.OP_ACCEPT, acceptor);
-        return new TransportListener()
+        return TransportListener.of(bound, () ->
         {
-            @Override
-            public XioUri address()
-            {
-                return bound;
-            }
-
-            @Override
-            public void close()
-            {
-                key.cancel();
-                closeQuietly(server);
-            }
-        };
+            key.cancel();
+            closeQuietly(server);
+        });
     }
 
     @Override
