@@ -93,6 +93,11 @@ public final class BufferPool
         return name;
     }
 
+    void forget()
+    {
+        outstanding.decrementAndGet();
+    }
+
     void recycle(final Slab slab)
     {
         outstanding.decrementAndGet();

@@ -99,6 +99,18 @@ public final class Slab
         return this;
     }
 
+    /**
+     * Gives up this holder's reference without returning the memory to the pool: for buffers a peer may still
+     * read after the link closed. The garbage collector frees it once nobody refers to it.
+     */
+    public void abandon()
+    {
+        if ((int)REF_COUNT.getAndAdd(this, -1) == 1)
+        {
+            pool.forget();
+        }
+    }
+
     public void release()
     {
         final int previous = (int)REF_COUNT.getAndAdd(this, -1);

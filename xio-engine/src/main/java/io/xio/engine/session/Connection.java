@@ -139,7 +139,6 @@ final class Connection implements LinkHandler
     {
         if (lanes.isEmpty() && calls.isEmpty() && endpoint != null && open)
         {
-            link.flush();
             close(null);
         }
     }
@@ -178,8 +177,13 @@ final class Connection implements LinkHandler
         }
     }
 
+    /** Closes the link; an orderly close (no cause) first writes what is queued, as far as it goes now. */
     void close(final Throwable cause)
     {
+        if (cause == null)
+        {
+            link.flush();
+        }
         link.close(cause);
     }
 

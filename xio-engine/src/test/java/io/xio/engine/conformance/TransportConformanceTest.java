@@ -729,7 +729,8 @@ public abstract class TransportConformanceTest
             assertThat(held.poll(5, TimeUnit.SECONDS)).isNotNull();
             doomed.close();
             assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).cause()
-                .isInstanceOf(ConnectionException.class);
+                .isInstanceOf(ConnectionException.class)
+                .hasMessageContaining("closed by the peer");
             await().atMost(Duration.ofSeconds(10)).until(() -> !session.isOpen());
             assertThatThrownBy(() -> session.request(Outbound.of(utf8("after"))).get())
                 .cause().isInstanceOf(ConnectionException.class).hasMessageContaining("closed");

@@ -142,6 +142,12 @@ final class LocalLink extends StreamLink implements Poller
     }
 
     @Override
+    protected boolean peerMayStillRead()
+    {
+        return true;
+    }
+
+    @Override
     protected void closeChannel()
     {
         context.removePoller(this);

@@ -278,21 +278,23 @@ public abstract class StreamLink implements TransportLink
         }
         closed = true;
         closeChannel();
-        // Nothing queued will be sent: give back buffers but do not run "sent" callbacks.
+        // Nothing queued will be sent: give back buffers but do not run "sent" callbacks. Buffers handed to a
+        // peer that reads them later (an in-JVM pipe) are abandoned to the GC rather than reused.
+        final boolean peerMayRead = peerMayStillRead();
         for (int i = releaseIndex; i < entryCount; i++)
         {
             entries[i] = null;
             entryCallbacks[i] = null;
             if (entrySlabs[i] != null)
             {
-                entrySlabs[i].release();
+                dispose(entrySlabs[i], peerMayRead && i < transmitIndex);
                 entrySlabs[i] = null;
             }
         }
         entryCount = transmitIndex = releaseIndex = 0;
         if (stage != null)
         {
-            stage.release();
+            dispose(stage, peerMayRead);
             stage = null;
         }
         assembler.close();
@@ -300,6 +302,24 @@ public abstract class StreamLink implements TransportLink
         {
             handler.onClosed(cause);
         }
+    }
+
+    private static void dispose(final Slab slab, final boolean abandon)
+    {
+        if (abandon)
+        {
+            slab.abandon();
+        }
+        else
+        {
+            slab.release();
+        }
+    }
+
+    /** Whether buffers already transmitted may still be read by the peer after close (not so for sockets). */
+    protected boolean peerMayStillRead()
+    {
+        return false;
     }
 
     /** Releases the transport's own resources (socket, pipe end). */
