@@ -25,6 +25,9 @@ public interface InboundRequest
     /** Whether the sender cancelled this request; its response would be dropped. */
     boolean isCancelled();
 
-    /** Runs {@code action} (on a context thread) if the sender cancels this request before it is answered. */
+    /**
+     * Runs {@code action} once if the sender cancels this request before it is answered: on a context thread,
+     * or at once on the calling thread when it was cancelled already. Only the first action registered counts.
+     */
     void onCancel(Runnable action);
 }

@@ -52,7 +52,6 @@ public final class XioEngine implements AutoCloseable
     private final EngineCore core;
     private final LeakTracker leaks;
     private final List<Portal> portals = Collections.synchronizedList(new ArrayList<>());
-    private final List<Session> sessions = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger nextPortalContext = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration connectTimeout;
@@ -85,7 +84,7 @@ public final class XioEngine implements AutoCloseable
             {
                 final EventLoop loop = loops[i];
                 runners[i] = new AgentRunner(new LoopIdleStrategy(loop),
-                    ex -> LOG.error("context {} failed", loop.name(), ex), null, loop);
+                    ex -> LOG.error("context {} failed", loop.name(), ex), null, loop.agent());
                 AgentRunner.startOnThread(runners[i], r ->
                 {
                     final Thread thread = new Thread(r, loop.name());
@@ -171,7 +170,16 @@ public final class XioEngine implements AutoCloseable
 
     public Session connect(final String uri, final SessionOptions options)
     {
-        return await(openSession(uri, options), "opening a session to " + uri);
+        final CompletableFuture<Session> opening = openSession(uri, options);
+        try
+        {
+            return await(opening, "opening a session to " + uri);
+        }
+        catch (final ConnectionException ex)
+        {
+            opening.thenAccept(Session::close); // should it open after all, nobody holds it
+            throw ex;
+        }
     }
 
     /** Opens a client session asynchronously. */
@@ -185,13 +193,7 @@ public final class XioEngine implements AutoCloseable
                 parsed.withResource("kv") + ")");
         }
         core.transport(parsed.scheme());
-        return SessionImpl.open(core, parsed, options).whenComplete((session, ex) ->
-        {
-            if (session != null)
-            {
-                sessions.add(session);
-            }
-        });
+        return SessionImpl.open(core, parsed, options);
     }
 
     private <T> T await(final CompletableFuture<T> future, final String what)
@@ -270,8 +272,7 @@ public final class XioEngine implements AutoCloseable
         {
             return;
         }
-        new ArrayList<>(sessions).forEach(Session::close);
-        core.acceptedSessions().forEach(Session::close);
+        core.sessions().forEach(Session::close);
         new ArrayList<>(portals).forEach(Portal::close);
         final CompletableFuture<?>[] closing = new CompletableFuture<?>[loops.length];
         for (int i = 0; i < loops.length; i++)
@@ -282,7 +283,7 @@ public final class XioEngine implements AutoCloseable
             if (runners == null)
             {
                 core.closeAll(index);
-                loops[i].doWork();
+                loops[i].runOnce(Duration.ZERO);
                 done.complete(null);
             }
             else
@@ -313,7 +314,7 @@ public final class XioEngine implements AutoCloseable
         {
             for (final EventLoop loop : loops)
             {
-                loop.onClose();
+                loop.close();
             }
         }
         if (leaks != null)

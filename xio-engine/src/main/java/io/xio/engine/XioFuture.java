@@ -20,6 +20,8 @@ public final class XioFuture<T> extends CompletableFuture<T>
     private final CompletableFuture<Void> receipt;
     private final CompletableFuture<Boolean> cancelOutcome = new CompletableFuture<>();
     private volatile Runnable onCancel;
+    private volatile boolean buffersReleased;
+    private volatile Boolean cancelAnswer;
 
     public XioFuture(final long requestId, final boolean receipt, final long spinNanos)
     {
@@ -44,7 +46,10 @@ public final class XioFuture<T> extends CompletableFuture<T>
         return receipt;
     }
 
-    /** After {@link #cancel}: true when the peer aborted the request before it executed. */
+    /**
+     * After {@link #cancel}: true when the peer aborted the request before it executed. It completes only once
+     * xio no longer reads the request's buffers.
+     */
     public CompletableFuture<Boolean> cancelOutcome()
     {
         return cancelOutcome;
@@ -59,7 +64,24 @@ public final class XioFuture<T> extends CompletableFuture<T>
     /** For xio: the peer's answer to a cancel. */
     public void cancelAnswered(final boolean aborted)
     {
-        cancelOutcome.complete(aborted);
+        cancelAnswer = aborted;
+        settleCancelOutcome();
+    }
+
+    /** For xio: no link references the request's buffers any more. */
+    public void buffersReleased()
+    {
+        buffersReleased = true;
+        settleCancelOutcome();
+    }
+
+    private void settleCancelOutcome()
+    {
+        final Boolean answer = cancelAnswer;
+        if (answer != null && buffersReleased)
+        {
+            cancelOutcome.complete(answer);
+        }
     }
 
     /** For xio: the receipt arrived. */
@@ -99,7 +121,8 @@ public final class XioFuture<T> extends CompletableFuture<T>
             }
             else
             {
-                cancelOutcome.complete(false);
+                buffersReleased = true;
+                cancelAnswered(false);
             }
         }
         return cancelled;

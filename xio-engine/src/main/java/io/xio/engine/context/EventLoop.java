@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * calls {@link #wakeup()}. Everything except {@link #execute}, {@link #wakeup} and the getters is for the
  * loop's own thread.
  */
-public final class EventLoop implements Agent, Context, TransportContext
+public final class EventLoop implements Context, TransportContext
 {
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
     private static final int COMMANDS_PER_TURN = 1024;
@@ -80,16 +80,35 @@ public final class EventLoop implements Agent, Context, TransportContext
         timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nanoTime, 1 << 20, 1024);
     }
 
-    @Override
-    public String roleName()
+    /** The agent an {@link org.agrona.concurrent.AgentRunner} runs this loop with, on a thread of its own. */
+    public Agent agent()
     {
-        return name;
-    }
+        return new Agent()
+        {
+            @Override
+            public String roleName()
+            {
+                return name;
+            }
 
-    @Override
-    public void onStart()
-    {
-        bindThread();
+            @Override
+            public void onStart()
+            {
+                bindThread();
+            }
+
+            @Override
+            public int doWork()
+            {
+                return dutyCycle();
+            }
+
+            @Override
+            public void onClose()
+            {
+                EventLoop.this.close();
+            }
+        };
     }
 
     private void bindThread()
@@ -105,10 +124,13 @@ public final class EventLoop implements Agent, Context, TransportContext
     @Override
     public int doWork()
     {
-        if (manual)
-        {
-            bindThread();
-        }
+        requireManual();
+        bindThread();
+        return dutyCycle();
+    }
+
+    private int dutyCycle()
+    {
         nanoTime = System.nanoTime();
         int work = drainCommands();
         work += pool.drainReturns();
@@ -289,12 +311,12 @@ public final class EventLoop implements Agent, Context, TransportContext
     public int runOnce(final Duration timeout)
     {
         requireManual();
-        final int work = doWork();
+        bindThread();
+        final int work = dutyCycle();
         if (work == 0 && !timeout.isZero())
         {
-            bindThread();
             park(timeout.toNanos());
-            return doWork();
+            return dutyCycle();
         }
         return work;
     }
@@ -308,15 +330,11 @@ public final class EventLoop implements Agent, Context, TransportContext
         }
     }
 
-    @Override
-    public void onClose()
+    /** Stops the loop: runs the tasks still queued, flushes, closes the selector. The loop's thread only. */
+    public void close()
     {
         closed = true;
-        Runnable task;
-        while ((task = commands.poll()) != null)
-        {
-            run(task);
-        }
+        drainClosed();
         flushAll();
         try
         {
@@ -341,11 +359,33 @@ public final class EventLoop implements Agent, Context, TransportContext
             {
                 throw new XioException("context " + name + " is closed");
             }
+            if (inContextThread())
+            {
+                run(task); // our own queue is full: waiting for ourselves would never end
+                return;
+            }
             Thread.yield(); // the queue holds 65536 tasks: this only happens under extreme overload
         }
-        if (parked)
+        if (closed)
+        {
+            drainClosed(); // the loop stopped meanwhile: run what it will not
+        }
+        else if (parked)
         {
             selector.wakeup();
+        }
+    }
+
+    /** Runs queued tasks after the loop stopped; serialized, since late callers may race here. */
+    private void drainClosed()
+    {
+        synchronized (commands)
+        {
+            Runnable task;
+            while ((task = commands.poll()) != null)
+            {
+                run(task);
+            }
         }
     }
 

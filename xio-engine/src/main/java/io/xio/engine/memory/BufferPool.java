@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Per-context pool of direct buffers in power-of-two size classes from 4 KiB to 256 MiB. {@link #acquire}
  * is for the owner thread only; slabs may be released from any thread and come back through a lock-free
- * return queue that the owner drains. Each class keeps at most a bounded number of idle slabs, so a burst
- * of large messages does not pin memory for ever.
+ * return queue that the owner drains. Each class keeps at most 16 MiB of idle slabs (at least two below
+ * 1 MiB, none above 16 MiB), so a burst of large messages does not pin memory for ever.
  */
 public final class BufferPool
 {
@@ -34,7 +34,9 @@ public final class BufferPool
         for (int i = 0; i < CLASS_COUNT; i++)
         {
             free[i] = new ArrayDeque<>();
-            maxIdle[i] = (int)Math.max(2, IDLE_BYTES_PER_CLASS >> (i + MIN_CLASS_SHIFT));
+            // Small classes keep a few idle slabs at least; above 16 MiB nothing is kept idle.
+            final int shift = i + MIN_CLASS_SHIFT;
+            maxIdle[i] = (int)(shift <= 20 ? Math.max(2, IDLE_BYTES_PER_CLASS >> shift) : IDLE_BYTES_PER_CLASS >> shift);
         }
     }
 
@@ -105,8 +107,7 @@ public final class BufferPool
         {
             return;
         }
-        final Thread owner = this.owner;
-        if (owner == null || owner == Thread.currentThread())
+        if (owner == Thread.currentThread())
         {
             keep(slab);
         }

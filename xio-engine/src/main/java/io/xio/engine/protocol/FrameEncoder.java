@@ -1,6 +1,7 @@
 package io.xio.engine.protocol;
 
 import io.xio.engine.Outbound;
+import io.xio.engine.transport.SendCompletion;
 import io.xio.engine.transport.TransportLink;
 import org.agrona.MutableDirectBuffer;
 
@@ -15,14 +16,23 @@ public final class FrameEncoder
 {
     private ByteBuffer[] scratch = new ByteBuffer[8];
 
+    /** {@link #encode}: the link had no room; nothing was written. */
+    public static final int NO_ROOM = 0;
+    /** {@link #encode}: written; the completion, if any, will be called. */
+    public static final int QUEUED = 1;
+    /** {@link #encode}: written by copy; the link holds none of the message's buffers, the completion is not called. */
+    public static final int COPIED = 2;
+
     /**
      * Encodes one message frame.
      *
-     * @param onSent run once the link no longer needs the message's buffers (may be null)
-     * @return false when the link has no room now (nothing was written)
+     * @param completion told when the link is done with the message's buffers, when it references them
+     *                   (a large frame), or always when {@code alwaysComplete}; may be null
+     * @return {@link #NO_ROOM}, {@link #QUEUED} or {@link #COPIED}
      */
-    public boolean encode(final TransportLink link, final int type, final int flags, final long sessionId,
-        final long requestId, final int status, final Outbound message, final Runnable onSent)
+    public int encode(final TransportLink link, final int type, final int flags, final long sessionId,
+        final long requestId, final int status, final Outbound message, final SendCompletion completion,
+        final boolean alwaysComplete)
     {
         final ByteBuffer header = message.header();
         final int headerLength = header.remaining();
@@ -38,7 +48,7 @@ public final class FrameEncoder
         final MutableDirectBuffer buffer = link.claim(claimLength);
         if (buffer == null)
         {
-            return false;
+            return NO_ROOM;
         }
         int at = link.claimOffset();
         Frame.writeHeader(buffer, at, (int)frameLength, type, flags, sessionId, requestId, headerLength, segments,
@@ -59,14 +69,13 @@ public final class FrameEncoder
                 buffer.putBytes(at, segment, segment.position(), segment.remaining());
                 at += segment.remaining();
             }
-            if (onSent == null)
+            if (completion == null || !alwaysComplete)
             {
                 link.commit();
+                return COPIED;
             }
-            else
-            {
-                link.commit(scratch, 0, onSent);
-            }
+            link.commit(scratch, 0, completion);
+            return QUEUED;
         }
         else
         {
@@ -78,10 +87,10 @@ public final class FrameEncoder
             {
                 scratch[i] = message.segment(i).duplicate();
             }
-            link.commit(scratch, segments, onSent);
+            link.commit(scratch, segments, completion);
             java.util.Arrays.fill(scratch, 0, segments, null);
+            return QUEUED;
         }
-        return true;
     }
 
     /** Encodes a frame whose body is just {@code body} (control frames). */

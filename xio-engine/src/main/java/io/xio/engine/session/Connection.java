@@ -31,6 +31,8 @@ final class Connection implements LinkHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
     static final byte[] NO_BODY = new byte[0];
+    /** Sessions one connection may carry: bounds what a flood of set-ups can make a server hold. */
+    static final int MAX_SESSIONS = 4096;
 
     /** A client-side set-up or attach waiting for its answer. */
     interface Call
@@ -137,10 +139,22 @@ final class Connection implements LinkHandler
     /** Closes an outbound connection nothing uses any more, after writing what is queued (a CLOSE, say). */
     void releaseIfUnused()
     {
-        if (lanes.isEmpty() && calls.isEmpty() && endpoint != null && open)
+        if (lanes.isEmpty() && onlyLateCalls() && endpoint != null && open)
         {
             close(null);
         }
+    }
+
+    private boolean onlyLateCalls()
+    {
+        for (final Call call : calls.values())
+        {
+            if (call != LATE)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     long call(final Call call)
@@ -150,21 +164,44 @@ final class Connection implements LinkHandler
         return token;
     }
 
-    /** Drops a call that timed out; its answer, should it come, is then a protocol violation. */
+    /** A call that timed out: its late answer is ignored (a late acceptance is closed again at once). */
     void forget(final long token)
     {
-        calls.remove(token);
+        if (calls.containsKey(token))
+        {
+            calls.put(token, LATE);
+        }
     }
 
-    boolean sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,
-        final Outbound message, final Runnable onSent)
+    private static final Call LATE = new Call()
+    {
+        @Override
+        public void onAnswer(final Connection connection, final Frame frame)
+        {
+            if (frame.type() == FrameType.SETUP_ACCEPT || frame.type() == FrameType.ATTACH_ACCEPT)
+            {
+                connection.sendControl(FrameType.CLOSE, 0, frame.sessionId(), 0, 0,
+                    new SetupCodec.Writer().string("set-up answered after the client gave up").toBytes());
+            }
+            connection.releaseIfUnused();
+        }
+
+        @Override
+        public void onFailed(final Connection connection, final Throwable cause)
+        {
+        }
+    };
+
+    /** Encodes a message frame; returns {@link FrameEncoder#NO_ROOM}, {@code QUEUED} or {@code COPIED}. */
+    int sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,
+        final Outbound message, final io.xio.engine.transport.SendCompletion completion, final boolean always)
     {
         if (!open)
         {
-            return false;
+            return FrameEncoder.NO_ROOM;
         }
         lastSent = peers.loop.nanoTime();
-        return encoder.encode(link, type, flags, sessionId, id, status, message, onSent);
+        return encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
     }
 
     void sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
@@ -277,7 +314,12 @@ final class Connection implements LinkHandler
             LOG.warn("acceptor of {} failed on {}", portal.uri(), request, ex);
             decision = SetupDecision.reject("the acceptor of " + portal.uri() + " failed: " + ex);
         }
-        if (decision instanceof SetupDecision.Accept accept)
+        if (decision instanceof SetupDecision.Accept && lanes.size() >= MAX_SESSIONS)
+        {
+            reject(token, "connection from " + remoteAddress() + " carries " + MAX_SESSIONS +
+                " sessions already, the most one connection may");
+        }
+        else if (decision instanceof SetupDecision.Accept accept)
         {
             final io.xio.engine.RequestHandler handler = engine.services.get(resource);
             if (handler == null)
@@ -320,14 +362,19 @@ final class Connection implements LinkHandler
         requireServer();
         final long token = frame.requestId();
         final SessionImpl session = engine.accepted.get(frame.sessionId());
-        if (session == null || !session.isOpen())
+        if (lanes.containsKey(frame.sessionId()))
+        {
+            throw new ProtocolViolationException("ATTACH of session " + frame.sessionId() +
+                " on a connection that carries it already");
+        }
+        final Lane lane = session == null ? null : session.newServerLane(peers);
+        if (lane == null)
         {
             sendControl(FrameType.ATTACH_REJECT, 0, frame.sessionId(), token, 0,
                 new SetupCodec.Writer().string("no session " + frame.sessionId() + " at " + portal.uri() +
                     " (the server restarted, or the session expired)").toBytes());
             return;
         }
-        final Lane lane = session.newServerLane(peers);
         lane.attach(this);
         sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, NO_BODY);
     }

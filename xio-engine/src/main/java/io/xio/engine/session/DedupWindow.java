@@ -72,6 +72,26 @@ final class DedupWindow
         }
     }
 
+    /**
+     * The executing call for {@code id}; spins the few instructions until {@link #begin}'s winner has
+     * published it. Null once the call is done.
+     */
+    Object awaitCall(final long id)
+    {
+        final int slot = (int)(id & mask);
+        final long executing = id << 2 | EXECUTING;
+        while (states.get(slot) == executing)
+        {
+            final Object call = calls.get(slot);
+            if (call != null)
+            {
+                return call;
+            }
+            Thread.onSpinWait();
+        }
+        return null;
+    }
+
     /** Whether {@code id} is in the window and done. */
     boolean isDone(final long id)
     {

@@ -31,6 +31,7 @@ public final class EngineCore
     final Map<String, Transport> transports;
     final Map<String, RequestHandler> services = new ConcurrentHashMap<>();
     final Map<Long, SessionImpl> accepted = new ConcurrentHashMap<>();
+    final java.util.Set<SessionImpl> opened = ConcurrentHashMap.newKeySet();
     final LeakTracker leaks;
     final Limits limits;
     final Duration keepaliveInterval;
@@ -142,8 +143,11 @@ public final class EngineCore
         peers[index].closeAll();
     }
 
-    public Iterable<SessionImpl> acceptedSessions()
+    /** Every session open or opening, both sides: what closing the engine closes. */
+    public java.util.List<SessionImpl> sessions()
     {
-        return accepted.values();
+        final java.util.List<SessionImpl> all = new java.util.ArrayList<>(opened);
+        all.addAll(accepted.values());
+        return all;
     }
 }

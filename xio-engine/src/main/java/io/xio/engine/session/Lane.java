@@ -13,6 +13,7 @@ import io.xio.engine.XioUri;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameEncoder;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
@@ -34,6 +35,7 @@ import java.util.List;
 final class Lane
 {
     private static final int MAX_REDIRECTS = 4;
+    private static final Object RECEIPT = new Object();
 
     final SessionImpl session;
     final Peers peers;
@@ -84,6 +86,7 @@ final class Lane
         {
             if (closed)
             {
+                c.releaseIfUnused();
                 return;
             }
             // The connect has its own timeout; this one bounds the server's answer.
@@ -213,6 +216,7 @@ final class Lane
         {
             if (closed)
             {
+                c.releaseIfUnused();
                 return;
             }
             final long token = c.call(new Connection.Call()
@@ -229,6 +233,7 @@ final class Lane
                     {
                         final String reason = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
                             frame.headerLength()).string();
+                        connection.releaseIfUnused();
                         session.fail(new ConnectionException("lost session " + session.describe() + ": " + reason));
                     }
                     else
@@ -318,6 +323,11 @@ final class Lane
         }
         connection = null;
         up = false;
+        for (final var future : cancelling.values())
+        {
+            future.cancelAnswered(false); // the answer went down with the connection
+        }
+        cancelling.clear();
         if (closed)
         {
             return;
@@ -440,6 +450,23 @@ final class Lane
             request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
             return;
         }
+        if (!up)
+        {
+            // Picked while up, down by now: another connection of the session takes it, if one is up.
+            final Lane other = session.openLane(this);
+            if (other != null)
+            {
+                request.lane = other;
+                other.loop.execute(request);
+                return;
+            }
+            if (!session.initiator)
+            {
+                request.fail(new ConnectionException("no connection to the client of session " +
+                    session.describe()));
+                return;
+            }
+        }
         pending.put(request.id, request);
         if (request.timer == PendingRequest.NO_TIMER)
         {
@@ -455,10 +482,15 @@ final class Lane
     private boolean write(final PendingRequest request)
     {
         final int flags = request.flags | (request.sentOnce ? FrameFlags.RETRANSMIT : 0);
-        final Runnable onSent = request.oneWay && !request.receipt ? request.sent : null;
-        if (!connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0, request.message, onSent))
+        final int result = connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0,
+            request.message, request, request.wantsWriteCompletion());
+        if (result == FrameEncoder.NO_ROOM)
         {
             return false;
+        }
+        if (result == FrameEncoder.QUEUED)
+        {
+            request.queuedInLink();
         }
         request.sentOnce = true;
         return true;
@@ -616,21 +648,85 @@ final class Lane
 
     private void onResponse(final Frame frame, final Slab slab)
     {
-        final PendingRequest request = pending.remove(frame.requestId());
-        if (request == null)
+        final long id = frame.requestId();
+        final PendingRequest request = pending.get(id);
+        if (request == null && session.laneCount() < 2)
         {
             return; // answered already (a duplicate after failover), cancelled or timed out
         }
-        cancelTimer(request);
         final int status = frame.status();
-        if (status == Status.OK)
+        final Object outcome = status == Status.OK ? new Message(slab, frame, session.engine.leaks) :
+            remoteFailure(frame, status);
+        if (request != null)
         {
-            request.future.receiptArrived();
-            request.complete(new Message(slab, frame, session.engine.leaks));
+            settle(request, outcome);
         }
         else
         {
-            request.fail(remoteFailure(frame, status));
+            // After a failover the peer may answer on another connection than the one holding the request.
+            forward(id, outcome, session.laneCount() - 1);
+        }
+    }
+
+    /** An answer that arrived on another lane of the session; passed around the lanes until one holds it. */
+    private void claim(final long id, final Object outcome, final int hopsLeft)
+    {
+        final PendingRequest request = pending.get(id);
+        if (request != null)
+        {
+            settle(request, outcome);
+        }
+        else if (hopsLeft > 0)
+        {
+            forward(id, outcome, hopsLeft - 1);
+        }
+        else if (outcome instanceof Message message)
+        {
+            message.close(); // nobody waits for it: a duplicate
+        }
+    }
+
+    private void forward(final long id, final Object outcome, final int hopsLeft)
+    {
+        final Lane next = session.laneAfter(this);
+        if (next == null || next.loop.isClosed())
+        {
+            if (outcome instanceof Message message)
+            {
+                message.close();
+            }
+            return;
+        }
+        next.loop.execute(() -> next.claim(id, outcome, hopsLeft));
+    }
+
+    private void settle(final PendingRequest request, final Object outcome)
+    {
+        if (outcome == RECEIPT)
+        {
+            if (request.oneWay)
+            {
+                pending.remove(request.id);
+                cancelTimer(request);
+                request.future.receiptArrived();
+                request.complete(null);
+            }
+            else
+            {
+                request.future.receiptArrived();
+            }
+            return;
+        }
+        pending.remove(request.id);
+        cancelTimer(request);
+        if (outcome instanceof Message message)
+        {
+            request.future.receiptArrived();
+            request.complete(message);
+        }
+        else
+        {
+            request.fail((Throwable)outcome);
         }
     }
 
@@ -653,19 +749,13 @@ final class Lane
     private void onReceipt(final Frame frame)
     {
         final PendingRequest request = pending.get(frame.requestId());
-        if (request == null)
+        if (request != null)
         {
-            return;
+            settle(request, RECEIPT);
         }
-        if (request.oneWay)
+        else if (session.laneCount() > 1)
         {
-            pending.remove(request.id);
-            cancelTimer(request);
-            request.complete(null);
-        }
-        else
-        {
-            request.future.receiptArrived();
+            forward(frame.requestId(), RECEIPT, session.laneCount() - 1);
         }
     }
 
@@ -725,9 +815,10 @@ final class Lane
                 }
                 // The original connection may look alive here yet be dead: answer where the retransmit came
                 // from. Re-check afterwards, since the answer may have been routed meanwhile.
-                if (session.window.call(id) instanceof ServerCall running)
+                final Object running = session.window.awaitCall(id);
+                if (running instanceof ServerCall executing)
                 {
-                    running.replyVia(this);
+                    executing.replyVia(this);
                 }
                 if (!oneWay && session.window.isDone(id))
                 {
@@ -764,6 +855,7 @@ final class Lane
         }
         catch (final Throwable ex)
         {
+            call.message.close(); // a handler that threw is not going to release it
             if (oneWay)
             {
                 org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
@@ -794,7 +886,7 @@ final class Lane
         if (!silent && up)
         {
             connection.sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id, status,
-                Outbound.empty(), null);
+                Outbound.empty(), null, false);
         }
     }
 
@@ -821,7 +913,7 @@ final class Lane
             at += kept.segmentLengths()[i];
         }
         connection.sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
-            kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments), null);
+            kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments), null, false);
     }
 
     private void onCancel(final Frame frame)
@@ -869,9 +961,10 @@ final class Lane
             }
             return;
         }
-        final boolean written = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
-            session.id(), call.id, status, response, response.hasReleaseAfterSend() ? response::released : null);
-        if (!written)
+        final io.xio.engine.transport.SendCompletion release = response.hasReleaseAfterSend()
+            ? written -> response.released() : null;
+        if (connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR, session.id(), call.id,
+            status, response, release, true) == FrameEncoder.NO_ROOM)
         {
             response.released();
         }

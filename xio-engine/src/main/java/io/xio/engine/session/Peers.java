@@ -78,12 +78,32 @@ final class Peers
         {
             if (dialing.remove(key, dial))
             {
-                dial.abort.run();
+                if (dial.abort != null)
+                {
+                    dial.abort.run();
+                }
                 dial.onFail.forEach(f -> f.accept(new ConnectionException(
                     "cannot connect to " + endpoint + ": no answer within " + engine.connectTimeout)));
             }
         });
-        dial.abort = transport.connect(endpoint, loop, new Transport.ConnectCallback()
+        try
+        {
+            dial.abort = dial(transport, endpoint, key, dial);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (dialing.remove(key, dial))
+            {
+                loop.cancelTimer(dial.timer);
+                dial.onFail.forEach(f -> f.accept(new ConnectionException("cannot connect to " + endpoint + ": " +
+                    ex.getMessage(), ex)));
+            }
+        }
+    }
+
+    private Runnable dial(final Transport transport, final XioUri endpoint, final String key, final Dialing dial)
+    {
+        return transport.connect(endpoint, loop, new Transport.ConnectCallback()
         {
             @Override
             public void onConnected(final TransportLink link)
@@ -139,7 +159,7 @@ final class Peers
         final long timeout = engine.keepaliveTimeout.toNanos();
         for (final Connection connection : new ArrayList<>(all))
         {
-            if (now - connection.lastReceived() > timeout)
+            if (now - Math.max(connection.lastReceived(), connection.link.lastReceiveNanos()) > timeout)
             {
                 connection.close(new ConnectionException("no frames from " + connection.remoteAddress() +
                     " for " + engine.keepaliveTimeout + " (keepalive timeout)"));
@@ -157,13 +177,17 @@ final class Peers
 
     void closeAll()
     {
-        for (final Dialing dial : dialing.values())
+        final List<Dialing> aborted = new ArrayList<>(dialing.values());
+        dialing.clear();
+        for (final Dialing dial : aborted)
         {
             loop.cancelTimer(dial.timer);
-            dial.abort.run();
+            if (dial.abort != null)
+            {
+                dial.abort.run();
+            }
             dial.onFail.forEach(f -> f.accept(new ConnectionException("engine is closing")));
         }
-        dialing.clear();
         for (final Connection connection : new ArrayList<>(all))
         {
             connection.close(null);

@@ -2,13 +2,18 @@ package io.xio.engine.session;
 
 import io.xio.engine.Outbound;
 import io.xio.engine.XioFuture;
+import io.xio.engine.transport.SendCompletion;
 
 /**
  * A request or one-way message this side sent and has not finished with: kept until its response, receipt
  * or write completes it, and retransmitted from here after a connection failure. Owned by the lane that
- * holds it (one context thread); it moves between lanes only through their command queues.
+ * holds it (one context thread); it moves between lanes only through their command queues, and only once
+ * no link references its buffers any more.
+ *
+ * <p>Its future completes only once no link still references its buffers, so a caller may reuse them as
+ * soon as the future is done (a cancelled one: once {@link XioFuture#cancelOutcome()} is).
  */
-final class PendingRequest implements Runnable
+final class PendingRequest implements Runnable, SendCompletion
 {
     static final long NO_TIMER = -1;
 
@@ -21,11 +26,13 @@ final class PendingRequest implements Runnable
     final boolean oneWay;
     final boolean receipt;
     final Runnable expire = this::expire;
-    final Runnable sent = this::sent;
     volatile Lane lane;
     long timer = NO_TIMER;
     boolean sentOnce;
     private boolean finished;
+    private int inLinks;
+    private Object outcome;
+    private Throwable failure;
 
     PendingRequest(final SessionImpl session, final long id, final int flags, final Outbound message,
         final XioFuture<Object> future, final long deadline, final boolean oneWay, final boolean receipt)
@@ -53,9 +60,29 @@ final class PendingRequest implements Runnable
         lane.expire(this);
     }
 
-    private void sent()
+    /** Fire-and-forget one-way messages are done once written, so they always want to hear of the write. */
+    boolean wantsWriteCompletion()
     {
-        lane.sent(this);
+        return oneWay && !receipt;
+    }
+
+    /** A link now references this request's buffers until it calls {@link #onSendComplete}. */
+    void queuedInLink()
+    {
+        inLinks++;
+    }
+
+    @Override
+    public void onSendComplete(final boolean written)
+    {
+        if (written && wantsWriteCompletion())
+        {
+            lane.sent(this);
+        }
+        if (--inLinks == 0 && finished)
+        {
+            deliver();
+        }
     }
 
     boolean isFinished()
@@ -67,9 +94,10 @@ final class PendingRequest implements Runnable
     {
         if (finish())
         {
-            if (!future.complete(value) && value instanceof AutoCloseable closeable)
+            outcome = value;
+            if (inLinks == 0)
             {
-                closeQuietly(closeable); // the caller cancelled meanwhile: nobody will release it
+                deliver();
             }
         }
         else if (value instanceof AutoCloseable closeable)
@@ -82,7 +110,11 @@ final class PendingRequest implements Runnable
     {
         if (finish())
         {
-            future.completeExceptionally(cause);
+            failure = cause;
+            if (inLinks == 0)
+            {
+                deliver();
+            }
         }
     }
 
@@ -95,15 +127,34 @@ final class PendingRequest implements Runnable
         finished = true;
         session.sentIds.finished(id);
         session.permits.release();
+        return true;
+    }
+
+    /** No link holds the buffers any more: release them and tell the caller. */
+    private void deliver()
+    {
         try
         {
             message.released();
         }
         catch (final RuntimeException ex)
         {
-            future.completeExceptionally(ex);
+            failure = failure == null ? ex : failure;
         }
-        return true;
+        future.buffersReleased();
+        if (failure != null)
+        {
+            future.completeExceptionally(failure);
+            if (outcome instanceof AutoCloseable closeable)
+            {
+                closeQuietly(closeable);
+            }
+        }
+        else if (!future.complete(outcome) && outcome instanceof AutoCloseable closeable)
+        {
+            closeQuietly(closeable); // the caller cancelled meanwhile: nobody will release it
+        }
+        outcome = null;
     }
 
     private static void closeQuietly(final AutoCloseable closeable)

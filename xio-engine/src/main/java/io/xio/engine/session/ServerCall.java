@@ -27,7 +27,9 @@ final class ServerCall implements InboundRequest
     final int flags;
     Message message;
     private final AtomicInteger state = new AtomicInteger(EXECUTING);
-    private volatile Runnable onCancel;
+    private static final Runnable RAN = () -> { };
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> onCancel =
+        new java.util.concurrent.atomic.AtomicReference<>();
     private volatile Lane replyVia;
 
     ServerCall(final Lane lane, final long id, final int flags)
@@ -135,7 +137,7 @@ final class ServerCall implements InboundRequest
             return false;
         }
         lane.session.cancelled(this);
-        final Runnable action = onCancel;
+        final Runnable action = onCancel.getAndSet(RAN);
         if (action != null)
         {
             action.run();
@@ -152,10 +154,9 @@ final class ServerCall implements InboundRequest
     @Override
     public void onCancel(final Runnable action)
     {
-        onCancel = action;
-        if (state.get() == CANCELLED)
+        if (!onCancel.compareAndSet(null, action) && onCancel.get() == RAN)
         {
-            action.run();
+            action.run(); // cancelled already
         }
     }
 }

@@ -102,6 +102,7 @@ public final class SessionImpl implements Session
             lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
         session.lanes = lanes;
+        engine.opened.add(session);
         final Lane first = lanes[0];
         first.loop.execute(() -> first.setup(uri, 0, java.util.List.of()));
         return session.opened;
@@ -167,22 +168,47 @@ public final class SessionImpl implements Session
     {
         if (state.compareAndSet(OPENING, CLOSED))
         {
-            fire(SessionEvent.Type.REFUSED, cause.getMessage(), cause);
-            for (final Lane lane : lanes)
-            {
-                lane.loop.execute(() -> lane.close(cause, false));
-            }
+            engine.opened.remove(this);
             opened.completeExceptionally(cause);
+            fire(SessionEvent.Type.REFUSED, cause.getMessage(), cause);
+            closeLanes(cause, false);
+        }
+    }
+
+    private void closeLanes(final Throwable cause, final boolean tellPeer)
+    {
+        for (final Lane lane : lanes)
+        {
+            if (lane.loop.inContextThread())
+            {
+                lane.close(cause, tellPeer);
+            }
+            else if (!lane.loop.isClosed())
+            {
+                try
+                {
+                    lane.loop.execute(() -> lane.close(cause, tellPeer));
+                }
+                catch (final XioException closing)
+                {
+                    // that context stopped meanwhile; its connections are gone already
+                }
+            }
         }
     }
 
     // ---- lanes ----
 
+    /** A lane for a connection that set up or attached to this session; null when the session is closed. */
     Lane newServerLane(final Peers peers)
     {
         final Lane lane = new Lane(this, peers, 0);
         synchronized (this)
         {
+            if (state.get() == CLOSED)
+            {
+                return null;
+            }
             final Lane[] grown = Arrays.copyOf(lanes, lanes.length + 1);
             grown[grown.length - 1] = lane;
             lanes = grown;
@@ -221,24 +247,44 @@ public final class SessionImpl implements Session
         if (none && isOpen())
         {
             // Expires unless a connection attached since (which moves the epoch on).
-            lane.loop.schedule(lane.loop.nanoTime() + engine.reconnectTimeout.toNanos(), () ->
-            {
-                if (lanes.length == 0 && lingerEpoch == epoch)
-                {
-                    expire();
-                }
-            });
+            lane.loop.schedule(lane.loop.nanoTime() + engine.reconnectTimeout.toNanos(), () -> expire(epoch));
         }
     }
 
-    private void expire()
+    private void expire(final long epoch)
     {
-        if (state.compareAndSet(OPEN, CLOSED))
+        synchronized (this)
+        {
+            // An attach since the loss moved the epoch on, or added a lane: then the session stays.
+            if (lanes.length != 0 || lingerEpoch != epoch || !state.compareAndSet(OPEN, CLOSED))
+            {
+                return;
+            }
+        }
         {
             engine.accepted.remove(id);
             fire(SessionEvent.Type.CLOSED, "session " + id + " expired: the client did not come back within " +
                 engine.reconnectTimeout, null);
         }
+    }
+
+    int laneCount()
+    {
+        return lanes.length;
+    }
+
+    /** The lane after {@code lane} in this session's ring of lanes, or null when it is the only one. */
+    Lane laneAfter(final Lane lane)
+    {
+        final Lane[] all = lanes;
+        for (int i = 0; i < all.length; i++)
+        {
+            if (all[i] == lane)
+            {
+                return all.length > 1 ? all[(i + 1) % all.length] : null;
+            }
+        }
+        return all.length > 0 ? all[0] : null;
     }
 
     /** A client lane came up: lanes still down hand it their waiting requests. */
@@ -340,17 +386,15 @@ public final class SessionImpl implements Session
         {
             return refused(options, full);
         }
-        final long requestId = ids.incrementAndGet();
-        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
-        if (!admit(requestId, mayWait, deadline))
+        final long requestId = nextId(mayWait, deadline);
+        if (requestId == 0)
         {
-            sentIds.finished(requestId);
             permits.release();
-            future.completeExceptionally(new BackPressureException("request " + requestId + " on session " +
-                describe() + " must wait: request " + sentIds.floor() + " is still unanswered and ids in flight " +
-                "may span at most " + engine.limits.dedupWindow()));
-            return future;
+            return refused(options, new BackPressureException("session " + describe() + " cannot send: request " +
+                sentIds.floor() + " is still unanswered and the ids in flight may span at most the peer's " +
+                "deduplication window"));
         }
+        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
         final Lane lane = pick();
         int flags = mineFlag;
         if (oneWay)
@@ -415,18 +459,31 @@ public final class SessionImpl implements Session
             (wanted ? (mayWait ? " for all of " + timeout : " (a context thread cannot wait)") : ""));
     }
 
-    /** Whether the id fits the window above the oldest unanswered one, waiting for that if allowed. */
-    private boolean admit(final long requestId, final boolean mayWait, final long deadline)
+    /**
+     * The next request id, taken only once it fits the window above the oldest unanswered id (so an id is never
+     * wasted); waits for that if allowed. Returns 0 when it does not fit.
+     */
+    private long nextId(final boolean mayWait, final long deadline)
     {
-        while (!sentIds.admits(requestId))
+        while (true)
         {
-            if (!mayWait || System.nanoTime() - deadline >= 0)
+            final long last = ids.get();
+            if (sentIds.admits(last + 1))
             {
-                return false;
+                if (ids.compareAndSet(last, last + 1))
+                {
+                    return last + 1;
+                }
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(50_000); // rare: an old request is stuck
+            else if (!mayWait || System.nanoTime() - deadline >= 0)
+            {
+                return 0;
+            }
+            else
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000); // rare: an old request is stuck
+            }
         }
-        return true;
     }
 
     private boolean onAnyContext()
@@ -536,25 +593,19 @@ public final class SessionImpl implements Session
         {
             return;
         }
-        if (!initiator)
+        if (initiator)
+        {
+            engine.opened.remove(this);
+        }
+        else
         {
             engine.accepted.remove(id);
-        }
-        for (final Lane lane : lanes)
-        {
-            if (lane.loop.inContextThread())
-            {
-                lane.close(cause, tellPeer);
-            }
-            else if (!lane.loop.isClosed())
-            {
-                lane.loop.execute(() -> lane.close(cause, tellPeer));
-            }
         }
         if (previous == OPENING)
         {
             opened.completeExceptionally(cause);
         }
+        closeLanes(cause, tellPeer);
         fire(SessionEvent.Type.CLOSED, cause.getMessage(), tellPeer ? null : cause);
     }
 

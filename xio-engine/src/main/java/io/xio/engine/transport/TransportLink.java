@@ -39,12 +39,16 @@ public interface TransportLink
 
     /**
      * Commits the last claim followed on the wire by {@code data[0..count)}, referenced, not copied, until the
-     * link calls {@code onSent} (may be null). The buffers' positions and limits must not change meanwhile.
+     * link calls {@code completion} (may be null), which it does exactly once: after writing, or on close.
+     * The buffers' positions and limits must not change meanwhile.
      */
-    void commit(ByteBuffer[] data, int count, Runnable onSent);
+    void commit(ByteBuffer[] data, int count, SendCompletion completion);
 
     /** Sends what was committed this turn, as far as the link can without blocking. */
     int flush();
+
+    /** When bytes last arrived (System.nanoTime base): a slow large frame is still a live peer. */
+    long lastReceiveNanos();
 
     /** Bytes committed and not yet sent and released. */
     long backlog();

@@ -76,6 +76,7 @@ final class LocalLink extends StreamLink implements Poller
         }
         if (taken > 0)
         {
+            bytesArrived();
             in.consumed.addAndGet(taken);
             final LocalLink writer = in.writer;
             if (writer != null)

@@ -1,5 +1,6 @@
 package io.xio.engine.transport.stream;
 
+import io.xio.engine.ConnectionException;
 import io.xio.engine.Limits;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.memory.BufferPool;
@@ -14,11 +15,13 @@ import java.nio.ByteBuffer;
  * slab the bytes were read into (no copy), and checks each frame's header against the limits before any
  * memory is set aside for its body. A frame that does not fit the rest of the receive slab moves, with the
  * bytes already read, to a new slab: small ones to a fresh receive slab, large ones to a slab of their own
- * size that the rest of the frame is then read straight into. Owner thread only.
+ * that the rest of the frame is then read straight into. That slab starts at 4 MiB at most and grows as the
+ * bytes arrive, so a peer that merely announces a huge frame gets no huge allocation. Owner thread only.
  */
 public final class FrameAssembler
 {
     static final int RECEIVE_SLAB = 64 << 10;
+    static final int LARGE_START = 4 << 20;
 
     private final BufferPool pool;
     private final Limits limits;
@@ -45,7 +48,11 @@ public final class FrameAssembler
     {
         if (large != null)
         {
-            return largeView.limit(largeLength).position(largeFill);
+            if (largeFill == large.capacity())
+            {
+                growLarge();
+            }
+            return largeView.limit(Math.min(largeLength, large.capacity())).position(largeFill);
         }
         if (slab == null)
         {
@@ -92,10 +99,10 @@ public final class FrameAssembler
                 final Slab whole = large;
                 large = null;
                 largeView = null;
-                checkBody(whole, 0);
-                counters.frameReceived(largeLength);
                 try
                 {
+                    checkBody(whole, 0);
+                    counters.frameReceived(largeLength);
                     handler.onFrame(whole, 0, largeLength);
                 }
                 finally
@@ -125,6 +132,10 @@ public final class FrameAssembler
                 checkBody(slab, readPos);
                 counters.frameReceived(length);
                 handler.onFrame(slab, readPos, length);
+                if (slab == null)
+                {
+                    return; // the handler closed the link
+                }
                 readPos += length;
             }
             else
@@ -147,7 +158,7 @@ public final class FrameAssembler
         final int partial = writePos - readPos;
         if (length > RECEIVE_SLAB)
         {
-            large = pool.acquire(length);
+            large = allocate(Math.min(length, LARGE_START), length);
             largeView = large.byteBuffer().duplicate();
             large.buffer().putBytes(0, slab.buffer(), readPos, partial);
             largeFill = partial;
@@ -157,6 +168,28 @@ public final class FrameAssembler
         else
         {
             replaceSlab(partial);
+        }
+    }
+
+    private void growLarge()
+    {
+        final Slab bigger = allocate((int)Math.min(largeLength, (long)large.capacity() * 4), largeLength);
+        bigger.buffer().putBytes(0, large.buffer(), 0, largeFill);
+        large.release();
+        large = bigger;
+        largeView = bigger.byteBuffer().duplicate();
+    }
+
+    private Slab allocate(final int capacity, final int frameLength)
+    {
+        try
+        {
+            return pool.acquire(capacity);
+        }
+        catch (final OutOfMemoryError ex)
+        {
+            throw new ConnectionException("no memory for a " + frameLength + "-byte frame (" + ex.getMessage() +
+                "); closing this connection only");
         }
     }
 

@@ -2,6 +2,7 @@ package io.xio.engine.transport.stream;
 
 import io.xio.engine.memory.Slab;
 import io.xio.engine.transport.LinkHandler;
+import io.xio.engine.transport.SendCompletion;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
 import org.agrona.MutableDirectBuffer;
@@ -32,7 +33,7 @@ public abstract class StreamLink implements TransportLink
 
     private ByteBuffer[] entries = new ByteBuffer[64];
     private Slab[] entrySlabs = new Slab[64];
-    private Runnable[] entryCallbacks = new Runnable[64];
+    private SendCompletion[] entryCallbacks = new SendCompletion[64];
     private long[] entryEnds = new long[64];
     private int entryCount;
     private int transmitIndex;
@@ -40,6 +41,7 @@ public abstract class StreamLink implements TransportLink
     private long queuedPosition;
     private boolean flushScheduled;
     private boolean wantWritable;
+    private long lastReceive;
 
     protected StreamLink(final TransportContext context)
     {
@@ -92,7 +94,7 @@ public abstract class StreamLink implements TransportLink
     }
 
     @Override
-    public void commit(final ByteBuffer[] data, final int count, final Runnable onSent)
+    public void commit(final ByteBuffer[] data, final int count, final SendCompletion completion)
     {
         commit();
         cutStage(null);
@@ -100,12 +102,24 @@ public abstract class StreamLink implements TransportLink
         {
             final ByteBuffer buffer = data[i];
             queuedPosition += buffer.remaining();
-            add(buffer, null, i == count - 1 ? onSent : null);
+            add(buffer, null, i == count - 1 ? completion : null);
         }
-        if (count == 0 && onSent != null)
+        if (count == 0 && completion != null)
         {
-            add(EMPTY, null, onSent);
+            add(EMPTY, null, completion);
         }
+    }
+
+    @Override
+    public long lastReceiveNanos()
+    {
+        return lastReceive;
+    }
+
+    /** Notes that bytes arrived in this loop turn. */
+    protected final void bytesArrived()
+    {
+        lastReceive = context.nanoTime();
     }
 
     @Override
@@ -200,11 +214,11 @@ public abstract class StreamLink implements TransportLink
             entrySlabs[index] = null;
             slab.release();
         }
-        final Runnable callback = entryCallbacks[index];
+        final SendCompletion callback = entryCallbacks[index];
         if (callback != null)
         {
             entryCallbacks[index] = null;
-            callback.run();
+            callback.onSendComplete(true);
         }
     }
 
@@ -242,7 +256,7 @@ public abstract class StreamLink implements TransportLink
         }
     }
 
-    private void add(final ByteBuffer buffer, final Slab releaseAfter, final Runnable callback)
+    private void add(final ByteBuffer buffer, final Slab releaseAfter, final SendCompletion callback)
     {
         if (entryCount == entries.length)
         {
@@ -278,17 +292,29 @@ public abstract class StreamLink implements TransportLink
         }
         closed = true;
         closeChannel();
-        // Nothing queued will be sent: give back buffers but do not run "sent" callbacks. Buffers handed to a
-        // peer that reads them later (an in-JVM pipe) are abandoned to the GC rather than reused.
+        // Nothing queued will be sent: give the buffers back and tell the senders. Buffers handed to a peer that
+        // reads them later (an in-JVM pipe) are abandoned to the GC rather than reused.
         final boolean peerMayRead = peerMayStillRead();
         for (int i = releaseIndex; i < entryCount; i++)
         {
             entries[i] = null;
-            entryCallbacks[i] = null;
             if (entrySlabs[i] != null)
             {
-                dispose(entrySlabs[i], peerMayRead && i < transmitIndex);
+                dispose(entrySlabs[i], peerMayRead);
                 entrySlabs[i] = null;
+            }
+            final SendCompletion callback = entryCallbacks[i];
+            entryCallbacks[i] = null;
+            if (callback != null)
+            {
+                try
+                {
+                    callback.onSendComplete(false);
+                }
+                catch (final RuntimeException ex)
+                {
+                    org.slf4j.LoggerFactory.getLogger(StreamLink.class).warn("send completion failed", ex);
+                }
             }
         }
         entryCount = transmitIndex = releaseIndex = 0;

@@ -112,6 +112,7 @@ final class TcpLink extends StreamLink implements SelectionHandler
             {
                 return;
             }
+            bytesArrived();
             assembler.received(n, handler);
             if (target.hasRemaining())
             {

@@ -16,6 +16,8 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.function.Consumer;
 
+import org.slf4j.LoggerFactory;
+
 /** The {@code tcp} transport: non-blocking NIO on the context's selector. Stateless and thread-safe. */
 public final class TcpTransport implements Transport
 {
@@ -54,7 +56,17 @@ public final class TcpTransport implements Transport
                 }
                 catch (final IOException ex)
                 {
-                    return; // a failed accept affects only that peer
+                    // Out of descriptors, say: pause accepting briefly rather than spin on a ready key.
+                    LoggerFactory.getLogger(TcpTransport.class).warn("accept on {} failed: {}", bound, ex.toString());
+                    key.interestOps(0);
+                    context.schedule(context.nanoTime() + ACCEPT_PAUSE_NANOS, () ->
+                    {
+                        if (key.isValid())
+                        {
+                            key.interestOps(SelectionKey.OP_ACCEPT);
+                        }
+                    });
+                    return;
                 }
                 if (channel == null)
                 {
@@ -86,52 +98,65 @@ public final class TcpTransport implements Transport
             callback.onFailed(new ConnectionException("tcp address " + address + " needs a port"));
             return NO_ABORT;
         }
-        final SocketChannel channel;
+        SocketChannel channel = null;
+        final TcpLink connected;
         try
         {
             channel = SocketChannel.open();
             channel.configureBlocking(false);
-            if (channel.connect(new InetSocketAddress(address.host(), address.port())))
-            {
-                callback.onConnected(new TcpLink(context, channel));
-                return NO_ABORT;
-            }
+            connected = channel.connect(new InetSocketAddress(address.host(), address.port()))
+                ? new TcpLink(context, channel) : null;
         }
         catch (final IOException | RuntimeException ex)
         {
+            if (channel != null)
+            {
+                closeQuietly(channel);
+            }
             callback.onFailed(refused(address, ex));
             return NO_ABORT;
         }
+        if (connected != null)
+        {
+            callback.onConnected(connected);
+            return NO_ABORT;
+        }
+        final SocketChannel dialing = channel;
         try
         {
-            channel.register(context.selector(), SelectionKey.OP_CONNECT, (SelectionHandler)key ->
+            dialing.register(context.selector(), SelectionKey.OP_CONNECT, (SelectionHandler)key ->
             {
+                final TcpLink link;
                 try
                 {
-                    if (channel.finishConnect())
+                    if (!dialing.finishConnect())
                     {
-                        key.interestOps(0);
-                        callback.onConnected(new TcpLink(context, channel));
+                        return;
                     }
+                    key.interestOps(0);
+                    link = new TcpLink(context, dialing);
                 }
-                catch (final IOException ex)
+                catch (final IOException | RuntimeException ex)
                 {
                     key.cancel();
-                    closeQuietly(channel);
+                    closeQuietly(dialing);
                     callback.onFailed(refused(address, ex));
+                    return;
                 }
+                callback.onConnected(link);
             });
         }
         catch (final IOException ex)
         {
-            closeQuietly(channel);
+            closeQuietly(dialing);
             callback.onFailed(refused(address, ex));
             return NO_ABORT;
         }
-        return () -> closeQuietly(channel);
+        return () -> closeQuietly(dialing);
     }
 
     private static final Runnable NO_ABORT = () -> { };
+    private static final long ACCEPT_PAUSE_NANOS = 100_000_000L;
 
     private static ConnectionException refused(final XioUri address, final Exception ex)
     {
