@@ -94,6 +94,10 @@ class EngineBehaviourTest
         {
             stall.request(Outbound.of(utf8("first"))).handle((m, ex) -> m).thenAccept(m -> m.close());
             assertThat(bigArrived.await(5, TimeUnit.SECONDS)).isTrue();
+            // Written into the link first: the socket takes part of it, the rest waits there.
+            final ByteBuffer impatientData = ByteBuffer.allocateDirect(32 << 20);
+            final XioFuture<Message> impatient = stall.request(Outbound.of(utf8("impatient"), impatientData),
+                CallOptions.timeout(Duration.ofMillis(200)));
             final XioFuture<Message> big = stall.request(Outbound.of(utf8("big"),
                 ByteBuffer.allocateDirect(64 << 20)), CallOptions.timeout(Duration.ofSeconds(30)));
             for (int i = 0; i < 200; i++)
@@ -101,8 +105,12 @@ class EngineBehaviourTest
                 echo.request(Outbound.of(utf8("small " + i))).get(5, TimeUnit.SECONDS).close();
             }
             assertThat(big).isNotDone();
+            // Past its deadline, but the socket still holds its buffer: the caller is not given it back yet.
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !impatient.isDone());
             release.countDown();
             big.get(30, TimeUnit.SECONDS).close();
+            assertThatThrownBy(() -> impatient.get(30, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(XioTimeoutException.class);
         }
         finally
         {

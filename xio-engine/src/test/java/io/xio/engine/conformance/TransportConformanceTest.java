@@ -264,6 +264,7 @@ public abstract class TransportConformanceTest
             assertThat(received.poll(5, TimeUnit.SECONDS)).isEqualTo("plain");
             final XioFuture<Void> receipt = session.send(Outbound.of(utf8("tracked")), CallOptions.DEFAULT.withReceipt(true));
             receipt.get(5, TimeUnit.SECONDS);
+            receipt.receipt().get(5, TimeUnit.SECONDS);
             // the receipt is sent once the receiver accepted the message, before its handler ran
             assertThat(received.poll(5, TimeUnit.SECONDS)).isEqualTo("tracked");
         }

@@ -106,6 +106,32 @@ class FrameAssemblerTest
     }
 
     @Test
+    void aHugeFrameGetsMemoryAsItsBytesArriveNotWhenAnnounced()
+    {
+        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT, new LoopCounters());
+        final byte[] frame = frame(new Random(2), 20 << 20);
+        final ByteBuffer header = ByteBuffer.wrap(frame, 0, 1024);
+        assembler.feed(header, collector);
+        assertThat(assembler.writable().capacity()).as("buffer for a 20 MiB frame, 1 KiB in")
+            .isLessThanOrEqualTo(FrameAssembler.LARGE_START);
+        final ByteBuffer rest = ByteBuffer.wrap(frame, 1024, frame.length - 1024);
+        final Random random = new Random(3);
+        while (rest.hasRemaining())
+        {
+            final ByteBuffer piece = rest.slice(rest.position(), Math.min(1 + random.nextInt(1 << 20), rest.remaining()));
+            rest.position(rest.position() + piece.remaining());
+            while (piece.hasRemaining())
+            {
+                assembler.feed(piece, collector);
+            }
+        }
+        assertThat(delivered).hasSize(1);
+        assertThat(Arrays.equals(delivered.get(0), frame)).isTrue();
+        assembler.close();
+        assertThat(pool.outstanding()).isZero();
+    }
+
+    @Test
     void rejectsAnOversizedFrameBeforeReadingItsBody()
     {
         final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT.withMaxMessageBytes(1024), new LoopCounters());
