@@ -169,8 +169,8 @@ public final class SessionImpl implements Session
         if (state.compareAndSet(OPENING, CLOSED))
         {
             engine.opened.remove(this);
+            fire(SessionEvent.Type.REFUSED, cause.getMessage(), cause); // listeners hear it before the caller
             opened.completeExceptionally(cause);
-            fire(SessionEvent.Type.REFUSED, cause.getMessage(), cause);
             closeLanes(cause, false);
         }
     }
