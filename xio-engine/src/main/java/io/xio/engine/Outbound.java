@@ -5,9 +5,11 @@ import java.nio.ByteBuffer;
 /**
  * A message to send (S4): an application header plus zero or more data segments. The bytes between each
  * buffer's position and limit are sent; positions are not changed. Buffers are referenced, not copied, until
- * xio is done with them: for a request, until its future completes (a request may be retransmitted after a
- * connection failure); for a one-way message or a response, until it was written. Direct buffers (or regions
- * from {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
+ * xio is done with them: for a request or one-way message, until its future completes (it may be
+ * retransmitted after a connection failure, and a future never completes while a socket still reads its
+ * buffers, even past the deadline); after a cancel, until {@link XioFuture#cancelOutcome()} completes; for a
+ * response, until it was written, which {@link #releaseAfterSend} tells. Direct buffers (or regions from
+ * {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
  */
 public final class Outbound
 {
