@@ -7,6 +7,7 @@ import io.xio.engine.memory.BufferPool;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.transport.LinkHandler;
+import org.agrona.DirectBuffer;
 
 import java.nio.ByteBuffer;
 
@@ -35,6 +36,7 @@ public final class FrameAssembler
     private ByteBuffer largeView;
     private int largeFill;
     private int largeLength;
+    private boolean closed;
 
     public FrameAssembler(final BufferPool pool, final Limits limits, final io.xio.engine.context.LoopCounters counters)
     {
@@ -82,6 +84,22 @@ public final class FrameAssembler
         src.position(srcPos + n);
         received(n, handler);
         return n;
+    }
+
+    /** Copies {@code length} bytes from {@code src} in, delivering frames as they complete. */
+    public void feed(final DirectBuffer src, final int index, final int length, final LinkHandler handler)
+    {
+        int at = index;
+        int left = length;
+        while (left > 0 && !closed)
+        {
+            final ByteBuffer dst = writable();
+            final int n = Math.min(left, dst.remaining());
+            src.getBytes(at, dst, dst.position(), n);
+            at += n;
+            left -= n;
+            received(n, handler);
+        }
     }
 
     /** Accounts for {@code n} bytes read into {@link #writable()} and delivers every frame now complete. */
@@ -219,6 +237,7 @@ public final class FrameAssembler
     /** Gives the slabs back; the assembler must not be used afterwards. */
     public void close()
     {
+        closed = true;
         if (slab != null)
         {
             slab.release();

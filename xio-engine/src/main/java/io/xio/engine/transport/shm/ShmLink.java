@@ -1,0 +1,281 @@
+package io.xio.engine.transport.shm;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.transport.LinkHandler;
+import io.xio.engine.transport.Poller;
+import io.xio.engine.transport.SelectionHandler;
+import io.xio.engine.transport.TransportContext;
+import io.xio.engine.transport.stream.StreamLink;
+import org.agrona.IoUtil;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One end of a shared-memory connection: frames go through a lock-free ring per direction in a mapped file,
+ * copied in by the writer and out by the reader. A Unix-domain socket between the two processes is the
+ * doorbell, rung only when the peer announced it is parking (so a busy pair makes no system calls and an
+ * idle one uses no CPU), and its end-of-file is how a dead peer process is noticed at once. Owner context
+ * thread only.
+ */
+final class ShmLink extends StreamLink implements Poller, SelectionHandler, MessageHandler
+{
+    private static final int DATA = 1;
+    private static final int READS_PER_POLL = 64;
+
+    private final MappedByteBuffer mapping;
+    private final UnsafeBuffer shared;
+    private final OneToOneRingBuffer in;
+    private final OneToOneRingBuffer out;
+    private final int myParked;
+    private final int peerParked;
+    private final int myWaiting;
+    private final int peerWaiting;
+    private final SocketChannel doorbell;
+    private final String remote;
+    private final UnsafeBuffer chunk = new UnsafeBuffer(0, 0);
+    private final ByteBuffer ring = ByteBuffer.allocateDirect(1);
+    private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
+    private SelectionKey key;
+    private long written;
+    private boolean reading;
+    private boolean unmapped;
+
+    ShmLink(final TransportContext context, final MappedByteBuffer mapping, final boolean server,
+        final SocketChannel doorbell, final String remote)
+    {
+        super(context);
+        this.mapping = mapping;
+        this.shared = new UnsafeBuffer(mapping);
+        final int capacity = shared.getInt(ShmLayout.CAPACITY_OFFSET);
+        final UnsafeBuffer toServer = new UnsafeBuffer(mapping, ShmLayout.clientToServerOffset(),
+            ShmLayout.ringLength(capacity));
+        final UnsafeBuffer toClient = new UnsafeBuffer(mapping, ShmLayout.serverToClientOffset(capacity),
+            ShmLayout.ringLength(capacity));
+        this.in = new OneToOneRingBuffer(server ? toServer : toClient);
+        this.out = new OneToOneRingBuffer(server ? toClient : toServer);
+        this.myParked = server ? ShmLayout.SERVER_PARKED : ShmLayout.CLIENT_PARKED;
+        this.peerParked = server ? ShmLayout.CLIENT_PARKED : ShmLayout.SERVER_PARKED;
+        this.myWaiting = server ? ShmLayout.SERVER_WAITING : ShmLayout.CLIENT_WAITING;
+        this.peerWaiting = server ? ShmLayout.CLIENT_WAITING : ShmLayout.SERVER_WAITING;
+        this.doorbell = doorbell;
+        this.remote = remote;
+    }
+
+    @Override
+    public void start(final LinkHandler linkHandler)
+    {
+        super.start(linkHandler);
+        try
+        {
+            doorbell.configureBlocking(false);
+            key = doorbell.register(context.selector(), SelectionKey.OP_READ, this);
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("cannot watch the doorbell of " + remote, ex));
+            return;
+        }
+        context.addPoller(this);
+    }
+
+    @Override
+    public int poll()
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        shared.putIntOrdered(myParked, 0);
+        int work = 0;
+        reading = true;
+        try
+        {
+            work += in.read(this, READS_PER_POLL);
+        }
+        catch (final RuntimeException ex)
+        {
+            close(ex);
+        }
+        finally
+        {
+            reading = false;
+        }
+        if (closed)
+        {
+            unmapIfClosed();
+            return 1;
+        }
+        if (work > 0)
+        {
+            bytesArrived();
+            if (shared.getIntVolatile(peerWaiting) != 0)
+            {
+                shared.putIntOrdered(peerWaiting, 0);
+                ring(); // the peer waits for room we just made
+            }
+        }
+        if (!closed && hasUntransmitted())
+        {
+            work += flush();
+        }
+        return work;
+    }
+
+    @Override
+    public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (!closed)
+        {
+            assembler.feed(buffer, index, length, handler);
+        }
+    }
+
+    /** Called just before the context parks: announce it, then look once more (the peer checks the flag). */
+    @Override
+    public boolean hasWork()
+    {
+        if (closed)
+        {
+            return false;
+        }
+        shared.putIntVolatile(myParked, 1);
+        return in.size() > 0;
+    }
+
+    @Override
+    public void onSelected(final SelectionKey selected)
+    {
+        try
+        {
+            int n;
+            do
+            {
+                drain.clear();
+                n = doorbell.read(drain);
+            }
+            while (n > 0);
+            if (n < 0)
+            {
+                while (!closed && in.size() > 0)
+                {
+                    poll(); // what the peer wrote before it went is still in the ring
+                }
+                close(new ConnectionException("shm peer " + remote + " closed the connection or died"));
+                return;
+            }
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("shm peer " + remote + " is gone: " + ex.getMessage(), ex));
+            return;
+        }
+        poll();
+    }
+
+    @Override
+    protected void transmit(final ByteBuffer[] buffers, final int from, final int to)
+    {
+        int index = from;
+        long bytes = 0;
+        boolean full = false;
+        while (index < to && !full)
+        {
+            final ByteBuffer buffer = buffers[index];
+            while (buffer.hasRemaining())
+            {
+                final int length = Math.min(buffer.remaining(), out.maxMsgLength());
+                chunk.wrap(buffer, buffer.position(), length);
+                if (!out.write(DATA, chunk, 0, length))
+                {
+                    // Ask the reader to ring us when it made room, then look once more.
+                    shared.putIntVolatile(myWaiting, 1);
+                    if (!out.write(DATA, chunk, 0, length))
+                    {
+                        full = true;
+                        break;
+                    }
+                }
+                buffer.position(buffer.position() + length);
+                bytes += length;
+            }
+            if (!full)
+            {
+                index++;
+            }
+        }
+        written += bytes;
+        transmitted(index);
+        if (bytes > 0)
+        {
+            context.counters().wrote(bytes);
+            VarHandle.fullFence(); // the records must be visible before we read the peer's parked flag
+            if (shared.getIntVolatile(peerParked) != 0)
+            {
+                ring();
+            }
+        }
+    }
+
+    private void ring()
+    {
+        try
+        {
+            ring.clear();
+            doorbell.write(ring); // a full socket buffer means the peer has rings pending already
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("shm peer " + remote + " is gone: " + ex.getMessage(), ex));
+        }
+    }
+
+    @Override
+    protected long releasedPosition()
+    {
+        return written;
+    }
+
+    @Override
+    protected void closeChannel()
+    {
+        context.removePoller(this);
+        if (key != null)
+        {
+            key.cancel();
+        }
+        try
+        {
+            doorbell.close();
+        }
+        catch (final IOException ignore)
+        {
+            // closing anyway
+        }
+        unmapIfClosed();
+    }
+
+    /** Unmaps once closed, but never under the ring's own read loop, which still writes its position. */
+    private void unmapIfClosed()
+    {
+        if (!reading && !unmapped)
+        {
+            unmapped = true;
+            IoUtil.unmap(mapping);
+        }
+    }
+
+    @Override
+    public String remoteAddress()
+    {
+        return remote;
+    }
+}
