@@ -141,7 +141,18 @@ public final class EventLoop implements Context, TransportContext
         }
         if (timers.timerCount() > 0)
         {
-            work += timers.poll(nanoTime, onTimer, 256);
+            // The wheel moves one tick per poll: catch up after a park instead of spinning through the ticks.
+            int expired = 0;
+            do
+            {
+                expired += timers.poll(nanoTime, onTimer, 256 - expired);
+            }
+            while (expired < 256 && timers.timerCount() > 0 && timers.currentTickTime() <= nanoTime);
+            work += expired;
+        }
+        else
+        {
+            timers.currentTickTime(nanoTime);
         }
         work += flushAll();
         return work;
