@@ -1,4 +1,0 @@
-/**
- * JMH micro-benchmarks for the xio engine.
- */
-package io.xio.benchmarks;
