@@ -36,6 +36,7 @@ public final class EventLoop implements Context, TransportContext
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
     private static final int COMMANDS_PER_TURN = 1024;
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final int RARE_SELECT_MASK = 63;
 
     private final String name;
     private final int index;
@@ -57,6 +58,8 @@ public final class EventLoop implements Context, TransportContext
     private volatile Thread thread;
     private long nanoTime;
     private long idleSince;
+    private int selectorLinks;
+    private int turns;
     private long nextDeadline;
 
     public EventLoop(final String name, final int index, final Limits limits, final Duration busyPoll,
@@ -184,9 +187,9 @@ public final class EventLoop implements Context, TransportContext
 
     private int select(final boolean block, final long timeoutNanos)
     {
-        if (selector.keys().isEmpty() && !block)
+        if (!block && (selector.keys().isEmpty() || (selectorLinks == 0 && (++turns & RARE_SELECT_MASK) != 0)))
         {
-            return 0;
+            return 0; // no socket links: accepts and doorbells can wait a few turns while we are busy
         }
         try
         {
@@ -424,6 +427,12 @@ public final class EventLoop implements Context, TransportContext
         {
             timers.cancelTimer(timerId);
         }
+    }
+
+    @Override
+    public void selectorLinks(final int delta)
+    {
+        selectorLinks += delta;
     }
 
     @Override

@@ -21,6 +21,12 @@ public interface TransportContext
     /** The context's NIO selector; attach a {@link SelectionHandler} to keys registered with it. */
     Selector selector();
 
+    /**
+     * Counts links whose data arrives through the selector (sockets): while there are none, a busy loop looks
+     * at its selector only every few turns, so ring-fed links (shm) run without a system call per turn.
+     */
+    void selectorLinks(int delta);
+
     /** Adds a poller run every duty cycle until it is removed. */
     void addPoller(Poller poller);
 

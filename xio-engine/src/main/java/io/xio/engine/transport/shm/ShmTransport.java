@@ -271,6 +271,7 @@ public final class ShmTransport implements Transport
                     key.cancel();
                     closeQuietly(dialed);
                     IoUtil.unmap(mapped);
+                    deleteQuietly(ringFile);
                     callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " +
                         ex.getMessage(), ex));
                     return;
@@ -290,6 +291,7 @@ public final class ShmTransport implements Transport
         return () ->
         {
             closeQuietly(dialed);
+            IoUtil.unmap(mapped);
             deleteQuietly(ringFile);
         };
     }

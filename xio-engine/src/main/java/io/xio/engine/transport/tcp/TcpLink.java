@@ -48,6 +48,7 @@ final class TcpLink extends StreamLink implements SelectionHandler
     public void start(final io.xio.engine.transport.LinkHandler handler)
     {
         super.start(handler);
+        context.selectorLinks(1);
         try
         {
             final SelectionKey existing = channel.keyFor(context.selector());
@@ -162,6 +163,10 @@ final class TcpLink extends StreamLink implements SelectionHandler
     @Override
     protected void closeChannel()
     {
+        if (handler != null)
+        {
+            context.selectorLinks(-1);
+        }
         if (key != null)
         {
             key.cancel();
