@@ -30,7 +30,7 @@ public final class Redirectors
     {
         final List<XioUri> targets = List.copyOf(portals);
         return request -> request.redirects() > 0 ? SetupDecision.accept() :
-            SetupDecision.redirect(rotate(targets, (int)Math.floorMod(mix(key.applyAsLong(request)), targets.size())));
+            SetupDecision.redirect(rotate(targets, Math.floorMod(mix(key.applyAsLong(request)), targets.size())));
     }
 
     /** Hash on a set-up attribute (e.g. a client or tenant id); requests without it hash as empty. */

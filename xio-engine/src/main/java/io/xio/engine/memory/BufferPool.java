@@ -29,7 +29,7 @@ public final class BufferPool
     public BufferPool(final String name)
     {
         this.name = name;
-        free = new ArrayDeque[CLASS_COUNT];
+        free = (ArrayDeque<Slab>[])new ArrayDeque<?>[CLASS_COUNT];
         maxIdle = new int[CLASS_COUNT];
         for (int i = 0; i < CLASS_COUNT; i++)
         {

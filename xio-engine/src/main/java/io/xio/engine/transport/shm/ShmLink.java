@@ -8,9 +8,12 @@ import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.stream.StreamLink;
 import org.agrona.IoUtil;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
@@ -48,14 +51,15 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     private long written;
     private boolean reading;
     private boolean unmapped;
+    private String peerGone;
 
-    ShmLink(final TransportContext context, final MappedByteBuffer mapping, final boolean server,
+    /** @param capacity the ring capacity, validated by the caller (never re-read from memory the peer writes) */
+    ShmLink(final TransportContext context, final MappedByteBuffer mapping, final int capacity, final boolean server,
         final SocketChannel doorbell, final String remote)
     {
         super(context);
         this.mapping = mapping;
         this.shared = new UnsafeBuffer(mapping);
-        final int capacity = shared.getInt(ShmLayout.CAPACITY_OFFSET);
         final UnsafeBuffer toServer = new UnsafeBuffer(mapping, ShmLayout.clientToServerOffset(),
             ShmLayout.ringLength(capacity));
         final UnsafeBuffer toClient = new UnsafeBuffer(mapping, ShmLayout.serverToClientOffset(capacity),
@@ -94,40 +98,51 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         {
             return 0;
         }
+        if (peerGone != null)
+        {
+            drainAndClose(peerGone);
+            return 1;
+        }
         shared.putIntOrdered(myParked, 0);
-        int work = 0;
-        reading = true;
-        try
-        {
-            work += in.read(this, READS_PER_POLL);
-        }
-        catch (final RuntimeException ex)
-        {
-            close(ex);
-        }
-        finally
-        {
-            reading = false;
-        }
+        final int work = read(READS_PER_POLL);
         if (closed)
         {
-            unmapIfClosed();
             return 1;
         }
         if (work > 0)
         {
             bytesArrived();
+            VarHandle.fullFence(); // our new head must be visible before we read the peer's waiting flag
             if (shared.getIntVolatile(peerWaiting) != 0)
             {
                 shared.putIntOrdered(peerWaiting, 0);
                 ring(); // the peer waits for room we just made
             }
         }
-        if (!closed && hasUntransmitted())
+        return hasUntransmitted() ? work + flush() : work;
+    }
+
+    /** Reads up to {@code limit} records; a failure (a bad record, memory the peer broke) closes the link. */
+    private int read(final int limit)
+    {
+        reading = true;
+        try
         {
-            work += flush();
+            return in.read(this, limit);
         }
-        return work;
+        catch (final Throwable ex)
+        {
+            close(new ConnectionException("shm connection " + remote + " failed reading its ring: " + ex, ex));
+            return 0;
+        }
+        finally
+        {
+            reading = false;
+            if (closed)
+            {
+                unmapIfClosed();
+            }
+        }
     }
 
     @Override
@@ -139,7 +154,11 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         }
     }
 
-    /** Called just before the context parks: announce it, then look once more (the peer checks the flag). */
+    /**
+     * Called just before the context parks: announce it, then look once more (the peer checks the flag after
+     * a fence). Only a committed record counts: a record a dying peer reserved but never wrote must not keep
+     * the loop awake.
+     */
     @Override
     public boolean hasWork()
     {
@@ -147,8 +166,20 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         {
             return false;
         }
+        if (peerGone != null)
+        {
+            return true;
+        }
         shared.putIntVolatile(myParked, 1);
-        return in.size() > 0;
+        return committedRecordWaiting();
+    }
+
+    private boolean committedRecordWaiting()
+    {
+        final AtomicBuffer ringBuffer = in.buffer();
+        final int capacity = in.capacity();
+        final long head = ringBuffer.getLongVolatile(capacity + RingBufferDescriptor.HEAD_POSITION_OFFSET);
+        return ringBuffer.getIntVolatile(RecordDescriptor.lengthOffset((int)head & (capacity - 1))) > 0;
     }
 
     @Override
@@ -165,20 +196,27 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
             while (n > 0);
             if (n < 0)
             {
-                while (!closed && in.size() > 0)
-                {
-                    poll(); // what the peer wrote before it went is still in the ring
-                }
-                close(new ConnectionException("shm peer " + remote + " closed the connection or died"));
+                drainAndClose("closed the connection or died");
                 return;
             }
         }
         catch (final IOException ex)
         {
-            close(new ConnectionException("shm peer " + remote + " is gone: " + ex.getMessage(), ex));
+            // A reset rather than an end-of-file when our ring was still unread there: gone all the same.
+            drainAndClose("is gone: " + ex.getMessage());
             return;
         }
         poll();
+    }
+
+    /** The peer is gone: deliver what it committed before it went, then close. */
+    private void drainAndClose(final String why)
+    {
+        while (!closed && read(READS_PER_POLL) > 0)
+        {
+            bytesArrived();
+        }
+        close(new ConnectionException("shm peer " + remote + " " + why));
     }
 
     @Override
@@ -203,6 +241,7 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
                         full = true;
                         break;
                     }
+                    shared.putIntOrdered(myWaiting, 0);
                 }
                 buffer.position(buffer.position() + length);
                 bytes += length;
@@ -234,7 +273,7 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         }
         catch (final IOException ex)
         {
-            close(new ConnectionException("shm peer " + remote + " is gone: " + ex.getMessage(), ex));
+            peerGone = "is gone: " + ex.getMessage(); // closed on the next poll, after draining its ring
         }
     }
 
