@@ -1,0 +1,82 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.engine.Limits;
+import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
+import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.smile.SmileMapper;
+
+/**
+ * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
+ * {@link JsonMapper} configuration carried over to the binary format), the service exporter that binds the
+ * portals once the context is refreshed, and client proxies for {@code @XioClient} interfaces. Every bean
+ * backs off when the application defines its own.
+ */
+@AutoConfiguration(after = JacksonAutoConfiguration.class)
+@EnableConfigurationProperties(XioProperties.class)
+@Import(XioComponentsRegistrar.class)
+public class XioAutoConfiguration
+{
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
+    {
+        final XioEngine.Builder builder = XioEngine.builder().name("xio");
+        if (properties.getContexts() != null)
+        {
+            builder.contexts(properties.getContexts());
+        }
+        builder.busyPoll(properties.getIdle().getBusyPoll());
+        final long maxMessage = properties.getLimits().getMaxMessageSize().toBytes();
+        builder.limits(Limits.DEFAULT.withMaxMessageBytes((int)Math.min(Integer.MAX_VALUE, maxMessage))
+            .withMaxInFlight(properties.getLimits().getMaxInFlight()));
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper)
+    {
+        final JsonMapper json = jsonMapper.getIfAvailable(JsonMapper::new);
+        final ObjectMapper mapper = switch (properties.getCodec())
+        {
+            case JSON -> json;
+            case SMILE -> SmileMapper.builder().addModules(json.registeredModules()).build();
+            case CBOR -> cbor(json);
+        };
+        return new JacksonXioCodec(mapper);
+    }
+
+    private static ObjectMapper cbor(final JsonMapper json)
+    {
+        try
+        {
+            return tools.jackson.dataformat.cbor.CBORMapper.builder().addModules(json.registeredModules()).build();
+        }
+        catch (final NoClassDefFoundError ex)
+        {
+            throw new IllegalStateException("xio.codec=cbor needs tools.jackson.dataformat:jackson-dataformat-cbor " +
+                "on the class path", ex);
+        }
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
+        final XioCodec codec, final XioProperties properties)
+    {
+        return new XioServiceExporter(context, engine, codec, properties);
+    }
+}

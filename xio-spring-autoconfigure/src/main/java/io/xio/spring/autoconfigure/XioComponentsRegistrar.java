@@ -1,0 +1,109 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.annotation.XioClient;
+import io.xio.annotation.XioService;
+import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionBuilder;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.core.type.filter.AnnotationTypeFilter;
+import org.springframework.util.ClassUtils;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Registers, from the application's packages, every {@code @XioService} class as a bean and a client proxy
+ * bean for every {@code @XioClient} interface, so both work with plain constructor injection.
+ */
+class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFactoryAware, EnvironmentAware
+{
+    private BeanFactory beanFactory;
+    private Environment environment;
+
+    @Override
+    public void setBeanFactory(final BeanFactory beanFactory)
+    {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void setEnvironment(final Environment environment)
+    {
+        this.environment = environment;
+    }
+
+    @Override
+    public void registerBeanDefinitions(final AnnotationMetadata metadata, final BeanDefinitionRegistry registry)
+    {
+        if (!AutoConfigurationPackages.has(beanFactory))
+        {
+            return;
+        }
+        final List<String> packages = AutoConfigurationPackages.get(beanFactory);
+        final ClassPathScanningCandidateComponentProvider scanner =
+            new ClassPathScanningCandidateComponentProvider(false, environment)
+            {
+                @Override
+                protected boolean isCandidateComponent(final AnnotatedBeanDefinition definition)
+                {
+                    final AnnotationMetadata type = definition.getMetadata();
+                    return type.isIndependent() && (type.isInterface() ? type.hasAnnotation(XioClient.class.getName())
+                        : type.isConcrete() && type.hasAnnotation(XioService.class.getName()));
+                }
+            };
+        scanner.addIncludeFilter(new AnnotationTypeFilter(XioService.class));
+        scanner.addIncludeFilter(new AnnotationTypeFilter(XioClient.class, true, true));
+        for (final String base : packages)
+        {
+            for (final BeanDefinition candidate : scanner.findCandidateComponents(base))
+            {
+                final String className = candidate.getBeanClassName();
+                final AnnotationMetadata type = ((AnnotatedBeanDefinition)candidate).getMetadata();
+                final String beanName = ClassUtils.getShortNameAsProperty(ClassUtils.resolveClassName(className,
+                    getClass().getClassLoader()));
+                if (registry.containsBeanDefinition(beanName) || isRegisteredByType(registry, className))
+                {
+                    continue;
+                }
+                if (type.isInterface())
+                {
+                    final Map<String, Object> client = type.getAnnotationAttributes(XioClient.class.getName());
+                    final Class<?> api = ClassUtils.resolveClassName(className, getClass().getClassLoader());
+                    registry.registerBeanDefinition(beanName, BeanDefinitionBuilder
+                        .genericBeanDefinition(XioClientFactoryBean.class)
+                        .addConstructorArgValue(api)
+                        .addConstructorArgValue(client.get("value"))
+                        .addConstructorArgValue(client.get("uri"))
+                        .setLazyInit(true)
+                        .getBeanDefinition());
+                }
+                else
+                {
+                    registry.registerBeanDefinition(beanName, candidate);
+                }
+            }
+        }
+    }
+
+    private static boolean isRegisteredByType(final BeanDefinitionRegistry registry, final String className)
+    {
+        for (final String name : registry.getBeanDefinitionNames())
+        {
+            if (className.equals(registry.getBeanDefinition(name).getBeanClassName()))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+}

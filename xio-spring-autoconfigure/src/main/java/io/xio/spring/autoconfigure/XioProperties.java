@@ -1,0 +1,275 @@
+package io.xio.spring.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Configuration of xio: the engine's contexts, the portals this application serves on, and the clients it
+ * calls.
+ */
+@ConfigurationProperties("xio")
+public class XioProperties
+{
+    /** Number of contexts (threads with event loops); default: the number of processors. */
+    private Integer contexts;
+
+    private final Idle idle = new Idle();
+
+    /** Server portals, e.g. {@code tcp://0.0.0.0:7000} or {@code shm://kv}; none makes a client-only application. */
+    private List<Portal> portals = new ArrayList<>();
+
+    private final Server server = new Server();
+
+    private final Client client = new Client();
+
+    /** Named clients, each under {@code xio.clients.<name>}, referred to by {@code @XioClient("<name>")}. */
+    private Map<String, NamedClient> clients = new LinkedHashMap<>();
+
+    /** Binary format of method arguments and results. */
+    private Codec codec = Codec.SMILE;
+
+    private final Limits limits = new Limits();
+
+    private final Shutdown shutdown = new Shutdown();
+
+    public Integer getContexts()
+    {
+        return contexts;
+    }
+
+    public void setContexts(final Integer contexts)
+    {
+        this.contexts = contexts;
+    }
+
+    public Idle getIdle()
+    {
+        return idle;
+    }
+
+    public List<Portal> getPortals()
+    {
+        return portals;
+    }
+
+    public void setPortals(final List<Portal> portals)
+    {
+        this.portals = portals;
+    }
+
+    public Server getServer()
+    {
+        return server;
+    }
+
+    public Client getClient()
+    {
+        return client;
+    }
+
+    public Map<String, NamedClient> getClients()
+    {
+        return clients;
+    }
+
+    public void setClients(final Map<String, NamedClient> clients)
+    {
+        this.clients = clients;
+    }
+
+    public Codec getCodec()
+    {
+        return codec;
+    }
+
+    public void setCodec(final Codec codec)
+    {
+        this.codec = codec;
+    }
+
+    public Limits getLimits()
+    {
+        return limits;
+    }
+
+    public Shutdown getShutdown()
+    {
+        return shutdown;
+    }
+
+    /** How idle contexts wait. */
+    public static class Idle
+    {
+        /** How long an idle context spins before it parks; 0 parks at once. */
+        private Duration busyPoll = Duration.ofNanos(50_000);
+
+        public Duration getBusyPoll()
+        {
+            return busyPoll;
+        }
+
+        public void setBusyPoll(final Duration busyPoll)
+        {
+            this.busyPoll = busyPoll;
+        }
+    }
+
+    /** One server portal. */
+    public static class Portal
+    {
+        /** Address to bind, e.g. {@code tcp://0.0.0.0:7000}, {@code tcp://127.0.0.1:0} or {@code shm://kv}. */
+        private String uri;
+
+        public String getUri()
+        {
+            return uri;
+        }
+
+        public void setUri(final String uri)
+        {
+            this.uri = uri;
+        }
+    }
+
+    /** How the server spreads sessions over its portals. */
+    public static class Server
+    {
+        /** Redirect policy of the first portal over all portals: none, round-robin or hash. */
+        private Redirect redirect = Redirect.NONE;
+
+        public Redirect getRedirect()
+        {
+            return redirect;
+        }
+
+        public void setRedirect(final Redirect redirect)
+        {
+            this.redirect = redirect;
+        }
+    }
+
+    /** Defaults for every client. */
+    public static class Client
+    {
+        /** Deadline of a call when neither the client nor the method sets one. */
+        private Duration timeout = Duration.ofSeconds(5);
+
+        public Duration getTimeout()
+        {
+            return timeout;
+        }
+
+        public void setTimeout(final Duration timeout)
+        {
+            this.timeout = timeout;
+        }
+    }
+
+    /** One named client. */
+    public static class NamedClient
+    {
+        /** The service's address, e.g. {@code tcp://localhost:7000/kv}. */
+        private String uri;
+
+        /** Deadline of a call; default: {@code xio.client.timeout}. */
+        private Duration timeout;
+
+        /** Parallel connections of the session; default: one per context. */
+        private Integer connections;
+
+        public String getUri()
+        {
+            return uri;
+        }
+
+        public void setUri(final String uri)
+        {
+            this.uri = uri;
+        }
+
+        public Duration getTimeout()
+        {
+            return timeout;
+        }
+
+        public void setTimeout(final Duration timeout)
+        {
+            this.timeout = timeout;
+        }
+
+        public Integer getConnections()
+        {
+            return connections;
+        }
+
+        public void setConnections(final Integer connections)
+        {
+            this.connections = connections;
+        }
+    }
+
+    /** Bounds on messages and calls. */
+    public static class Limits
+    {
+        /** Largest message (arguments or result, data included). */
+        private DataSize maxMessageSize = DataSize.ofMegabytes(256);
+
+        /** Most calls a session may have in flight. */
+        private int maxInFlight = 1024;
+
+        public DataSize getMaxMessageSize()
+        {
+            return maxMessageSize;
+        }
+
+        public void setMaxMessageSize(final DataSize maxMessageSize)
+        {
+            this.maxMessageSize = maxMessageSize;
+        }
+
+        public int getMaxInFlight()
+        {
+            return maxInFlight;
+        }
+
+        public void setMaxInFlight(final int maxInFlight)
+        {
+            this.maxInFlight = maxInFlight;
+        }
+    }
+
+    /** Graceful shutdown. */
+    public static class Shutdown
+    {
+        /** How long calls in flight may take to finish once the application stops. */
+        private Duration gracePeriod = Duration.ofSeconds(10);
+
+        public Duration getGracePeriod()
+        {
+            return gracePeriod;
+        }
+
+        public void setGracePeriod(final Duration gracePeriod)
+        {
+            this.gracePeriod = gracePeriod;
+        }
+    }
+
+    /** Redirect policies. */
+    public enum Redirect
+    {
+        NONE, ROUND_ROBIN, HASH
+    }
+
+    /** Argument and result formats. */
+    public enum Codec
+    {
+        SMILE, JSON, CBOR
+    }
+}

@@ -1,0 +1,234 @@
+package io.xio.spring.autoconfigure.client;
+
+import io.xio.engine.CallOptions;
+import io.xio.engine.Context;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.RemoteException;
+import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioFuture;
+import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.method.Invocation;
+import io.xio.spring.autoconfigure.method.ServiceMethod;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Behind a client proxy: each call becomes one transaction on a session opened on first use (so an
+ * application starts while its server is down, and the first call reports why it cannot reach it).
+ * Thread-safe.
+ */
+final class XioClientInvocationHandler implements InvocationHandler
+{
+    private final Class<?> api;
+    private final String uri;
+    private final XioEngine engine;
+    private final XioCodec codec;
+    private final Duration timeout;
+    private final SessionOptions options;
+    private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
+    private volatile Session session;
+
+    XioClientInvocationHandler(final Class<?> api, final String uri, final XioEngine engine, final XioCodec codec,
+        final Duration timeout, final int connections)
+    {
+        this.api = api;
+        this.uri = uri;
+        this.engine = engine;
+        this.codec = codec;
+        this.timeout = timeout;
+        this.options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections);
+        for (final Method method : api.getMethods())
+        {
+            if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
+            {
+                methods.put(method, ServiceMethod.of(method)); // fails fast on bad @XioMethod settings
+            }
+        }
+    }
+
+    @Override
+    public Object invoke(final Object proxy, final Method method, final Object[] args) throws Throwable
+    {
+        if (method.getDeclaringClass() == Object.class)
+        {
+            return switch (method.getName())
+            {
+                case "toString" -> "xio client " + api.getName() + " -> " + uri;
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "equals" -> proxy == args[0];
+                default -> throw new UnsupportedOperationException(method.getName());
+            };
+        }
+        if (method.isDefault())
+        {
+            return InvocationHandler.invokeDefault(proxy, method, args);
+        }
+        final ServiceMethod call = methods.get(method);
+        if (call.returnKind() != ServiceMethod.ReturnKind.FUTURE && !call.oneWay() && onContextThread())
+        {
+            throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
+                " on an xio context thread would stall its event loop; return CompletableFuture instead");
+        }
+        final Object[] arguments = args == null ? new Object[0] : args;
+        final Outbound message = Outbound.of(
+            Invocation.header(call.wireName(), codec.encodeArguments(Invocation.withoutSegments(call, arguments))),
+            Invocation.segments(call, arguments));
+        final CallOptions callOptions = CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContextThread());
+        if (call.oneWay())
+        {
+            final XioFuture<Void> sent = session().send(message, callOptions);
+            if (call.receipt())
+            {
+                await(sent, method);
+            }
+            return null;
+        }
+        final XioFuture<Message> reply = session().request(message, callOptions);
+        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
+        {
+            final CompletableFuture<Object> result = new CompletableFuture<>();
+            reply.whenComplete((response, ex) ->
+            {
+                if (ex != null)
+                {
+                    result.completeExceptionally(translate(unwrap(ex), method));
+                    return;
+                }
+                try (response)
+                {
+                    result.complete(decode(call, response));
+                }
+                catch (final RuntimeException decodeFailure)
+                {
+                    result.completeExceptionally(decodeFailure);
+                }
+            });
+            result.whenComplete((value, ex) ->
+            {
+                if (result.isCancelled())
+                {
+                    reply.cancel(true); // cancels the call on the server too
+                }
+            });
+            return result;
+        }
+        try (Message response = await(reply, method))
+        {
+            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
+        }
+    }
+
+    private Object decode(final ServiceMethod call, final Message response)
+    {
+        if (call.returnKind() == ServiceMethod.ReturnKind.VOID || call.resultType() == Void.class)
+        {
+            return null;
+        }
+        if (call.resultIsSegment())
+        {
+            if (response.segmentCount() == 0)
+            {
+                return null;
+            }
+            // Results are copies: the message goes back to the pool when this call returns.
+            final ByteBuffer segment = response.segment(0);
+            if (call.resultType() == byte[].class)
+            {
+                return Invocation.fromSegment(segment, byte[].class);
+            }
+            final ByteBuffer copy = ByteBuffer.allocate(segment.remaining());
+            copy.put(segment).flip();
+            return copy;
+        }
+        return codec.decode(response.header(), call.resultType());
+    }
+
+    private <T> T await(final XioFuture<T> future, final Method method) throws Throwable
+    {
+        try
+        {
+            return future.get();
+        }
+        catch (final ExecutionException ex)
+        {
+            throw translate(ex.getCause(), method);
+        }
+        catch (final InterruptedException ex)
+        {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw ex;
+        }
+    }
+
+    private static Throwable unwrap(final Throwable ex)
+    {
+        return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+    }
+
+    /** The server's exception as the same type when this side can make one, else {@link XioRemoteException}. */
+    private static Throwable translate(final Throwable failure, final Method method)
+    {
+        if (!(failure instanceof RemoteException remote) || remote.remoteType() == null)
+        {
+            return failure;
+        }
+        try
+        {
+            final Class<?> type = Class.forName(remote.remoteType(), false, method.getDeclaringClass().getClassLoader());
+            final boolean allowed = RuntimeException.class.isAssignableFrom(type) || Error.class.isAssignableFrom(type) ||
+                java.util.Arrays.stream(method.getExceptionTypes()).anyMatch(t -> t.isAssignableFrom(type));
+            if (allowed && Throwable.class.isAssignableFrom(type))
+            {
+                return (Throwable)type.getConstructor(String.class).newInstance(remote.remoteMessage());
+            }
+        }
+        catch (final ReflectiveOperationException | LinkageError ignore)
+        {
+            // not on this class path, or not constructible from a message
+        }
+        return new XioRemoteException(remote.remoteType(), remote.remoteMessage());
+    }
+
+    private Session session()
+    {
+        Session current = session;
+        if (current == null || !current.isOpen())
+        {
+            synchronized (this)
+            {
+                current = session;
+                if (current == null || !current.isOpen())
+                {
+                    current = engine.connect(uri, options);
+                    session = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    private boolean onContextThread()
+    {
+        for (final Context context : engine.contexts())
+        {
+            if (context.inContextThread())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+}

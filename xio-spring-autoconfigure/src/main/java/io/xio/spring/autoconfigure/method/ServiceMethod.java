@@ -1,0 +1,116 @@
+package io.xio.spring.autoconfigure.method;
+
+import io.xio.annotation.XioMethod;
+import org.springframework.boot.convert.DurationStyle;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+
+/**
+ * One method of a service interface as both sides see it: its wire name (from {@link XioMethod#name()} or the
+ * method's name and parameter types, so overloads differ), which parameters travel as data segments
+ * ({@code byte[]}, {@code ByteBuffer}), how the result returns, and its call settings. Immutable.
+ *
+ * @param method the interface method
+ * @param wireName name on the wire
+ * @param parameterTypes generic parameter types
+ * @param segments which parameters are data segments
+ * @param returnKind plain, future or void
+ * @param resultType the result's generic type (unwrapped from {@code CompletableFuture})
+ * @param timeout the method's deadline, or null for the client's
+ * @param oneWay sent as a one-way message
+ * @param receipt with {@code oneWay}: wait for the server's receipt
+ */
+public record ServiceMethod(Method method, String wireName, Type[] parameterTypes, boolean[] segments,
+    ReturnKind returnKind, Type resultType, Duration timeout, boolean oneWay, boolean receipt)
+{
+    /** How a result comes back to the caller. */
+    public enum ReturnKind
+    {
+        PLAIN, FUTURE, VOID
+    }
+
+    /** Describes {@code method}; a bad {@link XioMethod} setting fails with a message naming the method. */
+    public static ServiceMethod of(final Method method)
+    {
+        final XioMethod settings = method.getAnnotation(XioMethod.class);
+        final Type[] parameters = method.getGenericParameterTypes();
+        final boolean[] segments = new boolean[parameters.length];
+        final Class<?>[] raw = method.getParameterTypes();
+        for (int i = 0; i < raw.length; i++)
+        {
+            segments[i] = isSegment(raw[i]);
+        }
+        final Class<?> returns = method.getReturnType();
+        final ReturnKind kind;
+        final Type result;
+        if (returns == void.class)
+        {
+            kind = ReturnKind.VOID;
+            result = void.class;
+        }
+        else if (CompletableFuture.class.isAssignableFrom(returns))
+        {
+            kind = ReturnKind.FUTURE;
+            result = method.getGenericReturnType() instanceof ParameterizedType parameterized
+                ? parameterized.getActualTypeArguments()[0] : Object.class;
+        }
+        else
+        {
+            kind = ReturnKind.PLAIN;
+            result = method.getGenericReturnType();
+        }
+        Duration timeout = null;
+        boolean oneWay = false;
+        boolean receipt = false;
+        String name = method.getName() + "(" + Arrays.stream(raw).map(Class::getSimpleName)
+            .collect(Collectors.joining(",")) + ")";
+        if (settings != null)
+        {
+            if (!settings.timeout().isEmpty())
+            {
+                try
+                {
+                    timeout = DurationStyle.detectAndParse(settings.timeout());
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new IllegalArgumentException("@XioMethod(timeout = \"" + settings.timeout() + "\") on " +
+                        method + " is not a duration such as 250ms or 2s", ex);
+                }
+            }
+            oneWay = settings.oneWay();
+            receipt = settings.receipt();
+            if (oneWay && kind != ReturnKind.VOID)
+            {
+                throw new IllegalArgumentException("@XioMethod(oneWay = true) on " + method + " needs a void method");
+            }
+            if (receipt && !oneWay)
+            {
+                throw new IllegalArgumentException("@XioMethod(receipt = true) on " + method + " needs oneWay = true");
+            }
+            if (!settings.name().isEmpty())
+            {
+                name = settings.name();
+            }
+        }
+        return new ServiceMethod(method, name, parameters, segments, kind, result, timeout, oneWay, receipt);
+    }
+
+    /** Whether values of this type travel as a data segment, untouched by the codec. */
+    public static boolean isSegment(final Type type)
+    {
+        return type == byte[].class || type instanceof Class<?> c && ByteBuffer.class.isAssignableFrom(c);
+    }
+
+    public boolean resultIsSegment()
+    {
+        return isSegment(resultType);
+    }
+}

@@ -1,0 +1,166 @@
+package io.xio.spring.autoconfigure.service;
+
+import io.xio.annotation.XioService;
+import io.xio.engine.InboundRequest;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.RequestHandler;
+import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.method.Invocation;
+import io.xio.spring.autoconfigure.method.ServiceMethod;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Serves one exported bean: finds the method a request names, decodes its arguments (data segments as
+ * read-only views into the received message, valid until the method returns or its future completes), runs it
+ * inline or on the worker executor, and answers with the result or the exception. Thread-safe.
+ */
+public final class ServiceDispatcher implements RequestHandler
+{
+    private final String resource;
+    private final Object target;
+    private final Map<String, ServiceMethod> methods = new HashMap<>();
+    private final XioCodec codec;
+    private final Executor executor;
+    private final AtomicInteger running = new AtomicInteger();
+
+    public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
+        final XioService.Dispatch dispatch, final Executor worker)
+    {
+        this.resource = resource;
+        this.target = target;
+        this.codec = codec;
+        this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
+        for (final Method method : api.getMethods())
+        {
+            if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
+            {
+                final ServiceMethod described = ServiceMethod.of(method);
+                if (methods.put(described.wireName(), described) != null)
+                {
+                    throw new IllegalStateException("two methods of " + api.getName() + " share the wire name " +
+                        described.wireName() + "; set @XioMethod(name) on one of them");
+                }
+            }
+        }
+    }
+
+    public String resource()
+    {
+        return resource;
+    }
+
+    /** Calls being executed now, for graceful shutdown. */
+    public int running()
+    {
+        return running.get();
+    }
+
+    @Override
+    public void onRequest(final InboundRequest request)
+    {
+        final Message message = request.message();
+        running.incrementAndGet();
+        try
+        {
+            executor.execute(() -> invoke(request, message));
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            running.decrementAndGet();
+            message.close();
+            request.fail(new RejectedExecutionException("service '" + resource + "' is saturated: " + ex.getMessage()));
+        }
+    }
+
+    private void invoke(final InboundRequest request, final Message message)
+    {
+        boolean async = false;
+        try
+        {
+            final ByteBuffer header = message.header();
+            final String name = Invocation.readName(header);
+            final ServiceMethod method = methods.get(name);
+            if (method == null)
+            {
+                throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
+            }
+            final ByteBuffer[] segments = new ByteBuffer[message.segmentCount()];
+            for (int i = 0; i < segments.length; i++)
+            {
+                segments[i] = message.segment(i);
+            }
+            final Object result = method.method().invoke(target, Invocation.arguments(method, codec, header, segments));
+            if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
+            {
+                async = true;
+                stage.whenComplete((value, ex) ->
+                {
+                    try
+                    {
+                        answer(request, method, value, ex instanceof java.util.concurrent.CompletionException ? ex.getCause() : ex);
+                    }
+                    finally
+                    {
+                        message.close();
+                        running.decrementAndGet();
+                    }
+                });
+            }
+            else
+            {
+                answer(request, method, result, null);
+            }
+        }
+        catch (final InvocationTargetException ex)
+        {
+            answer(request, null, null, ex.getCause());
+        }
+        catch (final Exception ex)
+        {
+            answer(request, null, null, ex);
+        }
+        finally
+        {
+            if (!async)
+            {
+                message.close();
+                running.decrementAndGet();
+            }
+        }
+    }
+
+    private void answer(final InboundRequest request, final ServiceMethod method, final Object value,
+        final Throwable failure)
+    {
+        if (request.isOneWay() || request.isCancelled())
+        {
+            return;
+        }
+        if (failure != null)
+        {
+            request.fail(failure);
+        }
+        else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
+        {
+            request.respond(Outbound.empty());
+        }
+        else if (method.resultIsSegment())
+        {
+            request.respond(Outbound.of(ByteBuffer.allocate(0), Invocation.asBuffer(value)));
+        }
+        else
+        {
+            request.respond(Outbound.of(codec.encode(value)));
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package io.xio.spring.autoconfigure.service;
+
+import io.xio.annotation.XioService;
+import io.xio.engine.Portal;
+import io.xio.engine.Redirectors;
+import io.xio.engine.SessionAcceptor;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioUri;
+import io.xio.spring.autoconfigure.XioProperties;
+import io.xio.spring.autoconfigure.codec.XioCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.StringUtils;
+
+import java.beans.Introspector;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Once the application context is refreshed: registers every {@code @XioService} bean with the engine and
+ * binds the configured portals (the first one redirecting over the others when a redirect policy is set).
+ * On shutdown: closes the portals, lets calls in flight finish within {@code xio.shutdown.grace-period}.
+ */
+public final class XioServiceExporter implements SmartLifecycle, DisposableBean
+{
+    private static final Logger LOG = LoggerFactory.getLogger(XioServiceExporter.class);
+
+    private final ApplicationContext context;
+    private final XioEngine engine;
+    private final XioCodec codec;
+    private final XioProperties properties;
+    private final ExecutorService worker = workerExecutor();
+    private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
+    private final List<Portal> portals = new ArrayList<>();
+    private volatile boolean running;
+
+    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
+        final XioProperties properties)
+    {
+        this.context = context;
+        this.engine = engine;
+        this.codec = codec;
+        this.properties = properties;
+    }
+
+    /** Virtual threads where the JVM has them (21+), otherwise a cached pool of platform threads. */
+    private static ExecutorService workerExecutor()
+    {
+        try
+        {
+            return (ExecutorService)Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            return Executors.newCachedThreadPool(runnable ->
+            {
+                final Thread thread = new Thread(runnable, "xio-worker");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+    }
+
+    @Override
+    public void start()
+    {
+        for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
+        {
+            final Object target = bean.getValue();
+            final Class<?> type = org.springframework.aop.support.AopUtils.getTargetClass(target);
+            final XioService settings = type.getAnnotation(XioService.class);
+            final Class<?> api = exportedInterface(type, settings);
+            final String resource = StringUtils.hasText(settings.value()) ? settings.value()
+                : Introspector.decapitalize(api.getSimpleName());
+            final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
+                settings.dispatch(), worker);
+            dispatchers.add(dispatcher);
+            engine.register(resource, dispatcher);
+        }
+        final List<XioProperties.Portal> configured = properties.getPortals();
+        for (int i = configured.size() - 1; i >= 0; i--) // the first portal last: it may redirect to the others
+        {
+            final String uri = configured.get(i).getUri();
+            SessionAcceptor acceptor = SessionAcceptor.DEFAULT;
+            if (i == 0 && configured.size() > 1 && properties.getServer().getRedirect() != XioProperties.Redirect.NONE)
+            {
+                final List<XioUri> targets = portals.stream().map(Portal::uri).toList();
+                acceptor = properties.getServer().getRedirect() == XioProperties.Redirect.ROUND_ROBIN
+                    ? Redirectors.roundRobin(targets)
+                    : Redirectors.hash(targets, request -> request.clientAddress().hashCode());
+            }
+            portals.add(0, engine.bind(uri, acceptor));
+        }
+        running = true;
+    }
+
+    private static Class<?> exportedInterface(final Class<?> type, final XioService settings)
+    {
+        if (settings.type() != void.class)
+        {
+            if (!settings.type().isInterface() || !settings.type().isAssignableFrom(type))
+            {
+                throw new IllegalStateException("@XioService(type = " + settings.type().getName() + ") on " +
+                    type.getName() + " must name an interface the class implements");
+            }
+            return settings.type();
+        }
+        final Class<?>[] interfaces = type.getInterfaces();
+        if (interfaces.length != 1)
+        {
+            throw new IllegalStateException("@XioService on " + type.getName() + " implements " + interfaces.length +
+                " interfaces; name the one to export with @XioService(type = ...)");
+        }
+        return interfaces[0];
+    }
+
+    /** The bound portals, with their real ports. */
+    public List<Portal> portals()
+    {
+        return List.copyOf(portals);
+    }
+
+    @Override
+    public void stop()
+    {
+        running = false;
+        portals.forEach(Portal::close);
+        final long deadline = System.nanoTime() + properties.getShutdown().getGracePeriod().toNanos();
+        while (dispatchers.stream().anyMatch(d -> d.running() > 0) && System.nanoTime() < deadline)
+        {
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+        }
+        final int unfinished = dispatchers.stream().mapToInt(ServiceDispatcher::running).sum();
+        if (unfinished > 0)
+        {
+            LOG.warn("{} xio call(s) still running after the {} grace period", unfinished,
+                properties.getShutdown().getGracePeriod());
+        }
+        dispatchers.forEach(d -> engine.unregister(d.resource()));
+    }
+
+    @Override
+    public boolean isRunning()
+    {
+        return running;
+    }
+
+    @Override
+    public int getPhase()
+    {
+        return SmartLifecycle.DEFAULT_PHASE - 2048; // alongside the web server's graceful shutdown
+    }
+
+    @Override
+    public void destroy() throws InterruptedException
+    {
+        worker.shutdown();
+        worker.awaitTermination(5, TimeUnit.SECONDS);
+    }
+}

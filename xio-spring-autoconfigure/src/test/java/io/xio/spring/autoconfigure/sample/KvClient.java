@@ -1,0 +1,9 @@
+package io.xio.spring.autoconfigure.sample;
+
+import io.xio.annotation.XioClient;
+
+/** The client side of {@link KvStore}, configured under {@code xio.clients.kv}. */
+@XioClient("kv")
+public interface KvClient extends KvStore
+{
+}

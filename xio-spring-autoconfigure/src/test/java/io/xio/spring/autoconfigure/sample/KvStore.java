@@ -1,0 +1,50 @@
+package io.xio.spring.autoconfigure.sample;
+
+import io.xio.annotation.XioMethod;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** The shared API: the server implements it, clients extend it with {@code @XioClient}. */
+public interface KvStore
+{
+    record Order(String id, int quantity, List<String> tags)
+    {
+    }
+
+    String get(String key);
+
+    void put(String key, String value);
+
+    CompletableFuture<Integer> size();
+
+    List<Order> orders(String customer);
+
+    Map<String, Optional<Integer>> stock(List<String> items);
+
+    int putBlob(String key, ByteBuffer data);
+
+    byte[] blob(String key);
+
+    int add(int a);
+
+    int add(int a, int b);
+
+    String failWith(String message);
+
+    String failStrangely();
+
+    @XioMethod(timeout = "100ms")
+    String slow();
+
+    @XioMethod(oneWay = true)
+    void fire(String event);
+
+    @XioMethod(oneWay = true, receipt = true)
+    void fireWithReceipt(String event);
+
+    List<String> events();
+}
