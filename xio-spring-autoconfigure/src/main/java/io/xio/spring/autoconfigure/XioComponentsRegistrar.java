@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.annotation.XioClient;
 import io.xio.annotation.XioService;
+import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -79,6 +80,12 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
                 {
                     final Map<String, Object> client = type.getAnnotationAttributes(XioClient.class.getName());
                     final Class<?> api = ClassUtils.resolveClassName(className, getClass().getClassLoader());
+                    final String clientName = (String)client.get("value");
+                    if (((String)client.get("uri")).isEmpty() &&
+                        !environment.containsProperty("xio.clients." + clientName + ".uri"))
+                    {
+                        throw new XioClientConfigurationException(api, clientName);
+                    }
                     registry.registerBeanDefinition(beanName, BeanDefinitionBuilder
                         .genericBeanDefinition(XioClientFactoryBean.class)
                         .addConstructorArgValue(api)

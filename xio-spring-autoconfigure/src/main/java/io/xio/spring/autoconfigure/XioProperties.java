@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.engine.XioUri;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -45,6 +46,10 @@ public class XioProperties
 
     public void setContexts(final Integer contexts)
     {
+        if (contexts != null && contexts < 1)
+        {
+            throw new IllegalArgumentException("must be at least 1, was " + contexts);
+        }
         this.contexts = contexts;
     }
 
@@ -116,6 +121,10 @@ public class XioProperties
 
         public void setBusyPoll(final Duration busyPoll)
         {
+            if (busyPoll.isNegative())
+            {
+                throw new IllegalArgumentException("must not be negative, was " + busyPoll);
+            }
             this.busyPoll = busyPoll;
         }
     }
@@ -133,6 +142,7 @@ public class XioProperties
 
         public void setUri(final String uri)
         {
+            XioUri.parse(uri); // a malformed address fails start-up naming the property
             this.uri = uri;
         }
     }
@@ -167,7 +177,7 @@ public class XioProperties
 
         public void setTimeout(final Duration timeout)
         {
-            this.timeout = timeout;
+            this.timeout = positive(timeout);
         }
     }
 
@@ -190,6 +200,10 @@ public class XioProperties
 
         public void setUri(final String uri)
         {
+            if (XioUri.parse(uri).resource().isEmpty())
+            {
+                throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. tcp://localhost:7000/kv");
+            }
             this.uri = uri;
         }
 
@@ -200,7 +214,7 @@ public class XioProperties
 
         public void setTimeout(final Duration timeout)
         {
-            this.timeout = timeout;
+            this.timeout = positive(timeout);
         }
 
         public Integer getConnections()
@@ -210,6 +224,10 @@ public class XioProperties
 
         public void setConnections(final Integer connections)
         {
+            if (connections != null && connections < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + connections);
+            }
             this.connections = connections;
         }
     }
@@ -230,6 +248,10 @@ public class XioProperties
 
         public void setMaxMessageSize(final DataSize maxMessageSize)
         {
+            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE)
+            {
+                throw new IllegalArgumentException("must be from 1KB to 2GB, was " + maxMessageSize);
+            }
             this.maxMessageSize = maxMessageSize;
         }
 
@@ -240,6 +262,10 @@ public class XioProperties
 
         public void setMaxInFlight(final int maxInFlight)
         {
+            if (maxInFlight < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + maxInFlight);
+            }
             this.maxInFlight = maxInFlight;
         }
     }
@@ -257,8 +283,21 @@ public class XioProperties
 
         public void setGracePeriod(final Duration gracePeriod)
         {
+            if (gracePeriod.isNegative())
+            {
+                throw new IllegalArgumentException("must not be negative, was " + gracePeriod);
+            }
             this.gracePeriod = gracePeriod;
         }
+    }
+
+    private static Duration positive(final Duration value)
+    {
+        if (value.isNegative() || value.isZero())
+        {
+            throw new IllegalArgumentException("must be positive, was " + value);
+        }
+        return value;
     }
 
     /** Redirect policies. */

@@ -2,10 +2,11 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.engine.XioTimeoutException;
 import io.xio.spring.autoconfigure.client.XioRemoteException;
-import io.xio.spring.autoconfigure.sample.KvClient;
-import io.xio.spring.autoconfigure.sample.KvStore;
-import io.xio.spring.autoconfigure.sample.KvStoreImpl;
-import io.xio.spring.autoconfigure.sample.SampleApplication;
+import io.xio.spring.autoconfigure.sample.api.KvStore;
+import io.xio.spring.autoconfigure.sample.client.ClientApplication;
+import io.xio.spring.autoconfigure.sample.client.KvClient;
+import io.xio.spring.autoconfigure.sample.server.KvStoreImpl;
+import io.xio.spring.autoconfigure.sample.server.ServerApplication;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,11 +31,11 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioAutoConfigurationEndToEndTest
 {
-    private static ApplicationContextRunner runner()
+    static ApplicationContextRunner runner(final Class<?> application)
     {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class))
-            .withUserConfiguration(SampleApplication.class)
+            .withUserConfiguration(application)
             .withPropertyValues("xio.contexts=1", "xio.idle.busy-poll=0s");
     }
 
@@ -42,11 +43,13 @@ class XioAutoConfigurationEndToEndTest
     @ValueSource(strings = {"smile", "json", "cbor"})
     void everyReturnTypeGenericsSegmentsOverloadsAndExceptionsRoundTrip(final String codec)
     {
-        runner().withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0", "xio.codec=" + codec).run(server ->
+        runner(ServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0", "xio.codec=" + codec)
+            .run(server ->
         {
             assertThat(server).hasNotFailed().hasSingleBean(KvStoreImpl.class);
             final int port = server.getBean(XioServiceExporter.class).portals().get(0).uri().port();
-            runner().withPropertyValues("xio.codec=" + codec, "xio.clients.kv.uri=tcp://127.0.0.1:" + port + "/kv")
+            runner(ClientApplication.class)
+                .withPropertyValues("xio.codec=" + codec, "xio.clients.kv.uri=tcp://127.0.0.1:" + port + "/kv")
                 .run(client ->
                 {
                     final KvClient kv = client.getBean(KvClient.class);
@@ -85,7 +88,8 @@ class XioAutoConfigurationEndToEndTest
     @Test
     void aClientWhoseServerIsDownStartsAndFailsItsCallsClearly()
     {
-        runner().withPropertyValues("xio.clients.kv.uri=tcp://127.0.0.1:1/kv", "xio.client.timeout=1s").run(client ->
+        runner(ClientApplication.class).withPropertyValues("xio.clients.kv.uri=tcp://127.0.0.1:1/kv",
+            "xio.client.timeout=1s").run(client ->
         {
             assertThat(client).hasNotFailed();
             final KvClient kv = client.getBean(KvClient.class);

@@ -1,4 +1,4 @@
-package io.xio.spring.autoconfigure.sample;
+package io.xio.spring.autoconfigure.sample.api;
 
 import io.xio.annotation.XioMethod;
 

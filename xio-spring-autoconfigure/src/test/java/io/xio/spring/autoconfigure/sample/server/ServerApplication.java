@@ -1,11 +1,11 @@
-package io.xio.spring.autoconfigure.sample;
+package io.xio.spring.autoconfigure.sample.server;
 
 import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.context.annotation.Configuration;
 
-/** Marks this package as the application's, as {@code @SpringBootApplication} would. */
+/** The server application: this package holds its services, as {@code @SpringBootApplication} would mark it. */
 @Configuration(proxyBeanMethods = false)
 @AutoConfigurationPackage
-public class SampleApplication
+public class ServerApplication
 {
 }

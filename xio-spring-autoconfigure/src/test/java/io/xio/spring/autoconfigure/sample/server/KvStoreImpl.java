@@ -1,4 +1,6 @@
-package io.xio.spring.autoconfigure.sample;
+package io.xio.spring.autoconfigure.sample.server;
+
+import io.xio.spring.autoconfigure.sample.api.KvStore;
 
 import io.xio.annotation.XioService;
 

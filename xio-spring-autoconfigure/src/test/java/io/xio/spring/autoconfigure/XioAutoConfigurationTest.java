@@ -1,0 +1,171 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
+import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
+import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.sample.client.ClientApplication;
+import io.xio.spring.autoconfigure.sample.server.ServerApplication;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.dataformat.smile.SmileMapper;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Conditions, properties and their failure messages, without a network. */
+class XioAutoConfigurationTest
+{
+    @Test
+    void aClientOnlyApplicationGetsAnEngineACodecAndNoPortals()
+    {
+        runner(ServerApplication.class).run(context ->
+        {
+            assertThat(context).hasNotFailed().hasSingleBean(XioEngine.class).hasSingleBean(XioCodec.class);
+            assertThat(context.getBean(XioEngine.class).contexts()).hasSize(1);
+            assertThat(((JacksonXioCodec)context.getBean(XioCodec.class)).mapper()).isInstanceOf(SmileMapper.class);
+            assertThat(context.getBean(XioServiceExporter.class).portals()).isEmpty();
+        });
+    }
+
+    @Test
+    void portalsBindAndTheFirstRedirectsRoundRobinOverTheOthers()
+    {
+        runner(ServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0",
+            "xio.portals[1].uri=tcp://127.0.0.1:0", "xio.portals[2].uri=tcp://127.0.0.1:0",
+            "xio.server.redirect=round-robin").run(context ->
+            {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(XioServiceExporter.class).portals()).hasSize(3)
+                    .allSatisfy(portal -> assertThat(portal.uri().port()).isPositive());
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans
+    {
+        static final AtomicInteger CUSTOMIZED = new AtomicInteger();
+
+        @Bean
+        XioCodec myCodec()
+        {
+            return new XioCodec()
+            {
+                @Override
+                public byte[] encodeArguments(final Object[] arguments)
+                {
+                    return new byte[0];
+                }
+
+                @Override
+                public Object[] decodeArguments(final ByteBuffer bytes, final java.lang.reflect.Type[] types)
+                {
+                    return new Object[types.length];
+                }
+
+                @Override
+                public byte[] encode(final Object value)
+                {
+                    return new byte[0];
+                }
+
+                @Override
+                public Object decode(final ByteBuffer bytes, final java.lang.reflect.Type type)
+                {
+                    return null;
+                }
+            };
+        }
+
+        @Bean
+        XioEngineCustomizer twoContexts()
+        {
+            return builder ->
+            {
+                CUSTOMIZED.incrementAndGet();
+                builder.contexts(2);
+            };
+        }
+    }
+
+    @Test
+    void userBeansWinAndCustomizersTuneTheEngine()
+    {
+        runner(ServerApplication.class).withUserConfiguration(OwnBeans.class).run(context ->
+        {
+            assertThat(context).hasNotFailed().hasSingleBean(XioCodec.class).hasBean("myCodec");
+            assertThat(context.getBean(XioEngine.class).contexts()).hasSize(2);
+            assertThat(OwnBeans.CUSTOMIZED.get()).isPositive();
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "xio.contexts=0|xio.contexts|0|must be at least 1",
+        "xio.idle.busy-poll=-1ms|xio.idle.busy-poll|-1ms|must not be negative",
+        "xio.portals[0].uri=not a uri|xio.portals[0].uri|not a uri|malformed xio URI",
+        "xio.clients.kv.uri=tcp://localhost:7000|xio.clients.kv.uri|tcp://localhost:7000|names no resource",
+        "xio.clients.kv.timeout=0s|xio.clients.kv.timeout|0s|must be positive",
+        "xio.limits.max-in-flight=0|xio.limits.max-in-flight|0|must be at least 1",
+        "xio.limits.max-message-size=10B|xio.limits.max-message-size|10B|must be from 1KB to 2GB",
+        "xio.codec=xml|xio.codec|xml|XML"})
+    void aBadPropertyFailsStartUpNamingThePropertyAndTheValue(final String setting, final String property,
+        final String value, final String reason)
+    {
+        runner(ServerApplication.class).withPropertyValues(setting).run(context ->
+        {
+            assertThat(context).hasFailed();
+            // What Spring Boot's bind failure analyzer prints: the property, its value, and the reason.
+            final BindException bind = find(context.getStartupFailure(), BindException.class);
+            assertThat(bind.getProperty().getName()).hasToString(property);
+            assertThat(String.valueOf(bind.getProperty().getValue())).isEqualTo(value);
+            assertThat(messages(bind)).containsIgnoringCase(reason);
+        });
+    }
+
+    private static <T extends Throwable> T find(final Throwable failure, final Class<T> type)
+    {
+        for (Throwable t = failure; t != null; t = t.getCause())
+        {
+            if (type.isInstance(t))
+            {
+                return type.cast(t);
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " in " + failure);
+    }
+
+    private static String messages(final Throwable failure)
+    {
+        final StringBuilder all = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause())
+        {
+            all.append(t.getMessage()).append('\n');
+        }
+        return all.toString();
+    }
+
+    @Test
+    void aClientWithoutSettingsFailsStartUpNamingTheClientAndTheProperty()
+    {
+        runner(ClientApplication.class).run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(find(context.getStartupFailure(), XioClientConfigurationException.class))
+                .hasMessageContaining("@XioClient(\"kv\")").hasMessageContaining("xio.clients.kv.uri");
+            final FailureAnalysis analysis = new io.xio.spring.autoconfigure.diagnostics.XioClientConfigurationFailureAnalyzerAccess()
+                .analyze(context.getStartupFailure());
+            assertThat(analysis.getDescription()).contains("KvClient").contains("xio.clients.kv.uri");
+            assertThat(analysis.getAction()).contains("Set xio.clients.kv.uri");
+        });
+    }
+}
