@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.engine.Limits;
 import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
@@ -70,6 +71,12 @@ public class XioAutoConfiguration
             throw new IllegalStateException("xio.codec=cbor needs tools.jackson.dataformat:jackson-dataformat-cbor " +
                 "on the class path", ex);
         }
+    }
+
+    @Bean
+    public static XioClientFieldInjector xioClientFieldInjector(final org.springframework.beans.factory.BeanFactory beanFactory)
+    {
+        return new XioClientFieldInjector(beanFactory);
     }
 
     @Bean

@@ -84,12 +84,12 @@ public final class ServiceDispatcher implements RequestHandler
 
     private void invoke(final InboundRequest request, final Message message)
     {
-        boolean async = false;
+        ServiceMethod method = null;
         try
         {
             final ByteBuffer header = message.header();
             final String name = Invocation.readName(header);
-            final ServiceMethod method = methods.get(name);
+            method = methods.get(name);
             if (method == null)
             {
                 throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
@@ -102,65 +102,77 @@ public final class ServiceDispatcher implements RequestHandler
             final Object result = method.method().invoke(target, Invocation.arguments(method, codec, header, segments));
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
             {
-                async = true;
-                stage.whenComplete((value, ex) ->
-                {
-                    try
-                    {
-                        answer(request, method, value, ex instanceof java.util.concurrent.CompletionException ? ex.getCause() : ex);
-                    }
-                    finally
-                    {
-                        message.close();
-                        running.decrementAndGet();
-                    }
-                });
+                final ServiceMethod called = method;
+                request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
+                stage.whenComplete((value, ex) -> answer(request, message, called, value,
+                    ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex));
             }
             else
             {
-                answer(request, method, result, null);
+                answer(request, message, method, result, null);
             }
         }
         catch (final InvocationTargetException ex)
         {
-            answer(request, null, null, ex.getCause());
+            answer(request, message, method, null, ex.getCause());
         }
         catch (final Exception ex)
         {
-            answer(request, null, null, ex);
-        }
-        finally
-        {
-            if (!async)
-            {
-                message.close();
-                running.decrementAndGet();
-            }
+            answer(request, message, method, null, ex);
         }
     }
 
-    private void answer(final InboundRequest request, final ServiceMethod method, final Object value,
-        final Throwable failure)
+    /**
+     * Answers a call and lets go of its message: once the answer is written, since a result may be a view
+     * into it (a service that returns the buffer it was given sends it back without a copy).
+     */
+    private void answer(final InboundRequest request, final Message message, final ServiceMethod method,
+        final Object value, final Throwable failure)
     {
-        if (request.isOneWay() || request.isCancelled())
+        try
         {
-            return;
+            if (request.isOneWay() || request.isCancelled())
+            {
+                message.close();
+            }
+            else if (failure != null)
+            {
+                message.close();
+                request.fail(failure);
+            }
+            else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
+            {
+                message.close();
+                request.respond(Outbound.empty());
+            }
+            else if (method.resultIsSegment())
+            {
+                request.respond(Outbound.of(ByteBuffer.allocate(0), Invocation.asBuffer(value))
+                    .releaseAfterSend(message));
+            }
+            else
+            {
+                final byte[] encoded = codec.encode(value);
+                message.close();
+                request.respond(Outbound.of(encoded));
+            }
         }
-        if (failure != null)
+        catch (final RuntimeException ex)
         {
-            request.fail(failure);
+            message.close();
+            try
+            {
+                request.fail(ex); // the result could not be encoded, say
+            }
+            catch (final IllegalStateException answeredAlready)
+            {
+                // the answer went out before the failure: it stands
+            }
         }
-        else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
+        finally
         {
-            request.respond(Outbound.empty());
-        }
-        else if (method.resultIsSegment())
-        {
-            request.respond(Outbound.of(ByteBuffer.allocate(0), Invocation.asBuffer(value)));
-        }
-        else
-        {
-            request.respond(Outbound.of(codec.encode(value)));
+            running.decrementAndGet();
         }
     }
+
 }

@@ -47,4 +47,13 @@ public interface KvStore
     void fireWithReceipt(String event);
 
     List<String> events();
+
+    /** Returns the buffer it was given: the response is sent from the request's own memory. */
+    ByteBuffer echo(ByteBuffer data);
+
+    /** Completes only when cancelled. */
+    CompletableFuture<String> hold(String id);
+
+    /** Takes its time: for graceful shutdown. */
+    String pause(int millis);
 }

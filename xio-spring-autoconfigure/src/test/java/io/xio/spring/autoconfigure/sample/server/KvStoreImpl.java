@@ -135,4 +135,38 @@ public class KvStoreImpl implements KvStore
     {
         return List.copyOf(events);
     }
+
+    /** Futures handed out by {@link #hold}, by id, for tests to watch. */
+    public static final Map<String, CompletableFuture<String>> HELD = new ConcurrentHashMap<>();
+    /** Counts down when {@link #pause} starts. */
+    public static volatile CountDownLatch pausing = new CountDownLatch(1);
+
+    @Override
+    public ByteBuffer echo(final ByteBuffer data)
+    {
+        return data;
+    }
+
+    @Override
+    public CompletableFuture<String> hold(final String id)
+    {
+        final CompletableFuture<String> future = new CompletableFuture<>();
+        HELD.put(id, future);
+        return future;
+    }
+
+    @Override
+    public String pause(final int millis)
+    {
+        pausing.countDown();
+        try
+        {
+            new CountDownLatch(1).await(millis, TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return "paused " + millis;
+    }
 }
