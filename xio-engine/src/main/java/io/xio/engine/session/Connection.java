@@ -410,9 +410,13 @@ final class Connection implements LinkHandler
             engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ERROR, null,
                 "closed connection " + remoteAddress() + ": protocol violation: " + cause.getMessage(), cause));
         }
-        else if (cause != null)
+        else if (cause != null && (!lanes.isEmpty() || !calls.isEmpty()))
         {
             LOG.info("connection {} closed: {}", remoteAddress(), cause.toString());
+        }
+        else if (cause != null)
+        {
+            LOG.debug("idle connection {} closed: {}", remoteAddress(), cause.toString());
         }
         final Throwable reason = cause != null ? cause : new ConnectionException("connection to " + remoteAddress() +
             " closed");
