@@ -48,28 +48,35 @@ public class XioAutoConfiguration
 
     @Bean
     @ConditionalOnMissingBean
-    public XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper)
+    public XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper,
+        final ApplicationContext context)
     {
         final JsonMapper json = jsonMapper.getIfAvailable(JsonMapper::new);
         final ObjectMapper mapper = switch (properties.getCodec())
         {
             case JSON -> json;
             case SMILE -> SmileMapper.builder().addModules(json.registeredModules()).build();
-            case CBOR -> cbor(json);
+            case CBOR -> cbor(json, context.getClassLoader());
         };
         return new JacksonXioCodec(mapper);
     }
 
-    private static ObjectMapper cbor(final JsonMapper json)
+    private static ObjectMapper cbor(final JsonMapper json, final ClassLoader classLoader)
     {
-        try
-        {
-            return tools.jackson.dataformat.cbor.CBORMapper.builder().addModules(json.registeredModules()).build();
-        }
-        catch (final NoClassDefFoundError ex)
+        if (!org.springframework.util.ClassUtils.isPresent("tools.jackson.dataformat.cbor.CBORMapper", classLoader))
         {
             throw new IllegalStateException("xio.codec=cbor needs tools.jackson.dataformat:jackson-dataformat-cbor " +
-                "on the class path", ex);
+                "on the class path");
+        }
+        return CborMappers.of(json);
+    }
+
+    /** Kept apart so that this configuration loads without the optional CBOR module. */
+    private static final class CborMappers
+    {
+        static ObjectMapper of(final JsonMapper json)
+        {
+            return tools.jackson.dataformat.cbor.CBORMapper.builder().addModules(json.registeredModules()).build();
         }
     }
 

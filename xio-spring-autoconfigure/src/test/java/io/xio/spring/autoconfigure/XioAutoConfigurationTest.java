@@ -38,6 +38,20 @@ class XioAutoConfigurationTest
     }
 
     @Test
+    void worksWithoutTheOptionalCborModuleAndSaysWhatIsMissingWhenAskedForIt()
+    {
+        final org.springframework.boot.test.context.FilteredClassLoader noCbor =
+            new org.springframework.boot.test.context.FilteredClassLoader("tools.jackson.dataformat.cbor");
+        runner(ServerApplication.class).withClassLoader(noCbor).run(context ->
+            assertThat(context).hasNotFailed().hasSingleBean(XioCodec.class));
+        runner(ServerApplication.class).withClassLoader(noCbor).withPropertyValues("xio.codec=cbor").run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(messages(context.getStartupFailure())).contains("jackson-dataformat-cbor");
+        });
+    }
+
+    @Test
     void portalsBindAndTheFirstRedirectsRoundRobinOverTheOthers()
     {
         runner(ServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0",
