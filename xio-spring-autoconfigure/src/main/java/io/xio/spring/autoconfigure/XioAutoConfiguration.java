@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Limits;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
+import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
@@ -78,6 +79,12 @@ public class XioAutoConfiguration
         {
             return tools.jackson.dataformat.cbor.CBORMapper.builder().addModules(json.registeredModules()).build();
         }
+    }
+
+    @Bean
+    public static XioClientResolverInstaller xioClientResolverInstaller()
+    {
+        return new XioClientResolverInstaller();
     }
 
     @Bean

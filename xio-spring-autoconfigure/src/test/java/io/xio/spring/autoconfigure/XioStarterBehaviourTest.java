@@ -35,7 +35,23 @@ class XioStarterBehaviourTest
                 assertThat(context).hasNotFailed();
                 context.getBean(KvClient.class).put("k", "v");
                 assertThat(context.getBean(BothApplication.KvUser.class).read("k")).isEqualTo("v");
+                context.getBean(BothApplication.KvWriter.class).write("k2", "v2");
+                assertThat(context.getBean(KvClient.class).get("k2")).isEqualTo("v2");
             });
+    }
+
+    @Test
+    void theSameServiceWorksOverShmByChangingOnlyTheUri()
+    {
+        final String name = "starter-" + UUID.randomUUID().toString().substring(0, 8);
+        runner(ServerApplication.class).withPropertyValues("xio.portals[0].uri=shm://" + name).run(server ->
+            runner(ClientApplication.class).withPropertyValues("xio.clients.kv.uri=shm://" + name + "/kv").run(client ->
+            {
+                final KvClient kv = client.getBean(KvClient.class);
+                kv.put("over", "shm");
+                assertThat(kv.get("over")).isEqualTo("shm");
+                assertThat(kv.add(40, 2)).isEqualTo(42);
+            }));
     }
 
     private static void withServerAndClient(final java.util.function.BiConsumer<

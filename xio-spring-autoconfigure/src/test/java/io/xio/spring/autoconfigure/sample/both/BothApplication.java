@@ -30,4 +30,26 @@ public class BothApplication
     {
         return new KvUser();
     }
+
+    /** A bean that takes its client through its constructor. */
+    public static class KvWriter
+    {
+        private final KvStore kv;
+
+        public KvWriter(@XioClient("kv") final KvStore kv)
+        {
+            this.kv = kv;
+        }
+
+        public void write(final String key, final String value)
+        {
+            kv.put(key, value);
+        }
+    }
+
+    @Bean
+    KvWriter kvWriter(@XioClient("kv") final KvStore kv)
+    {
+        return new KvWriter(kv);
+    }
 }
