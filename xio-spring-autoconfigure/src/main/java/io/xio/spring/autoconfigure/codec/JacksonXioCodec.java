@@ -1,7 +1,10 @@
 package io.xio.spring.autoconfigure.codec;
 
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JavaType;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.ObjectMapper;
 
 import java.lang.reflect.Type;
@@ -15,6 +18,8 @@ import java.nio.ByteBuffer;
 public final class JacksonXioCodec implements XioCodec
 {
     private final ObjectMapper mapper;
+    private final java.util.Map<Type, JavaType> types = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Type, ObjectReader> readers = new java.util.concurrent.ConcurrentHashMap<>();
 
     public JacksonXioCodec(final ObjectMapper mapper)
     {
@@ -35,18 +40,30 @@ public final class JacksonXioCodec implements XioCodec
     @Override
     public Object[] decodeArguments(final ByteBuffer bytes, final Type[] types)
     {
-        final JsonNode array = mapper.readTree(array(bytes));
-        if (!array.isArray() || array.size() != types.length)
+        // Streamed, one value per parameter type: no tree and no token buffer in between.
+        final byte[] array = array(bytes);
+        try (JsonParser parser = mapper.createParser(array))
         {
-            throw new IllegalArgumentException("expected " + types.length + " arguments, got " + array);
+            if (parser.nextToken() != JsonToken.START_ARRAY)
+            {
+                throw new IllegalArgumentException("call arguments are not an array");
+            }
+            final Object[] values = new Object[types.length];
+            for (int i = 0; i < types.length; i++)
+            {
+                final JsonToken token = parser.nextToken();
+                if (token == null || token == JsonToken.END_ARRAY)
+                {
+                    throw new IllegalArgumentException("expected " + types.length + " arguments, got " + i);
+                }
+                values[i] = token == JsonToken.VALUE_NULL ? null : reader(types[i]).readValue(parser);
+            }
+            if (parser.nextToken() != JsonToken.END_ARRAY)
+            {
+                throw new IllegalArgumentException("more than the expected " + types.length + " arguments");
+            }
+            return values;
         }
-        final Object[] values = new Object[types.length];
-        for (int i = 0; i < types.length; i++)
-        {
-            final JsonNode node = array.get(i);
-            values[i] = node.isNull() ? null : mapper.treeToValue(node, javaType(types[i]));
-        }
-        return values;
     }
 
     @Override
@@ -62,9 +79,16 @@ public final class JacksonXioCodec implements XioCodec
         return mapper.readValue(array, 0, array.length, javaType(type));
     }
 
+    /** A reader for one value inside the arguments array: the array's next values are not trailing garbage. */
+    private ObjectReader reader(final Type type)
+    {
+        return readers.computeIfAbsent(type, t ->
+            mapper.readerFor(javaType(t)).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));
+    }
+
     private JavaType javaType(final Type type)
     {
-        return mapper.getTypeFactory().constructType(type);
+        return types.computeIfAbsent(type, t -> mapper.getTypeFactory().constructType(t));
     }
 
     private static byte[] array(final ByteBuffer bytes)
