@@ -41,6 +41,34 @@ class XioStarterBehaviourTest
     }
 
     @Test
+    void aBlockingCallFromAContextThreadIsRefusedAndARejectedSessionSaysWhy()
+    {
+        final String name = "app-" + UUID.randomUUID();
+        runner(BothApplication.class).withPropertyValues("xio.portals[0].uri=local://" + name,
+            "xio.clients.kv.uri=local://" + name + "/nope").run(context ->
+            {
+                final KvClient kv = context.getBean(KvClient.class);
+                final CompletableFuture<Throwable> refused = new CompletableFuture<>();
+                context.getBean(io.xio.engine.XioEngine.class).contexts().get(0).execute(() ->
+                {
+                    try
+                    {
+                        kv.get("x");
+                        refused.complete(null);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        refused.complete(ex);
+                    }
+                });
+                assertThat(refused.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("context thread").hasMessageContaining("CompletableFuture");
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.get("x"))
+                    .isInstanceOf(io.xio.engine.SessionRejectedException.class).hasMessageContaining("no service 'nope'");
+            });
+    }
+
+    @Test
     void theSameServiceWorksOverShmByChangingOnlyTheUri()
     {
         final String name = "starter-" + UUID.randomUUID().toString().substring(0, 8);
