@@ -2,6 +2,7 @@ package io.xio.engine.transport.shm;
 
 import io.xio.engine.ConnectionException;
 import io.xio.engine.XioUri;
+import io.xio.engine.transport.Channels;
 import io.xio.engine.transport.SelectionHandler;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportContext;
@@ -52,7 +53,6 @@ public final class ShmTransport implements Transport
     private static final int MIN_CAPACITY = 64 << 10;
     private static final int MAX_CAPACITY = 256 << 20;
     private static final long HANDSHAKE_TIMEOUT_NANOS = 5_000_000_000L;
-    private static final long ACCEPT_PAUSE_NANOS = 100_000_000L;
 
     private final Path directory;
     private final int capacity;
@@ -147,15 +147,7 @@ public final class ShmTransport implements Transport
                 }
                 catch (final IOException ex)
                 {
-                    LOG.warn("accept on shm portal {} failed: {}", name, ex.toString());
-                    key.interestOps(0); // out of descriptors, say: pause rather than spin on a ready key
-                    context.schedule(context.nanoTime() + ACCEPT_PAUSE_NANOS, () ->
-                    {
-                        if (key.isValid())
-                        {
-                            key.interestOps(SelectionKey.OP_ACCEPT);
-                        }
-                    });
+                    Channels.pauseAccepting(key, context, address, ex);
                     return;
                 }
                 if (channel == null)
@@ -168,14 +160,14 @@ public final class ShmTransport implements Transport
                 }
                 catch (final IOException ex)
                 {
-                    closeQuietly(channel);
+                    Channels.closeQuietly(channel);
                 }
             }
         });
         return TransportListener.of(address.endpoint(), () ->
         {
             key.cancel();
-            closeQuietly(server);
+            Channels.closeQuietly(server);
             deleteQuietly(socket);
         });
     }
@@ -267,7 +259,7 @@ public final class ShmTransport implements Transport
         {
             if (channel != null)
             {
-                closeQuietly(channel);
+                Channels.closeQuietly(channel);
             }
             if (mapping != null)
             {
@@ -380,7 +372,7 @@ public final class ShmTransport implements Transport
         void fail(final Exception ex)
         {
             done = true;
-            closeQuietly(channel);
+            Channels.closeQuietly(channel);
             IoUtil.unmap(mapping);
             deleteQuietly(ringFile);
             callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " +
@@ -393,7 +385,7 @@ public final class ShmTransport implements Transport
             if (!done)
             {
                 done = true;
-                closeQuietly(channel);
+                Channels.closeQuietly(channel);
                 IoUtil.unmap(mapping);
                 deleteQuietly(ringFile);
             }
@@ -434,7 +426,7 @@ public final class ShmTransport implements Transport
                 {
                     finished = true;
                     LOG.warn("shm handshake on portal {} timed out", name);
-                    closeQuietly(channel);
+                    Channels.closeQuietly(channel);
                 }
             });
         }
@@ -454,7 +446,7 @@ public final class ShmTransport implements Transport
                         // a probe (a second portal checking this one is alive): nothing to report
                         finish();
                         key.cancel();
-                        closeQuietly(channel);
+                        Channels.closeQuietly(channel);
                         return;
                     }
                     throw new IOException("client went away during the handshake");
@@ -517,7 +509,7 @@ public final class ShmTransport implements Transport
                 LOG.warn("shm handshake on portal {} failed: {}", name, ex.toString());
                 finish();
                 key.cancel();
-                closeQuietly(channel);
+                Channels.closeQuietly(channel);
                 if (mapping != null)
                 {
                     IoUtil.unmap(mapping);
@@ -535,17 +527,6 @@ public final class ShmTransport implements Transport
         }
     }
 
-    private static void closeQuietly(final java.io.Closeable closeable)
-    {
-        try
-        {
-            closeable.close();
-        }
-        catch (final IOException ignore)
-        {
-            // closing after a failure; the failure is what gets reported
-        }
-    }
 
     private static void deleteQuietly(final Path path)
     {

@@ -2,6 +2,7 @@ package io.xio.engine.transport.tcp;
 
 import io.xio.engine.ConnectionException;
 import io.xio.engine.XioUri;
+import io.xio.engine.transport.Channels;
 import io.xio.engine.transport.SelectionHandler;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportContext;
@@ -16,7 +17,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.function.Consumer;
 
-import org.slf4j.LoggerFactory;
 
 /** The {@code tcp} transport: non-blocking NIO on the context's selector. Stateless and thread-safe. */
 public final class TcpTransport implements Transport
@@ -56,16 +56,7 @@ public final class TcpTransport implements Transport
                 }
                 catch (final IOException ex)
                 {
-                    // Out of descriptors, say: pause accepting briefly rather than spin on a ready key.
-                    LoggerFactory.getLogger(TcpTransport.class).warn("accept on {} failed: {}", bound, ex.toString());
-                    key.interestOps(0);
-                    context.schedule(context.nanoTime() + ACCEPT_PAUSE_NANOS, () ->
-                    {
-                        if (key.isValid())
-                        {
-                            key.interestOps(SelectionKey.OP_ACCEPT);
-                        }
-                    });
+                    Channels.pauseAccepting(key, context, bound, ex);
                     return;
                 }
                 if (channel == null)
@@ -78,7 +69,7 @@ public final class TcpTransport implements Transport
                 }
                 catch (final IOException ex)
                 {
-                    closeQuietly(channel);
+                    Channels.closeQuietly(channel);
                 }
             }
         };
@@ -86,7 +77,7 @@ public final class TcpTransport implements Transport
         return TransportListener.of(bound, () ->
         {
             key.cancel();
-            closeQuietly(server);
+            Channels.closeQuietly(server);
         });
     }
 
@@ -111,7 +102,7 @@ public final class TcpTransport implements Transport
         {
             if (channel != null)
             {
-                closeQuietly(channel);
+                Channels.closeQuietly(channel);
             }
             callback.onFailed(refused(address, ex));
             return NO_ABORT;
@@ -139,7 +130,7 @@ public final class TcpTransport implements Transport
                 catch (final IOException | RuntimeException ex)
                 {
                     key.cancel();
-                    closeQuietly(dialing);
+                    Channels.closeQuietly(dialing);
                     callback.onFailed(refused(address, ex));
                     return;
                 }
@@ -148,30 +139,18 @@ public final class TcpTransport implements Transport
         }
         catch (final IOException ex)
         {
-            closeQuietly(dialing);
+            Channels.closeQuietly(dialing);
             callback.onFailed(refused(address, ex));
             return NO_ABORT;
         }
-        return () -> closeQuietly(dialing);
+        return () -> Channels.closeQuietly(dialing);
     }
 
     private static final Runnable NO_ABORT = () -> { };
-    private static final long ACCEPT_PAUSE_NANOS = 100_000_000L;
 
     private static ConnectionException refused(final XioUri address, final Exception ex)
     {
         return new ConnectionException("cannot connect to " + address.endpoint() + ": " + ex.getMessage(), ex);
     }
 
-    static void closeQuietly(final java.io.Closeable closeable)
-    {
-        try
-        {
-            closeable.close();
-        }
-        catch (final IOException ignore)
-        {
-            // closing after a failure; the failure is what gets reported
-        }
-    }
 }
