@@ -61,6 +61,12 @@ public record Limits(
             retainedResponseBytes);
     }
 
+    public Limits withMaxHeaderBytes(final int value)
+    {
+        return new Limits(maxMessageBytes, value, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
+            retainedResponseBytes);
+    }
+
     public Limits withMaxInFlight(final int value)
     {
         return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, value, maxQueuedBytes,

@@ -111,6 +111,22 @@ public final class Message implements AutoCloseable
         return (int)RELEASED.getAcquire(this) != 0;
     }
 
+    /**
+     * Lets go of the message without returning its buffer to the pool, for views that code beyond xio's control
+     * may still read (work a cancel could not stop): the buffer is never reused, the garbage collector frees it.
+     */
+    public void abandon()
+    {
+        if (RELEASED.compareAndSet(this, 0, 1))
+        {
+            if (leaks != null)
+            {
+                leaks.untrack(this);
+            }
+            slab.abandon();
+        }
+    }
+
     /** Returns the buffer to its pool. */
     @Override
     public void close()

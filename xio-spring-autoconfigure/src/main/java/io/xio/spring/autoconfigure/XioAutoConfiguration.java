@@ -42,6 +42,7 @@ public class XioAutoConfiguration
         builder.busyPoll(properties.getIdle().getBusyPoll());
         final long maxMessage = properties.getLimits().getMaxMessageSize().toBytes();
         builder.limits(Limits.DEFAULT.withMaxMessageBytes((int)Math.min(Integer.MAX_VALUE, maxMessage))
+            .withMaxHeaderBytes((int)properties.getLimits().getMaxHeaderSize().toBytes())
             .withMaxInFlight(properties.getLimits().getMaxInFlight()));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();

@@ -26,10 +26,18 @@ import java.util.Map;
  * Registers, from the application's packages, every {@code @XioService} class as a bean and a client proxy
  * bean for every {@code @XioClient} interface, so both work with plain constructor injection.
  */
-class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFactoryAware, EnvironmentAware
+class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFactoryAware, EnvironmentAware,
+    org.springframework.beans.factory.BeanClassLoaderAware
 {
     private BeanFactory beanFactory;
     private Environment environment;
+    private ClassLoader classLoader = getClass().getClassLoader();
+
+    @Override
+    public void setBeanClassLoader(final ClassLoader loader)
+    {
+        this.classLoader = loader;
+    }
 
     @Override
     public void setBeanFactory(final BeanFactory beanFactory)
@@ -71,18 +79,23 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
                 final String className = candidate.getBeanClassName();
                 final AnnotationMetadata type = ((AnnotatedBeanDefinition)candidate).getMetadata();
                 final String beanName = ClassUtils.getShortNameAsProperty(ClassUtils.resolveClassName(className,
-                    getClass().getClassLoader()));
-                if (registry.containsBeanDefinition(beanName) || isRegisteredByType(registry, className))
+                    classLoader));
+                if (isRegisteredByType(registry, className))
                 {
-                    continue;
+                    continue; // the application declared it itself
+                }
+                if (registry.containsBeanDefinition(beanName))
+                {
+                    throw new IllegalStateException("cannot register " + className + " as bean '" + beanName +
+                        "': another bean has that name; rename one of them");
                 }
                 if (type.isInterface())
                 {
                     final Map<String, Object> client = type.getAnnotationAttributes(XioClient.class.getName());
-                    final Class<?> api = ClassUtils.resolveClassName(className, getClass().getClassLoader());
+                    final Class<?> api = ClassUtils.resolveClassName(className, classLoader);
                     final String clientName = (String)client.get("value");
-                    if (((String)client.get("uri")).isEmpty() &&
-                        !environment.containsProperty("xio.clients." + clientName + ".uri"))
+                    if (((String)client.get("uri")).isEmpty() && (clientName.isEmpty() ||
+                        !environment.containsProperty("xio.clients." + clientName + ".uri")))
                     {
                         throw new XioClientConfigurationException(api, clientName);
                     }
@@ -93,6 +106,8 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
                         .addConstructorArgValue(client.get("uri"))
                         .setLazyInit(true)
                         .getBeanDefinition());
+                    registry.getBeanDefinition(beanName).setAttribute(
+                        org.springframework.beans.factory.FactoryBean.OBJECT_TYPE_ATTRIBUTE, api);
                 }
                 else
                 {

@@ -121,7 +121,7 @@ public class XioProperties
 
         public void setBusyPoll(final Duration busyPoll)
         {
-            if (busyPoll.isNegative())
+            if (busyPoll == null || busyPoll.isNegative())
             {
                 throw new IllegalArgumentException("must not be negative, was " + busyPoll);
             }
@@ -142,7 +142,7 @@ public class XioProperties
 
         public void setUri(final String uri)
         {
-            XioUri.parse(uri); // a malformed address fails start-up naming the property
+            XioUri.parse(String.valueOf(uri)); // a malformed address fails start-up naming the property
             this.uri = uri;
         }
     }
@@ -200,7 +200,7 @@ public class XioProperties
 
         public void setUri(final String uri)
         {
-            if (XioUri.parse(uri).resource().isEmpty())
+            if (XioUri.parse(String.valueOf(uri)).resource().isEmpty())
             {
                 throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. tcp://localhost:7000/kv");
             }
@@ -238,8 +238,25 @@ public class XioProperties
         /** Largest message (arguments or result, data included). */
         private DataSize maxMessageSize = DataSize.ofMegabytes(256);
 
+        /** Largest encoded arguments or result (what travels outside byte[] and ByteBuffer data). */
+        private DataSize maxHeaderSize = DataSize.ofKilobytes(64);
+
         /** Most calls a session may have in flight. */
         private int maxInFlight = 1024;
+
+        public DataSize getMaxHeaderSize()
+        {
+            return maxHeaderSize;
+        }
+
+        public void setMaxHeaderSize(final DataSize maxHeaderSize)
+        {
+            if (maxHeaderSize == null || maxHeaderSize.toBytes() < 256 || maxHeaderSize.toBytes() > (64 << 20))
+            {
+                throw new IllegalArgumentException("must be from 256B to 64MB, was " + maxHeaderSize);
+            }
+            this.maxHeaderSize = maxHeaderSize;
+        }
 
         public DataSize getMaxMessageSize()
         {
@@ -248,7 +265,7 @@ public class XioProperties
 
         public void setMaxMessageSize(final DataSize maxMessageSize)
         {
-            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE)
+            if (maxMessageSize == null || maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE)
             {
                 throw new IllegalArgumentException("must be from 1KB to 2GB, was " + maxMessageSize);
             }
@@ -283,7 +300,7 @@ public class XioProperties
 
         public void setGracePeriod(final Duration gracePeriod)
         {
-            if (gracePeriod.isNegative())
+            if (gracePeriod == null || gracePeriod.isNegative())
             {
                 throw new IllegalArgumentException("must not be negative, was " + gracePeriod);
             }
@@ -293,7 +310,7 @@ public class XioProperties
 
     private static Duration positive(final Duration value)
     {
-        if (value.isNegative() || value.isZero())
+        if (value == null || value.isNegative() || value.isZero())
         {
             throw new IllegalArgumentException("must be positive, was " + value);
         }

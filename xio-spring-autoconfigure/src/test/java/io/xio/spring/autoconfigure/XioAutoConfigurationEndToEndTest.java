@@ -62,6 +62,8 @@ class XioAutoConfigurationEndToEndTest
                     assertThat(kv.stock(List.of("ab", "xyz"))).isEqualTo(Map.of("ab", Optional.of(2),
                         "xyz", Optional.empty()));
                     assertThat(kv.add(1)).isEqualTo(2);
+                    kv.save("o", new KvStore.Order("o", 9, List.of("t")));
+                    assertThat(kv.load("o")).isEqualTo(new KvStore.Order("o", 9, List.of("t")));
                     assertThat(kv.add(2, 3)).isEqualTo(5);
                     final ByteBuffer blob = ByteBuffer.allocateDirect(1 << 20);
                     for (int i = 0; i < blob.capacity(); i++)

@@ -75,7 +75,7 @@ class XioAutoConfigurationTest
             return new XioCodec()
             {
                 @Override
-                public byte[] encodeArguments(final Object[] arguments)
+                public byte[] encodeArguments(final Object[] arguments, final java.lang.reflect.Type[] types)
                 {
                     return new byte[0];
                 }
@@ -87,7 +87,7 @@ class XioAutoConfigurationTest
                 }
 
                 @Override
-                public byte[] encode(final Object value)
+                public byte[] encode(final Object value, final java.lang.reflect.Type type)
                 {
                     return new byte[0];
                 }

@@ -48,21 +48,24 @@ class XioStarterBehaviourTest
             "xio.clients.kv.uri=local://" + name + "/nope").run(context ->
             {
                 final KvClient kv = context.getBean(KvClient.class);
-                final CompletableFuture<Throwable> refused = new CompletableFuture<>();
-                context.getBean(io.xio.engine.XioEngine.class).contexts().get(0).execute(() ->
+                for (final Runnable blocking : new Runnable[] {() -> kv.get("x"), () -> kv.fireWithReceipt("e")})
                 {
-                    try
+                    final CompletableFuture<Throwable> refused = new CompletableFuture<>();
+                    context.getBean(io.xio.engine.XioEngine.class).contexts().get(0).execute(() ->
                     {
-                        kv.get("x");
-                        refused.complete(null);
-                    }
-                    catch (final RuntimeException ex)
-                    {
-                        refused.complete(ex);
-                    }
-                });
-                assertThat(refused.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("context thread").hasMessageContaining("CompletableFuture");
+                        try
+                        {
+                            blocking.run();
+                            refused.complete(null);
+                        }
+                        catch (final RuntimeException ex)
+                        {
+                            refused.complete(ex);
+                        }
+                    });
+                    assertThat(refused.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("context thread").hasMessageContaining("CompletableFuture");
+                }
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.get("x"))
                     .isInstanceOf(io.xio.engine.SessionRejectedException.class).hasMessageContaining("no service 'nope'");
             });

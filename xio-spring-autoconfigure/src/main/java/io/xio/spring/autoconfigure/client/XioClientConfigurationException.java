@@ -9,8 +9,10 @@ public final class XioClientConfigurationException extends IllegalStateException
 
     public XioClientConfigurationException(final Class<?> api, final String clientName)
     {
-        super("@XioClient(\"" + clientName + "\") on " + api.getName() + " has no settings: xio.clients." +
-            clientName + ".uri is not set");
+        super(clientName.isEmpty()
+            ? "@XioClient on " + api.getName() + " names neither a client nor a uri"
+            : "@XioClient(\"" + clientName + "\") on " + api.getName() + " has no settings: xio.clients." +
+                clientName + ".uri is not set");
         this.clientName = clientName;
         this.interfaceName = api.getName();
     }

@@ -50,7 +50,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         String address = uri;
         if (address == null || address.isEmpty())
         {
-            final XioProperties.NamedClient settings = properties.getClients().get(name);
+            final XioProperties.NamedClient settings = namedClient(properties, name);
             if (settings == null || settings.getUri() == null)
             {
                 throw new XioClientConfigurationException(api, name);
@@ -61,6 +61,24 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         }
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api},
             new XioClientInvocationHandler(api, address, engine, codec, timeout, connections)));
+    }
+
+    /** The client's settings, matching names the way relaxed binding spells them (orderService, order-service). */
+    private static XioProperties.NamedClient namedClient(final XioProperties properties, final String name)
+    {
+        final XioProperties.NamedClient exact = properties.getClients().get(name);
+        if (exact != null)
+        {
+            return exact;
+        }
+        final String wanted = canonical(name);
+        return properties.getClients().entrySet().stream().filter(e -> canonical(e.getKey()).equals(wanted))
+            .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
+    }
+
+    private static String canonical(final String name)
+    {
+        return name.replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT);
     }
 
     @Override

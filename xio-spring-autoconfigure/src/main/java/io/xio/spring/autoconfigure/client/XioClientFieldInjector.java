@@ -37,9 +37,11 @@ public final class XioClientFieldInjector implements BeanPostProcessor
             {
                 throw new BeanCreationException(beanName, "@XioClient field " + field + " must have an interface type");
             }
-            final Object proxy = XioClientFactoryBean.create(field.getType(), client.value(), client.uri(),
-                beanFactory.getBean(XioEngine.class), beanFactory.getBean(XioCodec.class),
-                beanFactory.getBean(XioProperties.class));
+            final XioClientAutowireCandidateResolver shared = XioClientResolverInstaller.installed(beanFactory);
+            final Object proxy = shared != null ? shared.proxy(field.getType(), client.value(), client.uri())
+                : XioClientFactoryBean.create(field.getType(), client.value(), client.uri(),
+                    beanFactory.getBean(XioEngine.class), beanFactory.getBean(XioCodec.class),
+                    beanFactory.getBean(XioProperties.class));
             ReflectionUtils.makeAccessible(field);
             ReflectionUtils.setField(field, bean, proxy);
         });

@@ -37,7 +37,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final Duration timeout;
     private final SessionOptions options;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
-    private volatile Session session;
+    private volatile CompletableFuture<Session> session;
 
     XioClientInvocationHandler(final Class<?> api, final String uri, final XioEngine engine, final XioCodec codec,
         final Duration timeout, final int connections)
@@ -52,7 +52,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
             {
-                methods.put(method, ServiceMethod.of(method)); // fails fast on bad @XioMethod settings
+                methods.put(method, ServiceMethod.of(method, api)); // fails fast on bad @XioMethod settings
             }
         }
     }
@@ -75,30 +75,66 @@ final class XioClientInvocationHandler implements InvocationHandler
             return InvocationHandler.invokeDefault(proxy, method, args);
         }
         final ServiceMethod call = methods.get(method);
-        if (call.returnKind() != ServiceMethod.ReturnKind.FUTURE && !call.oneWay() && onContextThread())
+        final boolean async = call.returnKind() == ServiceMethod.ReturnKind.FUTURE || call.oneWay() && !call.receipt();
+        final boolean onContext = onContextThread();
+        if (!async && onContext)
         {
             throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
                 " on an xio context thread would stall its event loop; return CompletableFuture instead");
         }
         final Object[] arguments = args == null ? new Object[0] : args;
-        final Outbound message = Outbound.of(
-            Invocation.header(call.wireName(), codec.encodeArguments(Invocation.withoutSegments(call, arguments))),
-            Invocation.segments(call, arguments));
+        ByteBuffer[] segments = Invocation.segments(call, arguments);
+        if (call.oneWay() && !call.receipt())
+        {
+            segments = copies(segments); // the caller may reuse its buffers as soon as we return
+        }
+        final Outbound message = Outbound.of(Invocation.header(call.wireName(),
+            codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments);
         final CallOptions callOptions = CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
-            .withReceipt(call.receipt()).withWaitWhenFull(!onContextThread());
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContext);
+        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
+        {
+            return callAsync(call, method, message, callOptions);
+        }
+        final Session current = sessionNow();
         if (call.oneWay())
         {
-            final XioFuture<Void> sent = session().send(message, callOptions);
+            final XioFuture<Void> sent = current.send(message, callOptions);
             if (call.receipt())
             {
                 await(sent, method);
             }
             return null;
         }
-        final XioFuture<Message> reply = session().request(message, callOptions);
-        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
+        try (Message response = await(current.request(message, callOptions), method))
         {
-            final CompletableFuture<Object> result = new CompletableFuture<>();
+            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
+        }
+    }
+
+    /**
+     * A call returning a future never blocks: the session is opened asynchronously if need be. The result
+     * completes on an xio context thread, so continuations that block should move to an executor of their own.
+     */
+    private CompletableFuture<Object> callAsync(final ServiceMethod call, final Method method, final Outbound message,
+        final CallOptions callOptions)
+    {
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        session().whenComplete((current, failure) ->
+        {
+            if (failure != null)
+            {
+                result.completeExceptionally(unwrap(failure));
+                return;
+            }
+            final XioFuture<Message> reply = current.request(message, callOptions);
+            result.whenComplete((value, ex) ->
+            {
+                if (result.isCancelled())
+                {
+                    reply.cancel(true); // cancels the call on the server too
+                }
+            });
             reply.whenComplete((response, ex) ->
             {
                 if (ex != null)
@@ -110,24 +146,23 @@ final class XioClientInvocationHandler implements InvocationHandler
                 {
                     result.complete(decode(call, response));
                 }
-                catch (final RuntimeException decodeFailure)
+                catch (final Throwable decodeFailure)
                 {
                     result.completeExceptionally(decodeFailure);
                 }
             });
-            result.whenComplete((value, ex) ->
-            {
-                if (result.isCancelled())
-                {
-                    reply.cancel(true); // cancels the call on the server too
-                }
-            });
-            return result;
-        }
-        try (Message response = await(reply, method))
+        });
+        return result;
+    }
+
+    private static ByteBuffer[] copies(final ByteBuffer[] segments)
+    {
+        final ByteBuffer[] copies = new ByteBuffer[segments.length];
+        for (int i = 0; i < segments.length; i++)
         {
-            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
+            copies[i] = ByteBuffer.allocate(segments[i].remaining()).put(segments[i].duplicate()).flip();
         }
+        return copies;
     }
 
     private Object decode(final ServiceMethod call, final Message response)
@@ -167,9 +202,12 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         catch (final InterruptedException ex)
         {
-            future.cancel(true);
+            if (!future.cancel(true) && future.getNow(null) instanceof AutoCloseable arrived)
+            {
+                arrived.close(); // the answer came just as we were interrupted: nobody else will release it
+            }
             Thread.currentThread().interrupt();
-            throw ex;
+            throw new io.xio.engine.XioException("interrupted while waiting for " + method.getName(), ex);
         }
     }
 
@@ -188,8 +226,14 @@ final class XioClientInvocationHandler implements InvocationHandler
         try
         {
             final Class<?> type = Class.forName(remote.remoteType(), false, method.getDeclaringClass().getClassLoader());
-            final boolean allowed = RuntimeException.class.isAssignableFrom(type) || Error.class.isAssignableFrom(type) ||
-                java.util.Arrays.stream(method.getExceptionTypes()).anyMatch(t -> t.isAssignableFrom(type));
+            if (!Exception.class.isAssignableFrom(type))
+            {
+                return new XioRemoteException(remote.remoteType(), remote.remoteMessage());
+            }
+            // Errors (an OutOfMemoryError over there) are never re-thrown here, only described.
+            final boolean allowed = RuntimeException.class.isAssignableFrom(type) ||
+                Exception.class.isAssignableFrom(type) &&
+                    java.util.Arrays.stream(method.getExceptionTypes()).anyMatch(t -> t.isAssignableFrom(type));
             if (allowed && Throwable.class.isAssignableFrom(type))
             {
                 return (Throwable)type.getConstructor(String.class).newInstance(remote.remoteMessage());
@@ -202,22 +246,38 @@ final class XioClientInvocationHandler implements InvocationHandler
         return new XioRemoteException(remote.remoteType(), remote.remoteMessage());
     }
 
-    private Session session()
+    /** The session, opened on first use and again after it closed; opening never blocks. */
+    private CompletableFuture<Session> session()
     {
-        Session current = session;
-        if (current == null || !current.isOpen())
+        CompletableFuture<Session> current = session;
+        if (current == null || current.isCompletedExceptionally() ||
+            current.isDone() && !current.join().isOpen())
         {
             synchronized (this)
             {
                 current = session;
-                if (current == null || !current.isOpen())
+                if (current == null || current.isCompletedExceptionally() ||
+                    current.isDone() && !current.join().isOpen())
                 {
-                    current = engine.connect(uri, options);
+                    current = engine.openSession(uri, options);
                     session = current;
                 }
             }
         }
         return current;
+    }
+
+    /** The session for a blocking call (never on a context thread): waits for it to open. */
+    private Session sessionNow() throws Throwable
+    {
+        try
+        {
+            return session().get();
+        }
+        catch (final ExecutionException ex)
+        {
+            throw ex.getCause();
+        }
     }
 
     private boolean onContextThread()

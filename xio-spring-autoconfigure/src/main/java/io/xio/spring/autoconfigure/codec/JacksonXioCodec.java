@@ -1,10 +1,12 @@
 package io.xio.spring.autoconfigure.codec;
 
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.ObjectMapper;
 
 import java.lang.reflect.Type;
@@ -20,6 +22,7 @@ public final class JacksonXioCodec implements XioCodec
     private final ObjectMapper mapper;
     private final java.util.Map<Type, JavaType> types = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.Map<Type, ObjectReader> readers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Type, ObjectWriter> writers = new java.util.concurrent.ConcurrentHashMap<>();
 
     public JacksonXioCodec(final ObjectMapper mapper)
     {
@@ -32,9 +35,26 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public byte[] encodeArguments(final Object[] arguments)
+    public byte[] encodeArguments(final Object[] arguments, final Type[] types)
     {
-        return mapper.writeValueAsBytes(arguments == null ? new Object[0] : arguments);
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
+        try (JsonGenerator generator = mapper.createGenerator(out))
+        {
+            generator.writeStartArray();
+            for (int i = 0; i < types.length; i++)
+            {
+                if (arguments[i] == null)
+                {
+                    generator.writeNull();
+                }
+                else
+                {
+                    writer(types[i]).writeValue(generator, arguments[i]);
+                }
+            }
+            generator.writeEndArray();
+        }
+        return out.toByteArray();
     }
 
     @Override
@@ -67,9 +87,14 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public byte[] encode(final Object value)
+    public byte[] encode(final Object value, final Type type)
     {
-        return mapper.writeValueAsBytes(value);
+        return writer(type).writeValueAsBytes(value);
+    }
+
+    private ObjectWriter writer(final Type type)
+    {
+        return writers.computeIfAbsent(type, t -> mapper.writerFor(javaType(t)));
     }
 
     @Override

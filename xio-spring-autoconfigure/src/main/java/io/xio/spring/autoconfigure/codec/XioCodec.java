@@ -9,13 +9,17 @@ import java.nio.ByteBuffer;
  */
 public interface XioCodec
 {
-    /** Encodes the arguments of one call; {@code null} entries stand for arguments sent as data segments. */
-    byte[] encodeArguments(Object[] arguments);
+    /**
+     * Encodes the arguments of one call, each as its parameter's declared type (so polymorphic type ids
+     * survive); {@code null} entries stand for arguments sent as data segments.
+     */
+    byte[] encodeArguments(Object[] arguments, Type[] types);
 
     /** Decodes arguments encoded by {@link #encodeArguments}, each to its parameter's generic type. */
     Object[] decodeArguments(ByteBuffer bytes, Type[] types);
 
-    byte[] encode(Object value);
+    /** Encodes a result as its declared type. */
+    byte[] encode(Object value, Type type);
 
     Object decode(ByteBuffer bytes, Type type);
 }

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure.method;
 
 import io.xio.annotation.XioMethod;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.GenericTypeResolver;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
@@ -10,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 
 /**
@@ -36,16 +38,24 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         PLAIN, FUTURE, VOID
     }
 
-    /** Describes {@code method}; a bad {@link XioMethod} setting fails with a message naming the method. */
-    public static ServiceMethod of(final Method method)
+    /**
+     * Describes {@code method} as a member of {@code api} (type variables of inherited generic interfaces are
+     * resolved against it); a bad {@link XioMethod} setting fails with a message naming the method.
+     */
+    public static ServiceMethod of(final Method method, final Class<?> api)
     {
         final XioMethod settings = method.getAnnotation(XioMethod.class);
-        final Type[] parameters = method.getGenericParameterTypes();
+        final Type[] parameters = new Type[method.getParameterCount()];
+        for (int i = 0; i < parameters.length; i++)
+        {
+            parameters[i] = GenericTypeResolver.resolveType(method.getGenericParameterTypes()[i], api);
+        }
+        final Type genericReturn = GenericTypeResolver.resolveType(method.getGenericReturnType(), api);
         final boolean[] segments = new boolean[parameters.length];
         final Class<?>[] raw = method.getParameterTypes();
         for (int i = 0; i < raw.length; i++)
         {
-            segments[i] = isSegment(raw[i]);
+            segments[i] = isSegment(parameters[i]);
         }
         final Class<?> returns = method.getReturnType();
         final ReturnKind kind;
@@ -55,16 +65,21 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             kind = ReturnKind.VOID;
             result = void.class;
         }
-        else if (CompletableFuture.class.isAssignableFrom(returns))
+        else if (CompletionStage.class.isAssignableFrom(returns))
         {
+            if (!returns.isAssignableFrom(CompletableFuture.class))
+            {
+                throw new IllegalArgumentException(method + " returns " + returns.getName() +
+                    "; asynchronous methods return CompletableFuture or CompletionStage");
+            }
             kind = ReturnKind.FUTURE;
-            result = method.getGenericReturnType() instanceof ParameterizedType parameterized
+            result = genericReturn instanceof ParameterizedType parameterized
                 ? parameterized.getActualTypeArguments()[0] : Object.class;
         }
         else
         {
             kind = ReturnKind.PLAIN;
-            result = method.getGenericReturnType();
+            result = genericReturn;
         }
         Duration timeout = null;
         boolean oneWay = false;

@@ -31,7 +31,10 @@ public final class ServiceDispatcher implements RequestHandler
     private final Map<String, ServiceMethod> methods = new HashMap<>();
     private final XioCodec codec;
     private final Executor executor;
+    private static final int MAX_QUEUED = 4096;
+
     private final AtomicInteger running = new AtomicInteger();
+    private volatile boolean draining;
 
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker)
@@ -44,7 +47,7 @@ public final class ServiceDispatcher implements RequestHandler
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
             {
-                final ServiceMethod described = ServiceMethod.of(method);
+                final ServiceMethod described = ServiceMethod.of(method, api);
                 if (methods.put(described.wireName(), described) != null)
                 {
                     throw new IllegalStateException("two methods of " + api.getName() + " share the wire name " +
@@ -65,11 +68,29 @@ public final class ServiceDispatcher implements RequestHandler
         return running.get();
     }
 
+    /** Refuse new calls from now on: the application is shutting down. */
+    public void drain()
+    {
+        draining = true;
+    }
+
     @Override
     public void onRequest(final InboundRequest request)
     {
         final Message message = request.message();
-        running.incrementAndGet();
+        final int queued = running.incrementAndGet();
+        if (draining || queued > MAX_QUEUED)
+        {
+            // One-way messages count as delivered once queued: this bound is their back-pressure.
+            running.decrementAndGet();
+            message.close();
+            if (!request.isOneWay())
+            {
+                request.fail(new RejectedExecutionException("service '" + resource + "' " +
+                    (draining ? "is shutting down" : "has " + MAX_QUEUED + " calls queued or running")));
+            }
+            return;
+        }
         try
         {
             executor.execute(() -> invoke(request, message));
@@ -78,7 +99,11 @@ public final class ServiceDispatcher implements RequestHandler
         {
             running.decrementAndGet();
             message.close();
-            request.fail(new RejectedExecutionException("service '" + resource + "' is saturated: " + ex.getMessage()));
+            if (!request.isOneWay())
+            {
+                request.fail(new RejectedExecutionException("service '" + resource + "' is saturated: " +
+                    ex.getMessage()));
+            }
         }
     }
 
@@ -104,8 +129,19 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 final ServiceMethod called = method;
                 request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
-                stage.whenComplete((value, ex) -> answer(request, message, called, value,
-                    ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex));
+                stage.whenComplete((value, ex) ->
+                {
+                    if (request.isCancelled())
+                    {
+                        // Cancelling the future does not stop work it started, which may still read the
+                        // arguments' views: the buffer is abandoned to the GC instead of reused.
+                        message.abandon();
+                        running.decrementAndGet();
+                        return;
+                    }
+                    answer(request, message, called, value,
+                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex);
+                });
             }
             else
             {
@@ -152,7 +188,7 @@ public final class ServiceDispatcher implements RequestHandler
             }
             else
             {
-                final byte[] encoded = codec.encode(value);
+                final byte[] encoded = codec.encode(value, method.resultType());
                 message.close();
                 request.respond(Outbound.of(encoded));
             }

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.StringUtils;
 
 import java.beans.Introspector;
@@ -72,14 +73,33 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     @Override
     public void start()
     {
+        try
+        {
+            export();
+        }
+        catch (final RuntimeException ex)
+        {
+            unexport(); // Spring does not stop what failed to start: let go of what was bound already
+            throw ex;
+        }
+        running = true;
+    }
+
+    private void export()
+    {
         for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
         {
             final Object target = bean.getValue();
             final Class<?> type = org.springframework.aop.support.AopUtils.getTargetClass(target);
-            final XioService settings = type.getAnnotation(XioService.class);
+            final XioService settings = AnnotatedElementUtils.findMergedAnnotation(type, XioService.class);
             final Class<?> api = exportedInterface(type, settings);
             final String resource = StringUtils.hasText(settings.value()) ? settings.value()
                 : Introspector.decapitalize(api.getSimpleName());
+            if (dispatchers.stream().anyMatch(d -> d.resource().equals(resource)))
+            {
+                throw new IllegalStateException("two @XioService beans export the resource '" + resource +
+                    "' (the second is " + type.getName() + "); give one of them another name");
+            }
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
                 settings.dispatch(), worker);
             dispatchers.add(dispatcher);
@@ -95,11 +115,10 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 final List<XioUri> targets = portals.stream().map(Portal::uri).toList();
                 acceptor = properties.getServer().getRedirect() == XioProperties.Redirect.ROUND_ROBIN
                     ? Redirectors.roundRobin(targets)
-                    : Redirectors.hash(targets, request -> request.clientAddress().hashCode());
+                    : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode());
             }
             portals.add(0, engine.bind(uri, acceptor));
         }
-        running = true;
     }
 
     private static Class<?> exportedInterface(final Class<?> type, final XioService settings)
@@ -122,6 +141,13 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         return interfaces[0];
     }
 
+    /** The client's host without its ephemeral port, so a client's sessions land together. */
+    private static String clientHost(final String address)
+    {
+        final int colon = address.lastIndexOf(':');
+        return colon > address.indexOf("://") + 2 ? address.substring(0, colon) : address;
+    }
+
     /** The bound portals, with their real ports. */
     public List<Portal> portals()
     {
@@ -133,6 +159,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
         running = false;
         portals.forEach(Portal::close);
+        dispatchers.forEach(ServiceDispatcher::drain); // sessions still open get a clear refusal from now on
         final long deadline = System.nanoTime() + properties.getShutdown().getGracePeriod().toNanos();
         while (dispatchers.stream().anyMatch(d -> d.running() > 0) && System.nanoTime() < deadline)
         {
@@ -144,7 +171,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             LOG.warn("{} xio call(s) still running after the {} grace period", unfinished,
                 properties.getShutdown().getGracePeriod());
         }
+        unexport();
+    }
+
+    private void unexport()
+    {
+        portals.forEach(Portal::close);
+        portals.clear();
         dispatchers.forEach(d -> engine.unregister(d.resource()));
+        dispatchers.clear();
     }
 
     @Override

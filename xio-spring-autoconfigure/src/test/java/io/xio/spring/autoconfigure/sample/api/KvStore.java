@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** The shared API: the server implements it, clients extend it with {@code @XioClient}. */
-public interface KvStore
+public interface KvStore extends Repo<KvStore.Order>
 {
     record Order(String id, int quantity, List<String> tags)
     {

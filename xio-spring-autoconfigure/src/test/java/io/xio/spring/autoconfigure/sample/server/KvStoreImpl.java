@@ -34,6 +34,20 @@ public class KvStoreImpl implements KvStore
         }
     }
 
+    private final Map<String, Order> saved = new ConcurrentHashMap<>();
+
+    @Override
+    public void save(final String id, final Order value)
+    {
+        saved.put(id, value);
+    }
+
+    @Override
+    public Order load(final String id)
+    {
+        return saved.get(id);
+    }
+
     @Override
     public String get(final String key)
     {
