@@ -18,7 +18,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     private final long requestId;
     private final long spinNanos;
     private final CompletableFuture<Void> receipt;
-    private final CompletableFuture<Boolean> cancelOutcome = new CompletableFuture<>();
+    private volatile CompletableFuture<Boolean> cancelOutcome; // made on demand: most calls are never cancelled
     private volatile Runnable onCancel;
     private volatile boolean buffersReleased;
     private volatile Boolean cancelAnswer;
@@ -52,7 +52,21 @@ public final class XioFuture<T> extends CompletableFuture<T>
      */
     public CompletableFuture<Boolean> cancelOutcome()
     {
-        return cancelOutcome;
+        CompletableFuture<Boolean> outcome = cancelOutcome;
+        if (outcome == null)
+        {
+            synchronized (this)
+            {
+                outcome = cancelOutcome;
+                if (outcome == null)
+                {
+                    outcome = new CompletableFuture<>();
+                    cancelOutcome = outcome;
+                }
+            }
+            settleCancelOutcome();
+        }
+        return outcome;
     }
 
     /** For xio: what to run when the application cancels. */
@@ -80,7 +94,11 @@ public final class XioFuture<T> extends CompletableFuture<T>
         final Boolean answer = cancelAnswer;
         if (answer != null && buffersReleased)
         {
-            cancelOutcome.complete(answer);
+            final CompletableFuture<Boolean> outcome = cancelOutcome;
+            if (outcome != null)
+            {
+                outcome.complete(answer);
+            }
         }
     }
 
