@@ -79,8 +79,8 @@ class XioAutoConfigurationEndToEndTest
                     assertThatThrownBy(kv::failStrangely).isInstanceOf(XioRemoteException.class)
                         .hasMessageContaining(KvStoreImpl.Odd.class.getName()).hasMessageContaining("odd 7");
                     assertThatThrownBy(kv::slow).isInstanceOf(XioTimeoutException.class);
-                    kv.fireWithReceipt("tracked");
-                    assertThat(kv.events()).contains("tracked");
+                    kv.fireWithReceipt("tracked"); // returns once the server accepted it; it runs on a worker
+                    await().atMost(Duration.ofSeconds(5)).until(() -> kv.events().contains("tracked"));
                     kv.fire("untracked");
                     await().atMost(Duration.ofSeconds(5)).until(() -> kv.events().contains("untracked"));
                 });
