@@ -22,6 +22,9 @@ public interface Context
 
     int index();
 
+    /** This context's frames, writes and bytes since it started; any thread. */
+    EngineStatistics statistics();
+
     /** Whether the calling thread is this context's thread. */
     boolean inContextThread();
 

@@ -9,6 +9,9 @@ public interface Portal extends AutoCloseable
     /** The context that serves this portal. */
     Context context();
 
+    /** False once closed. */
+    boolean isOpen();
+
     /** Stops accepting connections; sessions already established carry on. */
     @Override
     void close();

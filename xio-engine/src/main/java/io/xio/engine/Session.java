@@ -22,6 +22,9 @@ public interface Session extends AutoCloseable
 
     boolean isOpen();
 
+    /** True on the side that accepted the session (the server), false on the side that opened it. */
+    boolean isServerSide();
+
     /** Number of connections now up. */
     int connectionCount();
 

@@ -246,14 +246,30 @@ public final class XioEngine implements AutoCloseable
         long bytesReceived = 0;
         for (final EventLoop loop : loops)
         {
-            final var counters = loop.counters();
-            framesSent += counters.framesSent();
-            writes += counters.writes();
-            bytesSent += counters.bytesSent();
-            framesReceived += counters.framesReceived();
-            bytesReceived += counters.bytesReceived();
+            final EngineStatistics one = loop.statistics();
+            framesSent += one.framesSent();
+            writes += one.writes();
+            bytesSent += one.bytesSent();
+            framesReceived += one.framesReceived();
+            bytesReceived += one.bytesReceived();
         }
         return new EngineStatistics(framesSent, writes, bytesSent, framesReceived, bytesReceived);
+    }
+
+    /** The portals bound and still open. Any thread; a snapshot. */
+    public List<Portal> portals()
+    {
+        synchronized (portals)
+        {
+            portals.removeIf(portal -> !portal.isOpen());
+            return List.copyOf(portals);
+        }
+    }
+
+    /** Every session of this engine, opened here or accepted here, not yet closed. Any thread; a snapshot. */
+    public List<Session> sessions()
+    {
+        return List.copyOf(core.sessions());
     }
 
     /** Received messages not yet released; empty unless leak detection is on. */

@@ -119,6 +119,34 @@ class EngineBehaviourTest
     }
 
     @Test
+    void portalsSessionsAndContextFiguresCanBeListedForMonitoring() throws Exception
+    {
+        final XioEngine server = engines.start("server");
+        server.register("echo", ECHO);
+        final Portal portal = server.bind("tcp://127.0.0.1:0");
+        final Portal other = server.bind("local://monitor-" + java.util.UUID.randomUUID());
+        final XioEngine client = engines.start("client");
+        final Session session = client.connect(portal.uri().withResource("echo").toString());
+        session.request(Outbound.of(utf8("x"))).get(5, TimeUnit.SECONDS).close();
+        assertThat(server.portals()).containsExactlyInAnyOrder(portal, other);
+        assertThat(client.sessions()).containsExactly(session);
+        assertThat(session.isServerSide()).isFalse();
+        assertThat(server.sessions()).singleElement().satisfies(accepted ->
+        {
+            assertThat(accepted.isServerSide()).isTrue();
+            assertThat(accepted.id()).isEqualTo(session.id());
+            assertThat(accepted.resource()).isEqualTo("echo");
+        });
+        assertThat(server.contexts()).anySatisfy(context ->
+            assertThat(context.statistics().framesReceived()).isPositive());
+        other.close();
+        session.close();
+        assertThat(server.portals()).containsExactly(portal);
+        assertThat(client.sessions()).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.sessions().isEmpty());
+    }
+
+    @Test
     void leakDetectorNamesMessagesNeverReleased() throws Exception
     {
         final XioEngine server = XioEngine.builder().name("leaky").contexts(1).leakDetection(true).build();

@@ -466,6 +466,13 @@ public final class EventLoop implements Context, TransportContext
     }
 
     @Override
+    public io.xio.engine.EngineStatistics statistics()
+    {
+        return new io.xio.engine.EngineStatistics(counters.framesSent(), counters.writes(), counters.bytesSent(),
+            counters.framesReceived(), counters.bytesReceived());
+    }
+
+    @Override
     public String name()
     {
         return name;

@@ -17,6 +17,7 @@ public final class PortalImpl implements Portal
     private final SessionAcceptor acceptor;
     private volatile TransportListener listener;
     private volatile XioUri uri;
+    private volatile boolean open = true;
 
     private PortalImpl(final EngineCore engine, final Peers peers, final SessionAcceptor acceptor)
     {
@@ -67,8 +68,15 @@ public final class PortalImpl implements Portal
     }
 
     @Override
+    public boolean isOpen()
+    {
+        return open;
+    }
+
+    @Override
     public void close()
     {
+        open = false;
         final TransportListener current = listener;
         if (current != null && !peers.loop.isClosed())
         {

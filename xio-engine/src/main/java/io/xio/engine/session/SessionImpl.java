@@ -652,6 +652,12 @@ public final class SessionImpl implements Session
     }
 
     @Override
+    public boolean isServerSide()
+    {
+        return !initiator;
+    }
+
+    @Override
     public int connectionCount()
     {
         int up = 0;
