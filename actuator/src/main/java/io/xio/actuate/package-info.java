@@ -1,4 +1,0 @@
-/**
- * Spring Boot Actuator health and Micrometer metrics support for xio.
- */
-package io.xio.actuate;

@@ -1,0 +1,60 @@
+package io.xio.actuate;
+
+import io.xio.actuate.autoconfigure.XioEndpointAutoConfiguration;
+import io.xio.actuate.endpoint.XioEndpoint;
+import io.xio.engine.Outbound;
+import io.xio.engine.Session;
+import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.XioAutoConfiguration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class XioEndpointTest
+{
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class,
+            XioEndpointAutoConfiguration.class))
+        .withPropertyValues("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0");
+
+    @Test
+    void showsContextsPortalsAndSessionsWhenExposed()
+    {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=xio").run(context ->
+        {
+            final XioEngine engine = context.getBean(XioEngine.class);
+            engine.register("echo", request ->
+                request.respond(Outbound.of(request.message().header()).releaseAfterSend(request.message())));
+            final String uri = engine.portals().get(0).uri().withResource("echo").toString();
+            try (XioEngine client = XioEngine.builder().contexts(1).build();
+                 Session session = client.connect(uri))
+            {
+                session.request(Outbound.of(ByteBuffer.wrap(new byte[] {1}))).get(5, TimeUnit.SECONDS).close();
+                final XioEndpoint.XioDescriptor shown = context.getBean(XioEndpoint.class).xio();
+                assertThat(shown.contexts()).singleElement()
+                    .satisfies(c -> assertThat(c.traffic().framesReceived()).isPositive());
+                assertThat(shown.portals()).singleElement()
+                    .satisfies(p -> assertThat(p.uri()).startsWith("tcp://127.0.0.1:"));
+                assertThat(shown.sessions()).singleElement().satisfies(s ->
+                {
+                    assertThat(s.side()).isEqualTo("server");
+                    assertThat(s.resource()).isEqualTo("echo");
+                    assertThat(s.state()).isEqualTo("open");
+                    assertThat(s.connections()).isEqualTo(1);
+                });
+            }
+        });
+    }
+
+    @Test
+    void backsOffWhenNotExposed()
+    {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(XioEndpoint.class));
+    }
+}
