@@ -154,7 +154,12 @@ public final class SpringOverhead
 
     private static double median(final double[][] reps, final int index)
     {
-        final double[] values = Arrays.stream(reps).mapToDouble(r -> r[index]).sorted().toArray();
+        final double[] values = new double[reps.length];
+        for (int i = 0; i < reps.length; i++)
+        {
+            values[i] = reps[i][index];
+        }
+        Arrays.sort(values);
         return values[values.length / 2];
     }
 
