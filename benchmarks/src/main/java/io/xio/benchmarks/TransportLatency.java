@@ -101,12 +101,7 @@ public final class TransportLatency
 
     private static String cell(final double[][] reps, final int index)
     {
-        final double[] values = new double[reps.length];
-        for (int i = 0; i < reps.length; i++)
-        {
-            values[i] = reps[i][index];
-        }
-        Arrays.sort(values);
+        final double[] values = Repetitions.sorted(reps, index);
         return String.format(Locale.ROOT, "%.2f [%.2f-%.2f]", values[values.length / 2], values[0],
             values[values.length - 1]);
     }

@@ -1,5 +1,6 @@
 package io.xio.benchmarks.spring;
 
+import io.xio.benchmarks.Repetitions;
 import io.xio.benchmarks.spring.client.ClientApplication;
 import io.xio.benchmarks.spring.client.EchoClient;
 import io.xio.benchmarks.spring.server.ServerApplication;
@@ -76,7 +77,7 @@ public final class SpringOverhead
                         springBytes[rep] = measure(() -> echo.bytes(bytes).length, () -> springThroughput(echo, bytes));
                         springText[rep] = measure(() -> echo.text(text).length(), () -> springThroughput(echo, bytes));
                     }
-                    final double engineP50 = median(engine, 0);
+                    final double engineP50 = Repetitions.median(engine, 0);
                     print("engine " + size + " B", engine, engineP50);
                     print("spring byte[] " + size + " B", springBytes, engineP50);
                     print("spring String " + size + " B", springText, engineP50);
@@ -152,21 +153,10 @@ public final class SpringOverhead
             throughput.getAsDouble()};
     }
 
-    private static double median(final double[][] reps, final int index)
-    {
-        final double[] values = new double[reps.length];
-        for (int i = 0; i < reps.length; i++)
-        {
-            values[i] = reps[i][index];
-        }
-        Arrays.sort(values);
-        return values[values.length / 2];
-    }
-
     private static void print(final String label, final double[][] reps, final double engineP50)
     {
-        final double p50 = median(reps, 0);
-        System.out.printf(Locale.ROOT, "%-22s %10.1f %10.1f %,14.0f %12.2f%n", label, p50, median(reps, 1),
-            median(reps, 2), p50 / engineP50);
+        final double p50 = Repetitions.median(reps, 0);
+        System.out.printf(Locale.ROOT, "%-22s %10.1f %10.1f %,14.0f %12.2f%n", label, p50, Repetitions.median(reps, 1),
+            Repetitions.median(reps, 2), p50 / engineP50);
     }
 }
