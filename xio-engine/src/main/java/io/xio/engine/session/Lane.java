@@ -199,10 +199,7 @@ final class Lane
     void connectFirst(final XioUri address, final Runnable done)
     {
         target = address;
-        attachTo(() ->
-        {
-            done.run();
-        }, cause ->
+        attachTo(done, cause ->
         {
             lastFailure = cause;
             done.run();
@@ -534,8 +531,7 @@ final class Lane
         {
             if (request.sentOnce)
             {
-                connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), request.id, 0,
-                    new SetupCodec.Writer().i64(request.id).toBytes());
+                sendCancel(request.id, request.id);
             }
             request.fail(new XioTimeoutException("request " + request.id + " on session " + session.describe() +
                 " timed out; the peer was told to cancel it"));
@@ -581,8 +577,7 @@ final class Lane
         if (up && request.sentOnce)
         {
             cancelling.put(request.id, request.future);
-            connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), request.id, 0,
-                new SetupCodec.Writer().i64(request.id).toBytes());
+            sendCancel(request.id, request.id);
         }
         else
         {
@@ -610,9 +605,15 @@ final class Lane
         }
         if (up && anySent)
         {
-            connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
-                new SetupCodec.Writer().i64(last).toBytes());
+            sendCancel(first, last);
         }
+    }
+
+    /** Asks the peer to abort our requests {@code first..last}. */
+    private void sendCancel(final long first, final long last)
+    {
+        connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
+            new SetupCodec.Writer().i64(last).toBytes());
     }
 
     private void cancelTimer(final PendingRequest request)

@@ -82,13 +82,7 @@ public final class ServiceDispatcher implements RequestHandler
         if (draining || queued > MAX_QUEUED)
         {
             // One-way messages count as delivered once queued: this bound is their back-pressure.
-            running.decrementAndGet();
-            message.close();
-            if (!request.isOneWay())
-            {
-                request.fail(new RejectedExecutionException("service '" + resource + "' " +
-                    (draining ? "is shutting down" : "has " + MAX_QUEUED + " calls queued or running")));
-            }
+            refuse(request, message, draining ? "is shutting down" : "has " + MAX_QUEUED + " calls queued or running");
             return;
         }
         try
@@ -97,13 +91,18 @@ public final class ServiceDispatcher implements RequestHandler
         }
         catch (final RejectedExecutionException ex)
         {
-            running.decrementAndGet();
-            message.close();
-            if (!request.isOneWay())
-            {
-                request.fail(new RejectedExecutionException("service '" + resource + "' is saturated: " +
-                    ex.getMessage()));
-            }
+            refuse(request, message, "is saturated: " + ex.getMessage());
+        }
+    }
+
+    /** A call this service will not run: released at once, and the caller told (one-way senders are not). */
+    private void refuse(final InboundRequest request, final Message message, final String why)
+    {
+        running.decrementAndGet();
+        message.close();
+        if (!request.isOneWay())
+        {
+            request.fail(new RejectedExecutionException("service '" + resource + "' " + why));
         }
     }
 
