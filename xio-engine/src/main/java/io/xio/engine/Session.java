@@ -28,6 +28,9 @@ public interface Session extends AutoCloseable
     /** Number of connections now up. */
     int connectionCount();
 
+    /** Requests each way, in flight, retransmits and refusals since the session opened; any thread. */
+    SessionStatistics statistics();
+
     /** Sends a request with the session's default deadline. */
     default XioFuture<Message> request(final Outbound message)
     {

@@ -279,6 +279,10 @@ public final class EventLoop implements Context, TransportContext
 
     void resetIdle()
     {
+        if (idleSince != 0)
+        {
+            counters.idled(System.nanoTime() - idleSince);
+        }
         idleSince = 0;
     }
 
@@ -469,7 +473,8 @@ public final class EventLoop implements Context, TransportContext
     public io.xio.engine.EngineStatistics statistics()
     {
         return new io.xio.engine.EngineStatistics(counters.framesSent(), counters.writes(), counters.bytesSent(),
-            counters.framesReceived(), counters.bytesReceived());
+            counters.framesReceived(), counters.bytesReceived(), counters.retransmits(), 0, counters.busyNanos(),
+            counters.idleNanos());
     }
 
     @Override

@@ -479,6 +479,11 @@ final class Lane
     private boolean write(final PendingRequest request)
     {
         final int flags = request.flags | (request.sentOnce ? FrameFlags.RETRANSMIT : 0);
+        if (request.sentOnce)
+        {
+            loop.counters().retransmitted();
+            session.retransmits.incrementAndGet();
+        }
         final int result = connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0,
             request.message, request, request.wantsWriteCompletion());
         if (result == FrameEncoder.NO_ROOM)
@@ -798,9 +803,11 @@ final class Lane
                 {
                     session.executing.decrementAndGet();
                     session.window.abandon(id);
+                    session.rejected();
                     answerStatus(id, flags, Status.BACK_PRESSURE);
                     return;
                 }
+                session.requestsReceived.incrementAndGet();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
@@ -838,7 +845,11 @@ final class Lane
                 }
             }
             case TOO_OLD -> answerStatus(id, flags, Status.OUTSIDE_WINDOW);
-            case FULL -> answerStatus(id, flags, Status.BACK_PRESSURE);
+            case FULL ->
+            {
+                session.rejected();
+                answerStatus(id, flags, Status.BACK_PRESSURE);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
 import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioUri;
@@ -49,6 +50,11 @@ public final class SessionImpl implements Session
     final DedupWindow window;
     final IdWindow sentIds;
     final AtomicInteger executing = new AtomicInteger();
+    final AtomicLong requestsSent = new AtomicLong();
+    final AtomicLong requestsReceived = new AtomicLong();
+    final AtomicLong retransmits = new AtomicLong();
+    final AtomicLong backPressureRejections = new AtomicLong();
+    private volatile int maxInFlight;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger state = new AtomicInteger(OPENING);
     private final CompletableFuture<Session> opened = new CompletableFuture<>();
@@ -73,6 +79,7 @@ public final class SessionImpl implements Session
         this.listener = listener;
         this.defaultTimeout = defaultTimeout;
         this.permits = new Semaphore(engine.limits.maxInFlight());
+        this.maxInFlight = engine.limits.maxInFlight();
         this.window = new DedupWindow(engine.limits.dedupWindow());
         this.sentIds = new IdWindow(engine.limits.dedupWindow());
     }
@@ -128,6 +135,7 @@ public final class SessionImpl implements Session
         if (excess > 0)
         {
             permits.acquireUninterruptibly(excess);
+            maxInFlight -= excess;
         }
     }
 
@@ -394,6 +402,7 @@ public final class SessionImpl implements Session
                 sentIds.floor() + " is still unanswered and the ids in flight may span at most the peer's " +
                 "deduplication window"));
         }
+        requestsSent.incrementAndGet();
         final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
         final Lane lane = pick();
         int flags = mineFlag;
@@ -427,6 +436,10 @@ public final class SessionImpl implements Session
 
     private XioFuture<Object> refused(final CallOptions options, final Throwable cause)
     {
+        if (cause instanceof BackPressureException)
+        {
+            rejected();
+        }
         final XioFuture<Object> future = new XioFuture<>(0, options.receipt(), 0);
         future.completeExceptionally(cause);
         return future;
@@ -655,6 +668,21 @@ public final class SessionImpl implements Session
     public boolean isServerSide()
     {
         return !initiator;
+    }
+
+    /** A request refused for lack of room, here or by the peer. */
+    void rejected()
+    {
+        backPressureRejections.incrementAndGet();
+        engine.backPressureRejections.incrementAndGet();
+    }
+
+    @Override
+    public SessionStatistics statistics()
+    {
+        return new SessionStatistics(requestsSent.get(), requestsReceived.get(),
+            Math.max(0, maxInFlight - permits.availablePermits()), executing.get(), retransmits.get(),
+            backPressureRejections.get());
     }
 
     @Override
