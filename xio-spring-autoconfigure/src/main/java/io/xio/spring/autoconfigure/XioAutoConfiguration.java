@@ -6,6 +6,7 @@ import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -97,8 +98,9 @@ public class XioAutoConfiguration
     @Bean
     @ConditionalOnMissingBean
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
-        final XioCodec codec, final XioProperties properties)
+        final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation)
     {
-        return new XioServiceExporter(context, engine, codec, properties);
+        return new XioServiceExporter(context, engine, codec, properties,
+            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE));
     }
 }

@@ -9,9 +9,13 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
+import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
+import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation.CallRecorder;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -37,10 +41,11 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final Duration timeout;
     private final SessionOptions options;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
+    private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
     private volatile CompletableFuture<Session> session;
 
     XioClientInvocationHandler(final Class<?> api, final String uri, final XioEngine engine, final XioCodec codec,
-        final Duration timeout, final int connections)
+        final Duration timeout, final int connections, final XioInstrumentation instrumentation)
     {
         this.api = api;
         this.uri = uri;
@@ -48,11 +53,15 @@ final class XioClientInvocationHandler implements InvocationHandler
         this.codec = codec;
         this.timeout = timeout;
         this.options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections);
+        final XioUri address = XioUri.parse(uri);
         for (final Method method : api.getMethods())
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
             {
-                methods.put(method, ServiceMethod.of(method, api)); // fails fast on bad @XioMethod settings
+                final ServiceMethod described = ServiceMethod.of(method, api); // fails fast on bad settings
+                methods.put(method, described);
+                recorders.put(described, instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
+                    address.resource(), described.wireName(), address.scheme())));
             }
         }
     }
@@ -75,7 +84,64 @@ final class XioClientInvocationHandler implements InvocationHandler
             return InvocationHandler.invokeDefault(proxy, method, args);
         }
         final ServiceMethod call = methods.get(method);
-        final boolean async = call.returnKind() == ServiceMethod.ReturnKind.FUTURE || call.oneWay() && !call.receipt();
+        final CallRecorder recorder = recorders.get(call);
+        final long start = System.nanoTime();
+        final Object started = recorder.start();
+        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
+        {
+            final CompletableFuture<Object> result;
+            try
+            {
+                result = callAsync(call, method, prepare(call, method, args, true));
+            }
+            catch (final Throwable ex)
+            {
+                recorder.stop(started, start, ex);
+                throw ex;
+            }
+            result.whenComplete((value, ex) -> recorder.stop(started, start, unwrap(ex)));
+            return result;
+        }
+        try
+        {
+            final Object result = invokeNow(call, method, args);
+            recorder.stop(started, start, null);
+            return result;
+        }
+        catch (final Throwable ex)
+        {
+            recorder.stop(started, start, ex);
+            throw ex;
+        }
+    }
+
+    private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args) throws Throwable
+    {
+        final boolean async = call.oneWay() && !call.receipt();
+        final Prepared prepared = prepare(call, method, args, async);
+        final Session current = sessionNow();
+        if (call.oneWay())
+        {
+            final XioFuture<Void> sent = current.send(prepared.message, prepared.options);
+            if (call.receipt())
+            {
+                await(sent, method);
+            }
+            return null;
+        }
+        try (Message response = await(current.request(prepared.message, prepared.options), method))
+        {
+            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
+        }
+    }
+
+    private record Prepared(Outbound message, CallOptions options)
+    {
+    }
+
+    /** The call's message and options; refuses a blocking call on a context thread. */
+    private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async)
+    {
         final boolean onContext = onContextThread();
         if (!async && onContext)
         {
@@ -90,35 +156,18 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         final Outbound message = Outbound.of(Invocation.header(call.wireName(),
             codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments);
-        final CallOptions callOptions = CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
-            .withReceipt(call.receipt()).withWaitWhenFull(!onContext);
-        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
-        {
-            return callAsync(call, method, message, callOptions);
-        }
-        final Session current = sessionNow();
-        if (call.oneWay())
-        {
-            final XioFuture<Void> sent = current.send(message, callOptions);
-            if (call.receipt())
-            {
-                await(sent, method);
-            }
-            return null;
-        }
-        try (Message response = await(current.request(message, callOptions), method))
-        {
-            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
-        }
+        return new Prepared(message, CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContext));
     }
 
     /**
      * A call returning a future never blocks: the session is opened asynchronously if need be. The result
      * completes on an xio context thread, so continuations that block should move to an executor of their own.
      */
-    private CompletableFuture<Object> callAsync(final ServiceMethod call, final Method method, final Outbound message,
-        final CallOptions callOptions)
+    private CompletableFuture<Object> callAsync(final ServiceMethod call, final Method method, final Prepared prepared)
     {
+        final Outbound message = prepared.message;
+        final CallOptions callOptions = prepared.options;
         final CompletableFuture<Object> result = new CompletableFuture<>();
         session().whenComplete((current, failure) ->
         {
