@@ -25,6 +25,9 @@ public interface Session extends AutoCloseable
     /** True on the side that accepted the session (the server), false on the side that opened it. */
     boolean isServerSide();
 
+    /** The remote address of each connection now up; any thread. */
+    java.util.List<String> peerAddresses();
+
     /** Number of connections now up. */
     int connectionCount();
 

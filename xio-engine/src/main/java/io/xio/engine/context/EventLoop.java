@@ -501,6 +501,13 @@ public final class EventLoop implements Context, TransportContext
     }
 
     @Override
+    public boolean isRunning()
+    {
+        final Thread owner = thread;
+        return !closed && (owner == null || owner.isAlive());
+    }
+
+    @Override
     public BufferPool pool()
     {
         return pool;

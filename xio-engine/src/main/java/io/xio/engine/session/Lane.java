@@ -64,6 +64,13 @@ final class Lane
         this.slot = slot;
     }
 
+    /** The remote address of the current connection, for monitoring from any thread (may be stale). */
+    String remoteAddress()
+    {
+        final Connection current = connection;
+        return current == null ? null : current.remoteAddress();
+    }
+
     boolean isUp()
     {
         return up;

@@ -686,6 +686,21 @@ public final class SessionImpl implements Session
     }
 
     @Override
+    public java.util.List<String> peerAddresses()
+    {
+        final java.util.List<String> peers = new java.util.ArrayList<>();
+        for (final Lane lane : lanes)
+        {
+            final String address = lane.isUp() ? lane.remoteAddress() : null;
+            if (address != null)
+            {
+                peers.add(address);
+            }
+        }
+        return peers;
+    }
+
+    @Override
     public int connectionCount()
     {
         int up = 0;

@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Limits;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
+import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
@@ -87,6 +88,13 @@ public class XioAutoConfiguration
     public static XioClientResolverInstaller xioClientResolverInstaller()
     {
         return new XioClientResolverInstaller();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public XioClientRegistry xioClientRegistry()
+    {
+        return new XioClientRegistry();
     }
 
     @Bean

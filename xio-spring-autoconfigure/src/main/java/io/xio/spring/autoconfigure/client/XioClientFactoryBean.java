@@ -59,10 +59,11 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             timeout = settings.getTimeout() != null ? settings.getTimeout() : timeout;
             connections = settings.getConnections() != null ? settings.getConnections() : 0;
         }
-        return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api},
-            new XioClientInvocationHandler(api, address, beans.getBean(XioEngine.class), beans.getBean(XioCodec.class),
-                timeout, connections, beans.getBeanProvider(XioInstrumentation.class)
-                    .getIfAvailable(() -> XioInstrumentation.NONE))));
+        final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, address,
+            beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), timeout, connections,
+            beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE));
+        beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
+        return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }
 
     /** The client's settings, matching names the way relaxed binding spells them (orderService, order-service). */

@@ -16,7 +16,7 @@ public enum XioCallOutcome
     /** Answered normally. */
     SUCCESS,
     /** The service threw: the caller got its exception. */
-    REMOTE_ERROR,
+    SERVICE_ERROR,
     /** The deadline passed first. */
     TIMEOUT,
     /** The caller cancelled it. */
@@ -30,7 +30,10 @@ public enum XioCallOutcome
 
     private final String tag = name();
 
-    /** The outcome of a call that failed with {@code failure}, or {@link #SUCCESS} for null. */
+    /**
+     * The outcome of a call that failed with {@code failure} as the engine reported it (before a client proxy
+     * turns a remote exception into the service's own type), or {@link #SUCCESS} for null.
+     */
     public static XioCallOutcome of(final Throwable failure)
     {
         if (failure == null)
@@ -55,7 +58,7 @@ public enum XioCallOutcome
         }
         if (failure instanceof RemoteException || failure instanceof XioRemoteException)
         {
-            return REMOTE_ERROR;
+            return SERVICE_ERROR;
         }
         return ERROR;
     }

@@ -29,7 +29,8 @@ public interface XioInstrumentation
             }
 
             @Override
-            public void stop(final Object started, final long startNanos, final Throwable failure)
+            public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
+                final Throwable failure)
             {
             }
         };
@@ -38,11 +39,13 @@ public interface XioInstrumentation
         Object start();
 
         /**
-         * The call ended, {@code failure} null if it succeeded.
+         * The call ended.
          *
          * @param started what {@link #start} returned
          * @param startNanos {@link System#nanoTime()} when the call started
+         * @param outcome how it ended
+         * @param failure what it failed with, or null
          */
-        void stop(Object started, long startNanos, Throwable failure);
+        void stop(Object started, long startNanos, XioCallOutcome outcome, Throwable failure);
     }
 }

@@ -9,6 +9,7 @@ import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation.CallRecorder;
 
@@ -112,7 +113,7 @@ public final class ServiceDispatcher implements RequestHandler
         running.decrementAndGet();
         final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stop(recorder.start(), start, refusal);
+        recorder.stop(recorder.start(), start, XioCallOutcome.BACK_PRESSURE, refusal);
         message.close();
         if (!request.isOneWay())
         {
@@ -156,22 +157,22 @@ public final class ServiceDispatcher implements RequestHandler
                         // arguments' views: the buffer is abandoned to the GC instead of reused.
                         message.abandon();
                         running.decrementAndGet();
-                        calledRecorder.stop(calledStarted, start, new java.util.concurrent.CancellationException());
+                        calledRecorder.stop(calledStarted, start, XioCallOutcome.CANCELLED, null);
                         return;
                     }
                     answer(request, message, called, value,
                         ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex,
-                        calledRecorder, calledStarted, start);
+                        XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
                 });
             }
             else
             {
-                answer(request, message, method, result, null, recorder, started, start);
+                answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start);
             }
         }
         catch (final InvocationTargetException ex)
         {
-            answer(request, message, method, null, ex.getCause(), recorder, started, start);
+            answer(request, message, method, null, ex.getCause(), XioCallOutcome.SERVICE_ERROR, recorder, started, start);
         }
         catch (final Exception ex)
         {
@@ -180,7 +181,7 @@ public final class ServiceDispatcher implements RequestHandler
                 recorder = recorder(request, UNKNOWN_METHOD); // not even a method name could be read
                 started = recorder.start();
             }
-            answer(request, message, method, null, ex, recorder, started, start);
+            answer(request, message, method, null, ex, XioCallOutcome.ERROR, recorder, started, start);
         }
     }
 
@@ -206,10 +207,11 @@ public final class ServiceDispatcher implements RequestHandler
         {
             byMethod = recorders.computeIfAbsent(transport, t -> new ConcurrentHashMap<>());
         }
-        final String known = methods.containsKey(method) ? method : UNKNOWN_METHOD;
-        final CallRecorder recorder = byMethod.get(known);
-        return recorder != null ? recorder : byMethod.computeIfAbsent(known, m ->
-            instrumentation.recorder(new XioCall(XioCall.Side.SERVER, resource, m, transport)));
+        final ServiceMethod known = methods.get(method);
+        final String wireName = known != null ? method : UNKNOWN_METHOD;
+        final CallRecorder recorder = byMethod.get(wireName);
+        return recorder != null ? recorder : byMethod.computeIfAbsent(wireName, m -> instrumentation.recorder(
+            new XioCall(XioCall.Side.SERVER, resource, known != null ? known.method().getName() : m, transport)));
     }
 
     /**
@@ -217,10 +219,12 @@ public final class ServiceDispatcher implements RequestHandler
      * into it (a service that returns the buffer it was given sends it back without a copy).
      */
     private void answer(final InboundRequest request, final Message message, final ServiceMethod method,
-        final Object value, final Throwable failure, final CallRecorder recorder, final Object started,
-        final long start)
+        final Object value, final Throwable failure, final XioCallOutcome failedAs, final CallRecorder recorder,
+        final Object started, final long start)
     {
-        Throwable outcome = request.isCancelled() ? new java.util.concurrent.CancellationException() : failure;
+        XioCallOutcome outcome = request.isCancelled() ? XioCallOutcome.CANCELLED
+            : failure == null ? XioCallOutcome.SUCCESS : failedAs;
+        Throwable error = failure;
         try
         {
             if (request.isOneWay() || request.isCancelled())
@@ -251,7 +255,8 @@ public final class ServiceDispatcher implements RequestHandler
         }
         catch (final RuntimeException ex)
         {
-            outcome = ex;
+            outcome = XioCallOutcome.ERROR;
+            error = ex;
             message.close();
             try
             {
@@ -265,7 +270,7 @@ public final class ServiceDispatcher implements RequestHandler
         finally
         {
             running.decrementAndGet();
-            recorder.stop(started, start, outcome);
+            recorder.stop(started, start, outcome, error);
         }
     }
 
