@@ -33,19 +33,18 @@ public final class XioMetrics implements MeterBinder
     public void bindTo(final MeterRegistry registry)
     {
         final String name = engine.name();
-        counter(registry, "xio.frames.sent", "Frames (messages, answers, control) committed to transports",
-            BaseUnits.MESSAGES, EngineStatistics::framesSent);
-        counter(registry, "xio.frames.received", "Whole frames received", BaseUnits.MESSAGES,
-            EngineStatistics::framesReceived);
-        counter(registry, "xio.bytes.sent", "Bytes written by transports", BaseUnits.BYTES, EngineStatistics::bytesSent);
-        counter(registry, "xio.bytes.received", "Bytes of frames received", BaseUnits.BYTES,
+        counter(registry, "xio.frames.sent", "Frames (messages, answers, control) committed to transports", null,
+            EngineStatistics::framesSent);
+        counter(registry, "xio.frames.received", "Whole frames received", null, EngineStatistics::framesReceived);
+        counter(registry, "xio.data.sent", "Bytes written by transports", BaseUnits.BYTES, EngineStatistics::bytesSent);
+        counter(registry, "xio.data.received", "Bytes of frames received", BaseUnits.BYTES,
             EngineStatistics::bytesReceived);
-        counter(registry, "xio.writes", "Transport writes (gathering writes, ring hand-overs)", BaseUnits.OPERATIONS,
+        counter(registry, "xio.writes", "Transport writes (gathering writes, ring hand-overs)", null,
             EngineStatistics::writes);
-        counter(registry, "xio.retransmits", "Requests sent again after a connection failed", BaseUnits.MESSAGES,
+        counter(registry, "xio.retransmits", "Requests sent again after a connection failed", null,
             EngineStatistics::retransmits);
         counter(registry, "xio.backpressure.rejections", "Requests refused for lack of room, here or by the peer",
-            BaseUnits.MESSAGES, EngineStatistics::backPressureRejections);
+            null, EngineStatistics::backPressureRejections);
         Gauge.builder("xio.frames.per.write", engine, e -> e.statistics().framesPerWrite())
             .description("Frames per transport write since start: above 1 when small messages coalesce")
             .tag("engine", name).register(registry);

@@ -49,7 +49,7 @@ class XioMetricsTest
                 assertThat(timer(serverMeters, "xio.server.requests", "fail", "SERVICE_ERROR").count()).isEqualTo(1);
             });
             assertThat(serverMeters.get("xio.frames.received").functionCounter().count()).isGreaterThanOrEqualTo(5);
-            assertThat(clientMeters.get("xio.bytes.sent").functionCounter().count()).isPositive();
+            assertThat(clientMeters.get("xio.data.sent").functionCounter().count()).isPositive();
             assertThat(clientMeters.get("xio.frames.per.write").gauge().value()).isPositive();
             assertThat(clientMeters.get("xio.sessions.active").tag("side", "client").gauge().value()).isEqualTo(1);
             assertThat(serverMeters.get("xio.sessions.active").tag("side", "server").gauge().value()).isEqualTo(1);

@@ -1,0 +1,38 @@
+package io.xio.sample;
+
+import io.xio.sample.client.LoadRunner;
+import io.xio.sample.server.BlobStoreService;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Profile;
+
+/**
+ * The sample: a blob store served over xio, and a client that loads it and reports latency. With no profile
+ * it runs both in one JVM (TCP on 127.0.0.1 and shared memory); profile {@code server} or {@code client}
+ * runs one side, as on separate hosts.
+ */
+@SpringBootApplication
+@EnableConfigurationProperties(SampleProperties.class)
+public class BlobStoreApplication
+{
+    public static void main(final String[] args)
+    {
+        final ConfigurableApplicationContext context = SpringApplication.run(BlobStoreApplication.class, args);
+        // A client's work ends with its load (and linger); a server runs until stopped.
+        if (context.getBeanProvider(LoadRunner.class).getIfAvailable() != null &&
+            !context.getBean(SampleProperties.class).getLinger().isNegative())
+        {
+            System.exit(SpringApplication.exit(context));
+        }
+    }
+
+    @Bean
+    @Profile("!client")
+    BlobStoreService blobStoreService(final SampleProperties properties)
+    {
+        return new BlobStoreService(properties.getName());
+    }
+}
