@@ -176,7 +176,7 @@ final class Lane
                 {
                     try
                     {
-                        portals.add(XioUri.parse(uri));
+                        portals.add(XioUri.parse(uri).reachedVia(address));
                     }
                     catch (final IllegalArgumentException ex)
                     {
