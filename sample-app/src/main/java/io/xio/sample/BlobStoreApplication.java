@@ -1,13 +1,10 @@
 package io.xio.sample;
 
 import io.xio.sample.client.LoadRunner;
-import io.xio.sample.server.BlobStoreService;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Profile;
 
 /**
  * The sample: a blob store served over xio, and a client that loads it and reports latency. With no profile
@@ -27,12 +24,5 @@ public class BlobStoreApplication
         {
             System.exit(SpringApplication.exit(context));
         }
-    }
-
-    @Bean
-    @Profile("!client")
-    BlobStoreService blobStoreService(final SampleProperties properties)
-    {
-        return new BlobStoreService(properties.getName());
     }
 }

@@ -27,6 +27,12 @@ public class SampleProperties
     /** Length of the throughput phase. */
     private Duration throughputTime = Duration.ofSeconds(3);
 
+    /** Rounds of load per client; 0 repeats until stopped (a failed round is reported and retried). */
+    private int rounds = 1;
+
+    /** Pause between rounds, and before retrying a failed one. */
+    private Duration roundPause = Duration.ofSeconds(1);
+
     /** How long the application stays up after the load so its actuator endpoints can be read; negative: forever. */
     private Duration linger = Duration.ofSeconds(60);
 
@@ -100,6 +106,30 @@ public class SampleProperties
     public void setThroughputTime(final Duration throughputTime)
     {
         this.throughputTime = throughputTime;
+    }
+
+    public int getRounds()
+    {
+        return rounds;
+    }
+
+    public void setRounds(final int rounds)
+    {
+        if (rounds < 0)
+        {
+            throw new IllegalArgumentException("sample.rounds must be 0 (until stopped) or more, not " + rounds);
+        }
+        this.rounds = rounds;
+    }
+
+    public Duration getRoundPause()
+    {
+        return roundPause;
+    }
+
+    public void setRoundPause(final Duration roundPause)
+    {
+        this.roundPause = roundPause;
     }
 
     public Duration getLinger()

@@ -62,16 +62,26 @@ public class LoadRunner implements ApplicationRunner
     @Override
     public void run(final ApplicationArguments args) throws Exception
     {
+        final List<BlobStore> stores = new ArrayList<>();
         for (final String client : properties.getClients())
         {
-            final String uri = environment.getProperty("xio.clients." + client + ".uri", "?");
-            final BlobStore store = XioClientFactoryBean.create(BlobStore.class, client, null, beans);
-            final Report report = load(client, uri, store);
-            synchronized (this)
+            stores.add(XioClientFactoryBean.create(BlobStore.class, client, null, beans));
+        }
+        for (int round = 1; properties.getRounds() == 0 || round <= properties.getRounds(); round++)
+        {
+            for (int i = 0; i < stores.size(); i++)
             {
-                reports.add(report);
+                final String client = properties.getClients().get(i);
+                final String uri = environment.getProperty("xio.clients." + client + ".uri", "?");
+                while (!loadOnce(round, client, uri, stores.get(i)))
+                {
+                    Thread.sleep(properties.getRoundPause().toMillis());
+                }
             }
-            print(report);
+            if (properties.getRounds() != 1)
+            {
+                Thread.sleep(properties.getRoundPause().toMillis());
+            }
         }
         final String port = environment.getProperty("local.server.port");
         if (port != null)
@@ -89,6 +99,36 @@ public class LoadRunner implements ApplicationRunner
                 Thread.currentThread().join(); // until the JVM is stopped
             }
             Thread.sleep(properties.getLinger().toMillis());
+        }
+    }
+
+    /** One round for one client; false if it failed (the server down, say): that was reported, try again. */
+    private boolean loadOnce(final int round, final String client, final String uri, final BlobStore store)
+        throws InterruptedException
+    {
+        try
+        {
+            final Report report = load(client, uri, store);
+            synchronized (this)
+            {
+                if (reports.size() == 100)
+                {
+                    reports.remove(0);
+                }
+                reports.add(report);
+            }
+            out.printf("round %d: ", round);
+            print(report);
+            return true;
+        }
+        catch (final InterruptedException ex)
+        {
+            throw ex;
+        }
+        catch (final Exception ex)
+        {
+            out.printf("round %d: %s -> %s failed: %s; retrying%n", round, client, uri, ex);
+            return false;
         }
     }
 

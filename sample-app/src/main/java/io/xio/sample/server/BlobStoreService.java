@@ -1,7 +1,9 @@
 package io.xio.sample.server;
 
 import io.xio.annotation.XioService;
+import io.xio.sample.SampleProperties;
 import io.xio.sample.api.BlobStore;
+import org.springframework.context.annotation.Profile;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -16,14 +18,15 @@ import java.util.zip.CRC32C;
  * blocks.
  */
 @XioService(value = "blobs", dispatch = XioService.Dispatch.INLINE)
+@Profile("!client")
 public class BlobStoreService implements BlobStore
 {
     private final Map<String, ByteBuffer> values = new ConcurrentHashMap<>();
     private final String name;
 
-    public BlobStoreService(final String name)
+    public BlobStoreService(final SampleProperties properties)
     {
-        this.name = name;
+        this.name = properties.getName();
     }
 
     @Override
