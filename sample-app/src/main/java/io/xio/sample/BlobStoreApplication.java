@@ -19,10 +19,11 @@ public class BlobStoreApplication
     {
         final ConfigurableApplicationContext context = SpringApplication.run(BlobStoreApplication.class, args);
         // A client's work ends with its load (and linger); a server runs until stopped.
-        if (context.getBeanProvider(LoadRunner.class).getIfAvailable() != null &&
-            !context.getBean(SampleProperties.class).getLinger().isNegative())
+        final LoadRunner load = context.getBeanProvider(LoadRunner.class).getIfAvailable();
+        if (load != null && !context.getBean(SampleProperties.class).getLinger().isNegative())
         {
-            System.exit(SpringApplication.exit(context));
+            final boolean failed = load.done().handle((ok, ex) -> ex != null).join();
+            System.exit(SpringApplication.exit(context, () -> failed ? 1 : 0));
         }
     }
 }

@@ -44,8 +44,9 @@ class BlobStoreApplicationTest
     private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
-    void theLoadStoresAndVerifiesEveryValueOverTcpAndShm()
+    void theLoadStoresAndVerifiesEveryValueOverTcpAndShm() throws Exception
     {
+        load.done().get(60, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(load.reports()).extracting(LoadRunner.Report::client).containsExactly("blobs", "blobs-shm");
         assertThat(load.reports()).allSatisfy(report ->
         {
@@ -59,6 +60,7 @@ class BlobStoreApplicationTest
     @Test
     void actuatorShowsHealthTheXioEndpointMetricsAndPrometheus() throws Exception
     {
+        load.done().get(60, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(get("/actuator/health")).contains("\"status\":\"UP\"").contains("\"xio\"")
             .contains("\"state\":\"ESTABLISHED\"");
         assertThat(get("/actuator/xio")).contains("\"portals\"").contains("tcp://127.0.0.1:" + XIO_PORT)

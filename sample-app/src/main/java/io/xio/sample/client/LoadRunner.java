@@ -6,8 +6,8 @@ import io.xio.sample.server.BlobStoreService;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
 import org.HdrHistogram.Histogram;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.boot.ApplicationArguments;
-import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Profile;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @Component
 @Profile("!server")
-public class LoadRunner implements ApplicationRunner
+public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
 {
     private static final long PROGRESS_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
@@ -36,6 +36,7 @@ public class LoadRunner implements ApplicationRunner
     private final BeanFactory beans;
     private final Environment environment;
     private final List<Report> reports = new ArrayList<>();
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final PrintStream out = System.out;
     /** Progress redraws one line, which only makes sense on a terminal (not in a log file or a container's log). */
     private final boolean terminal = System.console() != null;
@@ -59,8 +60,32 @@ public class LoadRunner implements ApplicationRunner
         return List.copyOf(reports);
     }
 
+    /** Completes when the load (and the linger after it) is over. */
+    public CompletableFuture<Void> done()
+    {
+        return done;
+    }
+
+    /** Starts the load once the application is ready, on a thread of its own, so health shows it as ready. */
     @Override
-    public void run(final ApplicationArguments args) throws Exception
+    public void onApplicationEvent(final ApplicationReadyEvent event)
+    {
+        final Thread thread = new Thread(() ->
+        {
+            try
+            {
+                run();
+                done.complete(null);
+            }
+            catch (final Throwable ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "xio-sample-load");
+        thread.start();
+    }
+
+    private void run() throws Exception
     {
         final List<BlobStore> stores = new ArrayList<>();
         for (final String client : properties.getClients())
@@ -90,14 +115,14 @@ public class LoadRunner implements ApplicationRunner
             out.printf("%nActuator: %s/health  %s/xio  %s/metrics/xio.client.requests  %s/prometheus%n",
                 base, base, base, base);
         }
-        if (!properties.getLinger().isZero())
+        if (properties.getLinger().isNegative())
         {
-            out.printf("Staying up %s so you can read them (Ctrl-C to stop now).%n",
-                properties.getLinger().isNegative() ? "until stopped" : "for " + properties.getLinger().toSeconds() + " s");
-            if (properties.getLinger().isNegative())
-            {
-                Thread.currentThread().join(); // until the JVM is stopped
-            }
+            out.println("Running until stopped (Ctrl-C).");
+        }
+        else if (!properties.getLinger().isZero())
+        {
+            out.printf("Staying up for %d s so you can read them (Ctrl-C to stop now).%n",
+                properties.getLinger().toSeconds());
             Thread.sleep(properties.getLinger().toMillis());
         }
     }
