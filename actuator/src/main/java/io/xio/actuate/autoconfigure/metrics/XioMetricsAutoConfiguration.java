@@ -11,16 +11,15 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
  * xio's meters when Micrometer is present: the engine's figures, and call timers recorded without allocation
  * (unless the application has a tracer, when {@link XioObservationAutoConfiguration} records them instead).
  */
-@AutoConfiguration(after = {XioAutoConfiguration.class, MetricsAutoConfiguration.class,
-    CompositeMeterRegistryAutoConfiguration.class, XioObservationAutoConfiguration.class})
+@AutoConfiguration(after = {XioAutoConfiguration.class, XioObservationAutoConfiguration.class},
+    afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({XioEngine.class, MeterRegistry.class})
 public class XioMetricsAutoConfiguration
