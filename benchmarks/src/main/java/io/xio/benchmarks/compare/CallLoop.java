@@ -3,6 +3,9 @@ package io.xio.benchmarks.compare;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +43,8 @@ public final class CallLoop
     public static Measurement blocking(final Workload workload, final BlockingCall call, final DoubleSupplier framesPerWrite)
         throws Exception
     {
-        final long warmupEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(workload.warmupMillis());
-        while (System.nanoTime() < warmupEnd)
+        final WarmUp warmUp = new WarmUp(workload);
+        while (!warmUp.done())
         {
             call.call();
         }
@@ -61,7 +64,8 @@ public final class CallLoop
             calls++;
         }
         final long allocatedAfter = Allocations.total();
-        return new Measurement(calls, now - start, allocatedAfter - allocated, framesPerWrite.getAsDouble(), histogram);
+        return new Measurement(calls, now - start, allocatedAfter - allocated, framesPerWrite.getAsDouble(),
+            warmUp.nanos(), histogram);
     }
 
     /**
@@ -83,7 +87,11 @@ public final class CallLoop
         {
             starter.execute(slot::issue);
         }
-        Thread.sleep(workload.warmupMillis());
+        final WarmUp warmUp = new WarmUp(workload);
+        while (!warmUp.done())
+        {
+            Thread.sleep(50);
+        }
         recorder.getIntervalHistogram();
         announceStart();
         final long allocated = Allocations.total();
@@ -105,7 +113,70 @@ public final class CallLoop
             throw new IllegalStateException("a call failed", failure.get());
         }
         return new Measurement(histogram.getTotalCount(), end - start, allocatedAfter - allocated,
-            framesPerWrite.getAsDouble(), histogram);
+            framesPerWrite.getAsDouble(), warmUp.nanos(), histogram);
+    }
+
+    /**
+     * Ends the warm-up once the shortest one is over and this JVM's JIT compiler has been quiet for a second (a
+     * large client such as gRPC compiles for seconds on its one core), or at the longest warm-up.
+     */
+    private static final class WarmUp
+    {
+        private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
+        private static final long QUIET_COMPILE_MILLIS = 10;
+
+        private final CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+        private final long start;
+        private final long shortest;
+        private final long longest;
+        private long nextCheck;
+        private long quietSince;
+        private long compileMillis = -1;
+        private long ended;
+
+        WarmUp(final Workload workload)
+        {
+            start = System.nanoTime();
+            shortest = start + TimeUnit.MILLISECONDS.toNanos(workload.warmupMillis());
+            longest = start + TimeUnit.MILLISECONDS.toNanos(workload.warmupMaxMillis());
+            quietSince = start;
+            nextCheck = start;
+        }
+
+        boolean done()
+        {
+            final long now = System.nanoTime();
+            if (now < nextCheck)
+            {
+                return false;
+            }
+            nextCheck = now + TimeUnit.MILLISECONDS.toNanos(50);
+            if (now >= longest)
+            {
+                ended = now;
+                return true;
+            }
+            if (compiler != null && compiler.isCompilationTimeMonitoringSupported())
+            {
+                final long compiled = compiler.getTotalCompilationTime();
+                if (compileMillis < 0 || compiled - compileMillis > QUIET_COMPILE_MILLIS)
+                {
+                    compileMillis = compiled;
+                    quietSince = now;
+                }
+            }
+            if (now >= shortest && now - quietSince >= QUIET_NANOS)
+            {
+                ended = now;
+                return true;
+            }
+            return false;
+        }
+
+        long nanos()
+        {
+            return ended - start;
+        }
     }
 
     private static void announceStart()

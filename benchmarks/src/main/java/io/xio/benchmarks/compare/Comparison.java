@@ -20,10 +20,11 @@ import static io.xio.benchmarks.compare.Workload.MIB;
  * interleaved so that every repetition compares cases run minutes apart at most. Writes {@code latest.md} (the
  * tables, ratios pair by pair, goals met or missed) and {@code latency-percentiles.png} to the output directory.
  *
- * <p>Full run (about 12 minutes): {@code ./mvnw -q -pl benchmarks -am compile exec:exec
+ * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile exec:exec
  * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
  * (a few cases, short windows, one repetition, into {@code target/smoke}; exits non-zero if a case fails),
- * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N}, {@code --measure-ms N}.
+ * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N} (shortest warm-up),
+ * {@code --warmup-max-ms N} (longest, when the JIT compiler does not settle), {@code --measure-ms N}.
  */
 public final class Comparison
 {
@@ -36,13 +37,15 @@ public final class Comparison
         final Map<String, String> options = options(args);
         final boolean smoke = options.containsKey("smoke");
         final int reps = Integer.parseInt(options.getOrDefault("reps", smoke ? "1" : "3"));
-        final long warmup = Long.parseLong(options.getOrDefault("warmup-ms", smoke ? "300" : "2000"));
+        final long warmup = Long.parseLong(options.getOrDefault("warmup-ms", smoke ? "300" : "3000"));
+        final long warmupMax = Long.parseLong(options.getOrDefault("warmup-max-ms", smoke ? "300" : "20000"));
         final long measure = Long.parseLong(options.getOrDefault("measure-ms", smoke ? "300" : "3000"));
+        final Workload.Timing timing = new Workload.Timing(warmup, Math.max(warmup, warmupMax), measure);
         final Path out = Path.of(options.getOrDefault("out", smoke ? "target/smoke" : "results"));
         final Pattern only = Pattern.compile(options.getOrDefault("only", ".*"));
 
         final List<Case> cases = new ArrayList<>();
-        for (final Case c : smoke ? smokeCases(warmup, measure) : fullCases(warmup, measure))
+        for (final Case c : smoke ? smokeCases(timing) : fullCases(timing))
         {
             if (only.matcher(c.id()).find())
             {
@@ -59,7 +62,7 @@ public final class Comparison
                 cases.stream().filter(c -> c.peer().equals("qperf")).forEach(c -> skipped.put(c.id(), reason));
             }
         }
-        final Environment environment = Environment.capture(String.join(" ", args), pin, reps, warmup, measure);
+        final Environment environment = Environment.capture(String.join(" ", args), pin, reps, timing);
         final Figures[][] results = new Figures[cases.size()][reps];
         final Map<String, String> failures = new LinkedHashMap<>();
         final Path logs = out.resolve("logs");
@@ -125,14 +128,14 @@ public final class Comparison
             {
                 options.put(key, "true");
             }
-            else if (List.of("reps", "only", "out", "warmup-ms", "measure-ms").contains(key) && i + 1 < words.size())
+            else if (List.of("reps", "only", "out", "warmup-ms", "warmup-max-ms", "measure-ms").contains(key) && i + 1 < words.size())
             {
                 options.put(key, words.get(++i));
             }
             else
             {
                 throw new IllegalArgumentException("unknown or incomplete option '" + word + "'; known: --smoke, " +
-                    "--reps N, --only REGEX, --out DIR, --warmup-ms N, --measure-ms N");
+                    "--reps N, --only REGEX, --out DIR, --warmup-ms N, --warmup-max-ms N, --measure-ms N");
             }
         }
         return options;
@@ -145,14 +148,14 @@ public final class Comparison
     private static final String RATE4K = "4 KiB, 64 outstanding";
     private static final String BULK = "1 MiB transfers";
 
-    static List<Case> fullCases(final long w, final long m)
+    static List<Case> fullCases(final Workload.Timing t)
     {
         final List<Case> cases = new ArrayList<>();
         for (final int size : new int[] {64, 4 * KIB})
         {
             final String group = size == 64 ? LAT64 : LAT4K;
             final String s = size == 64 ? "64" : "4k";
-            final Workload one = Workload.echo(size, 1, w, m);
+            final Workload one = Workload.echo(size, 1, t);
             cases.add(new Case("raw-socket-" + s + "-lat", group, "raw-socket", "", one, "raw socket, blocking"));
             cases.add(new Case("netty-" + s + "-lat", group, "netty", "", one, "Netty epoll echo"));
             cases.add(new Case("grpc-" + s + "-lat", group, "grpc", "blocking", one, "gRPC blocking unary"));
@@ -171,7 +174,7 @@ public final class Comparison
                 cases.add(new Case("spring-64-lat", group, "spring", "", one, "xio Spring proxy, blocking method"));
             }
         }
-        final Workload tiny = Workload.echo(32, 1, w, m);
+        final Workload tiny = Workload.echo(32, 1, t);
         cases.add(new Case("aeron-32-lat", LAT32, "aeron", "", tiny, "Aeron IPC, spinning"));
         cases.add(new Case("xio-shm-32-lat-spin", LAT32, "xio", "shm,poll=spin", tiny, "xio shm, spin, context"));
 
@@ -179,7 +182,7 @@ public final class Comparison
         {
             final String group = size == 64 ? RATE64 : RATE4K;
             final String s = size == 64 ? "64" : "4k";
-            final Workload many = Workload.echo(size, 64, w, m);
+            final Workload many = Workload.echo(size, 64, t);
             cases.add(new Case("grpc-" + s + "-rate", group, "grpc", "async", many, "gRPC async unary"));
             if (size == 64)
             {
@@ -198,19 +201,19 @@ public final class Comparison
             }
         }
 
-        final Workload bulk = Workload.transfer(MIB, 4, w, m);
-        cases.add(new Case("qperf-1m-bw", BULK, "qperf", "tcp_bw", Workload.transfer(MIB, 1, w, m), "qperf tcp_bw (streaming)"));
-        cases.add(new Case("raw-socket-1m", BULK, "raw-socket", "", Workload.transfer(MIB, 1, w, m), "raw socket, 1 outstanding"));
+        final Workload bulk = Workload.transfer(MIB, 4, t);
+        cases.add(new Case("qperf-1m-bw", BULK, "qperf", "tcp_bw", Workload.transfer(MIB, 1, t), "qperf tcp_bw (streaming)"));
+        cases.add(new Case("raw-socket-1m", BULK, "raw-socket", "", Workload.transfer(MIB, 1, t), "raw socket, 1 outstanding"));
         cases.add(new Case("grpc-1m", BULK, "grpc", "async", bulk, "gRPC async unary, 4 outstanding"));
         cases.add(new Case("xio-tcp-1m", BULK, "xio", "tcp", bulk, "xio tcp, 4 outstanding"));
         cases.add(new Case("xio-shm-1m", BULK, "xio", "shm", bulk, "xio shm, 4 outstanding"));
         return cases;
     }
 
-    static List<Case> smokeCases(final long w, final long m)
+    static List<Case> smokeCases(final Workload.Timing t)
     {
-        final Workload one = Workload.echo(64, 1, w, m);
-        final Workload eight = Workload.echo(64, 8, w, m);
+        final Workload one = Workload.echo(64, 1, t);
+        final Workload eight = Workload.echo(64, 8, t);
         return List.of(
             new Case("raw-socket-64-lat", LAT64, "raw-socket", "", one, "raw socket, blocking"),
             new Case("netty-64-lat", LAT64, "netty", "", one, "Netty epoll echo"),
@@ -219,10 +222,10 @@ public final class Comparison
             new Case("xio-tcp-64-lat-spin", LAT64, "xio", "tcp,poll=spin", one, "xio tcp, spin, context"),
             new Case("xio-shm-64-lat-caller", LAT64, "xio", "shm,style=caller", one, "xio shm, caller blocks"),
             new Case("spring-64-lat", LAT64, "spring", "", one, "xio Spring proxy, blocking method"),
-            new Case("aeron-32-lat", LAT32, "aeron", "", Workload.echo(32, 1, w, m), "Aeron IPC, spinning"),
+            new Case("aeron-32-lat", LAT32, "aeron", "", Workload.echo(32, 1, t), "Aeron IPC, spinning"),
             new Case("grpc-64-rate", RATE64, "grpc", "async", eight, "gRPC async unary"),
             new Case("xio-tcp-64-rate-ctx2", RATE64, "xio", "tcp,ctx=2", eight, "xio tcp, 2 contexts"),
-            new Case("xio-shm-1m", BULK, "xio", "shm", Workload.transfer(MIB, 4, w, m), "xio shm, 4 outstanding"));
+            new Case("xio-shm-1m", BULK, "xio", "shm", Workload.transfer(MIB, 4, t), "xio shm, 4 outstanding"));
     }
 
     static List<Goal> goals()

@@ -14,8 +14,7 @@ final class Environment
     final String arguments;
     final boolean pinned;
     final int repetitions;
-    final long warmupMillis;
-    final long measureMillis;
+    final Workload.Timing timing;
     final Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     final String cpu = cpuModel();
     final int processors = Runtime.getRuntime().availableProcessors();
@@ -26,20 +25,19 @@ final class Environment
     String loadAfter;
     long minutes;
 
-    private Environment(final String arguments, final boolean pinned, final int repetitions, final long warmupMillis,
-        final long measureMillis)
+    private Environment(final String arguments, final boolean pinned, final int repetitions,
+        final Workload.Timing timing)
     {
         this.arguments = arguments;
         this.pinned = pinned;
         this.repetitions = repetitions;
-        this.warmupMillis = warmupMillis;
-        this.measureMillis = measureMillis;
+        this.timing = timing;
     }
 
     static Environment capture(final String arguments, final boolean pinned, final int repetitions,
-        final long warmupMillis, final long measureMillis)
+        final Workload.Timing timing)
     {
-        return new Environment(arguments, pinned, repetitions, warmupMillis, measureMillis);
+        return new Environment(arguments, pinned, repetitions, timing);
     }
 
     void finish()

@@ -19,7 +19,8 @@ record Figures(double[] values, Histogram latency)
     static final int CPU_US_PER_CALL = 8;
     static final int CLIENT_ALLOC_B_PER_CALL = 9;
     static final int SERVER_ALLOC_B_PER_CALL = 10;
-    static final int COUNT = 11;
+    static final int WARMUP_S = 11;
+    static final int COUNT = 12;
 
     static final double GIB = 1024.0 * 1024 * 1024;
 
@@ -41,6 +42,7 @@ record Figures(double[] values, Histogram latency)
         v[CLIENT_ALLOC_B_PER_CALL] = m.allocatedBytes() < 0 ? Double.NaN : (double)m.allocatedBytes() / m.calls();
         v[SERVER_ALLOC_B_PER_CALL] = serverAllocated < 0 ? Double.NaN : (double)serverAllocated / m.calls();
         v[FRAMES_PER_WRITE] = m.framesPerWrite();
+        v[WARMUP_S] = m.warmupNanos() / 1e9;
         return new Figures(v, h);
     }
 

@@ -40,7 +40,7 @@ final class JvmRun
                 logDir.resolve(tag + "-client.log"));
             try
             {
-                client.await("START", c.workload().warmupMillis() + START_TIMEOUT_MS);
+                client.await("START", c.workload().warmupMaxMillis() + START_TIMEOUT_MS);
                 final long cpuBefore = ProcessCpu.ticks(server.process.pid()) + ProcessCpu.ticks(client.process.pid());
                 final long allocBefore = server.stats();
                 final String result = client.await(Measurement.PREFIX, c.workload().measureMillis() + START_TIMEOUT_MS);

@@ -10,10 +10,12 @@ import java.util.zip.DataFormatException;
 
 /**
  * What a client JVM measured in one run: calls completed in the window, the window's length, the latency of
- * each call, the bytes its JVM allocated meanwhile and, for xio, frames per transport write (coalescing).
+ * each call, the bytes its JVM allocated meanwhile, for xio frames per transport write (coalescing), and how
+ * long the warm-up before the window took.
  * Travels to the harness as one {@code RESULT} line on the client's stdout. Immutable after parsing.
  */
-public record Measurement(long calls, long nanos, long allocatedBytes, double framesPerWrite, Histogram latency)
+public record Measurement(long calls, long nanos, long allocatedBytes, double framesPerWrite, long warmupNanos,
+    Histogram latency)
 {
     static final String PREFIX = "RESULT ";
 
@@ -28,7 +30,7 @@ public record Measurement(long calls, long nanos, long allocatedBytes, double fr
         final int length = latency.encodeIntoCompressedByteBuffer(buffer);
         final String histogram = Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), length));
         return PREFIX + "calls=" + calls + " nanos=" + nanos + " alloc=" + allocatedBytes + " fpw=" + framesPerWrite +
-            " hist=" + histogram;
+            " warm=" + warmupNanos + " hist=" + histogram;
     }
 
     public static Measurement parse(final String line)
@@ -48,7 +50,8 @@ public record Measurement(long calls, long nanos, long allocatedBytes, double fr
             final Histogram histogram = Histogram.decodeFromCompressedByteBuffer(
                 ByteBuffer.wrap(Base64.getDecoder().decode(fields.get("hist"))), 0);
             return new Measurement(Long.parseLong(fields.get("calls")), Long.parseLong(fields.get("nanos")),
-                Long.parseLong(fields.get("alloc")), Double.parseDouble(fields.get("fpw")), histogram);
+                Long.parseLong(fields.get("alloc")), Double.parseDouble(fields.get("fpw")), Long.parseLong(fields.get("warm")),
+                histogram);
         }
         catch (final DataFormatException ex)
         {

@@ -55,7 +55,7 @@ final class PercentileChart
         final LogAxis percentile = new LogAxis("percentile");
         percentile.setBase(10);
         percentile.setNumberFormatOverride(new PercentileFormat());
-        percentile.setRange(1.5, 1 / (1 - LAST_PERCENTILE / 100));
+        percentile.setRange(1.5, 1.2 / (1 - LAST_PERCENTILE / 100));
         percentile.setTickUnit(new NumberTickUnit(1)); // one tick per power of ten: 90 %, 99 %, 99.9 %
         final CombinedDomainXYPlot plot = new CombinedDomainXYPlot(percentile);
         plot.setGap(12);

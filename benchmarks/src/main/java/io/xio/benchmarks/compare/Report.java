@@ -56,9 +56,10 @@ final class Report
             environment.java));
         md.append(environment.pinned ? "- every case in two fresh JVMs: server pinned to CPU 0, client to CPU 1 (taskset)\n"
             : "- every case in two fresh JVMs, **not pinned** (taskset or a second CPU missing)\n");
-        md.append(String.format(Locale.ROOT, "- %d ms warm-up, then %d ms measured; %d repetitions, interleaved (each " +
-                "repetition runs every case once); cells are median [min-max] over repetitions%n", environment.warmupMillis,
-            environment.measureMillis, environment.repetitions));
+        md.append(String.format(Locale.ROOT, "- warm-up of at least %d ms, then until the client's JIT compiler is " +
+                "quiet for 1 s (at most %d ms); %d ms measured; %d repetitions, interleaved (each repetition runs every " +
+                "case once); cells are median [min-max] over repetitions%n", environment.timing.warmupMillis(),
+            environment.timing.warmupMaxMillis(), environment.timing.measureMillis(), environment.repetitions));
         md.append("- load average before ").append(environment.loadBefore).append(", after ")
             .append(environment.loadAfter).append(" (the machine is shared: only same-run ratios count)\n");
         md.append("- latency: HdrHistogram of each call's round trip, recorded by the client; CPU: both processes' " +
@@ -299,14 +300,17 @@ final class Report
         LATENCY("p50 / peer's p50 (below 1: xio faster)", Figures.P50_US,
             new Column("p50 µs", Figures.P50_US), new Column("p99 µs", Figures.P99_US),
             new Column("p99.9 µs", Figures.P999_US), new Column("calls/s", Figures.CALLS_PER_S),
-            new Column("CPU µs/call", Figures.CPU_US_PER_CALL), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL)),
+            new Column("CPU µs/call", Figures.CPU_US_PER_CALL), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL),
+            new Column("warm-up s", Figures.WARMUP_S)),
         RATE("calls/s / peer's calls/s (above 1: xio faster)", Figures.CALLS_PER_S,
             new Column("calls/s", Figures.CALLS_PER_S), new Column("p50 µs", Figures.P50_US),
             new Column("p99 µs", Figures.P99_US), new Column("CPU µs/call", Figures.CPU_US_PER_CALL),
-            new Column("alloc B/call", Figures.ALLOC_B_PER_CALL), new Column("frames/write", Figures.FRAMES_PER_WRITE)),
+            new Column("alloc B/call", Figures.ALLOC_B_PER_CALL), new Column("frames/write", Figures.FRAMES_PER_WRITE),
+            new Column("warm-up s", Figures.WARMUP_S)),
         TRANSFER("MiB/s / peer's MiB/s (above 1: xio faster)", Figures.MIB_PER_S,
             new Column("MiB/s", Figures.MIB_PER_S), new Column("CPU s/GiB", Figures.CPU_S_PER_GIB),
-            new Column("p50 µs", Figures.P50_US), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL));
+            new Column("p50 µs", Figures.P50_US), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL),
+            new Column("warm-up s", Figures.WARMUP_S));
 
         private final String ratioText;
         private final int ratioFigure;
