@@ -24,7 +24,8 @@ import static io.xio.benchmarks.compare.Workload.MIB;
  * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
  * (a few cases, short windows, one repetition, into {@code target/smoke}; exits non-zero if a case fails),
  * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N} (shortest warm-up),
- * {@code --warmup-max-ms N} (longest, when the JIT compiler does not settle), {@code --measure-ms N}.
+ * {@code --warmup-max-ms N} (longest, when the JIT compiler does not settle), {@code --measure-ms N}, {@code --jfr}
+ * (a JFR profile of both JVMs of every run, next to the logs in {@code OUT/logs}).
  */
 public final class Comparison
 {
@@ -36,6 +37,7 @@ public final class Comparison
     {
         final Map<String, String> options = options(args);
         final boolean smoke = options.containsKey("smoke");
+        final boolean jfr = options.containsKey("jfr");
         final int reps = Integer.parseInt(options.getOrDefault("reps", smoke ? "1" : "3"));
         final long warmup = Long.parseLong(options.getOrDefault("warmup-ms", smoke ? "300" : "3000"));
         final long warmupMax = Long.parseLong(options.getOrDefault("warmup-max-ms", smoke ? "300" : "20000"));
@@ -78,7 +80,7 @@ public final class Comparison
                 final String tag = c.id() + "-rep" + (rep + 1);
                 try
                 {
-                    results[i][rep] = c.peer().equals("qperf") ? Qperf.run(c, pin, logs, tag) : JvmRun.run(c, pin, logs, tag);
+                    results[i][rep] = c.peer().equals("qperf") ? Qperf.run(c, pin, logs, tag) : JvmRun.run(c, pin, jfr, logs, tag);
                     System.err.printf(Locale.ROOT, "rep %d/%d %-28s p50 %9.2f us  %,12.0f calls/s  %8.1f MiB/s%n", rep + 1,
                         reps, c.id(), results[i][rep].get(Figures.P50_US), results[i][rep].get(Figures.CALLS_PER_S),
                         results[i][rep].get(Figures.MIB_PER_S));
@@ -124,7 +126,7 @@ public final class Comparison
                 throw new IllegalArgumentException("unexpected argument '" + word + "'");
             }
             final String key = word.substring(2);
-            if (key.equals("smoke"))
+            if (key.equals("smoke") || key.equals("jfr"))
             {
                 options.put(key, "true");
             }
@@ -134,7 +136,7 @@ public final class Comparison
             }
             else
             {
-                throw new IllegalArgumentException("unknown or incomplete option '" + word + "'; known: --smoke, " +
+                throw new IllegalArgumentException("unknown or incomplete option '" + word + "'; known: --smoke, --jfr, " +
                     "--reps N, --only REGEX, --out DIR, --warmup-ms N, --warmup-max-ms N, --measure-ms N");
             }
         }

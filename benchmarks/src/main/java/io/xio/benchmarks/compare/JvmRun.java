@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * One run of one case in two fresh JVMs, the server pinned to CPU 0 and the client to CPU 1 (when pinning is
  * possible): starts the server, hands its address to the client, samples both processes' CPU time and the
  * server's allocations when the client opens and closes its window, and stops both. Logs (stderr, and stdout
- * lines that are not protocol) go to {@code logDir}.
+ * lines that are not protocol) and, when asked, JFR recordings of both JVMs go to {@code logDir}.
  */
 final class JvmRun
 {
@@ -27,16 +27,20 @@ final class JvmRun
     {
     }
 
-    static Figures run(final Case c, final boolean pin, final Path logDir, final String tag) throws Exception
+    static Figures run(final Case c, final boolean pin, final boolean jfr, final Path logDir, final String tag)
+        throws Exception
     {
         final Peer peer = PeerMain.peer(c.peer());
         final String workload = c.workload().toArg();
-        final Child server = Child.start(command(peer, pin, 0, "serve", c.peer(), c.variant(), workload),
+        final Path serverJfr = jfr ? logDir.resolve(tag + "-server.jfr") : null;
+        final Path clientJfr = jfr ? logDir.resolve(tag + "-client.jfr") : null;
+        final Child server = Child.start(command(peer, pin, 0, serverJfr, "serve", c.peer(), c.variant(), workload),
             logDir.resolve(tag + "-server.log"));
         try
         {
             final String address = server.await("ADDRESS ", START_TIMEOUT_MS).substring("ADDRESS ".length());
-            final Child client = Child.start(command(peer, pin, 1, "client", c.peer(), c.variant(), address, workload),
+            final Child client = Child.start(command(peer, pin, 1, clientJfr, "client", c.peer(), c.variant(), address,
+                    workload),
                 logDir.resolve(tag + "-client.log"));
             try
             {
@@ -62,7 +66,8 @@ final class JvmRun
         }
     }
 
-    private static List<String> command(final Peer peer, final boolean pin, final int cpu, final String... args)
+    private static List<String> command(final Peer peer, final boolean pin, final int cpu, final Path jfr,
+        final String... args)
     {
         final List<String> command = new ArrayList<>();
         if (pin)
@@ -71,6 +76,11 @@ final class JvmRun
         }
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx1g");
+        if (jfr != null)
+        {
+            // the whole run, warm-up included: filter samples by time when reading them
+            command.add("-XX:StartFlightRecording=settings=profile,filename=" + jfr.toAbsolutePath());
+        }
         command.addAll(peer.jvmOptions());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), PeerMain.class.getName()));
         command.addAll(List.of(args));

@@ -20,6 +20,31 @@ final class Report
     private static final String COMMAND =
         "./mvnw -q -pl benchmarks -am compile exec:exec -Dbenchmark.main=io.xio.benchmarks.compare.Comparison";
 
+    private static final String PEERS = """
+
+        ## How each case runs
+
+        - **xio**: payload as one data segment, empty header; the server echoes the received segment without a copy
+          (transfers: releases it and answers 8 bytes). *context*: each call leaves from the previous completion on
+          the context thread; *caller*: the main thread blocks on each future. Poll: *spin* busy-polls 1 s before
+          parking, *default* 50 µs, *parked* 0. *N contexts*: N per side, a portal per server context and a session
+          to each. The engine has no switch for coalescing (frames committed in one loop turn always leave in one
+          write): frames/write shows how much it happened.
+        - **Spring proxy**: `@XioClient` calling an `@XioService` (INLINE dispatch), `byte[]` as a segment, 1 context,
+          default settings (the apps of `SpringOverhead`).
+        - **raw socket**: blocking `java.net.Socket`s, TCP_NODELAY, a server thread per connection.
+        - **Netty**: 4.2 native epoll, one event loop per side, the canonical echo handler; the client issues from its
+          event loop.
+        - **gRPC-java**: grpc-netty-shaded (epoll), one unary method with a byte[] marshaller, direct executor on both
+          sides (its fastest setting); blocking stub call, or async call with a callback.
+        - **Aeron**: IPC between the two JVMs through a media driver embedded in the server JVM (shared threading
+          mode), both sides busy-spinning.
+        - **qperf**: Debian's qperf, `tcp_lat` (its mean one-way latency doubled) and `tcp_bw` (a one-way stream; its
+          own CPU accounting).
+        - Transfers: the server does not read the 1 MiB it receives. Over tcp every byte is still copied into and out
+          of the kernel; over shm the receiver gets a view of the ring, so one copy (into the ring) remains.
+        """;
+
     private final List<Case> cases;
     private final Figures[][] results;
     private final Map<String, String> failures;
@@ -105,6 +130,7 @@ final class Report
             skipped.forEach((id, why) -> md.append("- `").append(id).append("` skipped: ").append(why).append('\n'));
             failures.forEach((id, why) -> md.append("- `").append(id).append("` failed: ").append(why).append('\n'));
         }
+        md.append(PEERS);
         md.append("\n![latency percentiles](latency-percentiles.png)\n");
         return md.toString();
     }

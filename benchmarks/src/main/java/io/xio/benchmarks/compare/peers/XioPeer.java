@@ -36,7 +36,7 @@ public final class XioPeer implements Peer
         final Variant variant = Variant.parse(variantText);
         final int contexts = variant.integer("ctx", 1);
         final XioEngine engine = engine("bench-server", variant, contexts);
-        final ByteBuffer ack = ByteBuffer.allocateDirect(workload.responseBytes());
+        final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
         engine.register(RESOURCE, request ->
         {
             final Message in = request.message();
@@ -88,7 +88,8 @@ public final class XioPeer implements Peer
             {
                 sessions.add(engine.connect(uri));
             }
-            final ByteBuffer payload = engine.register(ByteBuffer.allocateDirect(workload.requestBytes()));
+            // one array for every call: Outbound keeps it as given and never changes it
+            final ByteBuffer[] payload = {engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
             final EngineStatistics before = engine.statistics();
             final java.util.function.DoubleSupplier framesPerWrite = () ->
             {
