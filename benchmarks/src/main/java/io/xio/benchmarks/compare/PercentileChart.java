@@ -33,7 +33,7 @@ final class PercentileChart
     private static final Color[] COLORS = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
         new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf),
-        Color.BLACK};
+        Color.BLACK, new Color(0x393b79), new Color(0xad494a), new Color(0x637939)};
 
     /** One curve. */
     record Curve(String label, Histogram histogram)
@@ -59,6 +59,8 @@ final class PercentileChart
         percentile.setTickUnit(new NumberTickUnit(1)); // one tick per power of ten: 90 %, 99 %, 99.9 %
         final CombinedDomainXYPlot plot = new CombinedDomainXYPlot(percentile);
         plot.setGap(12);
+        // one colour and one legend entry per case, whichever panels it appears in
+        final java.util.Map<String, Color> colors = new java.util.LinkedHashMap<>();
         for (final Panel panel : panels)
         {
             final XYSeriesCollection data = new XYSeriesCollection();
@@ -83,7 +85,9 @@ final class PercentileChart
             final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
             for (int i = 0; i < panel.curves().size(); i++)
             {
-                renderer.setSeriesPaint(i, COLORS[i % COLORS.length]);
+                final String label = panel.curves().get(i).label();
+                renderer.setSeriesVisibleInLegend(i, !colors.containsKey(label));
+                renderer.setSeriesPaint(i, colors.computeIfAbsent(label, l -> COLORS[colors.size() % COLORS.length]));
                 renderer.setSeriesStroke(i, new BasicStroke(panel.curves().get(i).label().startsWith("xio") ? 2.5f : 1.5f));
             }
             final XYPlot sub = new XYPlot(data, null, micros, renderer);
