@@ -7,6 +7,7 @@ import io.xio.engine.session.PortalImpl;
 import io.xio.engine.session.SessionImpl;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.local.LocalTransport;
+import io.xio.engine.transport.rdma.RdmaTransport;
 import io.xio.engine.transport.shm.ShmTransport;
 import io.xio.engine.transport.tcp.TcpTransport;
 import org.agrona.concurrent.AgentRunner;
@@ -364,7 +365,8 @@ public final class XioEngine implements AutoCloseable
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
-        private final List<Transport> transports = new ArrayList<>(List.of(new TcpTransport(), new LocalTransport(), new ShmTransport()));
+        private final List<Transport> transports = new ArrayList<>(List.of(new TcpTransport(), new LocalTransport(), new ShmTransport(),
+            new RdmaTransport()));
 
         private Builder()
         {

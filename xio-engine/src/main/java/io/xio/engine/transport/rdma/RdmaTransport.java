@@ -22,7 +22,7 @@ public final class RdmaTransport implements Transport
 {
     private static final String IMPLEMENTATION = "io.xio.engine.transport.rdma.verbs.VerbsTransport";
 
-    private Transport verbs;
+    private static Transport verbs; // one per process: a native library binds to one class loader only
 
     @Override
     public String scheme()
@@ -53,7 +53,7 @@ public final class RdmaTransport implements Transport
         return transport.connect(address, context, callback);
     }
 
-    private synchronized Transport verbs(final String what) throws IOException
+    private static synchronized Transport verbs(final String what) throws IOException
     {
         if (verbs == null)
         {
