@@ -40,9 +40,10 @@ junit=org.junit.platform:junit-platform-console-standalone:6.0.3
 # The console launcher brings its own JUnit; the rest of the test class path comes from the build.
 deps="$(tr ':' '\n' < "$out/classpath.txt" | grep -v '/org/junit/' | paste -sd: -)"
 cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$deps"
+# One class path for launcher and tests, so that java.class.path is complete for the JVMs the tests spawn.
 run=(java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED
-    -jar "$PWD/$out/junit-platform-console-standalone.jar" execute --disable-banner --disable-ansi-colors --details=tree
-    --class-path "$cp" "${selection[@]}")
+    -cp "$PWD/$out/junit-platform-console-standalone.jar:$cp" org.junit.platform.console.ConsoleLauncher
+    execute --disable-banner --disable-ansi-colors --details=tree "${selection[@]}")
 if $on_host; then
     "${run[@]}"
 else

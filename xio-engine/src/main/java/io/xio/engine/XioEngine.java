@@ -8,6 +8,7 @@ import io.xio.engine.session.SessionImpl;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.local.LocalTransport;
 import io.xio.engine.transport.rdma.RdmaTransport;
+import io.xio.engine.transport.rdma.RegisteredMemory;
 import io.xio.engine.transport.shm.ShmTransport;
 import io.xio.engine.transport.tcp.TcpTransport;
 import org.agrona.concurrent.AgentRunner;
@@ -136,6 +137,7 @@ public final class XioEngine implements AutoCloseable
             throw new IllegalArgumentException("only direct buffers can be registered for zero-copy sends; " +
                 "allocate with ByteBuffer.allocateDirect");
         }
+        RegisteredMemory.add(buffer);
         return buffer;
     }
 

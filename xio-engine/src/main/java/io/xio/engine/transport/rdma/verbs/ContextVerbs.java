@@ -12,7 +12,9 @@ import com.ibm.disni.verbs.SVCReqNotify;
 import io.xio.engine.transport.Poller;
 import io.xio.engine.transport.TransportContext;
 import org.agrona.BufferUtil;
+import io.xio.engine.transport.rdma.RegisteredMemory;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +47,7 @@ final class ContextVerbs implements Poller
     private final SVCReqNotify arm;
     private final Int2ObjectHashMap<VerbsLink> links = new Int2ObjectHashMap<>();
     private final List<VerbsLink> touched = new ArrayList<>();
+    private final Long2ObjectHashMap<IbvMr> applicationRegions = new Long2ObjectHashMap<>();
     private final Thread watcher;
     private volatile boolean watching = true;
     private int pending;
@@ -89,14 +92,57 @@ final class ContextVerbs implements Poller
         return cq;
     }
 
-    /** Registers memory for local use and for the peer's one-sided access. */
+    /** Registers a whole buffer for local use and for the peer's one-sided access. */
     IbvMr register(final ByteBuffer buffer) throws IOException
     {
+        return register(BufferUtil.address(buffer), buffer.capacity());
+    }
+
+    /** Registers {@code [address, address + length)} for local use and for the peer's one-sided access. */
+    IbvMr register(final long address, final int length) throws IOException
+    {
         final int access = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_READ | IbvMr.IBV_ACCESS_REMOTE_WRITE;
-        final SVCRegMr call = pd.regMr(BufferUtil.address(buffer), buffer.capacity(), access).execute();
+        final SVCRegMr call = pd.regMr(address, length, access).execute();
         final IbvMr mr = call.getMr();
         call.free();
+        if (mr == null)
+        {
+            throw new IOException("ibv_reg_mr of " + length + " bytes failed");
+        }
         return mr;
+    }
+
+    /**
+     * The registration covering {@code [address, address + length)} when it lies in an application buffer
+     * passed to {@code XioEngine.register} (registered here once, kept until this context's verbs go), or
+     * null.
+     */
+    IbvMr registered(final long address, final int length) throws IOException
+    {
+        final long start = RegisteredMemory.regionOf(address, length);
+        if (start < 0)
+        {
+            return null;
+        }
+        IbvMr mr = applicationRegions.get(start);
+        if (mr == null)
+        {
+            mr = register(start, RegisteredMemory.length(start));
+            applicationRegions.put(start, mr);
+        }
+        return mr;
+    }
+
+    static void deregister(final IbvMr mr)
+    {
+        try
+        {
+            mr.deregMr().execute().free();
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("ibv_dereg_mr failed", ex);
+        }
     }
 
     int add(final VerbsLink link)
@@ -205,6 +251,10 @@ final class ContextVerbs implements Poller
         {
             return false;
         }
+        if (pending > 0)
+        {
+            return true; // polled already and not yet handled: polling again would overwrite them
+        }
         try
         {
             arm.execute();
@@ -254,6 +304,8 @@ final class ContextVerbs implements Poller
         {
             Thread.currentThread().interrupt();
         }
+        applicationRegions.values().forEach(ContextVerbs::deregister);
+        applicationRegions.clear();
         try
         {
             pollCall.free();

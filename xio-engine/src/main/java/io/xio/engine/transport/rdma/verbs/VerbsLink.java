@@ -35,7 +35,13 @@ import java.util.List;
  * and flags. One credit is kept back for a header-only credit message, sent when half the receive slots
  * were re-posted unannounced or when the peer said it is about to run out. Sends are signalled every half
  * ring only (a completion frees all slots before it). A loop turn's messages go out in one chained
- * post_send. Owner context thread only.
+ * post_send.
+ *
+ * <p>Rendezvous: a direct buffer of {@link #RENDEZVOUS_MIN} bytes or more in the stream is not copied. Its
+ * sender registers it and sends a descriptor (address, rkey, length) in its place; the receiver RDMA-READs
+ * the bytes straight into the frame assembler's buffer, holds back later messages until the read is done,
+ * then counts the read as done in a header, and only then does the sender release the buffer. Owner
+ * context thread only.
  */
 final class VerbsLink extends StreamLink
 {
@@ -44,9 +50,14 @@ final class VerbsLink extends StreamLink
     static final int SEND_SLOTS = 64;
     static final int RECV_SLOTS = 64;
     private static final int HEADER = 8;
+    static final int RENDEZVOUS_MIN = 64 << 10;
+    private static final int MAX_EXPOSED = 16;
     private static final int FLAG_HELLO = 1;
     private static final int FLAG_WANT_CREDIT = 2;
+    private static final int FLAG_RENDEZVOUS = 4;
+    private static final int READS_DONE_SHIFT = 8;
     private static final long RECEIVE = 1L << 31;
+    private static final long READ = 1L << 30;
     private static final int STATUS_FLUSHED = 5;
 
     private final VerbsTransport transport;
@@ -67,10 +78,24 @@ final class VerbsLink extends StreamLink
     private final int[] stagedSlot = new int[SEND_SLOTS];
     private final int[] stagedLength = new int[SEND_SLOTS];
     private final boolean[] stagedSignal = new boolean[SEND_SLOTS];
-    private final int[] earlySlot = new int[RECV_SLOTS];
-    private final int[] earlyLength = new int[RECV_SLOTS];
+    private final int[] heldSlot = new int[RECV_SLOTS];
+    private final int[] heldLength = new int[RECV_SLOTS];
+    private final IbvMr[] exposedMr = new IbvMr[MAX_EXPOSED]; // null: in a registered application buffer
+    private final long[] exposedStart = new long[MAX_EXPOSED];
+    private final SVCPostSend read;
     private int staged;
-    private int early;
+    private int heldFirst;
+    private int heldCount;
+    private int exposedFirst;
+    private int exposedCount;
+    private long handedOver;
+    private boolean reading;
+    private long readAddress;
+    private int readRkey;
+    private int readLeft;
+    private int readLength;
+    private IbvMr readTarget;
+    private int readsDone;
     private long head;
     private long tail;
     private long lastSignaled = -1;
@@ -80,7 +105,6 @@ final class VerbsLink extends StreamLink
     private int announced;
     private int peerSlot = HEADER + 8;
     private boolean peerWantsCredit;
-    private long copied;
     private boolean established;
     boolean touched;
 
@@ -127,6 +151,16 @@ final class VerbsLink extends StreamLink
             receives[slot].execute();
             posted++;
         }
+        final IbvSendWR readWr = new IbvSendWR();
+        readWr.setOpcode(IbvSendWR.IBV_WR_RDMA_READ);
+        readWr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
+        final LinkedList<IbvSge> readSges = new LinkedList<>();
+        readSges.add(new IbvSge());
+        readWr.setSg_list(readSges);
+        readWr.setNum_sge(1);
+        final List<IbvSendWR> readWrs = new ArrayList<>(1);
+        readWrs.add(readWr);
+        this.read = qp.postSend(readWrs, null);
     }
 
     /** rdma_cm reported the connection up: say hello (our receive slot size; the header has our credits). */
@@ -144,11 +178,7 @@ final class VerbsLink extends StreamLink
     public void start(final LinkHandler handler)
     {
         super.start(handler);
-        for (int i = 0; i < early && !closed; i++)
-        {
-            deliver(earlySlot[i], earlyLength[i]);
-        }
-        early = 0;
+        deliverHeld();
         afterCompletions();
     }
 
@@ -171,10 +201,11 @@ final class VerbsLink extends StreamLink
         if ((low & RECEIVE) != 0)
         {
             final int slot = (int)(low & ~RECEIVE);
-            if (handler == null)
+            if (handler == null || reading || heldCount > 0)
             {
-                earlySlot[early] = slot;
-                earlyLength[early++] = wc.getByte_len();
+                final int at = (heldFirst + heldCount++) % RECV_SLOTS;
+                heldSlot[at] = slot;
+                heldLength[at] = wc.getByte_len();
             }
             else
             {
@@ -183,7 +214,23 @@ final class VerbsLink extends StreamLink
         }
         else
         {
-            tail = slotSequence[(int)low] + 1; // a signalled send: it and all before it are done
+            tail = slotSequence[(int)(low & ~READ)] + 1; // a signalled send: it and all before it are done
+            if ((low & READ) != 0)
+            {
+                readCompleted();
+            }
+        }
+    }
+
+    /** Delivers messages held back (before start, or behind a read), until a read starts again. */
+    private void deliverHeld()
+    {
+        while (heldCount > 0 && !reading && !closed && handler != null)
+        {
+            final int at = heldFirst;
+            heldFirst = (heldFirst + 1) % RECV_SLOTS;
+            heldCount--;
+            deliver(heldSlot[at], heldLength[at]);
         }
     }
 
@@ -201,6 +248,16 @@ final class VerbsLink extends StreamLink
             granted = peerPosted;
         }
         final int flags = recvBuffer.getInt(offset + 4);
+        for (int done = flags >>> READS_DONE_SHIFT; done > 0 && exposedCount > 0; done--)
+        {
+            if (exposedMr[exposedFirst] != null)
+            {
+                ContextVerbs.deregister(exposedMr[exposedFirst]);
+            }
+            exposedMr[exposedFirst] = null;
+            exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
+            exposedCount--;
+        }
         if ((flags & FLAG_WANT_CREDIT) != 0)
         {
             peerWantsCredit = true;
@@ -214,6 +271,13 @@ final class VerbsLink extends StreamLink
                     " bytes"));
                 return;
             }
+        }
+        else if ((flags & FLAG_RENDEZVOUS) != 0)
+        {
+            readAddress = recvBuffer.getLong(offset + HEADER);
+            readRkey = recvBuffer.getInt(offset + HEADER + 8);
+            readLeft = recvBuffer.getInt(offset + HEADER + 12);
+            reading = readLeft > 0;
         }
         else if (length > HEADER)
         {
@@ -242,6 +306,10 @@ final class VerbsLink extends StreamLink
         {
             return;
         }
+        if (reading && readTarget == null)
+        {
+            startRead();
+        }
         if (hasUntransmitted())
         {
             flush();
@@ -251,7 +319,7 @@ final class VerbsLink extends StreamLink
             releaseSent();
         }
         final int unannounced = posted - announced;
-        if (!closed && unannounced > 0 && (peerWantsCredit || unannounced >= RECV_SLOTS / 2) &&
+        if (!closed && (readsDone > 0 || unannounced > 0 && (peerWantsCredit || unannounced >= RECV_SLOTS / 2)) &&
             credits() >= 1 && freeSlots() > 0)
         {
             stage(HEADER, 0);
@@ -267,8 +335,15 @@ final class VerbsLink extends StreamLink
         while (index < to && credits() >= 2 && freeSlots() > 0 && staged < SEND_SLOTS)
         {
             final int base = (int)(head % SEND_SLOTS) * SLOT + HEADER;
+            if (exposable(buffers[index]))
+            {
+                expose(buffers[index], base);
+                index++;
+                stage(HEADER + 16, FLAG_RENDEZVOUS | (credits() <= 2 ? FLAG_WANT_CREDIT : 0));
+                continue;
+            }
             int fill = 0;
-            while (index < to && fill < capacity)
+            while (index < to && fill < capacity && !exposable(buffers[index]))
             {
                 final ByteBuffer buffer = buffers[index];
                 final int n = Math.min(buffer.remaining(), capacity - fill);
@@ -280,7 +355,7 @@ final class VerbsLink extends StreamLink
                     index++;
                 }
             }
-            copied += fill;
+            handedOver += fill;
             stage(HEADER + fill, credits() <= 2 ? FLAG_WANT_CREDIT : 0);
         }
         while (index < to && !buffers[index].hasRemaining())
@@ -289,6 +364,83 @@ final class VerbsLink extends StreamLink
         }
         transmitted(index);
         post();
+    }
+
+    private boolean exposable(final ByteBuffer buffer)
+    {
+        return buffer.isDirect() && buffer.remaining() >= RENDEZVOUS_MIN && exposedCount < MAX_EXPOSED;
+    }
+
+    /** Registers the buffer's remaining bytes and writes their descriptor at {@code at}. */
+    private void expose(final ByteBuffer buffer, final int at) throws IOException
+    {
+        final int length = buffer.remaining();
+        final long address = BufferUtil.address(buffer) + buffer.position();
+        final IbvMr kept = verbs.registered(address, length);
+        final IbvMr mr = kept != null ? kept : verbs.register(address, length);
+        final int slot = (exposedFirst + exposedCount++) % MAX_EXPOSED;
+        exposedMr[slot] = kept != null ? null : mr;
+        exposedStart[slot] = handedOver;
+        handedOver += length;
+        buffer.position(buffer.limit());
+        sendBuffer.putLong(at, address);
+        sendBuffer.putInt(at + 8, mr.getRkey());
+        sendBuffer.putInt(at + 12, length);
+    }
+
+    /** Reads the next piece of the peer's exposed bytes straight into where the assembler wants them. */
+    private void startRead()
+    {
+        if (closed || freeSlots() == 0)
+        {
+            return; // retried after the next completion frees a slot
+        }
+        final ByteBuffer target = assembler.writable();
+        final int length = Math.min(readLeft, target.remaining());
+        try
+        {
+            readTarget = verbs.register(BufferUtil.address(target) + target.position(), length);
+            readLength = length;
+            final int slot = (int)(head % SEND_SLOTS);
+            slotSequence[slot] = head;
+            lastSignaled = head;
+            head++;
+            final SVCPostSend.SendWRMod wr = read.getWrMod(0);
+            wr.setWr_id(((long)linkId << 32) | READ | slot);
+            final SVCPostSend.SgeMod sge = wr.getSgeMod(0);
+            sge.setAddr(readTarget.getAddr());
+            sge.setLength(length);
+            sge.setLkey(readTarget.getLkey());
+            wr.getRdmaMod().setRemote_addr(readAddress);
+            wr.getRdmaMod().setRkey(readRkey);
+            read.execute();
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("rdma connection " + remote + " cannot read the peer's data", ex));
+        }
+    }
+
+    private void readCompleted()
+    {
+        ContextVerbs.deregister(readTarget);
+        readTarget = null;
+        readAddress += readLength;
+        readLeft -= readLength;
+        bytesArrived();
+        assembler.received(readLength, handler);
+        if (closed)
+        {
+            return;
+        }
+        if (readLeft > 0)
+        {
+            startRead();
+            return;
+        }
+        reading = false;
+        readsDone++;
+        deliverHeld();
     }
 
     private int credits()
@@ -306,7 +458,8 @@ final class VerbsLink extends StreamLink
     {
         final int slot = (int)(head % SEND_SLOTS);
         sendBuffer.putInt(slot * SLOT, posted);
-        sendBuffer.putInt(slot * SLOT + 4, flags);
+        sendBuffer.putInt(slot * SLOT + 4, flags | readsDone << READS_DONE_SHIFT);
+        readsDone = 0;
         announced = posted;
         peerWantsCredit = false;
         final boolean signal = head - lastSignaled >= SEND_SLOTS / 2;
@@ -386,7 +539,7 @@ final class VerbsLink extends StreamLink
     @Override
     protected long releasedPosition()
     {
-        return copied;
+        return exposedCount > 0 ? exposedStart[exposedFirst] : handedOver;
     }
 
     /** rdma_cm says the connection ended: deliver what already arrived, then close. */
@@ -437,8 +590,23 @@ final class VerbsLink extends StreamLink
                     chain.free();
                 }
             }
+            read.free();
             sendMr.deregMr().execute().free();
             recvMr.deregMr().execute().free();
+            for (; exposedCount > 0; exposedCount--)
+            {
+                if (exposedMr[exposedFirst] != null)
+                {
+                    ContextVerbs.deregister(exposedMr[exposedFirst]);
+                }
+                exposedMr[exposedFirst] = null;
+                exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
+            }
+            if (readTarget != null)
+            {
+                ContextVerbs.deregister(readTarget);
+                readTarget = null;
+            }
         }
         catch (final IOException ex)
         {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# xio rdma request/response latency next to qperf rc_lat and ibv_rc_pingpong, in one Soft-RoCE guest run.
+# Emulation (TCG) makes absolute numbers meaningless: the ratios are the figure.
+#
+#   integration-tests/rdma/run-benchmark.sh [--kvm] [samples] [warm-up]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+guest=(integration-tests/rdma/run-guest.sh --timeout 1500)
+if [ "${1:-}" = "--kvm" ]; then guest+=(--kvm); shift; fi
+samples="${1:-20000}"
+warmup="${2:-5000}"
+
+out=xio-engine/target/rdma-tests
+mkdir -p "$out"
+./mvnw -B -q -pl xio-engine test-compile dependency:build-classpath \
+    -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/$out/classpath.txt"
+cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$(cat "$out/classpath.txt")"
+
+cat > "$out/benchmark-job.sh" <<JOB
+#!/bin/bash
+set -u
+ip=\$XIO_RDMA_ADDRESS
+qperf > /dev/null 2>&1 & qperf_server=\$!
+sleep 1
+for size in 64 4096; do
+    # qperf prints one-way latency (half a round trip)
+    us=\$(qperf -m \$size \$ip rc_lat | awk '/latency/ { v=\$3; if (\$4=="ms") v*=1000; if (\$4=="ns") v/=1000; print v }')
+    echo "qperf-rc_lat \$size one-way \$us"
+done
+kill \$qperf_server
+for size in 64 4096; do
+    ibv_rc_pingpong -d rxe0 -g 1 -s \$size -n $samples > /tmp/pp-server.log 2>&1 &
+    sleep 1
+    us=\$(ibv_rc_pingpong -d rxe0 -g 1 -s \$size -n $samples \$ip | awk '/usec\/iter/ { print \$(NF-1) }')
+    wait
+    echo "ibv_rc_pingpong \$size round-trip \$us"
+done
+java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp "$cp" \
+    io.xio.engine.transport.rdma.RdmaLatencyMain $samples $warmup
+JOB
+chmod +x "$out/benchmark-job.sh"
+"${guest[@]}" -- bash "$PWD/$out/benchmark-job.sh" | tee "$out/benchmark.log"
+echo
+echo "round trip, microseconds (Soft-RoCE under emulation: compare ratios only)"
+awk '
+    $1 == "qperf-rc_lat" { q[$2] = 2 * $4 }
+    $1 == "ibv_rc_pingpong" { p[$2] = $4 }
+    $1 == "xio-rdma" { x50[$2] = $4; x99[$2] = $6 }
+    END {
+        printf "%-8s %12s %12s %16s %12s %12s %14s\n", "payload", "xio p50", "xio p99", "ibv_rc_pingpong", "qperf 2x", "p50/pingpong", "p50/qperf"
+        for (s in x50)
+            printf "%-8s %12.1f %12.1f %16.1f %12.1f %12.2f %14.2f\n", s " B", x50[s], x99[s], p[s], q[s],
+                (p[s] > 0 ? x50[s] / p[s] : 0), (q[s] > 0 ? x50[s] / q[s] : 0)
+    }' "$out/benchmark.log"
