@@ -24,7 +24,7 @@ qperf > /dev/null 2>&1 & qperf_server=\$!
 sleep 1
 for size in 64 4096; do
     # qperf prints one-way latency (half a round trip)
-    us=\$(qperf -m \$size \$ip rc_lat | awk '/latency/ { v=\$3; if (\$4=="ms") v*=1000; if (\$4=="ns") v/=1000; print v }')
+    us=\$(qperf -cm1 -m \$size \$ip rc_lat | awk '/latency/ { v=\$3; if (\$4=="ms") v*=1000; if (\$4=="ns") v/=1000; print v }')
     echo "qperf-rc_lat \$size one-way \$us"
 done
 kill \$qperf_server
@@ -45,10 +45,13 @@ echo "round trip, microseconds (Soft-RoCE under emulation: compare ratios only)"
 awk '
     $1 == "qperf-rc_lat" { q[$2] = 2 * $4 }
     $1 == "ibv_rc_pingpong" { p[$2] = $4 }
-    $1 == "xio-rdma" { x50[$2] = $4; x99[$2] = $6 }
+    $1 ~ /^xio-rdma/ { key = $1 " " $2; x50[key] = $4; x99[key] = $6; size[key] = $2 }
     END {
-        printf "%-8s %12s %12s %16s %12s %12s %14s\n", "payload", "xio p50", "xio p99", "ibv_rc_pingpong", "qperf 2x", "p50/pingpong", "p50/qperf"
-        for (s in x50)
-            printf "%-8s %12.1f %12.1f %16.1f %12.1f %12.2f %14.2f\n", s " B", x50[s], x99[s], p[s], q[s],
-                (p[s] > 0 ? x50[s] / p[s] : 0), (q[s] > 0 ? x50[s] / q[s] : 0)
+        printf "%-24s %10s %10s %16s %10s %13s %10s\n", "case", "p50", "p99", "ibv_rc_pingpong", "qperf 2x",
+            "p50/pingpong", "p50/qperf"
+        for (k in x50) {
+            s = size[k]
+            printf "%-24s %10.1f %10.1f %16.1f %10.1f %13.2f %10.2f\n", k " B", x50[k], x99[k], p[s], q[s],
+                (p[s] > 0 ? x50[k] / p[s] : 0), (q[s] > 0 ? x50[k] / q[s] : 0)
+        }
     }' "$out/benchmark.log"
