@@ -41,11 +41,13 @@ junit=org.junit.platform:junit-platform-console-standalone:6.0.3
 deps="$(tr ':' '\n' < "$out/classpath.txt" | grep -v '/org/junit/' | paste -sd: -)"
 cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$deps"
 # One class path for launcher and tests, so that java.class.path is complete for the JVMs the tests spawn.
-run=(java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED
+run=(java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:ErrorFile=/tmp/xio-hs_err_%p.log
     -cp "$PWD/$out/junit-platform-console-standalone.jar:$cp" org.junit.platform.console.ConsoleLauncher
     execute --disable-banner --disable-ansi-colors --details=tree "${selection[@]}")
 if $on_host; then
     "${run[@]}"
 else
-    "${guest[@]}" -- "${run[@]}"
+    # A JVM crash report would stay inside the guest: print its head on the console.
+    "${guest[@]}" -- bash -c '"$@"; code=$?; for f in /tmp/xio-hs_err_*.log; do [ -f "$f" ] && head -60 "$f"; done; exit $code' \
+        rdma-tests "${run[@]}"
 fi

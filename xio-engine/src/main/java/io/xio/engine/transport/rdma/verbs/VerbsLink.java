@@ -70,8 +70,8 @@ final class VerbsLink extends StreamLink
     private final ByteBuffer recvArea = BufferUtil.allocateDirectAligned(RECV_SLOTS * SLOT, 4096);
     private final UnsafeBuffer sendBuffer = new UnsafeBuffer(sendArea);
     private final UnsafeBuffer recvBuffer = new UnsafeBuffer(recvArea);
-    private final IbvMr sendMr;
-    private final IbvMr recvMr;
+    private IbvMr sendMr;
+    private IbvMr recvMr;
     private final SVCPostRecv[] receives = new SVCPostRecv[RECV_SLOTS];
     private final SVCPostSend[] sendChains = new SVCPostSend[SEND_SLOTS + 1];
     private final long[] slotSequence = new long[SEND_SLOTS];
@@ -82,7 +82,7 @@ final class VerbsLink extends StreamLink
     private final int[] heldLength = new int[RECV_SLOTS];
     private final IbvMr[] exposedMr = new IbvMr[MAX_EXPOSED]; // null: in a registered application buffer
     private final long[] exposedStart = new long[MAX_EXPOSED];
-    private final SVCPostSend read;
+    private SVCPostSend read;
     private int staged;
     private int heldFirst;
     private int heldCount;
@@ -131,8 +131,30 @@ final class VerbsLink extends StreamLink
             throw new IOException("rdma_create_qp failed for " + remote);
         }
         this.linkId = verbs.add(this);
-        this.sendMr = verbs.register(sendArea);
-        this.recvMr = verbs.register(recvArea);
+        try
+        {
+            prepare();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            try
+            {
+                id.destroyQP();
+            }
+            catch (final IOException destroy)
+            {
+                ex.addSuppressed(destroy);
+            }
+            releaseVerbs(); // what was made so far; the caller destroys the id
+            throw ex;
+        }
+    }
+
+    /** Registers the slots, posts every receive and builds the READ request. */
+    private void prepare() throws IOException
+    {
+        sendMr = verbs.register(sendArea);
+        recvMr = verbs.register(recvArea);
         for (int slot = 0; slot < RECV_SLOTS; slot++)
         {
             final IbvSge sge = new IbvSge();
@@ -160,7 +182,7 @@ final class VerbsLink extends StreamLink
         readWr.setNum_sge(1);
         final List<IbvSendWR> readWrs = new ArrayList<>(1);
         readWrs.add(readWr);
-        this.read = qp.postSend(readWrs, null);
+        read = qp.postSend(readWrs, null);
     }
 
     /** rdma_cm reported the connection up: say hello (our receive slot size; the header has our credits). */
@@ -574,43 +596,51 @@ final class VerbsLink extends StreamLink
             LOG.warn("cannot destroy the queue pair of {}", remote, ex);
         }
         transport.released();
-        try
+        releaseVerbs();
+    }
+
+    /** After the queue pair is gone (nothing can touch the memory any more): calls, registrations, the link id. */
+    private void releaseVerbs()
+    {
+        if (readTarget != null)
         {
-            for (final SVCPostRecv receive : receives)
+            ContextVerbs.deregister(readTarget);
+            readTarget = null;
+        }
+        for (; exposedCount > 0; exposedCount--)
+        {
+            if (exposedMr[exposedFirst] != null)
             {
-                if (receive != null)
-                {
-                    receive.free();
-                }
+                ContextVerbs.deregister(exposedMr[exposedFirst]);
             }
-            for (final SVCPostSend chain : sendChains)
+            exposedMr[exposedFirst] = null;
+            exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
+        }
+        for (final SVCPostRecv receive : receives)
+        {
+            if (receive != null)
             {
-                if (chain != null)
-                {
-                    chain.free();
-                }
-            }
-            read.free();
-            sendMr.deregMr().execute().free();
-            recvMr.deregMr().execute().free();
-            for (; exposedCount > 0; exposedCount--)
-            {
-                if (exposedMr[exposedFirst] != null)
-                {
-                    ContextVerbs.deregister(exposedMr[exposedFirst]);
-                }
-                exposedMr[exposedFirst] = null;
-                exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
-            }
-            if (readTarget != null)
-            {
-                ContextVerbs.deregister(readTarget);
-                readTarget = null;
+                receive.free();
             }
         }
-        catch (final IOException ex)
+        for (final SVCPostSend chain : sendChains)
         {
-            LOG.warn("cannot deregister the memory of {}", remote, ex);
+            if (chain != null)
+            {
+                chain.free();
+            }
+        }
+        if (read != null)
+        {
+            read.free();
+        }
+        if (sendMr != null)
+        {
+            ContextVerbs.deregister(sendMr);
+        }
+        if (recvMr != null)
+        {
+            ContextVerbs.deregister(recvMr);
         }
         verbs.remove(linkId);
     }

@@ -361,7 +361,15 @@ public final class VerbsTransport implements Transport
             try
             {
                 final ContextVerbs verbs = verbs(context, id.getVerbs());
-                link = new VerbsLink(context, VerbsTransport.this, verbs, id, address(id));
+                verbs.hold(); // so that a failure below still releases a context's fresh verbs
+                try
+                {
+                    link = new VerbsLink(context, VerbsTransport.this, verbs, id, address(id));
+                }
+                finally
+                {
+                    verbs.unhold();
+                }
                 events.register(id, (type, ignored) -> context.execute(() -> onEvent(type)));
                 timer = context.schedule(context.nanoTime() + STEP_TIMEOUT_NANOS, () ->
                 {
