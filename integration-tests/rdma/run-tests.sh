@@ -3,7 +3,7 @@
 # real kernel verbs: Soft-RoCE inside a QEMU guest (run-guest.sh). The build happens here on the host;
 # the guest only runs `java` with the JUnit console launcher on the prepared class path.
 #
-#   integration-tests/rdma/run-tests.sh [--kvm] [--timeout SECONDS] [JUnit console launcher selectors...]
+#   integration-tests/rdma/run-tests.sh [--kvm | --mttcg] [--timeout SECONDS] [JUnit console launcher selectors...]
 #
 # Default selection: every test tagged rdma in io.xio.engine. With an RDMA NIC, run the same tests on the
 # host instead, without the guest:  XIO_RDMA_ADDRESS=<ip of the RDMA interface> integration-tests/rdma/run-tests.sh --host
@@ -15,6 +15,7 @@ on_host=false
 while [ $# -gt 0 ]; do
     case "$1" in
         --kvm) guest+=(--kvm); shift ;;
+        --mttcg) guest+=(--mttcg); shift ;;
         --timeout) guest+=(--timeout "$2"); shift 2 ;;
         --host) on_host=true; shift ;;
         *) break ;;
