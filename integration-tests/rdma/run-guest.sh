@@ -91,7 +91,8 @@ chmod +x "$work/initramfs/init"
 # What the guest runs after switch_root: network, rxe, the job, its exit code, power off.
 {
     echo '#!/bin/bash'
-    echo 'mount -t tmpfs tmp /tmp; mkdir -p /dev/shm /dev/pts; mount -t tmpfs shm /dev/shm; mount -t devpts devpts /dev/pts'
+    # /tmp stays the overlay's (the host's files visible, writes in guest memory): a checkout may live there.
+    echo 'mkdir -p /dev/shm /dev/pts; mount -t tmpfs shm /dev/shm; mount -t devpts devpts /dev/pts'
     echo 'ip link set lo up; ip link add xio0 type dummy; ip addr add 10.77.0.1/24 dev xio0; ip link set xio0 up'
     echo 'rdma link add rxe0 type rxe netdev xio0 || echo "[rdma-guest] rdma link add failed"'
     echo 'echo "[rdma-guest] up: $(ls /sys/class/infiniband 2>/dev/null) on $(uname -r) after $(cut -d" " -f1 /proc/uptime) s"'
