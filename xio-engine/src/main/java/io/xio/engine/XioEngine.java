@@ -7,6 +7,8 @@ import io.xio.engine.session.PortalImpl;
 import io.xio.engine.session.SessionImpl;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.local.LocalTransport;
+import io.xio.engine.transport.rdma.RdmaTransport;
+import io.xio.engine.transport.rdma.RegisteredMemory;
 import io.xio.engine.transport.shm.ShmTransport;
 import io.xio.engine.transport.tcp.TcpTransport;
 import org.agrona.concurrent.AgentRunner;
@@ -135,6 +137,7 @@ public final class XioEngine implements AutoCloseable
             throw new IllegalArgumentException("only direct buffers can be registered for zero-copy sends; " +
                 "allocate with ByteBuffer.allocateDirect");
         }
+        RegisteredMemory.add(buffer);
         return buffer;
     }
 
@@ -371,7 +374,8 @@ public final class XioEngine implements AutoCloseable
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
-        private final List<Transport> transports = new ArrayList<>(List.of(new TcpTransport(), new LocalTransport(), new ShmTransport()));
+        private final List<Transport> transports = new ArrayList<>(List.of(new TcpTransport(), new LocalTransport(), new ShmTransport(),
+            new RdmaTransport()));
 
         private Builder()
         {

@@ -687,10 +687,9 @@ public abstract class TransportConformanceTest
         server.register("count", request -> executor.submit(() ->
         {
             executions.computeIfAbsent(request.requestId(), id -> new AtomicInteger()).incrementAndGet();
-            try (Message message = request.message())
-            {
-                request.respond(Outbound.of(message.header()));
-            }
+            // The response references the request's bytes: they must outlive the write (Outbound's contract).
+            final Message message = request.message();
+            request.respond(Outbound.of(message.header()).releaseAfterSend(message));
         }));
         final Portal portal = server.bind(portalAddress());
         final List<SessionEvent> events = new CopyOnWriteArrayList<>();

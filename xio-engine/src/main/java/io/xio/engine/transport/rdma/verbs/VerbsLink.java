@@ -1,0 +1,653 @@
+package io.xio.engine.transport.rdma.verbs;
+
+import com.ibm.disni.verbs.IbvMr;
+import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.IbvQPInitAttr;
+import com.ibm.disni.verbs.IbvRecvWR;
+import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvSge;
+import com.ibm.disni.verbs.IbvWC;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.SVCPostRecv;
+import com.ibm.disni.verbs.SVCPostSend;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.transport.LinkHandler;
+import io.xio.engine.transport.TransportContext;
+import io.xio.engine.transport.stream.StreamLink;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedList;
+import java.util.List;
+
+/**
+ * One RC queue pair. The frame stream is cut into messages of at most one receive slot, copied into
+ * registered send slots and SENT; the peer's receives land in slots posted before the connection was
+ * accepted or requested (so an RNR wait never happens) and feed the frame assembler.
+ *
+ * <p>Credits: a message may only go when the peer has a receive posted for it. Every message starts with an
+ * 8-byte header carrying how many receives its sender has posted in all (so credits return with traffic)
+ * and flags. One credit is kept back for a header-only credit message, sent when half the receive slots
+ * were re-posted unannounced or when the peer said it is about to run out. Sends are signalled every half
+ * ring only (a completion frees all slots before it). A loop turn's messages go out in one chained
+ * post_send.
+ *
+ * <p>Rendezvous: a direct buffer of {@link #RENDEZVOUS_MIN} bytes or more in the stream is not copied. Its
+ * sender registers it and sends a descriptor (address, rkey, length) in its place; the receiver RDMA-READs
+ * the bytes straight into the frame assembler's buffer, holds back later messages until the read is done,
+ * then counts the read as done in a header, and only then does the sender release the buffer. Owner
+ * context thread only.
+ */
+final class VerbsLink extends StreamLink
+{
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsLink.class);
+    static final int SLOT = 8 << 10;
+    static final int SEND_SLOTS = 64;
+    static final int RECV_SLOTS = 64;
+    private static final int HEADER = 8;
+    static final int RENDEZVOUS_MIN = 64 << 10;
+    private static final int MAX_EXPOSED = 16;
+    private static final int FLAG_HELLO = 1;
+    private static final int FLAG_WANT_CREDIT = 2;
+    private static final int FLAG_RENDEZVOUS = 4;
+    private static final int READS_DONE_SHIFT = 8;
+    private static final long RECEIVE = 1L << 31;
+    private static final long READ = 1L << 30;
+    private static final int STATUS_FLUSHED = 5;
+
+    private final VerbsTransport transport;
+    private final ContextVerbs verbs;
+    private final RdmaCmId id;
+    private final String remote;
+    private final int linkId;
+    private final IbvQP qp;
+    private final ByteBuffer sendArea = BufferUtil.allocateDirectAligned(SEND_SLOTS * SLOT, 4096);
+    private final ByteBuffer recvArea = BufferUtil.allocateDirectAligned(RECV_SLOTS * SLOT, 4096);
+    private final UnsafeBuffer sendBuffer = new UnsafeBuffer(sendArea);
+    private final UnsafeBuffer recvBuffer = new UnsafeBuffer(recvArea);
+    private IbvMr sendMr;
+    private IbvMr recvMr;
+    private final SVCPostRecv[] receives = new SVCPostRecv[RECV_SLOTS];
+    private final SVCPostSend[] sendChains = new SVCPostSend[SEND_SLOTS + 1];
+    private final long[] slotSequence = new long[SEND_SLOTS];
+    private final int[] stagedSlot = new int[SEND_SLOTS];
+    private final int[] stagedLength = new int[SEND_SLOTS];
+    private final boolean[] stagedSignal = new boolean[SEND_SLOTS];
+    private final int[] heldSlot = new int[RECV_SLOTS];
+    private final int[] heldLength = new int[RECV_SLOTS];
+    private final IbvMr[] exposedMr = new IbvMr[MAX_EXPOSED]; // null: in a registered application buffer
+    private final long[] exposedStart = new long[MAX_EXPOSED];
+    private SVCPostSend read;
+    private int staged;
+    private int heldFirst;
+    private int heldCount;
+    private int exposedFirst;
+    private int exposedCount;
+    private long handedOver;
+    private boolean reading;
+    private long readAddress;
+    private int readRkey;
+    private int readLeft;
+    private int readLength;
+    private IbvMr readTarget;
+    private int readsDone;
+    private long head;
+    private long tail;
+    private long lastSignaled = -1;
+    private int granted = 1; // the peer posts receives before connecting: at least the hello fits
+    private int sent;
+    private int posted;
+    private int announced;
+    private int peerSlot = HEADER + 8;
+    private boolean peerWantsCredit;
+    private boolean established;
+    boolean touched;
+
+    VerbsLink(final TransportContext context, final VerbsTransport transport, final ContextVerbs verbs,
+        final RdmaCmId id, final String remote) throws IOException
+    {
+        super(context);
+        this.transport = transport;
+        this.verbs = verbs;
+        this.id = id;
+        this.remote = remote;
+        final IbvQPInitAttr attributes = new IbvQPInitAttr();
+        attributes.cap().setMax_send_wr(SEND_SLOTS);
+        attributes.cap().setMax_recv_wr(RECV_SLOTS);
+        attributes.cap().setMax_send_sge(1);
+        attributes.cap().setMax_recv_sge(1);
+        attributes.cap().setMax_inline_data(0);
+        attributes.setQp_type(IbvQP.IBV_QPT_RC);
+        attributes.setSend_cq(verbs.cq());
+        attributes.setRecv_cq(verbs.cq());
+        this.qp = id.createQP(verbs.pd(), attributes);
+        if (qp == null)
+        {
+            throw new IOException("rdma_create_qp failed for " + remote);
+        }
+        this.linkId = verbs.add(this);
+        try
+        {
+            prepare();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            try
+            {
+                id.destroyQP();
+            }
+            catch (final IOException destroy)
+            {
+                ex.addSuppressed(destroy);
+            }
+            releaseVerbs(); // what was made so far; the caller destroys the id
+            throw ex;
+        }
+    }
+
+    /** Registers the slots, posts every receive and builds the READ request. */
+    private void prepare() throws IOException
+    {
+        sendMr = verbs.register(sendArea);
+        recvMr = verbs.register(recvArea);
+        for (int slot = 0; slot < RECV_SLOTS; slot++)
+        {
+            final IbvSge sge = new IbvSge();
+            sge.setAddr(recvMr.getAddr() + (long)slot * SLOT);
+            sge.setLength(SLOT);
+            sge.setLkey(recvMr.getLkey());
+            final LinkedList<IbvSge> sges = new LinkedList<>();
+            sges.add(sge);
+            final IbvRecvWR wr = new IbvRecvWR();
+            wr.setWr_id(((long)linkId << 32) | RECEIVE | slot);
+            wr.setSg_list(sges);
+            wr.setNum_sge(1);
+            final List<IbvRecvWR> wrs = new ArrayList<>(1);
+            wrs.add(wr);
+            receives[slot] = qp.postRecv(wrs, null);
+            receives[slot].execute();
+            posted++;
+        }
+        final IbvSendWR readWr = new IbvSendWR();
+        readWr.setOpcode(IbvSendWR.IBV_WR_RDMA_READ);
+        readWr.setSend_flags(IbvSendWR.IBV_SEND_SIGNALED);
+        final LinkedList<IbvSge> readSges = new LinkedList<>();
+        readSges.add(new IbvSge());
+        readWr.setSg_list(readSges);
+        readWr.setNum_sge(1);
+        final List<IbvSendWR> readWrs = new ArrayList<>(1);
+        readWrs.add(readWr);
+        read = qp.postSend(readWrs, null);
+    }
+
+    /** rdma_cm reported the connection up: say hello (our receive slot size; the header has our credits). */
+    void established()
+    {
+        established = true;
+        final int slot = (int)(head % SEND_SLOTS);
+        sendBuffer.putInt(slot * SLOT + HEADER, SLOT);
+        sendBuffer.putInt(slot * SLOT + HEADER + 4, 1);
+        stage(HEADER + 8, FLAG_HELLO);
+        post();
+    }
+
+    @Override
+    public void start(final LinkHandler handler)
+    {
+        super.start(handler);
+        deliverHeld();
+        afterCompletions();
+    }
+
+    /** Called by the context's completion poll for each of this link's completions. */
+    void onCompletion(final IbvWC wc)
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (wc.getStatus() != 0)
+        {
+            final int status = wc.getStatus();
+            close(new ConnectionException("rdma connection " + remote + (status == STATUS_FLUSHED ?
+                " was torn down (work flushed)" : " failed: completion status " + status + ", vendor error " +
+                wc.getVendor_err())));
+            return;
+        }
+        final long low = wc.getWr_id() & 0xFFFF_FFFFL;
+        if ((low & RECEIVE) != 0)
+        {
+            final int slot = (int)(low & ~RECEIVE);
+            if (handler == null || reading || heldCount > 0)
+            {
+                final int at = (heldFirst + heldCount++) % RECV_SLOTS;
+                heldSlot[at] = slot;
+                heldLength[at] = wc.getByte_len();
+            }
+            else
+            {
+                deliver(slot, wc.getByte_len());
+            }
+        }
+        else
+        {
+            tail = slotSequence[(int)(low & ~READ)] + 1; // a signalled send: it and all before it are done
+            if ((low & READ) != 0)
+            {
+                readCompleted();
+            }
+        }
+    }
+
+    /** Delivers messages held back (before start, or behind a read), until a read starts again. */
+    private void deliverHeld()
+    {
+        while (heldCount > 0 && !reading && !closed && handler != null)
+        {
+            final int at = heldFirst;
+            heldFirst = (heldFirst + 1) % RECV_SLOTS;
+            heldCount--;
+            deliver(heldSlot[at], heldLength[at]);
+        }
+    }
+
+    private void deliver(final int slot, final int length)
+    {
+        final int offset = slot * SLOT;
+        if (length < HEADER)
+        {
+            close(new ConnectionException("rdma peer " + remote + " sent a message of " + length + " bytes"));
+            return;
+        }
+        final int peerPosted = recvBuffer.getInt(offset);
+        if (peerPosted - granted > 0)
+        {
+            granted = peerPosted;
+        }
+        final int flags = recvBuffer.getInt(offset + 4);
+        for (int done = flags >>> READS_DONE_SHIFT; done > 0 && exposedCount > 0; done--)
+        {
+            if (exposedMr[exposedFirst] != null)
+            {
+                ContextVerbs.deregister(exposedMr[exposedFirst]);
+            }
+            exposedMr[exposedFirst] = null;
+            exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
+            exposedCount--;
+        }
+        if ((flags & FLAG_WANT_CREDIT) != 0)
+        {
+            peerWantsCredit = true;
+        }
+        if ((flags & FLAG_HELLO) != 0)
+        {
+            peerSlot = Math.min(SLOT, recvBuffer.getInt(offset + HEADER));
+            if (peerSlot <= HEADER)
+            {
+                close(new ConnectionException("rdma peer " + remote + " announced receive slots of " + peerSlot +
+                    " bytes"));
+                return;
+            }
+        }
+        else if ((flags & FLAG_RENDEZVOUS) != 0)
+        {
+            readAddress = recvBuffer.getLong(offset + HEADER);
+            readRkey = recvBuffer.getInt(offset + HEADER + 8);
+            readLeft = recvBuffer.getInt(offset + HEADER + 12);
+            reading = readLeft > 0;
+        }
+        else if (length > HEADER)
+        {
+            bytesArrived();
+            assembler.feed(recvBuffer, offset + HEADER, length - HEADER, handler);
+        }
+        if (closed)
+        {
+            return;
+        }
+        try
+        {
+            receives[slot].execute();
+            posted++;
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("rdma connection " + remote + " cannot re-post a receive", ex));
+        }
+    }
+
+    /** After a poll that touched this link: send what credits now allow, return credits the peer needs. */
+    void afterCompletions()
+    {
+        if (closed || handler == null)
+        {
+            return;
+        }
+        if (reading && readTarget == null)
+        {
+            startRead();
+        }
+        if (hasUntransmitted())
+        {
+            flush();
+        }
+        else
+        {
+            releaseSent();
+        }
+        final int unannounced = posted - announced;
+        if (!closed && (readsDone > 0 || unannounced > 0 && (peerWantsCredit || unannounced >= RECV_SLOTS / 2)) &&
+            credits() >= 1 && freeSlots() > 0)
+        {
+            stage(HEADER, 0);
+            post();
+        }
+    }
+
+    @Override
+    protected void transmit(final ByteBuffer[] buffers, final int from, final int to) throws IOException
+    {
+        int index = from;
+        final int capacity = peerSlot - HEADER;
+        while (index < to && credits() >= 2 && freeSlots() > 0 && staged < SEND_SLOTS)
+        {
+            final int base = (int)(head % SEND_SLOTS) * SLOT + HEADER;
+            if (exposable(buffers[index]))
+            {
+                expose(buffers[index], base);
+                index++;
+                stage(HEADER + 16, FLAG_RENDEZVOUS | (credits() <= 2 ? FLAG_WANT_CREDIT : 0));
+                continue;
+            }
+            int fill = 0;
+            while (index < to && fill < capacity && !exposable(buffers[index]))
+            {
+                final ByteBuffer buffer = buffers[index];
+                final int n = Math.min(buffer.remaining(), capacity - fill);
+                sendBuffer.putBytes(base + fill, buffer, buffer.position(), n);
+                buffer.position(buffer.position() + n);
+                fill += n;
+                if (!buffer.hasRemaining())
+                {
+                    index++;
+                }
+            }
+            handedOver += fill;
+            stage(HEADER + fill, credits() <= 2 ? FLAG_WANT_CREDIT : 0);
+        }
+        while (index < to && !buffers[index].hasRemaining())
+        {
+            index++;
+        }
+        transmitted(index);
+        post();
+    }
+
+    private boolean exposable(final ByteBuffer buffer)
+    {
+        return buffer.isDirect() && buffer.remaining() >= RENDEZVOUS_MIN && exposedCount < MAX_EXPOSED;
+    }
+
+    /** Registers the buffer's remaining bytes and writes their descriptor at {@code at}. */
+    private void expose(final ByteBuffer buffer, final int at) throws IOException
+    {
+        final int length = buffer.remaining();
+        final long address = BufferUtil.address(buffer) + buffer.position();
+        final IbvMr kept = verbs.registered(address, length);
+        final IbvMr mr = kept != null ? kept : verbs.register(address, length);
+        final int slot = (exposedFirst + exposedCount++) % MAX_EXPOSED;
+        exposedMr[slot] = kept != null ? null : mr;
+        exposedStart[slot] = handedOver;
+        handedOver += length;
+        buffer.position(buffer.limit());
+        sendBuffer.putLong(at, address);
+        sendBuffer.putInt(at + 8, mr.getRkey());
+        sendBuffer.putInt(at + 12, length);
+    }
+
+    /** Reads the next piece of the peer's exposed bytes straight into where the assembler wants them. */
+    private void startRead()
+    {
+        if (closed || freeSlots() == 0)
+        {
+            return; // retried after the next completion frees a slot
+        }
+        final ByteBuffer target = assembler.writable();
+        final int length = Math.min(readLeft, target.remaining());
+        try
+        {
+            readTarget = verbs.register(BufferUtil.address(target) + target.position(), length);
+            readLength = length;
+            final int slot = (int)(head % SEND_SLOTS);
+            slotSequence[slot] = head;
+            lastSignaled = head;
+            head++;
+            final SVCPostSend.SendWRMod wr = read.getWrMod(0);
+            wr.setWr_id(((long)linkId << 32) | READ | slot);
+            final SVCPostSend.SgeMod sge = wr.getSgeMod(0);
+            sge.setAddr(readTarget.getAddr());
+            sge.setLength(length);
+            sge.setLkey(readTarget.getLkey());
+            wr.getRdmaMod().setRemote_addr(readAddress);
+            wr.getRdmaMod().setRkey(readRkey);
+            read.execute();
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("rdma connection " + remote + " cannot read the peer's data", ex));
+        }
+    }
+
+    private void readCompleted()
+    {
+        ContextVerbs.deregister(readTarget);
+        readTarget = null;
+        readAddress += readLength;
+        readLeft -= readLength;
+        bytesArrived();
+        assembler.received(readLength, handler);
+        if (closed)
+        {
+            return;
+        }
+        if (readLeft > 0)
+        {
+            startRead();
+            return;
+        }
+        reading = false;
+        readsDone++;
+        deliverHeld();
+    }
+
+    private int credits()
+    {
+        return established ? granted - sent : 0;
+    }
+
+    private int freeSlots()
+    {
+        return SEND_SLOTS - (int)(head - tail);
+    }
+
+    /** Queues the message in the current head slot (its payload already written) for the next post. */
+    private void stage(final int length, final int flags)
+    {
+        final int slot = (int)(head % SEND_SLOTS);
+        sendBuffer.putInt(slot * SLOT, posted);
+        sendBuffer.putInt(slot * SLOT + 4, flags | readsDone << READS_DONE_SHIFT);
+        readsDone = 0;
+        announced = posted;
+        peerWantsCredit = false;
+        final boolean signal = head - lastSignaled >= SEND_SLOTS / 2;
+        if (signal)
+        {
+            lastSignaled = head;
+        }
+        slotSequence[slot] = head;
+        stagedSlot[staged] = slot;
+        stagedLength[staged] = length;
+        stagedSignal[staged] = signal;
+        staged++;
+        head++;
+        sent++;
+    }
+
+    /** Posts the staged messages as one chain of work requests. */
+    private void post()
+    {
+        if (staged == 0 || closed)
+        {
+            staged = 0;
+            return;
+        }
+        try
+        {
+            final SVCPostSend chain = chain(staged);
+            long bytes = 0;
+            for (int i = 0; i < staged; i++)
+            {
+                final SVCPostSend.SendWRMod wr = chain.getWrMod(i);
+                wr.setWr_id(((long)linkId << 32) | stagedSlot[i]);
+                wr.setSend_flags(stagedSignal[i] ? IbvSendWR.IBV_SEND_SIGNALED : 0);
+                final SVCPostSend.SgeMod sge = wr.getSgeMod(0);
+                sge.setAddr(sendMr.getAddr() + (long)stagedSlot[i] * SLOT);
+                sge.setLength(stagedLength[i]);
+                sge.setLkey(sendMr.getLkey());
+                bytes += stagedLength[i];
+            }
+            staged = 0;
+            chain.execute();
+            context.counters().wrote(bytes);
+        }
+        catch (final IOException ex)
+        {
+            staged = 0;
+            close(new ConnectionException("rdma connection " + remote + " cannot post sends", ex));
+        }
+    }
+
+    private SVCPostSend chain(final int length) throws IOException
+    {
+        SVCPostSend chain = sendChains[length];
+        if (chain == null)
+        {
+            final List<IbvSendWR> wrs = new ArrayList<>(length);
+            for (int i = 0; i < length; i++)
+            {
+                final IbvSge sge = new IbvSge();
+                sge.setAddr(sendMr.getAddr());
+                sge.setLength(HEADER);
+                sge.setLkey(sendMr.getLkey());
+                final LinkedList<IbvSge> sges = new LinkedList<>();
+                sges.add(sge);
+                final IbvSendWR wr = new IbvSendWR();
+                wr.setOpcode(IbvSendWR.IBV_WR_SEND);
+                wr.setSg_list(sges);
+                wr.setNum_sge(1);
+                wrs.add(wr);
+            }
+            chain = qp.postSend(wrs, null);
+            sendChains[length] = chain;
+        }
+        return chain;
+    }
+
+    @Override
+    protected long releasedPosition()
+    {
+        return exposedCount > 0 ? exposedStart[exposedFirst] : handedOver;
+    }
+
+    /** rdma_cm says the connection ended: deliver what already arrived, then close. */
+    void disconnected(final String event)
+    {
+        if (!closed)
+        {
+            verbs.poll();
+            close(new ConnectionException("rdma peer " + remote + " disconnected (" + event + ")"));
+        }
+    }
+
+    @Override
+    protected void closeChannel()
+    {
+        transport.forget(id);
+        try
+        {
+            id.disconnect();
+        }
+        catch (final IOException ex)
+        {
+            LOG.debug("rdma_disconnect of {} failed", remote, ex);
+        }
+        try
+        {
+            id.destroyQP();
+            id.destroyId();
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("cannot destroy the queue pair of {}", remote, ex);
+        }
+        transport.released();
+        releaseVerbs();
+    }
+
+    /** After the queue pair is gone (nothing can touch the memory any more): calls, registrations, the link id. */
+    private void releaseVerbs()
+    {
+        if (readTarget != null)
+        {
+            ContextVerbs.deregister(readTarget);
+            readTarget = null;
+        }
+        for (; exposedCount > 0; exposedCount--)
+        {
+            if (exposedMr[exposedFirst] != null)
+            {
+                ContextVerbs.deregister(exposedMr[exposedFirst]);
+            }
+            exposedMr[exposedFirst] = null;
+            exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
+        }
+        for (final SVCPostRecv receive : receives)
+        {
+            if (receive != null)
+            {
+                receive.free();
+            }
+        }
+        for (final SVCPostSend chain : sendChains)
+        {
+            if (chain != null)
+            {
+                chain.free();
+            }
+        }
+        if (read != null)
+        {
+            read.free();
+        }
+        if (sendMr != null)
+        {
+            ContextVerbs.deregister(sendMr);
+        }
+        if (recvMr != null)
+        {
+            ContextVerbs.deregister(recvMr);
+        }
+        verbs.remove(linkId);
+    }
+
+    @Override
+    public String remoteAddress()
+    {
+        return remote;
+    }
+}

@@ -1,0 +1,25 @@
+package io.xio.engine.conformance;
+
+import io.xio.engine.transport.rdma.RdmaTestAddress;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The conformance suite over {@code rdma}: needs an RDMA device, so it is tagged and runs in the
+ * Soft-RoCE guest ({@code integration-tests/rdma/run-tests.sh}) or on a host with an RDMA NIC, at the
+ * address in {@code XIO_RDMA_ADDRESS}.
+ */
+@Tag("rdma")
+class RdmaConformanceTest extends TransportConformanceTest
+{
+    @Override
+    protected String portalAddress()
+    {
+        return "rdma://" + RdmaTestAddress.ip() + ":0";
+    }
+
+    @Override
+    protected String deadAddress()
+    {
+        return "rdma://" + RdmaTestAddress.ip() + ":" + RdmaTestAddress.unusedPort() + "/kv";
+    }
+}

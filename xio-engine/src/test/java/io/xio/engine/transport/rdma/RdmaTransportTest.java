@@ -1,0 +1,249 @@
+package io.xio.engine.transport.rdma;
+
+import io.xio.engine.CallOptions;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.Portal;
+import io.xio.engine.Session;
+import io.xio.engine.SessionEvent;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.TestEngines;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+
+import static io.xio.engine.TestEngines.text;
+import static io.xio.engine.TestEngines.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What only RDMA shows: large data read one-sidedly instead of sent, registered application buffers,
+ * credits running out against a stalled receiver, a peer process that dies. Needs an RDMA device.
+ */
+@Tag("rdma")
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RdmaTransportTest
+{
+    private final TestEngines engines = new TestEngines();
+    private Process child;
+
+    @AfterEach
+    void close() throws Exception
+    {
+        if (child != null)
+        {
+            child.destroyForcibly();
+            child.waitFor(10, TimeUnit.SECONDS);
+        }
+        engines.close();
+    }
+
+    private static String portal()
+    {
+        return "rdma://" + RdmaTestAddress.ip() + ":0";
+    }
+
+    private static ByteBuffer pattern(final int length, final int seed)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(length);
+        for (int i = 0; i < length; i++)
+        {
+            buffer.put(i, (byte)(i * 31 + seed));
+        }
+        return buffer;
+    }
+
+    private static long crc(final ByteBuffer buffer)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(buffer.duplicate());
+        return crc.getValue();
+    }
+
+    @Test
+    void largeSegmentsAreReadByThePeerNotSentThroughReceiveSlots() throws Exception
+    {
+        final XioEngine server = engines.start("server");
+        final XioEngine client = engines.start("client");
+        server.register("sum", request ->
+        {
+            try (Message message = request.message())
+            {
+                final ByteBuffer data = message.segment(0);
+                request.respond(Outbound.of(ByteBuffer.allocate(12).putInt(0, data.remaining()).putLong(4, crc(data))));
+            }
+        });
+        final Portal portal = server.bind(portal());
+        try (Session session = client.connect(portal.uri().withResource("sum").toString()))
+        {
+            final int size = 1 << 20;
+            final long before = client.statistics().bytesSent();
+            for (int i = 0; i < 8; i++)
+            {
+                final ByteBuffer data = pattern(size, i);
+                try (Message reply = session.request(Outbound.of(utf8("sum"), data)).get(60, TimeUnit.SECONDS))
+                {
+                    assertThat(reply.header().getInt(0)).isEqualTo(size);
+                    assertThat(reply.header().getLong(4)).isEqualTo(crc(data));
+                }
+            }
+            // 8 MiB went over; what the client itself posted were descriptors and frame headers
+            assertThat(client.statistics().bytesSent() - before).isLessThan(64 << 10);
+        }
+    }
+
+    @Test
+    void registeredApplicationBuffersTravelWithoutACopyBothWays() throws Exception
+    {
+        final XioEngine server = engines.start("server");
+        final XioEngine client = engines.start("client");
+        final ByteBuffer reply = server.register(pattern(2 << 20, 7));
+        server.register("fetch", request ->
+        {
+            request.message().close();
+            request.respond(Outbound.of(utf8("here"), reply.duplicate()));
+        });
+        final Portal portal = server.bind(portal());
+        final ByteBuffer upload = client.register(pattern(2 << 20, 3));
+        try (Session session = client.connect(portal.uri().withResource("fetch").toString()))
+        {
+            final long serverBefore = server.statistics().bytesSent();
+            final long clientBefore = client.statistics().bytesSent();
+            for (int i = 0; i < 4; i++)
+            {
+                try (Message message = session.request(Outbound.of(utf8("get"), upload.duplicate()))
+                    .get(60, TimeUnit.SECONDS))
+                {
+                    assertThat(text(message.header())).isEqualTo("here");
+                    assertThat(crc(message.segment(0))).isEqualTo(crc(reply));
+                }
+            }
+            assertThat(server.statistics().bytesSent() - serverBefore).isLessThan(64 << 10);
+            assertThat(client.statistics().bytesSent() - clientBefore).isLessThan(64 << 10);
+        }
+    }
+
+    @Test
+    void aStalledReceiverRunsTheSenderOutOfCreditsAndLosesNothing() throws Exception
+    {
+        final XioEngine server = engines.start(engines.builder("server").contexts(1));
+        final XioEngine client = engines.start("client");
+        final CountDownLatch stalled = new CountDownLatch(1);
+        final List<Integer> seen = new CopyOnWriteArrayList<>();
+        server.register("slow", request ->
+        {
+            try (Message message = request.message())
+            {
+                if (seen.isEmpty())
+                {
+                    stalled.countDown();
+                    sleep(1_500); // on the context thread: nothing is polled, no receive re-posted
+                }
+                seen.add(message.header().getInt(0));
+            }
+        });
+        final Portal portal = server.bind(portal());
+        final List<SessionEvent> events = new CopyOnWriteArrayList<>();
+        try (Session session = client.connect(portal.uri().withResource("slow").toString(),
+            SessionOptions.DEFAULT.withListener(events::add)))
+        {
+            final int count = 400; // 12 KiB each: two receive slots per message, far beyond 64 credits
+            final List<XioFuture<Void>> sends = new ArrayList<>();
+            for (int i = 0; i < count; i++)
+            {
+                final ByteBuffer header = ByteBuffer.allocate(12 << 10).putInt(0, i);
+                sends.add(session.send(Outbound.of(header), CallOptions.DEFAULT.withWaitWhenFull(true)));
+                if (i == 0)
+                {
+                    assertThat(stalled.await(30, TimeUnit.SECONDS)).isTrue();
+                }
+            }
+            for (final XioFuture<Void> send : sends)
+            {
+                send.get(60, TimeUnit.SECONDS);
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == count);
+            for (int i = 0; i < count; i++)
+            {
+                assertThat(seen.get(i)).isEqualTo(i);
+            }
+            assertThat(events).extracting(SessionEvent::type).doesNotContain(SessionEvent.Type.RECONNECTING,
+                SessionEvent.Type.ERROR);
+        }
+    }
+
+    @Test
+    void aKilledPeerProcessFailsEveryCallerPromptly() throws Exception
+    {
+        child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            RdmaServerMain.class.getName()).redirectErrorStream(true).start();
+        final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+            StandardCharsets.UTF_8));
+        final StringBuilder log = new StringBuilder();
+        String line;
+        while ((line = out.readLine()) != null && !line.startsWith("READY "))
+        {
+            log.append(line).append('\n');
+        }
+        assertThat(line).as("child server started; it printed:%n%s", log).startsWith("READY rdma://");
+        final String base = line.substring("READY ".length()) + "/";
+        final XioEngine client = engines.start(engines.builder("client").reconnectTimeout(Duration.ofSeconds(2)));
+        try (Session echo = client.connect(base + "echo");
+             Session hold = client.connect(base + "hold", SessionOptions.DEFAULT.withTimeout(Duration.ofSeconds(60))))
+        {
+            for (int i = 0; i < 50; i++)
+            {
+                try (Message reply = echo.request(Outbound.of(utf8("across " + i))).get(30, TimeUnit.SECONDS))
+                {
+                    assertThat(text(reply.header())).isEqualTo("across " + i);
+                }
+            }
+            final List<XioFuture<Message>> inFlight = new ArrayList<>();
+            for (int i = 0; i < 200; i++)
+            {
+                inFlight.add(hold.request(Outbound.of(utf8("held " + i)), CallOptions.DEFAULT.withWaitWhenFull(true)));
+            }
+            child.destroyForcibly(); // kill -9: the kernel tears its queue pairs down
+            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            for (final XioFuture<Message> future : inFlight)
+            {
+                assertThatThrownBy(() -> future.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(ConnectionException.class);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> !hold.isOpen() && !echo.isOpen());
+        }
+    }
+
+    private static void sleep(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
