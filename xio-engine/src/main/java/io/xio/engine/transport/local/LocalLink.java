@@ -67,6 +67,10 @@ final class LocalLink extends StreamLink implements Poller
                 {
                     return 1;
                 }
+                if (!current.hasRemaining())
+                {
+                    current = null; // the writer reuses the buffer once it sees it consumed: drop it first
+                }
             }
         }
         catch (final RuntimeException ex)
@@ -116,7 +120,8 @@ final class LocalLink extends StreamLink implements Poller
         while (index < to)
         {
             final ByteBuffer buffer = buffers[index];
-            if (buffer.hasRemaining() && !out.chunks.offer(buffer.duplicate()))
+            // The entry itself goes over: the link does not touch it again until the reader consumed it.
+            if (buffer.hasRemaining() && !out.chunks.offer(buffer))
             {
                 break;
             }
