@@ -41,6 +41,18 @@ public interface Session extends AutoCloseable
      */
     XioFuture<Message> request(Outbound message, CallOptions options);
 
+    /**
+     * Sends a request without allocating: the outcome goes to {@code listener} (see {@link ResponseListener}
+     * for the thread and how long the response is valid) instead of to a new future per call, so a caller
+     * that keeps its {@link Outbound} and listener, and reuses the outbound once the listener was called,
+     * sends and receives in steady state without creating garbage. The trade-off: no per-call cancel (use
+     * {@link #cancelAll()} or the deadline), no receipts, and the response must be read inside the listener.
+     *
+     * @return the request id, or 0 when the request was refused at once (the listener was told, on this thread)
+     * @throws IllegalArgumentException when {@code options} asks for a receipt
+     */
+    long request(Outbound message, CallOptions options, ResponseListener listener);
+
     /** Sends a one-way message; the future completes once it was written. */
     default XioFuture<Void> send(final Outbound message)
     {

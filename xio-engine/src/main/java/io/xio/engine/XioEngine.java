@@ -4,6 +4,7 @@ import io.xio.engine.context.EventLoop;
 import io.xio.engine.context.LoopIdleStrategy;
 import io.xio.engine.session.EngineCore;
 import io.xio.engine.session.PortalImpl;
+import io.xio.engine.session.ReusingHandler;
 import io.xio.engine.session.SessionImpl;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.local.LocalTransport;
@@ -116,7 +117,18 @@ public final class XioEngine implements AutoCloseable
     /** Registers the handler of requests to sessions for {@code resource}; replaces an earlier one. */
     public void register(final String resource, final RequestHandler handler)
     {
-        core.services().put(resource, handler);
+        register(resource, handler, RequestReuse.NEVER);
+    }
+
+    /**
+     * Registers the handler of requests to sessions for {@code resource}, replacing an earlier one;
+     * {@link RequestReuse#AFTER_ANSWER} makes the server side of a request allocation-free, under that
+     * constant's rules. Sessions accepted before keep the handler they started with.
+     */
+    public void register(final String resource, final RequestHandler handler, final RequestReuse reuse)
+    {
+        java.util.Objects.requireNonNull(handler, "handler");
+        core.services().put(resource, reuse == RequestReuse.AFTER_ANSWER ? new ReusingHandler(handler) : handler);
     }
 
     public void unregister(final String resource)

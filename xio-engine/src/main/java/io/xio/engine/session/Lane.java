@@ -44,6 +44,8 @@ final class Lane
     private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<io.xio.engine.XioFuture<?>> cancelling = new Long2ObjectHashMap<>();
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
+    private final CallPool calls;
+    private final Message responseView = new Message();
     private Connection connection;
     private volatile boolean up;
     private boolean closed;
@@ -62,6 +64,38 @@ final class Lane
         this.peers = peers;
         this.loop = peers.loop;
         this.slot = slot;
+        this.calls = session.reuseCalls ? new CallPool(this, session.engine.limits.maxInFlight()) : null;
+    }
+
+    /**
+     * The lane's idle calls, for a service that reuses them ({@link io.xio.engine.RequestReuse#AFTER_ANSWER}).
+     * Taken on the lane's thread; given back from whichever thread let go of a call last.
+     */
+    static final class CallPool
+    {
+        private final Lane lane;
+        private final org.agrona.concurrent.ManyToOneConcurrentArrayQueue<ServerCall> idle;
+
+        CallPool(final Lane lane, final int maxInFlight)
+        {
+            this.lane = lane;
+            this.idle = new org.agrona.concurrent.ManyToOneConcurrentArrayQueue<>(Math.min(maxInFlight, 4096));
+        }
+
+        ServerCall take(final long id, final int flags)
+        {
+            final ServerCall call = idle.poll();
+            if (call == null)
+            {
+                return new ServerCall(lane, this).beginAs(id, flags);
+            }
+            return call.beginAs(id, flags);
+        }
+
+        void recycle(final ServerCall call)
+        {
+            idle.offer(call); // when full, the call is left to the garbage collector
+        }
     }
 
     boolean isUp()
@@ -346,6 +380,7 @@ final class Lane
             }
             else if (session.initiator)
             {
+                request.waited = true;
                 waiting.add(request);
             }
             else
@@ -442,7 +477,7 @@ final class Lane
             }
             return;
         }
-        if (request.future.isDone())
+        if (request.future != null && request.future.isDone())
         {
             request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
             return;
@@ -473,6 +508,7 @@ final class Lane
         {
             return;
         }
+        request.waited = true;
         waiting.add(request);
     }
 
@@ -656,6 +692,13 @@ final class Lane
             return; // answered already (a duplicate after failover), cancelled or timed out
         }
         final int status = frame.status();
+        if (request != null && status == Status.OK && request.listener != null && request.deliversNow() &&
+            responseView.isReleased())
+        {
+            // The listener reads it during its call and xio closes it after: lend the lane's view, no allocation.
+            settle(request, responseView.wrap(slab, frame, null, null));
+            return;
+        }
         final Object outcome = status == Status.OK ? new Message(slab, frame, session.engine.leaks) :
             remoteFailure(frame, status);
         if (request != null)
@@ -712,7 +755,7 @@ final class Lane
                 request.future.receiptArrived();
                 request.complete(null);
             }
-            else
+            else if (request.future != null)
             {
                 request.future.receiptArrived();
             }
@@ -722,7 +765,10 @@ final class Lane
         cancelTimer(request);
         if (outcome instanceof Message message)
         {
-            request.future.receiptArrived();
+            if (request.future != null)
+            {
+                request.future.receiptArrived();
+            }
             request.complete(message);
         }
         else
@@ -789,15 +835,19 @@ final class Lane
         final int flags = frame.flags();
         final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
         final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
-        final ServerCall call = new ServerCall(this, id, flags);
+        final ServerCall call = calls != null ? calls.take(id, flags) : new ServerCall(this, id, flags);
         switch (session.window.begin(id, call))
         {
             case NEW ->
             {
                 if (session.executing.incrementAndGet() > session.engine.limits.maxInFlight())
                 {
-                    session.executing.decrementAndGet();
-                    session.window.abandon(id);
+                    if (call.abandon())
+                    {
+                        session.executing.decrementAndGet();
+                        session.window.abandon(id);
+                        call.unused();
+                    }
                     answerStatus(id, flags, Status.BACK_PRESSURE);
                     return;
                 }
@@ -805,11 +855,12 @@ final class Lane
                 {
                     sendReceipt(id, flags);
                 }
-                call.message = new Message(slab, frame, session.engine.leaks);
+                call.wrap(slab, frame, session.engine.leaks);
                 dispatch(call, oneWay);
             }
             case EXECUTING ->
             {
+                call.unused();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
@@ -819,7 +870,7 @@ final class Lane
                 final Object running = session.window.awaitCall(id);
                 if (running instanceof ServerCall executing)
                 {
-                    executing.replyVia(this);
+                    executing.replyVia(this, id);
                 }
                 if (!oneWay && session.window.isDone(id))
                 {
@@ -828,6 +879,7 @@ final class Lane
             }
             case DONE ->
             {
+                call.unused();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
@@ -837,46 +889,61 @@ final class Lane
                     resend(id, flags);
                 }
             }
-            case TOO_OLD -> answerStatus(id, flags, Status.OUTSIDE_WINDOW);
-            case FULL -> answerStatus(id, flags, Status.BACK_PRESSURE);
+            case TOO_OLD ->
+            {
+                call.unused();
+                answerStatus(id, flags, Status.OUTSIDE_WINDOW);
+            }
+            case FULL ->
+            {
+                call.unused();
+                answerStatus(id, flags, Status.BACK_PRESSURE);
+            }
         }
     }
 
     private void dispatch(final ServerCall call, final boolean oneWay)
     {
-        if (session.handler == null)
-        {
-            call.message.close();
-            call.refuse(Status.NO_HANDLER);
-            return;
-        }
         try
         {
-            session.handler.onRequest(call);
-        }
-        catch (final Throwable ex)
-        {
-            call.message.close(); // a handler that threw is not going to release it
+            if (session.handler == null)
+            {
+                call.message.close();
+                call.refuse(Status.NO_HANDLER);
+                return;
+            }
+            try
+            {
+                session.handler.onRequest(call);
+            }
+            catch (final Throwable ex)
+            {
+                call.message.close(); // a handler that threw is not going to release it
+                if (oneWay)
+                {
+                    org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
+                        session.describe(), call.id, ex);
+                }
+                else if (!call.isCancelled())
+                {
+                    try
+                    {
+                        call.fail(ex);
+                    }
+                    catch (final IllegalStateException alreadyAnswered)
+                    {
+                        // it threw after answering: the answer stands
+                    }
+                }
+            }
             if (oneWay)
             {
-                org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
-                    session.describe(), call.id, ex);
-            }
-            else if (!call.isCancelled())
-            {
-                try
-                {
-                    call.fail(ex);
-                }
-                catch (final IllegalStateException alreadyAnswered)
-                {
-                    // it threw after answering: the answer stands
-                }
+                call.delivered();
             }
         }
-        if (oneWay)
+        finally
         {
-            call.delivered();
+            call.release(); // the handler's hold
         }
     }
 
@@ -932,7 +999,7 @@ final class Lane
         for (long i = 0; i <= span; i++)
         {
             final Object call = session.window.call(first + i);
-            if (call instanceof ServerCall serverCall && serverCall.cancel())
+            if (call instanceof ServerCall serverCall && serverCall.cancel(first + i))
             {
                 aborted++;
             }
@@ -950,6 +1017,7 @@ final class Lane
             if (other == null)
             {
                 response.released(); // kept in the window (when small) for the retransmit to come
+                call.release();
                 return;
             }
             if (other.loop == loop)
@@ -958,16 +1026,26 @@ final class Lane
             }
             else
             {
-                other.loop.execute(() -> other.sendResponse(call, status, response));
+                call.sendOn(other, status, response);
             }
             return;
         }
-        final io.xio.engine.transport.SendCompletion release = response.hasReleaseAfterSend()
-            ? written -> response.released() : null;
-        if (connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR, session.id(), call.id,
-            status, response, release, true) == FrameEncoder.NO_ROOM)
+        // The call is the completion: it releases the response once the link is done with its buffers.
+        final boolean completion = response.hasReleaseAfterSend();
+        if (completion)
+        {
+            call.sending(response);
+        }
+        final int result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
+            session.id(), call.id, status, response, completion ? call : null, true);
+        if (result == FrameEncoder.NO_ROOM)
         {
             response.released();
+            call.release();
+        }
+        else if (!completion)
+        {
+            call.release();
         }
     }
 }
