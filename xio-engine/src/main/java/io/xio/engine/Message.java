@@ -11,7 +11,10 @@ import java.nio.ByteBuffer;
  * A received message (S6): its header and data segments are views into the receive buffer, not copies. The
  * receiver must {@link #close()} it when done (try-with-resources), which returns the buffer to its pool;
  * the views must not be used afterwards. Reading may happen on any thread; close may be called from any
- * thread, once (later calls do nothing).
+ * thread, once (later calls do nothing). On the allocation-free paths xio reuses the object itself: a response
+ * lent to a {@link ResponseListener} is valid during its call only, and a request of a service registered with
+ * {@link RequestReuse#AFTER_ANSWER} must be closed exactly once and not touched afterwards.
+ * {@link #buffer()} with the offsets reads in place without creating a view.
  */
 public final class Message implements AutoCloseable
 {

@@ -25,9 +25,16 @@ import java.nio.charset.StandardCharsets;
  */
 final class ServerCall implements InboundRequest, Runnable, SendCompletion
 {
+    // States in the low bits of the word, the request id above them. A cancel passes through CANCELLING, during
+    // which a late answer is only noted: the call cannot be reused while the cancel still works on it.
     private static final int EXECUTING = 0;
     private static final int ANSWERED = 1;
-    private static final int CANCELLED = 2;
+    private static final int CANCELLING = 2;
+    private static final int CANCELLED = 3;
+    private static final int CANCELLING_ANSWERED = 4;
+    private static final int CANCELLED_ANSWERED = 5;
+    private static final int STATE_BITS = 3;
+    private static final long STATE_MASK = (1 << STATE_BITS) - 1;
     /** What must let go before a pooled call is reused: the handler's run, the answer, the message. */
     private static final int HOLDS = 3;
     private static final Runnable RAN = () -> { };
@@ -56,7 +63,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     long id;
     int flags;
     Message message;
-    @SuppressWarnings("unused") // accessed through WORD: id << 2 | state
+    @SuppressWarnings("unused") // accessed through WORD: id << STATE_BITS | state
     private volatile long word;
     @SuppressWarnings("unused") // accessed through ON_CANCEL
     private volatile Runnable onCancel;
@@ -95,7 +102,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         answer = null;
         ON_CANCEL.setRelease(this, null);
         HELD.setRelease(this, HOLDS);
-        WORD.setVolatile(this, id << 2 | EXECUTING);
+        WORD.setVolatile(this, id << STATE_BITS | EXECUTING);
         return this;
     }
 
@@ -135,12 +142,12 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
 
     private int state()
     {
-        return (int)((long)WORD.getVolatile(this) & 3);
+        return (int)((long)WORD.getVolatile(this) & STATE_MASK);
     }
 
     private boolean moveFrom(final int from, final int to)
     {
-        return WORD.compareAndSet(this, id << 2 | from, id << 2 | to);
+        return WORD.compareAndSet(this, id << STATE_BITS | from, id << STATE_BITS | to);
     }
 
     /** A retransmit of this call arrived on {@code lane}: send the answer there, if the call still is {@code id}. */
@@ -148,7 +155,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         // A pooled call reused meanwhile at worst answers on another live lane of the same session, which the
         // client accepts: answers are found across a session's lanes.
-        if ((long)WORD.getVolatile(this) >>> 2 == expectedId)
+        if ((long)WORD.getVolatile(this) >>> STATE_BITS == expectedId)
         {
             replyVia = lane;
         }
@@ -208,17 +215,45 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
 
     private void answer(final int status, final Outbound response)
     {
-        if (!moveFrom(EXECUTING, ANSWERED))
+        if (moveFrom(EXECUTING, ANSWERED))
         {
-            response.released();
-            if (state() == CANCELLED)
-            {
-                release(); // the handler answered a cancelled call: that was the answer hold
-                return;
-            }
+            lane.session.answered(this, status, response);
+            return;
+        }
+        response.released();
+        if (!answeredAfterCancel())
+        {
             throw new IllegalStateException("request " + id + " was already answered");
         }
-        lane.session.answered(this, status, response);
+    }
+
+    /**
+     * The handler answered a cancelled call, which sends nothing; this was the answer hold, let go now or, while
+     * the cancel still runs, by the cancel when it ends. False when the call was not cancelled.
+     */
+    private boolean answeredAfterCancel()
+    {
+        while (true)
+        {
+            final int state = state();
+            if (state == CANCELLING && moveFrom(CANCELLING, CANCELLING_ANSWERED))
+            {
+                return true;
+            }
+            if (state == CANCELLED && moveFrom(CANCELLED, CANCELLED_ANSWERED))
+            {
+                release();
+                return true;
+            }
+            if (state == CANCELLING_ANSWERED || state == CANCELLED_ANSWERED)
+            {
+                return true; // answered again after the cancel: still nothing to send
+            }
+            if (state == EXECUTING || state == ANSWERED)
+            {
+                return false;
+            }
+        }
     }
 
     /** Answers with a bare status (no handler ran). */
@@ -237,20 +272,34 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         {
             lane.session.answered(this, Status.OK, null);
         }
+        else
+        {
+            answeredAfterCancel();
+        }
     }
 
     /** The sender cancelled request {@code expectedId}: true when this call was it and not answered yet. */
     boolean cancel(final long expectedId)
     {
-        if (!WORD.compareAndSet(this, expectedId << 2 | EXECUTING, expectedId << 2 | CANCELLED))
+        if (!WORD.compareAndSet(this, expectedId << STATE_BITS | EXECUTING, expectedId << STATE_BITS | CANCELLING))
         {
             return false;
         }
-        lane.session.cancelled(this);
-        final Runnable action = (Runnable)ON_CANCEL.getAndSet(this, RAN);
-        if (action != null)
+        try
         {
-            action.run();
+            lane.session.cancelled(expectedId);
+            final Runnable action = (Runnable)ON_CANCEL.getAndSet(this, RAN);
+            if (action != null)
+            {
+                action.run();
+            }
+        }
+        finally
+        {
+            if (!moveFrom(CANCELLING, CANCELLED) && moveFrom(CANCELLING_ANSWERED, CANCELLED_ANSWERED))
+            {
+                release(); // the handler answered while we cancelled
+            }
         }
         return true;
     }
@@ -258,7 +307,8 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     @Override
     public boolean isCancelled()
     {
-        return state() == CANCELLED;
+        final int state = state();
+        return state != EXECUTING && state != ANSWERED;
     }
 
     @Override

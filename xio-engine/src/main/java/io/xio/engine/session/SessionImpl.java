@@ -622,10 +622,11 @@ public final class SessionImpl implements Session
         }
     }
 
-    void cancelled(final ServerCall call)
+    /** The peer cancelled call {@code id}, which had not been answered. */
+    void cancelled(final long id)
     {
         executing.decrementAndGet();
-        window.complete(call.id, 0, null, 0);
+        window.complete(id, 0, null, 0);
     }
 
     // ---- closing ----
