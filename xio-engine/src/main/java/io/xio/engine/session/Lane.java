@@ -79,7 +79,7 @@ final class Lane
         CallPool(final Lane lane, final int maxInFlight)
         {
             this.lane = lane;
-            this.idle = new org.agrona.concurrent.ManyToOneConcurrentArrayQueue<>(Math.min(maxInFlight, 4096));
+            this.idle = new org.agrona.concurrent.ManyToOneConcurrentArrayQueue<>(Math.max(2, Math.min(maxInFlight, 4096)));
         }
 
         ServerCall take(final long id, final int flags)
@@ -924,11 +924,11 @@ final class Lane
                     org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
                         session.describe(), call.id, ex);
                 }
-                else if (!call.isCancelled())
+                else
                 {
                     try
                     {
-                        call.fail(ex);
+                        call.fail(ex); // sends nothing when cancelled, but counts as the answer a reused call awaits
                     }
                     catch (final IllegalStateException alreadyAnswered)
                     {
