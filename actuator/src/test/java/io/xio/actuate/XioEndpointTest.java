@@ -1,6 +1,6 @@
 package io.xio.actuate;
 
-import io.xio.actuate.autoconfigure.XioEndpointAutoConfiguration;
+import io.xio.actuate.autoconfigure.endpoint.XioEndpointAutoConfiguration;
 import io.xio.actuate.endpoint.XioEndpoint;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
@@ -37,15 +37,22 @@ class XioEndpointTest
             {
                 session.request(Outbound.of(ByteBuffer.wrap(new byte[] {1}))).get(5, TimeUnit.SECONDS).close();
                 final XioEndpoint.XioDescriptor shown = context.getBean(XioEndpoint.class).xio();
-                assertThat(shown.contexts()).singleElement()
-                    .satisfies(c -> assertThat(c.traffic().framesReceived()).isPositive());
+                assertThat(shown.contexts()).singleElement().satisfies(c ->
+                {
+                    assertThat(c.traffic().framesReceived()).isPositive();
+                    assertThat(c.running()).isTrue();
+                    assertThat(c.busy().plus(c.idle())).isPositive();
+                });
+                assertThat(shown.totals().framesSent()).isPositive();
                 assertThat(shown.portals()).singleElement()
                     .satisfies(p -> assertThat(p.uri()).startsWith("tcp://127.0.0.1:"));
                 assertThat(shown.sessions()).singleElement().satisfies(s ->
                 {
                     assertThat(s.side()).isEqualTo("server");
                     assertThat(s.resource()).isEqualTo("echo");
-                    assertThat(s.state()).isEqualTo("open");
+                    assertThat(s.state()).isEqualTo("established");
+                    assertThat(s.peers()).singleElement().asString().contains("127.0.0.1");
+                    assertThat(s.counters().requestsReceived()).isEqualTo(1);
                     assertThat(s.connections()).isEqualTo(1);
                 });
             }

@@ -12,11 +12,9 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -64,7 +62,7 @@ public final class TransportLatency
             serve(args[1], Long.parseLong(args[2]));
             return;
         }
-        final boolean pinned = pin(ProcessHandle.current().pid(), 1);
+        final boolean pinned = Pinning.pin(ProcessHandle.current().pid(), 1);
         final List<Case> cases = new ArrayList<>();
         for (final String transport : List.of("shm", "tcp"))
         {
@@ -213,24 +211,6 @@ public final class TransportLatency
             {
                 Thread.onSpinWait(); // runs until the harness closes our stdin
             }
-        }
-    }
-
-    /** Pins every thread of {@code pid} to {@code cpu} with taskset; false when that is not possible. */
-    private static boolean pin(final long pid, final int cpu)
-    {
-        if (Runtime.getRuntime().availableProcessors() < 2 || !Files.isExecutable(Path.of("/usr/bin/taskset")))
-        {
-            return false;
-        }
-        try
-        {
-            return new ProcessBuilder("taskset", "-a", "-cp", String.valueOf(cpu), String.valueOf(pid))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() == 0;
-        }
-        catch (final IOException | InterruptedException ex)
-        {
-            return false;
         }
     }
 }

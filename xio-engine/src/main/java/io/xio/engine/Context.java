@@ -25,6 +25,9 @@ public interface Context
     /** This context's frames, writes and bytes since it started; any thread. */
     EngineStatistics statistics();
 
+    /** Whether the context is open and its thread (if it has one of its own) alive; any thread. */
+    boolean isRunning();
+
     /** Whether the calling thread is this context's thread. */
     boolean inContextThread();
 

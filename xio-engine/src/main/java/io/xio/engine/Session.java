@@ -25,8 +25,14 @@ public interface Session extends AutoCloseable
     /** True on the side that accepted the session (the server), false on the side that opened it. */
     boolean isServerSide();
 
+    /** The remote address of each connection now up; any thread. */
+    java.util.List<String> peerAddresses();
+
     /** Number of connections now up. */
     int connectionCount();
+
+    /** Requests each way, in flight, retransmits and refusals since the session opened; any thread. */
+    SessionStatistics statistics();
 
     /** Sends a request with the session's default deadline. */
     default XioFuture<Message> request(final Outbound message)

@@ -248,7 +248,7 @@ public final class XioEngine implements AutoCloseable
         }
     }
 
-    /** Totals of frames, writes and bytes over all contexts. Any thread. */
+    /** Totals over all contexts, plus the requests refused for lack of room. Any thread. */
     public EngineStatistics statistics()
     {
         long framesSent = 0;
@@ -256,6 +256,9 @@ public final class XioEngine implements AutoCloseable
         long bytesSent = 0;
         long framesReceived = 0;
         long bytesReceived = 0;
+        long retransmits = 0;
+        long busyNanos = 0;
+        long idleNanos = 0;
         for (final EventLoop loop : loops)
         {
             final EngineStatistics one = loop.statistics();
@@ -264,8 +267,12 @@ public final class XioEngine implements AutoCloseable
             bytesSent += one.bytesSent();
             framesReceived += one.framesReceived();
             bytesReceived += one.bytesReceived();
+            retransmits += one.retransmits();
+            busyNanos += one.busyNanos();
+            idleNanos += one.idleNanos();
         }
-        return new EngineStatistics(framesSent, writes, bytesSent, framesReceived, bytesReceived);
+        return new EngineStatistics(framesSent, writes, bytesSent, framesReceived, bytesReceived, retransmits,
+            core.backPressureRejections.get(), busyNanos, idleNanos);
     }
 
     /** The portals bound and still open. Any thread; a snapshot. */

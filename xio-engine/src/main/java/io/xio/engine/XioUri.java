@@ -77,6 +77,16 @@ public record XioUri(String scheme, String host, int port, String resource)
         return new XioUri(scheme, host, newPort, resource);
     }
 
+    /**
+     * Where to reach this portal from a client that reached {@code contacted}: a portal bound to every interface
+     * (0.0.0.0 or ::) names no host a client can use, so the host the client already reached stands in.
+     */
+    public XioUri reachedVia(final XioUri contacted)
+    {
+        final boolean wildcard = "0.0.0.0".equals(host) || "::".equals(host) || "0:0:0:0:0:0:0:0".equals(host);
+        return wildcard && scheme.equals(contacted.scheme) ? new XioUri(scheme, contacted.host, port, resource) : this;
+    }
+
     @Override
     public String toString()
     {

@@ -139,6 +139,14 @@ class EngineBehaviourTest
         });
         assertThat(server.contexts()).anySatisfy(context ->
             assertThat(context.statistics().framesReceived()).isPositive());
+        // Both contexts mostly waited for work: idle time is counted and busy time is what remains.
+        Thread.sleep(50);
+        session.request(Outbound.of(utf8("y"))).get(5, TimeUnit.SECONDS).close();
+        assertThat(server.statistics()).satisfies(figures ->
+        {
+            assertThat(figures.idleNanos()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(50));
+            assertThat(figures.busyNanos()).isPositive();
+        });
         other.close();
         session.close();
         assertThat(server.portals()).containsExactly(portal);

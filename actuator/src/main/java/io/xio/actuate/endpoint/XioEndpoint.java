@@ -4,15 +4,18 @@ import io.xio.engine.Context;
 import io.xio.engine.EngineStatistics;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
+import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioEngine;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
- * The {@code xio} actuator endpoint, read-only: the engine's contexts with their traffic, its portals, and
- * its sessions on both sides with their peers, resources, states and connections.
+ * The {@code xio} actuator endpoint, read-only: the engine's totals, its contexts (running, busy and idle time,
+ * traffic), its portals, and its sessions on both sides with their peers, resources, states, connections,
+ * requests in flight and counters. Reading it takes a snapshot; it never blocks the engine.
  */
 @Endpoint(id = "xio")
 public class XioEndpoint
@@ -27,7 +30,7 @@ public class XioEndpoint
     @ReadOperation
     public XioDescriptor xio()
     {
-        return new XioDescriptor(engine.name(),
+        return new XioDescriptor(engine.name(), engine.statistics(),
             engine.contexts().stream().map(XioEndpoint::context).toList(),
             engine.portals().stream().map(XioEndpoint::portal).toList(),
             engine.sessions().stream().map(XioEndpoint::session).toList());
@@ -35,7 +38,9 @@ public class XioEndpoint
 
     private static ContextDescriptor context(final Context context)
     {
-        return new ContextDescriptor(context.name(), context.index(), context.statistics());
+        final EngineStatistics figures = context.statistics();
+        return new ContextDescriptor(context.name(), context.index(), context.isRunning(),
+            Duration.ofNanos(figures.busyNanos()), Duration.ofNanos(figures.idleNanos()), figures);
     }
 
     private static PortalDescriptor portal(final Portal portal)
@@ -46,28 +51,34 @@ public class XioEndpoint
     private static SessionDescriptor session(final Session session)
     {
         return new SessionDescriptor(session.id(), session.isServerSide() ? "server" : "client",
-            session.uri().toString(), session.resource(), session.isOpen() ? "open" : "closed",
-            session.connectionCount());
+            session.uri().toString(), session.resource(), session.peerAddresses(),
+            session.isOpen() ? (session.connectionCount() > 0 ? "established" : "reconnecting") : "closed",
+            session.connectionCount(), session.statistics());
     }
 
     /** Everything the endpoint shows. */
-    public record XioDescriptor(String engine, List<ContextDescriptor> contexts, List<PortalDescriptor> portals,
-        List<SessionDescriptor> sessions)
+    public record XioDescriptor(String engine, EngineStatistics totals, List<ContextDescriptor> contexts,
+        List<PortalDescriptor> portals, List<SessionDescriptor> sessions)
     {
     }
 
-    /** One context (thread and event loop) and its traffic since it started. */
-    public record ContextDescriptor(String name, int index, EngineStatistics traffic)
+    /** One context (thread and event loop): whether it runs, its busy and idle time, its traffic. */
+    public record ContextDescriptor(String name, int index, boolean running, Duration busy, Duration idle,
+        EngineStatistics traffic)
     {
     }
 
-    /** One bound portal. */
+    /** One bound portal and the context that serves it. */
     public record PortalDescriptor(String uri, String context)
     {
     }
 
-    /** One session, from this side's point of view. */
-    public record SessionDescriptor(long id, String side, String uri, String resource, String state, int connections)
+    /**
+     * One session, from this side's point of view: the address it was opened with (client) or arrived at
+     * (server), the remote address of each connection, and its counters.
+     */
+    public record SessionDescriptor(long id, String side, String uri, String resource, List<String> peers,
+        String state, int connections, SessionStatistics counters)
     {
     }
 }

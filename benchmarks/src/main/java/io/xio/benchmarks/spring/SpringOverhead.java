@@ -25,7 +25,8 @@ import java.util.function.IntSupplier;
 /**
  * The cost of the Spring layer: a Spring client calling a Spring service over tcp on 127.0.0.1, next to the
  * raw engine in the same run against the same server engine. Byte arrays travel as data segments, text
- * through the codec (Smile). One request outstanding for latency, 64 for calls per second; three
+ * through the codec (Smile); a second Spring client times every call with Micrometer, to show what metrics
+ * cost. One request outstanding for latency, 64 for calls per second; three
  * repetitions, medians reported with the ratio to the engine.
  *
  * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile exec:exec -Dbenchmark.main=io.xio.benchmarks.spring.SpringOverhead}
@@ -52,14 +53,18 @@ public final class SpringOverhead
                 request.respond(Outbound.of(request.message().header(), segments(request.message()))
                     .releaseAfterSend(request.message())));
             final int port = server.getBean(XioServiceExporter.class).portals().get(0).uri().port();
+            final String[] clientProperties = {"xio.contexts=1",
+                "xio.clients.echo.uri=tcp://127.0.0.1:" + port + "/echo", "spring.main.banner-mode=off",
+                "logging.level.root=warn"};
             try (ConfigurableApplicationContext client = new SpringApplicationBuilder(ClientApplication.class)
-                     .web(WebApplicationType.NONE).properties("xio.contexts=1",
-                         "xio.clients.echo.uri=tcp://127.0.0.1:" + port + "/echo", "spring.main.banner-mode=off",
-                         "logging.level.root=warn").run();
+                     .web(WebApplicationType.NONE).properties(clientProperties).run();
+                 ConfigurableApplicationContext metered = new SpringApplicationBuilder(ClientApplication.class,
+                     MeteredClient.class).web(WebApplicationType.NONE).properties(clientProperties).run();
                  XioEngine rawEngine = XioEngine.builder().name("raw-client").contexts(1).build();
                  Session raw = rawEngine.connect("tcp://127.0.0.1:" + port + "/raw"))
             {
                 final EchoClient echo = client.getBean(EchoClient.class);
+                final EchoClient timed = metered.getBean(EchoClient.class);
                 System.out.printf("%-22s %10s %10s %14s %12s%n", "case", "p50 us", "p99 us", "calls/s (64)",
                     "p50 / engine");
                 for (final int size : new int[] {64, 4096})
@@ -71,18 +76,42 @@ public final class SpringOverhead
                     final double[][] engine = new double[REPETITIONS][];
                     final double[][] springBytes = new double[REPETITIONS][];
                     final double[][] springText = new double[REPETITIONS][];
+                    final double[][] springTimed = new double[REPETITIONS][];
                     for (int rep = 0; rep < REPETITIONS; rep++)
                     {
                         engine[rep] = measure(() -> rawCall(raw, direct), () -> rawThroughput(raw, direct));
                         springBytes[rep] = measure(() -> echo.bytes(bytes).length, () -> springThroughput(echo, bytes));
                         springText[rep] = measure(() -> echo.text(text).length(), () -> springThroughput(echo, bytes));
+                        springTimed[rep] = measure(() -> timed.bytes(bytes).length, () -> springThroughput(timed, bytes));
                     }
                     final double engineP50 = Repetitions.median(engine, 0);
                     print("engine " + size + " B", engine, engineP50);
                     print("spring byte[] " + size + " B", springBytes, engineP50);
                     print("spring String " + size + " B", springText, engineP50);
+                    print("spring byte[] timed " + size + " B", springTimed, engineP50);
+                    final io.micrometer.core.instrument.MeterRegistry meters =
+                        metered.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+                    if (meters.find("xio.client.requests").timers().isEmpty())
+                    {
+                        throw new IllegalStateException("the timed client recorded nothing: the comparison is void");
+                    }
+                    System.out.printf(Locale.ROOT, "%-22s %10.2f %10.2f %14.2f%n", "  timed / untimed",
+                        Repetitions.median(springTimed, 0) / Repetitions.median(springBytes, 0),
+                        Repetitions.median(springTimed, 1) / Repetitions.median(springBytes, 1),
+                        Repetitions.median(springTimed, 2) / Repetitions.median(springBytes, 2));
                 }
             }
+        }
+    }
+
+    /** The client again, with a Micrometer registry: every call is timed (xio.client.requests). */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class MeteredClient
+    {
+        @org.springframework.context.annotation.Bean
+        io.micrometer.core.instrument.MeterRegistry meterRegistry()
+        {
+            return new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         }
     }
 

@@ -263,6 +263,10 @@ public final class EventLoop implements Context, TransportContext
 
     void resetIdle()
     {
+        if (idleSince != 0)
+        {
+            counters.idled(System.nanoTime() - idleSince);
+        }
         idleSince = 0;
     }
 
@@ -453,7 +457,8 @@ public final class EventLoop implements Context, TransportContext
     public io.xio.engine.EngineStatistics statistics()
     {
         return new io.xio.engine.EngineStatistics(counters.framesSent(), counters.writes(), counters.bytesSent(),
-            counters.framesReceived(), counters.bytesReceived());
+            counters.framesReceived(), counters.bytesReceived(), counters.retransmits(), 0, counters.busyNanos(),
+            counters.idleNanos());
     }
 
     @Override
@@ -477,6 +482,13 @@ public final class EventLoop implements Context, TransportContext
     public boolean isClosed()
     {
         return closed;
+    }
+
+    @Override
+    public boolean isRunning()
+    {
+        final Thread owner = thread;
+        return !closed && (owner == null || owner.isAlive());
     }
 
     @Override

@@ -14,6 +14,8 @@ public final class LoopCounters
     private static final VarHandle BYTES_SENT;
     private static final VarHandle FRAMES_RECEIVED;
     private static final VarHandle BYTES_RECEIVED;
+    private static final VarHandle RETRANSMITS;
+    private static final VarHandle IDLE_NANOS;
 
     static
     {
@@ -25,6 +27,8 @@ public final class LoopCounters
             BYTES_SENT = lookup.findVarHandle(LoopCounters.class, "bytesSent", long.class);
             FRAMES_RECEIVED = lookup.findVarHandle(LoopCounters.class, "framesReceived", long.class);
             BYTES_RECEIVED = lookup.findVarHandle(LoopCounters.class, "bytesReceived", long.class);
+            RETRANSMITS = lookup.findVarHandle(LoopCounters.class, "retransmits", long.class);
+            IDLE_NANOS = lookup.findVarHandle(LoopCounters.class, "idleNanos", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -37,6 +41,9 @@ public final class LoopCounters
     private long bytesSent;
     private long framesReceived;
     private long bytesReceived;
+    private long retransmits;
+    private long idleNanos;
+    private final long startNanos = System.nanoTime();
 
     /** Owner thread: one frame committed for sending. */
     public void frameSent()
@@ -56,6 +63,18 @@ public final class LoopCounters
     {
         FRAMES_RECEIVED.setRelease(this, framesReceived + 1);
         BYTES_RECEIVED.setRelease(this, bytesReceived + length);
+    }
+
+    /** Owner thread: a request sent again after its connection failed. */
+    public void retransmitted()
+    {
+        RETRANSMITS.setRelease(this, retransmits + 1);
+    }
+
+    /** Owner thread: the loop found no work for {@code nanos} (spinning or parked). */
+    public void idled(final long nanos)
+    {
+        IDLE_NANOS.setRelease(this, idleNanos + nanos);
     }
 
     public long framesSent()
@@ -81,5 +100,21 @@ public final class LoopCounters
     public long bytesReceived()
     {
         return (long)BYTES_RECEIVED.getAcquire(this);
+    }
+
+    public long retransmits()
+    {
+        return (long)RETRANSMITS.getAcquire(this);
+    }
+
+    public long idleNanos()
+    {
+        return (long)IDLE_NANOS.getAcquire(this);
+    }
+
+    /** Time since the context started that was not idle. */
+    public long busyNanos()
+    {
+        return Math.max(0, System.nanoTime() - startNanos - idleNanos());
     }
 }

@@ -40,6 +40,9 @@ public final class EngineCore
     final Duration connectTimeout;
     final long callerSpinNanos;
     final SessionListener listener;
+    /** Refusals happen on callers' threads too, so not in a context's counters. */
+    public final java.util.concurrent.atomic.AtomicLong backPressureRejections =
+        new java.util.concurrent.atomic.AtomicLong();
 
     public EngineCore(final String name, final EventLoop[] loops, final Map<String, Transport> transports,
         final LeakTracker leaks, final Limits limits, final Duration keepaliveInterval,

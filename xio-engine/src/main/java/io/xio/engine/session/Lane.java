@@ -98,6 +98,13 @@ final class Lane
         }
     }
 
+    /** The remote address of the current connection, for monitoring from any thread (may be stale). */
+    String remoteAddress()
+    {
+        final Connection current = connection;
+        return current == null ? null : current.remoteAddress();
+    }
+
     boolean isUp()
     {
         return up;
@@ -203,7 +210,7 @@ final class Lane
                 {
                     try
                     {
-                        portals.add(XioUri.parse(uri));
+                        portals.add(XioUri.parse(uri).reachedVia(address));
                     }
                     catch (final IllegalArgumentException ex)
                     {
@@ -515,6 +522,11 @@ final class Lane
     private boolean write(final PendingRequest request)
     {
         final int flags = request.flags | (request.sentOnce ? FrameFlags.RETRANSMIT : 0);
+        if (request.sentOnce)
+        {
+            loop.counters().retransmitted();
+            session.retransmits.incrementAndGet();
+        }
         final int result = connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0,
             request.message, request, request.wantsWriteCompletion());
         if (result == FrameEncoder.NO_ROOM)
@@ -848,9 +860,11 @@ final class Lane
                         session.window.abandon(id);
                         call.unused();
                     }
+                    session.rejected();
                     answerStatus(id, flags, Status.BACK_PRESSURE);
                     return;
                 }
+                session.requestsReceived.incrementAndGet();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
@@ -897,6 +911,7 @@ final class Lane
             case FULL ->
             {
                 call.unused();
+                session.rejected();
                 answerStatus(id, flags, Status.BACK_PRESSURE);
             }
         }

@@ -11,6 +11,7 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
 import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioUri;
@@ -50,6 +51,11 @@ public final class SessionImpl implements Session
     final DedupWindow window;
     final IdWindow sentIds;
     final AtomicInteger executing = new AtomicInteger();
+    final AtomicLong requestsSent = new AtomicLong();
+    final AtomicLong requestsReceived = new AtomicLong();
+    final AtomicLong retransmits = new AtomicLong();
+    final AtomicLong backPressureRejections = new AtomicLong();
+    private volatile int maxInFlight;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger state = new AtomicInteger(OPENING);
     private final CompletableFuture<Session> opened = new CompletableFuture<>();
@@ -78,6 +84,7 @@ public final class SessionImpl implements Session
         this.listener = listener;
         this.defaultTimeout = defaultTimeout;
         this.permits = new Semaphore(engine.limits.maxInFlight());
+        this.maxInFlight = engine.limits.maxInFlight();
         this.window = new DedupWindow(engine.limits.dedupWindow());
         this.sentIds = new IdWindow(engine.limits.dedupWindow());
     }
@@ -135,6 +142,7 @@ public final class SessionImpl implements Session
         if (excess > 0)
         {
             permits.acquireUninterruptibly(excess);
+            maxInFlight -= excess;
         }
     }
 
@@ -386,9 +394,10 @@ public final class SessionImpl implements Session
         final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
         if (requestId == 0)
         {
-            listener.onFailure(0, refused != null ? refused : outsideWindow());
+            listener.onFailure(0, notSent(refused));
             return 0;
         }
+        requestsSent.incrementAndGet();
         PendingRequest request = idleRequests().poll();
         if (request == null)
         {
@@ -408,9 +417,10 @@ public final class SessionImpl implements Session
         if (requestId == 0)
         {
             final XioFuture<Object> future = new XioFuture<>(0, options.receipt(), 0);
-            future.completeExceptionally(refused != null ? refused : outsideWindow());
+            future.completeExceptionally(notSent(refused));
             return future;
         }
+        requestsSent.incrementAndGet();
         int flags = mineFlag;
         if (oneWay)
         {
@@ -511,6 +521,17 @@ public final class SessionImpl implements Session
             }
         }
         return idle;
+    }
+
+    /** Why a request was not sent, counted when it was for lack of room. */
+    private Throwable notSent(final Throwable refused)
+    {
+        final Throwable cause = refused != null ? refused : outsideWindow();
+        if (cause instanceof BackPressureException)
+        {
+            rejected();
+        }
+        return cause;
     }
 
     /** Takes an in-flight permit; returns why not, or null. */
@@ -716,6 +737,36 @@ public final class SessionImpl implements Session
     public boolean isServerSide()
     {
         return !initiator;
+    }
+
+    /** A request refused for lack of room, here or by the peer. */
+    void rejected()
+    {
+        backPressureRejections.incrementAndGet();
+        engine.backPressureRejections.incrementAndGet();
+    }
+
+    @Override
+    public SessionStatistics statistics()
+    {
+        return new SessionStatistics(requestsSent.get(), requestsReceived.get(),
+            Math.max(0, maxInFlight - permits.availablePermits()), executing.get(), retransmits.get(),
+            backPressureRejections.get());
+    }
+
+    @Override
+    public java.util.List<String> peerAddresses()
+    {
+        final java.util.List<String> peers = new java.util.ArrayList<>();
+        for (final Lane lane : lanes)
+        {
+            final String address = lane.isUp() ? lane.remoteAddress() : null;
+            if (address != null)
+            {
+                peers.add(address);
+            }
+        }
+        return peers;
     }
 
     @Override

@@ -517,6 +517,19 @@ public abstract class TransportConformanceTest
             }
             assertThatThrownBy(() -> session.request(Outbound.of(utf8("one too many"))).get())
                 .cause().isInstanceOf(BackPressureException.class).hasMessageContaining("8 requests in flight");
+            assertThat(session.statistics()).satisfies(figures ->
+            {
+                assertThat(figures.inFlight()).isEqualTo(8);
+                assertThat(figures.requestsSent()).isEqualTo(8);
+                assertThat(figures.backPressureRejections()).isEqualTo(1);
+            });
+            assertThat(small.statistics().backPressureRejections()).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(server.sessions()).singleElement().satisfies(accepted ->
+                {
+                    assertThat(accepted.statistics().requestsReceived()).isEqualTo(8);
+                    assertThat(accepted.statistics().executing()).isEqualTo(8);
+                }));
             final java.util.concurrent.Future<XioFuture<Message>> waiter = executor.submit(() ->
                 session.request(Outbound.of(utf8("patient")), CallOptions.DEFAULT.withWaitWhenFull(true)));
             for (int i = 0; i < 8; i++)

@@ -3,9 +3,11 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Limits;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
+import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -89,6 +91,13 @@ public class XioAutoConfiguration
     }
 
     @Bean
+    @ConditionalOnMissingBean
+    public XioClientRegistry xioClientRegistry()
+    {
+        return new XioClientRegistry();
+    }
+
+    @Bean
     public static XioClientFieldInjector xioClientFieldInjector(final org.springframework.beans.factory.BeanFactory beanFactory)
     {
         return new XioClientFieldInjector(beanFactory);
@@ -97,8 +106,9 @@ public class XioAutoConfiguration
     @Bean
     @ConditionalOnMissingBean
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
-        final XioCodec codec, final XioProperties properties)
+        final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation)
     {
-        return new XioServiceExporter(context, engine, codec, properties);
+        return new XioServiceExporter(context, engine, codec, properties,
+            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE));
     }
 }

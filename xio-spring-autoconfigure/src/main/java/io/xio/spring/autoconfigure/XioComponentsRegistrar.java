@@ -121,7 +121,14 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
     {
         for (final String name : registry.getBeanDefinitionNames())
         {
-            if (className.equals(registry.getBeanDefinition(name).getBeanClassName()))
+            final BeanDefinition definition = registry.getBeanDefinition(name);
+            if (className.equals(definition.getBeanClassName()))
+            {
+                return true;
+            }
+            // A @Bean method: its declared return type names the class.
+            if (definition instanceof AnnotatedBeanDefinition annotated && annotated.getFactoryMethodMetadata() != null &&
+                className.equals(annotated.getFactoryMethodMetadata().getReturnTypeName()))
             {
                 return true;
             }

@@ -122,6 +122,24 @@ class XioAutoConfigurationTest
         });
     }
 
+    @Configuration(proxyBeanMethods = false)
+    static class OwnService
+    {
+        @Bean
+        io.xio.spring.autoconfigure.sample.server.KvStoreImpl storeMadeByHand()
+        {
+            return new io.xio.spring.autoconfigure.sample.server.KvStoreImpl();
+        }
+    }
+
+    @Test
+    void aServiceTheApplicationDeclaresWithABeanMethodIsNotRegisteredTwice()
+    {
+        runner(ServerApplication.class).withUserConfiguration(OwnService.class).run(context ->
+            assertThat(context).hasNotFailed().hasSingleBean(io.xio.spring.autoconfigure.sample.server.KvStoreImpl.class)
+                .hasBean("storeMadeByHand"));
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "xio.contexts=0|xio.contexts|0|must be at least 1",

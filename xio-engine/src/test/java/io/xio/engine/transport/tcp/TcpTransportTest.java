@@ -171,6 +171,10 @@ class TcpTransportTest
             assertThat(drops).isGreaterThanOrEqualTo(3);
             assertThat(executions).hasSize(total);
             assertThat(executions.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+            // Three resets with hundreds of requests on the wire: some were sent again, each counted once.
+            assertThat(session.statistics().requestsSent()).isEqualTo(total);
+            assertThat(session.statistics().retransmits()).isPositive()
+                .isEqualTo(client.statistics().retransmits());
         }
     }
 

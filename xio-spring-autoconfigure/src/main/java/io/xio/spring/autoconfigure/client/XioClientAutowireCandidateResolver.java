@@ -1,9 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
 import io.xio.annotation.XioClient;
-import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.XioProperties;
-import io.xio.spring.autoconfigure.codec.XioCodec;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.BeanDefinitionHolder;
 import org.springframework.beans.factory.config.DependencyDescriptor;
@@ -40,8 +37,7 @@ final class XioClientAutowireCandidateResolver implements AutowireCandidateResol
     Object proxy(final Class<?> api, final String name, final String uri)
     {
         return proxies.computeIfAbsent(api.getName() + "|" + name + "|" + uri, key ->
-            XioClientFactoryBean.create(api, name, uri, beanFactory.getBean(XioEngine.class),
-                beanFactory.getBean(XioCodec.class), beanFactory.getBean(XioProperties.class)));
+            XioClientFactoryBean.create(api, name, uri, beanFactory));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure.client;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.FactoryBean;
@@ -37,14 +38,13 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
     @Override
     public T getObject()
     {
-        return create(api, name, uri, beanFactory.getBean(XioEngine.class), beanFactory.getBean(XioCodec.class),
-            beanFactory.getBean(XioProperties.class));
+        return create(api, name, uri, beanFactory);
     }
 
-    /** A client proxy of {@code api} for the named client or the given URI. */
-    public static <T> T create(final Class<T> api, final String name, final String uri, final XioEngine engine,
-        final XioCodec codec, final XioProperties properties)
+    /** A client proxy of {@code api} for the named client or the given URI, made of the context's xio beans. */
+    public static <T> T create(final Class<T> api, final String name, final String uri, final BeanFactory beans)
     {
+        final XioProperties properties = beans.getBean(XioProperties.class);
         Duration timeout = properties.getClient().getTimeout();
         int connections = 0;
         String address = uri;
@@ -59,8 +59,11 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             timeout = settings.getTimeout() != null ? settings.getTimeout() : timeout;
             connections = settings.getConnections() != null ? settings.getConnections() : 0;
         }
-        return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api},
-            new XioClientInvocationHandler(api, address, engine, codec, timeout, connections)));
+        final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, address,
+            beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), timeout, connections,
+            beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE));
+        beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
+        return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }
 
     /** The client's settings, matching names the way relaxed binding spells them (orderService, order-service). */

@@ -1,9 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
 import io.xio.annotation.XioClient;
-import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.XioProperties;
-import io.xio.spring.autoconfigure.codec.XioCodec;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.BeanFactory;
@@ -39,9 +36,7 @@ public final class XioClientFieldInjector implements BeanPostProcessor
             }
             final XioClientAutowireCandidateResolver shared = XioClientResolverInstaller.installed(beanFactory);
             final Object proxy = shared != null ? shared.proxy(field.getType(), client.value(), client.uri())
-                : XioClientFactoryBean.create(field.getType(), client.value(), client.uri(),
-                    beanFactory.getBean(XioEngine.class), beanFactory.getBean(XioCodec.class),
-                    beanFactory.getBean(XioProperties.class));
+                : XioClientFactoryBean.create(field.getType(), client.value(), client.uri(), beanFactory);
             ReflectionUtils.makeAccessible(field);
             ReflectionUtils.setField(field, bean, proxy);
         });

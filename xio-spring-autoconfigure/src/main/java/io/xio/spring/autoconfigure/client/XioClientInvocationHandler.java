@@ -9,9 +9,14 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
+import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
+import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation.CallRecorder;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -31,28 +36,36 @@ import java.util.concurrent.ExecutionException;
 final class XioClientInvocationHandler implements InvocationHandler
 {
     private final Class<?> api;
+    private final String name;
     private final String uri;
     private final XioEngine engine;
     private final XioCodec codec;
     private final Duration timeout;
     private final SessionOptions options;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
+    private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
     private volatile CompletableFuture<Session> session;
+    private volatile String lastFailure;
 
-    XioClientInvocationHandler(final Class<?> api, final String uri, final XioEngine engine, final XioCodec codec,
-        final Duration timeout, final int connections)
+    XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
+        final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation)
     {
         this.api = api;
+        this.name = name == null ? "" : name;
         this.uri = uri;
         this.engine = engine;
         this.codec = codec;
         this.timeout = timeout;
         this.options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections);
+        final XioUri address = XioUri.parse(uri);
         for (final Method method : api.getMethods())
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
             {
-                methods.put(method, ServiceMethod.of(method, api)); // fails fast on bad @XioMethod settings
+                final ServiceMethod described = ServiceMethod.of(method, api); // fails fast on bad settings
+                methods.put(method, described);
+                recorders.put(described, instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
+                    address.resource(), method.getName(), address.scheme())));
             }
         }
     }
@@ -75,7 +88,61 @@ final class XioClientInvocationHandler implements InvocationHandler
             return InvocationHandler.invokeDefault(proxy, method, args);
         }
         final ServiceMethod call = methods.get(method);
-        final boolean async = call.returnKind() == ServiceMethod.ReturnKind.FUTURE || call.oneWay() && !call.receipt();
+        final CallRecorder recorder = recorders.get(call);
+        final long start = System.nanoTime();
+        final Object started = recorder.start();
+        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
+        {
+            try
+            {
+                return callAsync(call, method, prepare(call, method, args, true), recorder, started, start);
+            }
+            catch (final Throwable ex)
+            {
+                recorder.stop(started, start, XioCallOutcome.of(ex), ex);
+                throw ex;
+            }
+        }
+        try
+        {
+            final Object result = invokeNow(call, method, args);
+            recorder.stop(started, start, XioCallOutcome.SUCCESS, null);
+            return result;
+        }
+        catch (final Throwable ex)
+        {
+            recorder.stop(started, start, XioCallOutcome.of(ex), ex); // before a remote failure takes the service's type
+            throw translate(ex, method);
+        }
+    }
+
+    private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args) throws Throwable
+    {
+        final boolean async = call.oneWay() && !call.receipt();
+        final Prepared prepared = prepare(call, method, args, async);
+        final Session current = sessionNow();
+        if (call.oneWay())
+        {
+            final XioFuture<Void> sent = current.send(prepared.message, prepared.options);
+            if (call.receipt())
+            {
+                await(sent, method);
+            }
+            return null;
+        }
+        try (Message response = await(current.request(prepared.message, prepared.options), method))
+        {
+            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
+        }
+    }
+
+    private record Prepared(Outbound message, CallOptions options)
+    {
+    }
+
+    /** The call's message and options; refuses a blocking call on a context thread. */
+    private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async)
+    {
         final boolean onContext = onContextThread();
         if (!async && onContext)
         {
@@ -90,41 +157,25 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         final Outbound message = Outbound.of(Invocation.header(call.wireName(),
             codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments);
-        final CallOptions callOptions = CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
-            .withReceipt(call.receipt()).withWaitWhenFull(!onContext);
-        if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
-        {
-            return callAsync(call, method, message, callOptions);
-        }
-        final Session current = sessionNow();
-        if (call.oneWay())
-        {
-            final XioFuture<Void> sent = current.send(message, callOptions);
-            if (call.receipt())
-            {
-                await(sent, method);
-            }
-            return null;
-        }
-        try (Message response = await(current.request(message, callOptions), method))
-        {
-            return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
-        }
+        return new Prepared(message, CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContext));
     }
 
     /**
      * A call returning a future never blocks: the session is opened asynchronously if need be. The result
      * completes on an xio context thread, so continuations that block should move to an executor of their own.
      */
-    private CompletableFuture<Object> callAsync(final ServiceMethod call, final Method method, final Outbound message,
-        final CallOptions callOptions)
+    private CompletableFuture<Object> callAsync(final ServiceMethod call, final Method method, final Prepared prepared,
+        final CallRecorder recorder, final Object started, final long start)
     {
+        final Outbound message = prepared.message;
+        final CallOptions callOptions = prepared.options;
         final CompletableFuture<Object> result = new CompletableFuture<>();
         session().whenComplete((current, failure) ->
         {
             if (failure != null)
             {
-                result.completeExceptionally(unwrap(failure));
+                fail(result, unwrap(failure), method, recorder, started, start);
                 return;
             }
             final XioFuture<Message> reply = current.request(message, callOptions);
@@ -139,20 +190,32 @@ final class XioClientInvocationHandler implements InvocationHandler
             {
                 if (ex != null)
                 {
-                    result.completeExceptionally(translate(unwrap(ex), method));
+                    fail(result, unwrap(ex), method, recorder, started, start);
                     return;
                 }
+                final Object value;
                 try (response)
                 {
-                    result.complete(decode(call, response));
+                    value = decode(call, response);
                 }
                 catch (final Throwable decodeFailure)
                 {
-                    result.completeExceptionally(decodeFailure);
+                    fail(result, decodeFailure, method, recorder, started, start);
+                    return;
                 }
+                recorder.stop(started, start, XioCallOutcome.SUCCESS, null);
+                result.complete(value);
             });
         });
         return result;
+    }
+
+    /** Records how the call failed (as the engine reported it), then fails the caller's future. */
+    private static void fail(final CompletableFuture<Object> result, final Throwable failure, final Method method,
+        final CallRecorder recorder, final Object started, final long start)
+    {
+        recorder.stop(started, start, XioCallOutcome.of(failure), failure);
+        result.completeExceptionally(translate(failure, method));
     }
 
     private static ByteBuffer[] copies(final ByteBuffer[] segments)
@@ -198,7 +261,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         catch (final ExecutionException ex)
         {
-            throw translate(ex.getCause(), method);
+            throw ex.getCause();
         }
         catch (final InterruptedException ex)
         {
@@ -260,11 +323,46 @@ final class XioClientInvocationHandler implements InvocationHandler
                     current.isDone() && !current.join().isOpen())
                 {
                     current = engine.openSession(uri, options);
+                    current.whenComplete((opened, ex) ->
+                        lastFailure = ex == null ? null : String.valueOf(unwrap(ex).getMessage()));
                     session = current;
                 }
             }
         }
         return current;
+    }
+
+    /** Where this client's session stands; never blocks. */
+    XioClientStatus status()
+    {
+        final CompletableFuture<Session> current = session;
+        final XioClientStatus.State state;
+        String detail = null;
+        if (current == null)
+        {
+            state = XioClientStatus.State.NOT_OPENED;
+        }
+        else if (!current.isDone() || current.isCompletedExceptionally())
+        {
+            // While a new attempt runs, the last one's failure still stands.
+            detail = lastFailure;
+            state = detail != null ? XioClientStatus.State.UNREACHABLE : XioClientStatus.State.CONNECTING;
+        }
+        else
+        {
+            final Session open = current.join();
+            state = !open.isOpen() ? XioClientStatus.State.UNREACHABLE
+                : open.connectionCount() > 0 ? XioClientStatus.State.ESTABLISHED
+                : XioClientStatus.State.RECONNECTING;
+            detail = open.isOpen() ? null : "session closed";
+        }
+        return new XioClientStatus(name, api, uri, state, detail);
+    }
+
+    /** Opens the session if there is none (or it failed or closed), without waiting. */
+    void probe()
+    {
+        session();
     }
 
     /** The session for a blocking call (never on a context thread): waits for it to open. */

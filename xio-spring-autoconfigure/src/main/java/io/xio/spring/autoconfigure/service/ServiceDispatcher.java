@@ -8,6 +8,10 @@ import io.xio.engine.RequestHandler;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
+import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation.CallRecorder;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -15,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,13 +37,19 @@ public final class ServiceDispatcher implements RequestHandler
     private final XioCodec codec;
     private final Executor executor;
     private static final int MAX_QUEUED = 4096;
+    private static final String UNKNOWN_METHOD = "unknown";
+
+    private final XioInstrumentation instrumentation;
+    /** Recorders by transport, then by method wire name: a call's kind is only known once it arrives. */
+    private final Map<String, Map<String, CallRecorder>> recorders = new ConcurrentHashMap<>();
 
     private final AtomicInteger running = new AtomicInteger();
     private volatile boolean draining;
 
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
-        final XioService.Dispatch dispatch, final Executor worker)
+        final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
     {
+        this.instrumentation = instrumentation;
         this.resource = resource;
         this.target = target;
         this.codec = codec;
@@ -78,41 +89,49 @@ public final class ServiceDispatcher implements RequestHandler
     public void onRequest(final InboundRequest request)
     {
         final Message message = request.message();
+        final long start = System.nanoTime();
         final int queued = running.incrementAndGet();
         if (draining || queued > MAX_QUEUED)
         {
             // One-way messages count as delivered once queued: this bound is their back-pressure.
-            refuse(request, message, draining ? "is shutting down" : "has " + MAX_QUEUED + " calls queued or running");
+            refuse(request, message, start, draining ? "is shutting down" : "has " + MAX_QUEUED + " calls queued or running");
             return;
         }
         try
         {
-            executor.execute(() -> invoke(request, message));
+            executor.execute(() -> invoke(request, message, start));
         }
         catch (final RejectedExecutionException ex)
         {
-            refuse(request, message, "is saturated: " + ex.getMessage());
+            refuse(request, message, start, "is saturated: " + ex.getMessage());
         }
     }
 
     /** A call this service will not run: released at once, and the caller told (one-way senders are not). */
-    private void refuse(final InboundRequest request, final Message message, final String why)
+    private void refuse(final InboundRequest request, final Message message, final long start, final String why)
     {
         running.decrementAndGet();
+        final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
+        final CallRecorder recorder = recorder(request, methodName(message));
+        recorder.stop(recorder.start(), start, XioCallOutcome.BACK_PRESSURE, refusal);
         message.close();
         if (!request.isOneWay())
         {
-            request.fail(new RejectedExecutionException("service '" + resource + "' " + why));
+            request.fail(refusal);
         }
     }
 
-    private void invoke(final InboundRequest request, final Message message)
+    private void invoke(final InboundRequest request, final Message message, final long start)
     {
         ServiceMethod method = null;
+        CallRecorder recorder = null;
+        Object started = null;
         try
         {
             final ByteBuffer header = message.header();
             final String name = Invocation.readName(header);
+            recorder = recorder(request, name);
+            started = recorder.start();
             method = methods.get(name);
             if (method == null)
             {
@@ -127,6 +146,8 @@ public final class ServiceDispatcher implements RequestHandler
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
             {
                 final ServiceMethod called = method;
+                final CallRecorder calledRecorder = recorder;
+                final Object calledStarted = started;
                 request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
                 stage.whenComplete((value, ex) ->
                 {
@@ -136,25 +157,61 @@ public final class ServiceDispatcher implements RequestHandler
                         // arguments' views: the buffer is abandoned to the GC instead of reused.
                         message.abandon();
                         running.decrementAndGet();
+                        calledRecorder.stop(calledStarted, start, XioCallOutcome.CANCELLED, null);
                         return;
                     }
                     answer(request, message, called, value,
-                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex);
+                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex,
+                        XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
                 });
             }
             else
             {
-                answer(request, message, method, result, null);
+                answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start);
             }
         }
         catch (final InvocationTargetException ex)
         {
-            answer(request, message, method, null, ex.getCause());
+            answer(request, message, method, null, ex.getCause(), XioCallOutcome.SERVICE_ERROR, recorder, started, start);
         }
         catch (final Exception ex)
         {
-            answer(request, message, method, null, ex);
+            if (recorder == null)
+            {
+                recorder = recorder(request, UNKNOWN_METHOD); // not even a method name could be read
+                started = recorder.start();
+            }
+            answer(request, message, method, null, ex, XioCallOutcome.ERROR, recorder, started, start);
         }
+    }
+
+    private String methodName(final Message message)
+    {
+        try
+        {
+            final String name = Invocation.readName(message.header());
+            return methods.containsKey(name) ? name : UNKNOWN_METHOD;
+        }
+        catch (final RuntimeException unreadable)
+        {
+            return UNKNOWN_METHOD;
+        }
+    }
+
+    /** The recorder of calls to {@code method} over the request's transport; unknown names share one. */
+    private CallRecorder recorder(final InboundRequest request, final String method)
+    {
+        final String transport = request.session().uri().scheme();
+        Map<String, CallRecorder> byMethod = recorders.get(transport);
+        if (byMethod == null)
+        {
+            byMethod = recorders.computeIfAbsent(transport, t -> new ConcurrentHashMap<>());
+        }
+        final ServiceMethod known = methods.get(method);
+        final String wireName = known != null ? method : UNKNOWN_METHOD;
+        final CallRecorder recorder = byMethod.get(wireName);
+        return recorder != null ? recorder : byMethod.computeIfAbsent(wireName, m -> instrumentation.recorder(
+            new XioCall(XioCall.Side.SERVER, resource, known != null ? known.method().getName() : m, transport)));
     }
 
     /**
@@ -162,8 +219,12 @@ public final class ServiceDispatcher implements RequestHandler
      * into it (a service that returns the buffer it was given sends it back without a copy).
      */
     private void answer(final InboundRequest request, final Message message, final ServiceMethod method,
-        final Object value, final Throwable failure)
+        final Object value, final Throwable failure, final XioCallOutcome failedAs, final CallRecorder recorder,
+        final Object started, final long start)
     {
+        XioCallOutcome outcome = request.isCancelled() ? XioCallOutcome.CANCELLED
+            : failure == null ? XioCallOutcome.SUCCESS : failedAs;
+        Throwable error = failure;
         try
         {
             if (request.isOneWay() || request.isCancelled())
@@ -194,6 +255,8 @@ public final class ServiceDispatcher implements RequestHandler
         }
         catch (final RuntimeException ex)
         {
+            outcome = XioCallOutcome.ERROR;
+            error = ex;
             message.close();
             try
             {
@@ -207,6 +270,7 @@ public final class ServiceDispatcher implements RequestHandler
         finally
         {
             running.decrementAndGet();
+            recorder.stop(started, start, outcome, error);
         }
     }
 

@@ -8,6 +8,7 @@ import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -38,14 +39,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final XioEngine engine;
     private final XioCodec codec;
     private final XioProperties properties;
+    private final XioInstrumentation instrumentation;
     private final ExecutorService worker = workerExecutor();
     private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
     private volatile boolean running;
 
     public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
-        final XioProperties properties)
+        final XioProperties properties, final XioInstrumentation instrumentation)
     {
+        this.instrumentation = instrumentation;
         this.context = context;
         this.engine = engine;
         this.codec = codec;
@@ -101,7 +104,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     "' (the second is " + type.getName() + "); give one of them another name");
             }
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
-                settings.dispatch(), worker);
+                settings.dispatch(), worker, instrumentation);
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher);
         }

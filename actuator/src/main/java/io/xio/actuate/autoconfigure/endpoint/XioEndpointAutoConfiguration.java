@@ -1,4 +1,4 @@
-package io.xio.actuate.autoconfigure;
+package io.xio.actuate.autoconfigure.endpoint;
 
 import io.xio.actuate.endpoint.XioEndpoint;
 import io.xio.engine.XioEngine;

@@ -1,0 +1,103 @@
+package io.xio.actuate.health;
+
+import io.xio.engine.Context;
+import io.xio.engine.Portal;
+import io.xio.engine.Session;
+import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.client.XioClientRegistry;
+import io.xio.spring.autoconfigure.client.XioClientStatus;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code xio} health: UP when every context runs and every portal the application exports is bound.
+ * Clients are listed with their session's state; one that cannot reach its server makes the health DOWN only
+ * when {@code management.health.xio.require-clients} is set, since a server being down is usually that
+ * server's problem, not this application's. Each check also starts opening the sessions of clients not
+ * connected yet (without waiting), so reachability shows before the first call.
+ */
+public final class XioHealthIndicator extends AbstractHealthIndicator
+{
+    private final XioEngine engine;
+    private final XioServiceExporter exporter;
+    private final XioClientRegistry clients;
+    private final boolean requireClients;
+
+    public XioHealthIndicator(final XioEngine engine, final XioServiceExporter exporter, final XioClientRegistry clients,
+        final boolean requireClients)
+    {
+        super("xio health check failed");
+        this.engine = engine;
+        this.exporter = exporter;
+        this.clients = clients;
+        this.requireClients = requireClients;
+    }
+
+    @Override
+    protected void doHealthCheck(final Health.Builder builder)
+    {
+        boolean up = true;
+        final Map<String, Object> contexts = new LinkedHashMap<>();
+        for (final Context context : engine.contexts())
+        {
+            contexts.put(context.name(), context.isRunning() ? "running" : "stopped");
+            up &= context.isRunning();
+        }
+        final List<Portal> bound = engine.portals();
+        final Map<String, Object> portals = new LinkedHashMap<>();
+        if (exporter != null && exporter.isRunning())
+        {
+            for (final Portal portal : exporter.portals())
+            {
+                final boolean open = bound.contains(portal);
+                portals.put(portal.uri().toString(), open ? "bound" : "closed");
+                up &= open;
+            }
+        }
+        int serverSessions = 0;
+        int clientSessions = 0;
+        int connections = 0;
+        for (final Session session : engine.sessions())
+        {
+            if (session.isServerSide())
+            {
+                serverSessions++;
+            }
+            else
+            {
+                clientSessions++;
+            }
+            connections += session.connectionCount();
+        }
+        final Map<String, Object> clientDetails = new LinkedHashMap<>();
+        if (clients != null)
+        {
+            clients.probe();
+            for (final XioClientStatus client : clients.statuses())
+            {
+                final Map<String, Object> shown = new LinkedHashMap<>();
+                shown.put("uri", client.uri());
+                shown.put("state", client.state());
+                if (client.detail() != null)
+                {
+                    shown.put("reason", client.detail());
+                }
+                clientDetails.put(client.name().isEmpty() ? client.api().getSimpleName() : client.name(), shown);
+                up &= !requireClients || client.isEstablished();
+            }
+        }
+        builder.status(up ? org.springframework.boot.health.contributor.Status.UP
+                : org.springframework.boot.health.contributor.Status.DOWN)
+            .withDetail("engine", engine.name())
+            .withDetail("contexts", contexts)
+            .withDetail("portals", portals)
+            .withDetail("sessions", Map.of("server", serverSessions, "client", clientSessions))
+            .withDetail("connections", connections)
+            .withDetail("clients", clientDetails);
+    }
+}

@@ -1,0 +1,88 @@
+package io.xio.actuate.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Times calls with Micrometer timers {@code xio.client.requests} and {@code xio.server.requests}, tagged
+ * service, method, outcome and transport. Each kind of call keeps its timers (one per outcome, made on first
+ * use), so recording a call is one clock read and one timer update: nothing is allocated per call. Used when
+ * the application has no tracer; with one, {@link io.xio.actuate.observation.XioObservationInstrumentation}
+ * records the same timers through the Observation API. Thread-safe.
+ */
+public final class XioTimerInstrumentation implements XioInstrumentation
+{
+    /** Timer of calls made through client proxies. */
+    public static final String CLIENT_REQUESTS = "xio.client.requests";
+    /** Timer of calls served by exported beans. */
+    public static final String SERVER_REQUESTS = "xio.server.requests";
+
+    private static final XioCallOutcome[] OUTCOMES = XioCallOutcome.values();
+
+    private final MeterRegistry registry;
+
+    public XioTimerInstrumentation(final MeterRegistry registry)
+    {
+        this.registry = registry;
+    }
+
+    @Override
+    public CallRecorder recorder(final XioCall call)
+    {
+        return new TimerRecorder(call);
+    }
+
+    /** The timer name for a side. */
+    public static String timerName(final XioCall.Side side)
+    {
+        return side == XioCall.Side.CLIENT ? CLIENT_REQUESTS : SERVER_REQUESTS;
+    }
+
+    private final class TimerRecorder implements CallRecorder
+    {
+        private final XioCall call;
+        private final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(OUTCOMES.length);
+
+        TimerRecorder(final XioCall call)
+        {
+            this.call = call;
+        }
+
+        @Override
+        public Object start()
+        {
+            return null;
+        }
+
+        @Override
+        public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
+            final Throwable failure)
+        {
+            timer(outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+        }
+
+        private Timer timer(final XioCallOutcome outcome)
+        {
+            Timer timer = timers.get(outcome.ordinal());
+            if (timer == null)
+            {
+                timer = Timer.builder(timerName(call.side()))
+                    .description(call.side() == XioCall.Side.CLIENT ? "Calls made through xio client proxies"
+                        : "Calls served by xio services")
+                    .tag("service", call.service())
+                    .tag("method", call.method())
+                    .tag("outcome", outcome.tag())
+                    .tag("transport", call.transport())
+                    .register(registry); // the registry returns the same timer to racing threads
+                timers.set(outcome.ordinal(), timer);
+            }
+            return timer;
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.xio.actuate.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.xio.actuate.sample.Greeter;
+import io.xio.actuate.sample.Runners;
+import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class XioMetricsTest
+{
+    @Test
+    void callsAreTimedOnBothSidesByServiceMethodOutcomeAndTransport()
+    {
+        Runners.server().run(server -> Runners.client(Runners.greeterUri(server)).run(client ->
+        {
+            final Greeter greeter = Runners.greeter(client);
+            assertThat(greeter.greet("a")).isEqualTo("hello a");
+            assertThat(greeter.greet("b")).isEqualTo("hello b");
+            assertThat(greeter.greetLater("c").get(5, TimeUnit.SECONDS)).isEqualTo("later c");
+            assertThatThrownBy(() -> greeter.fail("no")).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(greeter::slow).isInstanceOf(io.xio.engine.XioTimeoutException.class);
+
+            final MeterRegistry clientMeters = client.getBean(MeterRegistry.class);
+            assertThat(timer(clientMeters, "xio.client.requests", "greet", "SUCCESS").count()).isEqualTo(2);
+            assertThat(timer(clientMeters, "xio.client.requests", "greetLater", "SUCCESS").count()).isEqualTo(1);
+            assertThat(timer(clientMeters, "xio.client.requests", "fail", "SERVICE_ERROR").count()).isEqualTo(1);
+            assertThat(timer(clientMeters, "xio.client.requests", "slow", "TIMEOUT").count()).isEqualTo(1);
+            assertThat(timer(clientMeters, "xio.client.requests", "greet", "SUCCESS").totalTime(TimeUnit.NANOSECONDS))
+                .isPositive();
+
+            final MeterRegistry serverMeters = server.getBean(MeterRegistry.class);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            {
+                assertThat(timer(serverMeters, "xio.server.requests", "greet", "SUCCESS").count()).isEqualTo(2);
+                assertThat(timer(serverMeters, "xio.server.requests", "fail", "SERVICE_ERROR").count()).isEqualTo(1);
+            });
+            assertThat(serverMeters.get("xio.frames.received").functionCounter().count()).isGreaterThanOrEqualTo(5);
+            assertThat(clientMeters.get("xio.data.sent").functionCounter().count()).isPositive();
+            assertThat(clientMeters.get("xio.frames.per.write").gauge().value()).isPositive();
+            assertThat(clientMeters.get("xio.sessions.active").tag("side", "client").gauge().value()).isEqualTo(1);
+            assertThat(serverMeters.get("xio.sessions.active").tag("side", "server").gauge().value()).isEqualTo(1);
+            assertThat(serverMeters.get("xio.connections.active").tag("side", "server").gauge().value()).isEqualTo(1);
+            assertThat(serverMeters.get("xio.context.idle").functionCounter().count()).isPositive();
+            assertThat(clientMeters.get("xio.requests.in.flight").tag("side", "client").gauge().value()).isZero();
+            assertThat(clientMeters.find("xio.retransmits").functionCounter()).isNotNull();
+            assertThat(clientMeters.find("xio.backpressure.rejections").functionCounter()).isNotNull();
+        }));
+    }
+
+    @Test
+    void recordingACallAllocatesNothing()
+    {
+        final XioInstrumentation.CallRecorder recorder = new XioTimerInstrumentation(new SimpleMeterRegistry())
+            .recorder(new XioCall(XioCall.Side.CLIENT, "kv", "get", "tcp"));
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final RuntimeException failure = new IllegalStateException("x");
+        for (int i = 0; i < 20_000; i++) // resolves the timers and lets the JIT settle
+        {
+            recorder.stop(recorder.start(), System.nanoTime(), (i & 1) == 0 ? XioCallOutcome.SUCCESS
+                : XioCallOutcome.SERVICE_ERROR, (i & 1) == 0 ? null : failure);
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 100_000; i++)
+        {
+            recorder.stop(recorder.start(), System.nanoTime(), (i & 1) == 0 ? XioCallOutcome.SUCCESS
+                : XioCallOutcome.SERVICE_ERROR, (i & 1) == 0 ? null : failure);
+        }
+        final long perCall = (threads.getCurrentThreadAllocatedBytes() - before) / 100_000;
+        assertThat(perCall).as("bytes allocated per recorded call").isZero();
+    }
+
+    private static Timer timer(final MeterRegistry registry, final String name, final String method,
+        final String outcome)
+    {
+        return registry.get(name).tags("service", "greeter", "method", method, "outcome", outcome,
+            "transport", "tcp").timer();
+    }
+}

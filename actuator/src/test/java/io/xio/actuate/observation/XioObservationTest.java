@@ -1,0 +1,71 @@
+package io.xio.actuate.observation;
+
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+import io.xio.actuate.metrics.XioTimerInstrumentation;
+import io.xio.actuate.sample.Greeter;
+import io.xio.actuate.sample.Runners;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class XioObservationTest
+{
+    @Configuration(proxyBeanMethods = false)
+    static class Tracing
+    {
+        @Bean
+        TestObservationRegistry observationRegistry()
+        {
+            return TestObservationRegistry.create();
+        }
+
+        @Bean
+        Tracer tracer()
+        {
+            return new SimpleTracer();
+        }
+    }
+
+    @Test
+    void withATracerCallsAreObservedOnBothSides()
+    {
+        Runners.server().withUserConfiguration(Tracing.class).run(server ->
+            Runners.client(Runners.greeterUri(server)).withUserConfiguration(Tracing.class).run(client ->
+            {
+                assertThat(client).getBean(XioInstrumentation.class).isInstanceOf(XioObservationInstrumentation.class);
+                final Greeter greeter = Runners.greeter(client);
+                assertThat(greeter.greet("a")).isEqualTo("hello a");
+                assertThatThrownBy(() -> greeter.fail("no")).isInstanceOf(IllegalStateException.class);
+                TestObservationRegistryAssert.assertThat(client.getBean(TestObservationRegistry.class))
+                    .hasNumberOfObservationsWithNameEqualTo("xio.client.requests", 2)
+                    .hasAnObservation(observation -> observation.hasNameEqualTo("xio.client.requests")
+                        .hasContextualNameEqualTo("greeter/greet")
+                        .hasLowCardinalityKeyValue("outcome", "SUCCESS")
+                        .hasLowCardinalityKeyValue("transport", "tcp")
+                        .isInstanceOf(XioObservationContext.class))
+                    .hasAnObservation(observation -> observation.hasContextualNameEqualTo("greeter/fail")
+                        .hasLowCardinalityKeyValue("outcome", "SERVICE_ERROR").hasError());
+                org.awaitility.Awaitility.await().untilAsserted(() ->
+                    TestObservationRegistryAssert.assertThat(server.getBean(TestObservationRegistry.class))
+                        .hasNumberOfObservationsWithNameEqualTo("xio.server.requests", 2));
+            }));
+    }
+
+    @Test
+    void withoutATracerPlainTimersRecordCalls()
+    {
+        Runners.server().run(server -> assertThat(server).getBean(XioInstrumentation.class)
+            .isInstanceOf(XioTimerInstrumentation.class));
+    }
+}

@@ -1,0 +1,33 @@
+package io.xio.actuate.sample;
+
+import io.xio.annotation.XioService;
+
+import java.util.concurrent.CompletableFuture;
+
+@XioService("greeter")
+public class GreeterService implements Greeter
+{
+    @Override
+    public String greet(final String name)
+    {
+        return "hello " + name;
+    }
+
+    @Override
+    public CompletableFuture<String> greetLater(final String name)
+    {
+        return CompletableFuture.completedFuture("later " + name);
+    }
+
+    @Override
+    public void fail(final String why)
+    {
+        throw new IllegalStateException(why);
+    }
+
+    @Override
+    public void slow() throws InterruptedException
+    {
+        Thread.sleep(1_000);
+    }
+}

@@ -1,0 +1,248 @@
+package io.xio.benchmarks.compare;
+
+import io.xio.benchmarks.Pinning;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import static io.xio.benchmarks.compare.Workload.KIB;
+import static io.xio.benchmarks.compare.Workload.MIB;
+
+/**
+ * The side-by-side comparison of issue 7: xio (tcp, shm, the Spring proxy) against raw Java sockets, Netty epoll,
+ * gRPC-java, Aeron IPC and qperf, each case in a fresh server JVM on CPU 0 and client JVM on CPU 1, repetitions
+ * interleaved so that every repetition compares cases run minutes apart at most. Writes {@code latest.md} (the
+ * tables, ratios pair by pair, goals met or missed) and {@code latency-percentiles.png} to the output directory.
+ *
+ * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile exec:exec
+ * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
+ * (a few cases, short windows, one repetition, into {@code target/smoke}; exits non-zero if a case fails),
+ * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N} (shortest warm-up),
+ * {@code --warmup-max-ms N} (longest, when the JIT compiler does not settle), {@code --measure-ms N}, {@code --jfr}
+ * (a JFR profile of both JVMs of every run, next to the logs in {@code OUT/logs}).
+ */
+public final class Comparison
+{
+    private Comparison()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final Map<String, String> options = options(args);
+        final boolean smoke = options.containsKey("smoke");
+        final boolean jfr = options.containsKey("jfr");
+        final int reps = Integer.parseInt(options.getOrDefault("reps", smoke ? "1" : "3"));
+        final long warmup = Long.parseLong(options.getOrDefault("warmup-ms", smoke ? "300" : "3000"));
+        final long warmupMax = Long.parseLong(options.getOrDefault("warmup-max-ms", smoke ? "300" : "20000"));
+        final long measure = Long.parseLong(options.getOrDefault("measure-ms", smoke ? "300" : "3000"));
+        final Workload.Timing timing = new Workload.Timing(warmup, Math.max(warmup, warmupMax), measure);
+        final Path out = Path.of(options.getOrDefault("out", smoke ? "target/smoke" : "results"));
+        final Pattern only = Pattern.compile(options.getOrDefault("only", ".*"));
+
+        final List<Case> cases = new ArrayList<>();
+        for (final Case c : smoke ? smokeCases(timing) : fullCases(timing))
+        {
+            if (only.matcher(c.id()).find())
+            {
+                cases.add(c);
+            }
+        }
+        final boolean pin = Pinning.possible();
+        final Map<String, String> skipped = new LinkedHashMap<>();
+        if (cases.stream().anyMatch(c -> c.peer().equals("qperf")))
+        {
+            final String reason = Qperf.unavailableReason(!smoke);
+            if (reason != null)
+            {
+                cases.stream().filter(c -> c.peer().equals("qperf")).forEach(c -> skipped.put(c.id(), reason));
+            }
+        }
+        final Environment environment = Environment.capture(String.join(" ", args), pin, reps, timing);
+        final Figures[][] results = new Figures[cases.size()][reps];
+        final Map<String, String> failures = new LinkedHashMap<>();
+        final Path logs = out.resolve("logs");
+        for (int rep = 0; rep < reps; rep++)
+        {
+            for (int i = 0; i < cases.size(); i++)
+            {
+                final Case c = cases.get(i);
+                if (skipped.containsKey(c.id()) || failures.containsKey(c.id()))
+                {
+                    continue;
+                }
+                final String tag = c.id() + "-rep" + (rep + 1);
+                try
+                {
+                    results[i][rep] = c.peer().equals("qperf") ? Qperf.run(c, pin, logs, tag) : JvmRun.run(c, pin, jfr, logs, tag);
+                    System.err.printf(Locale.ROOT, "rep %d/%d %-28s p50 %9.2f us  %,12.0f calls/s  %8.1f MiB/s%n", rep + 1,
+                        reps, c.id(), results[i][rep].get(Figures.P50_US), results[i][rep].get(Figures.CALLS_PER_S),
+                        results[i][rep].get(Figures.MIB_PER_S));
+                }
+                catch (final Exception ex)
+                {
+                    failures.put(c.id(), String.valueOf(ex.getMessage()).lines().findFirst().orElse(ex.toString()));
+                    System.err.printf("rep %d/%d %-28s FAILED: %s%n", rep + 1, reps, c.id(), ex.getMessage());
+                }
+            }
+        }
+        environment.finish();
+        Files.createDirectories(out);
+        final Report report = new Report(cases, results, failures, skipped, goals(), environment, smoke);
+        Files.writeString(out.resolve("latest.md"), report.markdown());
+        PercentileChart.write(out.resolve("latency-percentiles.png"), "Round-trip latency percentiles, the median of " +
+            reps + " repetitions (" + (pin ? "server CPU 0, client CPU 1" : "not pinned") + ")", report.chartPanels());
+        System.out.println(report.markdown());
+        System.out.println("wrote " + out.resolve("latest.md") + " and " + out.resolve("latency-percentiles.png"));
+        if (smoke)
+        {
+            final long failed = failures.size();
+            final long passed = cases.size() - failed - skipped.size();
+            System.out.println("smoke: " + passed + " cases ran, " + failed + " broke, " + skipped.size() + " left out");
+            System.exit(failed == 0 ? 0 : 1);
+        }
+    }
+
+    private static Map<String, String> options(final String[] args)
+    {
+        final Map<String, String> options = new LinkedHashMap<>();
+        final List<String> words = new ArrayList<>();
+        for (final String arg : args)
+        {
+            words.addAll(List.of(arg.trim().split("\\s+")));
+        }
+        words.removeIf(String::isEmpty);
+        for (int i = 0; i < words.size(); i++)
+        {
+            final String word = words.get(i);
+            if (!word.startsWith("--"))
+            {
+                throw new IllegalArgumentException("unexpected argument '" + word + "'");
+            }
+            final String key = word.substring(2);
+            if (key.equals("smoke") || key.equals("jfr"))
+            {
+                options.put(key, "true");
+            }
+            else if (List.of("reps", "only", "out", "warmup-ms", "warmup-max-ms", "measure-ms").contains(key) && i + 1 < words.size())
+            {
+                options.put(key, words.get(++i));
+            }
+            else
+            {
+                throw new IllegalArgumentException("unknown or incomplete option '" + word + "'; known: --smoke, --jfr, " +
+                    "--reps N, --only REGEX, --out DIR, --warmup-ms N, --warmup-max-ms N, --measure-ms N");
+            }
+        }
+        return options;
+    }
+
+    private static final String LAT64 = "64 B, 1 outstanding";
+    private static final String LAT4K = "4 KiB, 1 outstanding";
+    private static final String LAT32 = "32 B, 1 outstanding (shared memory)";
+    private static final String RATE64 = "64 B, 64 outstanding";
+    private static final String RATE4K = "4 KiB, 64 outstanding";
+    private static final String BULK = "1 MiB transfers";
+
+    static List<Case> fullCases(final Workload.Timing t)
+    {
+        final List<Case> cases = new ArrayList<>();
+        for (final int size : new int[] {64, 4 * KIB})
+        {
+            final String group = size == 64 ? LAT64 : LAT4K;
+            final String s = size == 64 ? "64" : "4k";
+            final Workload one = Workload.echo(size, 1, t);
+            cases.add(new Case("raw-socket-" + s + "-lat", group, "raw-socket", "", one, "raw socket, blocking"));
+            cases.add(new Case("netty-" + s + "-lat", group, "netty", "", one, "Netty epoll echo"));
+            cases.add(new Case("grpc-" + s + "-lat", group, "grpc", "blocking", one, "gRPC blocking unary"));
+            cases.add(new Case("qperf-" + s + "-lat", group, "qperf", "tcp_lat", one, "qperf tcp_lat (2 x mean one-way)"));
+            cases.add(new Case("xio-tcp-" + s + "-lat-spin", group, "xio", "tcp,poll=spin", one, "xio tcp, spin, context"));
+            if (size == 64)
+            {
+                cases.add(new Case("xio-tcp-64-lat-default", group, "xio", "tcp", one, "xio tcp, default poll, context"));
+                cases.add(new Case("xio-tcp-64-lat-parked", group, "xio", "tcp,poll=parked", one, "xio tcp, parked, context"));
+                cases.add(new Case("xio-tcp-64-lat-caller", group, "xio", "tcp,style=caller", one, "xio tcp, default poll, caller blocks"));
+            }
+            cases.add(new Case("xio-shm-" + s + "-lat-spin", group, "xio", "shm,poll=spin", one, "xio shm, spin, context"));
+            if (size == 64)
+            {
+                cases.add(new Case("xio-shm-64-lat-parked", group, "xio", "shm,poll=parked", one, "xio shm, parked, context"));
+                cases.add(new Case("spring-64-lat", group, "spring", "", one, "xio Spring proxy, blocking method"));
+            }
+        }
+        final Workload tiny = Workload.echo(32, 1, t);
+        cases.add(new Case("aeron-32-lat", LAT32, "aeron", "", tiny, "Aeron IPC, spinning"));
+        cases.add(new Case("xio-shm-32-lat-spin", LAT32, "xio", "shm,poll=spin", tiny, "xio shm, spin, context"));
+
+        for (final int size : new int[] {64, 4 * KIB})
+        {
+            final String group = size == 64 ? RATE64 : RATE4K;
+            final String s = size == 64 ? "64" : "4k";
+            final Workload many = Workload.echo(size, 64, t);
+            cases.add(new Case("grpc-" + s + "-rate", group, "grpc", "async", many, "gRPC async unary"));
+            if (size == 64)
+            {
+                cases.add(new Case("netty-64-rate", group, "netty", "", many, "Netty epoll echo"));
+            }
+            cases.add(new Case("xio-tcp-" + s + "-rate", group, "xio", "tcp", many, "xio tcp, 1 context"));
+            if (size == 64)
+            {
+                cases.add(new Case("xio-tcp-64-rate-ctx2", group, "xio", "tcp,ctx=2", many, "xio tcp, 2 contexts"));
+            }
+            cases.add(new Case("xio-shm-" + s + "-rate", group, "xio", "shm", many, "xio shm, 1 context"));
+            if (size == 64)
+            {
+                cases.add(new Case("xio-shm-64-rate-ctx2", group, "xio", "shm,ctx=2", many, "xio shm, 2 contexts"));
+                cases.add(new Case("spring-64-rate", group, "spring", "", many, "xio Spring proxy, async method"));
+            }
+        }
+
+        final Workload bulk = Workload.transfer(MIB, 4, t);
+        cases.add(new Case("qperf-1m-bw", BULK, "qperf", "tcp_bw", Workload.transfer(MIB, 1, t), "qperf tcp_bw (streaming)"));
+        cases.add(new Case("raw-socket-1m", BULK, "raw-socket", "", Workload.transfer(MIB, 1, t), "raw socket, 1 outstanding"));
+        cases.add(new Case("grpc-1m", BULK, "grpc", "async", bulk, "gRPC async unary, 4 outstanding"));
+        cases.add(new Case("xio-tcp-1m", BULK, "xio", "tcp", bulk, "xio tcp, 4 outstanding"));
+        cases.add(new Case("xio-shm-1m", BULK, "xio", "shm", bulk, "xio shm, 4 outstanding"));
+        return cases;
+    }
+
+    static List<Case> smokeCases(final Workload.Timing t)
+    {
+        final Workload one = Workload.echo(64, 1, t);
+        final Workload eight = Workload.echo(64, 8, t);
+        return List.of(
+            new Case("raw-socket-64-lat", LAT64, "raw-socket", "", one, "raw socket, blocking"),
+            new Case("netty-64-lat", LAT64, "netty", "", one, "Netty epoll echo"),
+            new Case("grpc-64-lat", LAT64, "grpc", "blocking", one, "gRPC blocking unary"),
+            new Case("qperf-64-lat", LAT64, "qperf", "tcp_lat", one, "qperf tcp_lat (2 x mean one-way)"),
+            new Case("xio-tcp-64-lat-spin", LAT64, "xio", "tcp,poll=spin", one, "xio tcp, spin, context"),
+            new Case("xio-shm-64-lat-caller", LAT64, "xio", "shm,style=caller", one, "xio shm, caller blocks"),
+            new Case("spring-64-lat", LAT64, "spring", "", one, "xio Spring proxy, blocking method"),
+            new Case("aeron-32-lat", LAT32, "aeron", "", Workload.echo(32, 1, t), "Aeron IPC, spinning"),
+            new Case("grpc-64-rate", RATE64, "grpc", "async", eight, "gRPC async unary"),
+            new Case("xio-tcp-64-rate-ctx2", RATE64, "xio", "tcp,ctx=2", eight, "xio tcp, 2 contexts"),
+            new Case("xio-shm-1m", BULK, "xio", "shm", Workload.transfer(MIB, 4, t), "xio shm, 4 outstanding"));
+    }
+
+    static List<Goal> goals()
+    {
+        return List.of(
+            new Goal("tcp, 64 B, 1 outstanding: p50 <= the raw socket's", "xio-tcp-64-lat-spin", "raw-socket-64-lat",
+                Figures.P50_US, 1.0, true),
+            new Goal("tcp, 64 B, 1 outstanding: p50 <= 1/3 of gRPC-java's", "xio-tcp-64-lat-spin", "grpc-64-lat",
+                Figures.P50_US, 1 / 3.0, true),
+            new Goal("tcp, 64 B, 64 outstanding: >= 5x gRPC-java async calls/s", "xio-tcp-64-rate", "grpc-64-rate",
+                Figures.CALLS_PER_S, 5.0, false),
+            new Goal("tcp, 1 MiB: >= 0.9x qperf tcp_bw", "xio-tcp-1m", "qperf-1m-bw", Figures.MIB_PER_S, 0.9, false),
+            new Goal("shm, 1 MiB: >= 2x tcp", "xio-shm-1m", "xio-tcp-1m", Figures.MIB_PER_S, 2.0, false),
+            new Goal("shm, 32 B: p50 <= 3x Aeron IPC", "xio-shm-32-lat-spin", "aeron-32-lat", Figures.P50_US, 3.0, true),
+            new Goal("<= 16 B allocated per request in steady state (both JVMs, tcp 64 B, 64 outstanding)",
+                "xio-tcp-64-rate", null, Figures.ALLOC_B_PER_CALL, 16, true));
+    }
+}

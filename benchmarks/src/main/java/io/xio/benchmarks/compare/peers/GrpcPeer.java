@@ -1,0 +1,148 @@
+package io.xio.benchmarks.compare.peers;
+
+import io.grpc.CallOptions;
+import io.grpc.KnownLength;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+import io.xio.benchmarks.compare.CallLoop;
+import io.xio.benchmarks.compare.Measurement;
+import io.xio.benchmarks.compare.Peer;
+import io.xio.benchmarks.compare.Variant;
+import io.xio.benchmarks.compare.Workload;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * gRPC-java over its shaded Netty (epoll on Linux), one unary method with a byte[] marshaller and a hand-built
+ * {@link MethodDescriptor} (no protoc). Both sides use the direct executor, gRPC's fastest setting: handlers
+ * and callbacks run on the Netty event loop. Variant {@code blocking} (the blocking stub's call, 1 outstanding)
+ * or {@code async} (the async stub's call with a callback, any number outstanding).
+ */
+public final class GrpcPeer implements Peer
+{
+    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>()
+    {
+        @Override
+        public InputStream stream(final byte[] value)
+        {
+            return new BytesStream(value);
+        }
+
+        @Override
+        public byte[] parse(final InputStream stream)
+        {
+            try
+            {
+                return stream.readAllBytes();
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+        }
+    };
+
+    private static final MethodDescriptor<byte[], byte[]> CALL = MethodDescriptor.<byte[], byte[]>newBuilder()
+        .setType(MethodDescriptor.MethodType.UNARY)
+        .setFullMethodName(MethodDescriptor.generateFullMethodName("xio.bench.Echo", "Call"))
+        .setRequestMarshaller(BYTES)
+        .setResponseMarshaller(BYTES)
+        .build();
+
+    @Override
+    public Server serve(final String variant, final Workload workload) throws IOException
+    {
+        final byte[] ack = new byte[workload.responseBytes()];
+        final ServerServiceDefinition service = ServerServiceDefinition.builder("xio.bench.Echo")
+            .addMethod(CALL, ServerCalls.asyncUnaryCall((byte[] request, StreamObserver<byte[]> response) ->
+            {
+                response.onNext(workload.isEcho() ? request : ack);
+                response.onCompleted();
+            }))
+            .build();
+        final io.grpc.Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .directExecutor().addService(service).maxInboundMessageSize(workload.requestBytes() + 1024).build().start();
+        return new Server()
+        {
+            @Override
+            public String address()
+            {
+                return String.valueOf(server.getPort());
+            }
+
+            @Override
+            public void close() throws InterruptedException
+            {
+                server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        };
+    }
+
+    @Override
+    public Measurement run(final String variantText, final String address, final Workload workload) throws Exception
+    {
+        final Variant variant = Variant.parse(variantText);
+        final ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(address))
+            .usePlaintext().directExecutor().maxInboundMessageSize(workload.responseBytes() + 1024).build();
+        try
+        {
+            final byte[] payload = new byte[workload.requestBytes()];
+            if (variant.has("blocking"))
+            {
+                if (workload.outstanding() != 1)
+                {
+                    throw new IllegalArgumentException("gRPC blocking calls: 1 outstanding only");
+                }
+                return CallLoop.blocking(workload,
+                    () -> ClientCalls.blockingUnaryCall(channel, CALL, CallOptions.DEFAULT, payload), () -> Double.NaN);
+            }
+            final CallLoop.AsyncCall call = slot -> ClientCalls.asyncUnaryCall(channel.newCall(CALL, CallOptions.DEFAULT),
+                payload, new StreamObserver<>()
+                {
+                    @Override
+                    public void onNext(final byte[] value)
+                    {
+                    }
+
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                        slot.completed(error);
+                    }
+
+                    @Override
+                    public void onCompleted()
+                    {
+                        slot.completed(null);
+                    }
+                });
+            // one call first: the channel connects lazily, and 64 first calls should not race that
+            ClientCalls.blockingUnaryCall(channel, CALL, CallOptions.DEFAULT, payload);
+            return CallLoop.pipelined(workload, call, Runnable::run, () -> Double.NaN);
+        }
+        finally
+        {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Lets gRPC size the message without buffering the stream first. */
+    private static final class BytesStream extends ByteArrayInputStream implements KnownLength
+    {
+        private BytesStream(final byte[] bytes)
+        {
+            super(bytes);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Makes a Docker engine available and builds the image the multi-host tests run the sample app in, without any
+# image registry: an empty root with static BusyBox, this host's JDK and the C libraries it links against.
+# Idempotent: an engine already running and an image already built are left as they are.
+#   XIO_TEST_IMAGE   image name to build (default xio/jdk-local:17)
+set -euo pipefail
+
+IMAGE="${XIO_TEST_IMAGE:-xio/jdk-local:17}"
+log() { echo "[setup-docker] $*"; }
+
+if ! docker info >/dev/null 2>&1; then
+    if ! command -v dockerd >/dev/null 2>&1 || ! command -v busybox >/dev/null 2>&1; then
+        log "installing docker.io and busybox-static"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq docker.io busybox-static >/dev/null
+    fi
+    sysctl -qw net.ipv4.ip_forward=1
+    log "starting dockerd"
+    # Pulls go to a closed port and fail at once: nothing here may come from a registry.
+    HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY=localhost,127.0.0.1 \
+        nohup dockerd >/var/log/xio-dockerd.log 2>&1 &
+    for _ in $(seq 1 60); do
+        docker info >/dev/null 2>&1 && break
+        sleep 0.5
+    done
+    docker info >/dev/null 2>&1 || { log "dockerd did not start; see /var/log/xio-dockerd.log"; tail -20 /var/log/xio-dockerd.log; exit 1; }
+fi
+
+if docker image inspect "$IMAGE" >/dev/null 2>&1; then
+    log "image $IMAGE already present"
+    exit 0
+fi
+
+JAVA_HOME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+BUSYBOX="$(command -v busybox)"
+file -L "$BUSYBOX" 2>/dev/null | grep -q "statically linked" || { log "$BUSYBOX is not static: apt-get install busybox-static"; exit 1; }
+log "building $IMAGE from $JAVA_HOME_DIR"
+ROOT="$(mktemp -d)"
+trap 'rm -rf "$ROOT"' EXIT
+mkdir -p "$ROOT"/{bin,tmp,etc,opt,app}
+chmod 1777 "$ROOT/tmp"
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+for applet in sh ls cat ps kill sleep env mkdir rm; do ln -s busybox "$ROOT/bin/$applet"; done
+cp -a "$JAVA_HOME_DIR" "$ROOT/opt/jdk"
+# Debian's JDK links some files (cacerts, security policy) into /etc: bring their targets along.
+find "$ROOT/opt/jdk" -type l | while read -r link; do
+    target="$(readlink -f "$link" || true)"
+    if [ -n "$target" ] && [ -e "$target" ] && [ "${target#$JAVA_HOME_DIR}" = "$target" ]; then
+        rm "$link" && cp -L "$target" "$link"
+    fi
+done
+# Every shared library the JDK's executables and libraries need, at the same paths, plus the loader.
+{ find "$ROOT/opt/jdk" -type f \( -name '*.so' -o -perm -u+x \) -print0 | xargs -0 ldd 2>/dev/null || true; } |
+    grep -o '/[^ ]*\.so[^ ]*' | sort -u | while read -r lib; do
+        [ -e "$lib" ] || continue
+        mkdir -p "$ROOT$(dirname "$lib")"
+        cp -L "$lib" "$ROOT$lib"
+    done
+for lib in /lib64/ld-linux-x86-64.so.2 /lib/x86_64-linux-gnu/libnss_dns.so.2 /lib/x86_64-linux-gnu/libnss_files.so.2 \
+           /lib/x86_64-linux-gnu/libresolv.so.2; do
+    [ -e "$lib" ] && mkdir -p "$ROOT$(dirname "$lib")" && cp -L "$lib" "$ROOT$lib"
+done
+echo "hosts: files dns" >"$ROOT/etc/nsswitch.conf"
+echo "root:x:0:0:root:/tmp:/bin/sh" >"$ROOT/etc/passwd"
+tar -C "$ROOT" -c . | docker import \
+    --change 'ENV PATH=/opt/jdk/bin:/bin' --change 'ENV JAVA_HOME=/opt/jdk' --change 'WORKDIR /app' \
+    - "$IMAGE" >/dev/null
+log "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
+docker run --rm "$IMAGE" java -version 2>&1 | head -1

@@ -1,0 +1,95 @@
+package io.xio.sample;
+
+import io.xio.sample.client.LoadRunner;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The sample as the README runs it (both sides, tcp and shm), with a short load, and its actuator endpoints. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {"sample.values=300",
+    "sample.throughput-time=300ms", "sample.linger=0s"})
+class BlobStoreApplicationTest
+{
+    private static final int XIO_PORT = freePort();
+    private static final String SHM_NAME = "xio-sample-test-" + UUID.randomUUID();
+
+    @DynamicPropertySource
+    static void addresses(final DynamicPropertyRegistry registry)
+    {
+        registry.add("xio.portals[0].uri", () -> "tcp://127.0.0.1:" + XIO_PORT);
+        registry.add("xio.portals[1].uri", () -> "shm://" + SHM_NAME);
+        registry.add("xio.clients.blobs.uri", () -> "tcp://127.0.0.1:" + XIO_PORT + "/blobs");
+        registry.add("xio.clients.blobs-shm.uri", () -> "shm://" + SHM_NAME + "/blobs");
+    }
+
+    @Autowired
+    private LoadRunner load;
+
+    @LocalServerPort
+    private int port;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void theLoadStoresAndVerifiesEveryValueOverTcpAndShm() throws Exception
+    {
+        load.done().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(load.reports()).extracting(LoadRunner.Report::client).containsExactly("blobs", "blobs-shm");
+        assertThat(load.reports()).allSatisfy(report ->
+        {
+            assertThat(report.verified()).isEqualTo(300);
+            assertThat(report.mismatches()).isZero();
+            assertThat(report.readsPerSecond()).isPositive();
+        });
+        assertThat(load.reports().get(1).summary().values()).isEqualTo(600); // both clients' values, one store
+    }
+
+    @Test
+    void actuatorShowsHealthTheXioEndpointMetricsAndPrometheus() throws Exception
+    {
+        load.done().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(get("/actuator/health")).contains("\"status\":\"UP\"").contains("\"xio\"")
+            .contains("\"state\":\"ESTABLISHED\"");
+        assertThat(get("/actuator/xio")).contains("\"portals\"").contains("tcp://127.0.0.1:" + XIO_PORT)
+            .contains("\"resource\":\"blobs\"").contains("\"requestsReceived\"");
+        assertThat(get("/actuator/metrics/xio.client.requests")).contains("\"name\":\"xio.client.requests\"")
+            .contains("\"outcome\"").contains("\"SUCCESS\"").contains("\"tcp\"").contains("\"shm\"");
+        assertThat(get("/actuator/prometheus")).contains("xio_client_requests_seconds_count{")
+            .contains("xio_server_requests_seconds_count{").contains("xio_frames_sent_total{")
+            .contains("xio_sessions_active{");
+    }
+
+    private String get(final String path) throws IOException, InterruptedException
+    {
+        final HttpResponse<String> response = http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(path).isEqualTo(200);
+        return response.body();
+    }
+
+    private static int freePort()
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+}

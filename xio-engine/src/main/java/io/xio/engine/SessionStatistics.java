@@ -1,0 +1,17 @@
+package io.xio.engine;
+
+/**
+ * Counters of one session since it opened, from this side's point of view. A snapshot read from any thread;
+ * fields are read one by one.
+ *
+ * @param requestsSent requests and one-way messages this side sent (each counted once, however often retransmitted)
+ * @param requestsReceived new requests and one-way messages from the peer (retransmits of known ones excluded)
+ * @param inFlight requests sent and not yet finished
+ * @param executing requests from the peer being handled here
+ * @param retransmits requests sent again after a connection failure
+ * @param backPressureRejections requests refused for lack of room, here or by the peer
+ */
+public record SessionStatistics(long requestsSent, long requestsReceived, int inFlight, int executing,
+    long retransmits, long backPressureRejections)
+{
+}
