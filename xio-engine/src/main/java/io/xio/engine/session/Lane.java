@@ -852,6 +852,7 @@ final class Lane
         {
             case NEW ->
             {
+                call.claimed();
                 if (session.executing.incrementAndGet() > session.engine.limits.maxInFlight())
                 {
                     if (call.abandon())

@@ -21,18 +21,22 @@ import java.nio.charset.StandardCharsets;
  * <p>A service registered with {@link io.xio.engine.RequestReuse#AFTER_ANSWER} gets its calls (and their
  * messages) from the lane's pool: a call goes back once its handler returned, its answer left (or was dropped)
  * and its message was closed, whichever comes last. Its state word carries the request id, so a cancel aimed
- * at an earlier use of the object cannot hit the current one.
+ * at an earlier use of the object cannot hit the current one; and a call is cancellable only once the
+ * deduplication window made it the one executing its id ({@link #claimed}), so a call taken for a retransmit
+ * that the window answers otherwise, and handed straight back, never looks executing.
  */
 final class ServerCall implements InboundRequest, Runnable, SendCompletion
 {
     // States in the low bits of the word, the request id above them. A cancel passes through CANCELLING, during
-    // which a late answer is only noted: the call cannot be reused while the cancel still works on it.
+    // which a late answer is only noted: the call cannot be reused while the cancel still works on it. TAKEN: made
+    // ready for an id the window has not given it (yet); neither answerable nor cancellable.
     private static final int EXECUTING = 0;
     private static final int ANSWERED = 1;
     private static final int CANCELLING = 2;
     private static final int CANCELLED = 3;
     private static final int CANCELLING_ANSWERED = 4;
     private static final int CANCELLED_ANSWERED = 5;
+    private static final int TAKEN = 6;
     private static final int STATE_BITS = 3;
     private static final long STATE_MASK = (1 << STATE_BITS) - 1;
     /** What must let go before a pooled call is reused: the handler's run, the answer, the message. */
@@ -92,7 +96,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         this.message = new Message();
     }
 
-    /** Readies the call for request {@code id}. */
+    /** Readies the call for request {@code id}; it executes only once {@link #claimed}. */
     ServerCall beginAs(final long id, final int flags)
     {
         this.id = id;
@@ -102,8 +106,14 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         answer = null;
         ON_CANCEL.setRelease(this, null);
         HELD.setRelease(this, HOLDS);
-        WORD.setVolatile(this, id << STATE_BITS | EXECUTING);
+        WORD.setVolatile(this, id << STATE_BITS | TAKEN);
         return this;
+    }
+
+    /** The window made this call the one executing its id: from now on it may be answered and cancelled. */
+    void claimed()
+    {
+        WORD.setVolatile(this, id << STATE_BITS | EXECUTING);
     }
 
     /** Refused before it ran (back-pressure): false when a cancel got it first. */
@@ -249,7 +259,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
             {
                 return true; // answered again after the cancel: still nothing to send
             }
-            if (state == EXECUTING || state == ANSWERED)
+            if (state == EXECUTING || state == ANSWERED || state == TAKEN)
             {
                 return false;
             }
@@ -285,6 +295,14 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         {
             return false;
         }
+        // While we hold CANCELLING, nobody can answer and complete the id, so the window still names the call
+        // executing it. If it does not, this is not that execution (a guard: claimed() should make that
+        // impossible): give the state back, unless a reuse has overwritten it already.
+        if (lane.session.window.call(expectedId) != this)
+        {
+            WORD.compareAndSet(this, expectedId << STATE_BITS | CANCELLING, expectedId << STATE_BITS | EXECUTING);
+            return false;
+        }
         try
         {
             lane.session.cancelled(expectedId);
@@ -308,7 +326,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     public boolean isCancelled()
     {
         final int state = state();
-        return state != EXECUTING && state != ANSWERED;
+        return state != EXECUTING && state != ANSWERED && state != TAKEN;
     }
 
     @Override
