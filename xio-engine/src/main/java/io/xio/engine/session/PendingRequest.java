@@ -218,8 +218,9 @@ final class PendingRequest implements Runnable, SendCompletion
                 target.onResponse(requestId, (Message)value);
             }
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
+            // Whatever it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
             LoggerFactory.getLogger(PendingRequest.class).warn("response listener of request {} on {} failed",
                 requestId, session.describe(), ex);
         }

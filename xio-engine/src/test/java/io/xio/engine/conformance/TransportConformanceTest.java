@@ -940,6 +940,46 @@ public abstract class TransportConformanceTest
     }
 
     @Test
+    void aListenerThatThrowsAnErrorLeavesTheSessionWorking() throws Exception
+    {
+        registerReusingEcho("echo", null);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("echo").toString(),
+            SessionOptions.DEFAULT.withConnections(1)))
+        {
+            final CountDownLatch thrown = new CountDownLatch(1);
+            session.request(Outbound.of(utf8("boom")), CallOptions.DEFAULT, new ResponseListener()
+            {
+                @Override
+                public void onResponse(final long requestId, final Message response)
+                {
+                    thrown.countDown();
+                    throw new AssertionError("a listener's Error must not reach the transport");
+                }
+
+                @Override
+                public void onFailure(final long requestId, final Throwable cause)
+                {
+                    thrown.countDown();
+                    throw new AssertionError("a listener's Error must not reach the transport");
+                }
+            });
+            assertThat(thrown.await(5, TimeUnit.SECONDS)).isTrue();
+            final Outcomes outcomes = new Outcomes();
+            for (int i = 0; i < 20; i++)
+            {
+                final long id = session.request(Outbound.of(utf8("h" + i), utf8("b" + i)), CallOptions.DEFAULT,
+                    outcomes);
+                outcomes.await(1);
+                assertThat(outcomes.responses.get(id)).isEqualTo("h" + i + "|b" + i);
+            }
+            assertThat(outcomes.failures).isEmpty();
+            assertThat(session.statistics().retransmits()).as("the connection stayed up").isZero();
+            assertThat(session.connectionCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void cancelAllFailsListenerRequests() throws Exception
     {
         final CountDownLatch arrived = new CountDownLatch(5);
@@ -976,20 +1016,43 @@ public abstract class TransportConformanceTest
     {
         final XioEngine quietServer = engines.start(engines.builder("quiet-server").leakDetection(false));
         final XioEngine quietClient = engines.start(engines.builder("quiet-client").leakDetection(false));
+        /** A reply buffer with its outbound, back in {@code free} once xio released it (after the send). */
+        final class Reply implements AutoCloseable
+        {
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+            final Outbound answer = Outbound.of(buffer);
+            final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<Reply> free;
+
+            Reply(final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<Reply> free)
+            {
+                this.free = free;
+            }
+
+            @Override
+            public void close()
+            {
+                free.offer(this);
+            }
+        }
         quietServer.register("echo", new io.xio.engine.RequestHandler()
         {
-            private final ByteBuffer reply = ByteBuffer.allocateDirect(64);
-            private final Outbound answer = Outbound.of(reply);
+            private final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<Reply> free =
+                new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(16);
 
             @Override
             public void onRequest(final InboundRequest request)
             {
-                // Answered inline on the context thread: the small frame is copied before respond returns.
+                // An outbound is reused only once xio released it: an answer may leave through another context.
+                Reply reply = free.poll();
+                if (reply == null)
+                {
+                    reply = new Reply(free);
+                }
                 final Message message = request.message();
-                message.buffer().getBytes(message.headerOffset(), reply, 0, message.headerLength());
-                reply.clear().limit(message.headerLength());
+                message.buffer().getBytes(message.headerOffset(), reply.buffer, 0, message.headerLength());
+                reply.buffer.clear().limit(message.headerLength());
                 message.close();
-                request.respond(answer);
+                request.respond(reply.answer.releaseAfterSend(reply));
             }
         }, RequestReuse.AFTER_ANSWER);
         final Portal portal = quietServer.bind(portalAddress());
