@@ -403,8 +403,7 @@ public final class SessionImpl implements Session
         {
             request = new PendingRequest(this);
         }
-        send(request.reset(requestId, mineFlag, message, null, listener, deadline, false, false));
-        return requestId;
+        return send(request.reset(requestId, mineFlag, message, null, listener, deadline, false, false)) ? requestId : 0;
     }
 
     private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
@@ -477,14 +476,14 @@ public final class SessionImpl implements Session
             "deduplication window");
     }
 
-    /** Hands the request to a lane, or fails it when none can take it. */
-    private void send(final PendingRequest request)
+    /** Hands the request to a lane, or fails it (on this thread) when none can take it: false then. */
+    private boolean send(final PendingRequest request)
     {
         final Lane lane = pick();
         if (lane == null)
         {
             request.fail(new ConnectionException("session " + describe() + " has no connection up"));
-            return;
+            return false;
         }
         request.lane = lane;
         if (lane.loop.inContextThread())
@@ -495,6 +494,7 @@ public final class SessionImpl implements Session
         {
             lane.loop.execute(request);
         }
+        return true;
     }
 
     /** A listener's request is done and unreachable: keep it for the next one. Any thread. */
