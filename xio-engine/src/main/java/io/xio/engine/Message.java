@@ -10,11 +10,16 @@ import java.nio.ByteBuffer;
 /**
  * A received message (S6): its header and data segments are views into the receive buffer, not copies. The
  * receiver must {@link #close()} it when done (try-with-resources), which returns the buffer to its pool;
- * the views must not be used afterwards. Reading may happen on any thread; close may be called from any
- * thread, once (later calls do nothing). On the allocation-free paths xio reuses the object itself: a response
- * lent to a {@link ResponseListener} is valid during its call only, and a request of a service registered with
- * {@link RequestReuse#AFTER_ANSWER} must be closed exactly once and not touched afterwards.
+ * the views must not be used afterwards. Reading may happen on any thread; close may be called from any thread.
  * {@link #buffer()} with the offsets reads in place without creating a view.
+ *
+ * <p>Who may close it more than once depends on where it came from. A message from a future or from a service
+ * registered with {@link RequestReuse#NEVER} is this object for this message only: closing it again does
+ * nothing. On the allocation-free paths xio reuses the object for later messages, so a second close, or any
+ * use after the first, may act on a later message: a request of a service registered with
+ * {@link RequestReuse#AFTER_ANSWER} must be closed exactly once and not touched afterwards, and a response
+ * lent to a {@link ResponseListener} is valid during that call only and closed by xio (do not close it).
+ * Only xio creates messages.
  */
 public final class Message implements AutoCloseable
 {
@@ -46,14 +51,14 @@ public final class Message implements AutoCloseable
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
-    /** Wraps the message in the frame at {@code frame}; retains the slab. For xio's own use. */
-    public Message(final Slab slab, final Frame frame, final LeakTracker leaks)
+    /** Wraps the message in the frame at {@code frame}; retains the slab. Reached through xio's internals only. */
+    Message(final Slab slab, final Frame frame, final LeakTracker leaks)
     {
         wrap(slab, frame, leaks, null);
     }
 
     /** A released message for xio to {@link #wrap} and reuse: the allocation-free paths recycle these. */
-    public Message()
+    Message()
     {
         released = 1;
     }
@@ -62,7 +67,7 @@ public final class Message implements AutoCloseable
      * Makes this (released) message the one in {@code frame}, retaining the slab; {@code onClose} (may be null)
      * runs after each close or abandon. For xio's own use: only a message nobody else holds may be rewrapped.
      */
-    public Message wrap(final Slab slab, final Frame frame, final LeakTracker leaks, final Runnable onClose)
+    Message wrap(final Slab slab, final Frame frame, final LeakTracker leaks, final Runnable onClose)
     {
         this.slab = slab.retain();
         this.requestId = frame.requestId();

@@ -4,7 +4,6 @@ import io.xio.engine.context.EventLoop;
 import io.xio.engine.context.LoopIdleStrategy;
 import io.xio.engine.session.EngineCore;
 import io.xio.engine.session.PortalImpl;
-import io.xio.engine.session.ReusingHandler;
 import io.xio.engine.session.SessionImpl;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.local.LocalTransport;
@@ -128,12 +127,12 @@ public final class XioEngine implements AutoCloseable
     public void register(final String resource, final RequestHandler handler, final RequestReuse reuse)
     {
         java.util.Objects.requireNonNull(handler, "handler");
-        core.services().put(resource, reuse == RequestReuse.AFTER_ANSWER ? new ReusingHandler(handler) : handler);
+        core.register(resource, handler, reuse == RequestReuse.AFTER_ANSWER);
     }
 
     public void unregister(final String resource)
     {
-        core.services().remove(resource);
+        core.unregister(resource);
     }
 
     /**

@@ -45,7 +45,7 @@ final class Lane
     private final Long2ObjectHashMap<io.xio.engine.XioFuture<?>> cancelling = new Long2ObjectHashMap<>();
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
     private final CallPool calls;
-    private final Message responseView = new Message();
+    private final Message responseView = Messages.released();
     private Connection connection;
     private volatile boolean up;
     private boolean closed;
@@ -708,10 +708,10 @@ final class Lane
             responseView.isReleased())
         {
             // The listener reads it during its call and xio closes it after: lend the lane's view, no allocation.
-            settle(request, responseView.wrap(slab, frame, null, null));
+            settle(request, Messages.rewrap(responseView, slab, frame, null, null));
             return;
         }
-        final Object outcome = status == Status.OK ? new Message(slab, frame, session.engine.leaks) :
+        final Object outcome = status == Status.OK ? Messages.of(slab, frame, session.engine.leaks) :
             remoteFailure(frame, status);
         if (request != null)
         {

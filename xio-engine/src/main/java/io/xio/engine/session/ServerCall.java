@@ -93,7 +93,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         this.lane = lane;
         this.pool = pool;
         this.messageClosed = this::release;
-        this.message = new Message();
+        this.message = Messages.released();
     }
 
     /** Readies the call for request {@code id}; it executes only once {@link #claimed}. */
@@ -135,7 +135,8 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     Message wrap(final io.xio.engine.memory.Slab slab, final io.xio.engine.protocol.Frame frame,
         final io.xio.engine.LeakTracker leaks)
     {
-        message = pool == null ? new Message(slab, frame, leaks) : message.wrap(slab, frame, leaks, messageClosed);
+        message = pool == null ? Messages.of(slab, frame, leaks)
+            : Messages.rewrap(message, slab, frame, leaks, messageClosed);
         return message;
     }
 
