@@ -42,10 +42,15 @@ final class DedupWindow
     /**
      * One slot's kept response, reused by every id the slot holds, so keeping a response allocates nothing once
      * the arrays are large enough. Written only by the thread completing the slot's executing id, before the
-     * state word says DONE; read by resends under a version check (a seqlock on the state word).
+     * state word says DONE; read by resends under a version check (a seqlock on the state word). An array grown
+     * for a response above {@link #SMALL} bytes is given up at the next small one, so a window of many slots does
+     * not pin its largest responses for the session's life.
      */
-    private static final class Kept
+    static final class Kept
     {
+        /** Responses up to this size are kept in an array that stays. */
+        static final int SMALL = 4096;
+
         boolean present;
         int status;
         int length;
@@ -54,11 +59,17 @@ final class DedupWindow
         byte[] bytes = new byte[0];
         int[] segmentLengths = new int[0];
 
+        /** Small sizes round up to a power of two (at least 64), so responses that vary a little share one array. */
+        static int capacityFor(final int size)
+        {
+            return size > SMALL ? size : Math.max(64, Integer.highestOneBit(Math.max(1, size - 1)) << 1);
+        }
+
         void keep(final int status, final Outbound response, final int size)
         {
-            if (bytes.length < size)
+            if (bytes.length < size || (bytes.length > SMALL && size <= SMALL))
             {
-                bytes = new byte[size];
+                bytes = new byte[capacityFor(size)];
             }
             final int count = response.segmentCount();
             if (segmentLengths.length < count)
@@ -184,6 +195,13 @@ final class DedupWindow
         }
         calls.set(slot, null);
         states.compareAndSet(slot, executing, id << 2 | DONE); // publishes the kept response
+    }
+
+    /** The kept-response array of {@code id}'s slot, for tests: how much the slot holds on to. */
+    int keptCapacity(final long id)
+    {
+        final Kept k = kept[(int)(id & mask)];
+        return k == null ? 0 : k.bytes.length;
     }
 
     /** Forgets {@code id}, claimed but refused before it ran, so a retransmit of it may run. */
