@@ -120,12 +120,13 @@ final class LocalLink extends StreamLink implements Poller
         while (index < to)
         {
             final ByteBuffer buffer = buffers[index];
-            // The entry itself goes over: the link does not touch it again until the reader consumed it.
-            if (buffer.hasRemaining() && !out.chunks.offer(buffer))
+            // The entry itself goes over: once offered, the reader may consume it (and move its position) at once.
+            final int remaining = buffer.remaining();
+            if (remaining > 0 && !out.chunks.offer(buffer))
             {
                 break;
             }
-            bytes += buffer.remaining();
+            bytes += remaining;
             index++;
         }
         if (bytes > 0)
