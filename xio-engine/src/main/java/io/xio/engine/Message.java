@@ -10,8 +10,16 @@ import java.nio.ByteBuffer;
 /**
  * A received message (S6): its header and data segments are views into the receive buffer, not copies. The
  * receiver must {@link #close()} it when done (try-with-resources), which returns the buffer to its pool;
- * the views must not be used afterwards. Reading may happen on any thread; close may be called from any
- * thread, once (later calls do nothing).
+ * the views must not be used afterwards. Reading may happen on any thread; close may be called from any thread.
+ * {@link #buffer()} with the offsets reads in place without creating a view.
+ *
+ * <p>Who may close it more than once depends on where it came from. A message from a future or from a service
+ * registered with {@link RequestReuse#NEVER} is this object for this message only: closing it again does
+ * nothing. On the allocation-free paths xio reuses the object for later messages, so a second close, or any
+ * use after the first, may act on a later message: a request of a service registered with
+ * {@link RequestReuse#AFTER_ANSWER} must be closed exactly once and not touched afterwards, and a response
+ * lent to a {@link ResponseListener} is valid during that call only and closed by xio (do not close it).
+ * Only xio creates messages.
  */
 public final class Message implements AutoCloseable
 {
@@ -29,26 +37,49 @@ public final class Message implements AutoCloseable
         }
     }
 
-    private final Slab slab;
-    private final int headerOffset;
-    private final int headerLength;
-    private final int[] segmentOffsets;
-    private final int[] segmentLengths;
-    private final long requestId;
-    private final LeakTracker leaks;
+    private static final int[] NO_SEGMENTS = new int[0];
+
+    private Slab slab;
+    private int headerOffset;
+    private int headerLength;
+    private int segmentCount;
+    private int[] segmentOffsets = NO_SEGMENTS;
+    private int[] segmentLengths = NO_SEGMENTS;
+    private long requestId;
+    private LeakTracker leaks;
+    private Runnable onClose;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
-    /** Wraps the message in the frame at {@code frame}; retains the slab. For xio's own use. */
-    public Message(final Slab slab, final Frame frame, final LeakTracker leaks)
+    /** Wraps the message in the frame at {@code frame}; retains the slab. Reached through xio's internals only. */
+    Message(final Slab slab, final Frame frame, final LeakTracker leaks)
+    {
+        wrap(slab, frame, leaks, null);
+    }
+
+    /** A released message for xio to {@link #wrap} and reuse: the allocation-free paths recycle these. */
+    Message()
+    {
+        released = 1;
+    }
+
+    /**
+     * Makes this (released) message the one in {@code frame}, retaining the slab; {@code onClose} (may be null)
+     * runs after each close or abandon. For xio's own use: only a message nobody else holds may be rewrapped.
+     */
+    Message wrap(final Slab slab, final Frame frame, final LeakTracker leaks, final Runnable onClose)
     {
         this.slab = slab.retain();
         this.requestId = frame.requestId();
         this.headerOffset = frame.headerOffset();
         this.headerLength = frame.headerLength();
         final int count = frame.segmentCount();
-        segmentOffsets = new int[count];
-        segmentLengths = new int[count];
+        if (segmentOffsets.length < count)
+        {
+            segmentOffsets = new int[count];
+            segmentLengths = new int[count];
+        }
+        segmentCount = count;
         int at = frame.dataOffset();
         for (int i = 0; i < count; i++)
         {
@@ -57,10 +88,13 @@ public final class Message implements AutoCloseable
             at += segmentLengths[i];
         }
         this.leaks = leaks;
+        this.onClose = onClose;
+        RELEASED.setRelease(this, 0);
         if (leaks != null)
         {
             leaks.track(this);
         }
+        return this;
     }
 
     /** The id of the request this message is (or answers), unique within its session and direction. */
@@ -83,19 +117,54 @@ public final class Message implements AutoCloseable
 
     public int segmentCount()
     {
-        return segmentLengths.length;
+        return segmentCount;
     }
 
     /** Data segment {@code index}, a view valid until {@link #close()}. */
     public ByteBuffer segment(final int index)
     {
         checkOpen();
+        if (index >= segmentCount)
+        {
+            throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
+        }
         return slab.slice(segmentOffsets[index], segmentLengths[index]);
     }
 
     public int segmentLength(final int index)
     {
+        if (index >= segmentCount)
+        {
+            throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
+        }
         return segmentLengths[index];
+    }
+
+    /**
+     * The receive buffer the header and segments lie in, for reading them in place without a ByteBuffer view
+     * (the allocation-free way): the header is at {@link #headerOffset()}, segment {@code i} at
+     * {@link #segmentOffset(int)}. Valid until {@link #close()}; do not write to it.
+     */
+    public org.agrona.DirectBuffer buffer()
+    {
+        checkOpen();
+        return slab.buffer();
+    }
+
+    /** Where the header starts in {@link #buffer()}. */
+    public int headerOffset()
+    {
+        return headerOffset;
+    }
+
+    /** Where data segment {@code index} starts in {@link #buffer()}. */
+    public int segmentOffset(final int index)
+    {
+        if (index >= segmentCount)
+        {
+            throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
+        }
+        return segmentOffsets[index];
     }
 
     /** Copies the header into a new array (for small headers; avoids holding the view). */
@@ -124,6 +193,7 @@ public final class Message implements AutoCloseable
                 leaks.untrack(this);
             }
             slab.abandon();
+            closed();
         }
     }
 
@@ -138,6 +208,16 @@ public final class Message implements AutoCloseable
                 leaks.untrack(this);
             }
             slab.release();
+            closed();
+        }
+    }
+
+    private void closed()
+    {
+        final Runnable action = onClose;
+        if (action != null)
+        {
+            action.run();
         }
     }
 

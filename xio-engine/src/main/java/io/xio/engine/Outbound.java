@@ -10,6 +10,9 @@ import java.nio.ByteBuffer;
  * buffers, even past the deadline); after a cancel, until {@link XioFuture#cancelOutcome()} completes; for a
  * response, until it was written, which {@link #releaseAfterSend} tells. Direct buffers (or regions from
  * {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
+ *
+ * <p>An outbound may be sent again once xio is done with it (the future or {@link ResponseListener} was told,
+ * or the {@link #releaseAfterSend} resource closed): keeping one per buffer avoids an object per call.
  */
 public final class Outbound
 {
@@ -31,6 +34,12 @@ public final class Outbound
                 throw new IllegalArgumentException("data segments must not be null");
             }
         }
+    }
+
+    /** A message of just a header (no varargs array per call). */
+    public static Outbound of(final ByteBuffer header)
+    {
+        return new Outbound(header, NONE);
     }
 
     public static Outbound of(final ByteBuffer header, final ByteBuffer... segments)

@@ -47,6 +47,50 @@ public interface Session extends AutoCloseable
      */
     XioFuture<Message> request(Outbound message, CallOptions options);
 
+    /**
+     * Sends a request without allocating: the outcome goes to {@code listener} (see {@link ResponseListener}
+     * for the thread and how long the response is valid) instead of to a new future per call, so a caller
+     * that keeps its {@link Outbound} and listener, and reuses the outbound once the listener was called,
+     * sends and receives in steady state without creating garbage. The trade-off: no per-call cancel (use
+     * {@link #cancelAll()} or the deadline), no receipts, and the response must be read inside the listener.
+     *
+     * <p>The default implementation, for sessions other than xio's own, goes through
+     * {@link #request(Outbound, CallOptions)} and so allocates; it keeps the same contract.
+     *
+     * @return the request id; or 0 when the request failed at once (refused, or no connection up), in which case
+     *     the listener was already told, on this thread, before this method returned
+     * @throws IllegalArgumentException when {@code options} asks for a receipt
+     */
+    default long request(final Outbound message, final CallOptions options, final ResponseListener listener)
+    {
+        java.util.Objects.requireNonNull(listener, "listener");
+        if (options.receipt())
+        {
+            throw new IllegalArgumentException("a request with a ResponseListener takes no receipt; use the " +
+                "future-returning request for that");
+        }
+        final XioFuture<Message> future = request(message, options);
+        final long requestId = future.requestId();
+        final boolean failedAtOnce = future.isCompletedExceptionally();
+        future.whenComplete((response, cause) ->
+        {
+            if (cause != null)
+            {
+                listener.onFailure(requestId, cause);
+                return;
+            }
+            try
+            {
+                listener.onResponse(requestId, response);
+            }
+            finally
+            {
+                response.close();
+            }
+        });
+        return failedAtOnce ? 0 : requestId;
+    }
+
     /** Sends a one-way message; the future completes once it was written. */
     default XioFuture<Void> send(final Outbound message)
     {

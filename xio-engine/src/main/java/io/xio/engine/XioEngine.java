@@ -118,12 +118,23 @@ public final class XioEngine implements AutoCloseable
     /** Registers the handler of requests to sessions for {@code resource}; replaces an earlier one. */
     public void register(final String resource, final RequestHandler handler)
     {
-        core.services().put(resource, handler);
+        register(resource, handler, RequestReuse.NEVER);
+    }
+
+    /**
+     * Registers the handler of requests to sessions for {@code resource}, replacing an earlier one;
+     * {@link RequestReuse#AFTER_ANSWER} makes the server side of a request allocation-free, under that
+     * constant's rules. Sessions accepted before keep the handler they started with.
+     */
+    public void register(final String resource, final RequestHandler handler, final RequestReuse reuse)
+    {
+        java.util.Objects.requireNonNull(handler, "handler");
+        core.register(resource, handler, reuse == RequestReuse.AFTER_ANSWER);
     }
 
     public void unregister(final String resource)
     {
-        core.services().remove(resource);
+        core.unregister(resource);
     }
 
     /**

@@ -21,7 +21,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,6 +50,7 @@ public final class EventLoop implements Context, TransportContext
     private final DeadlineTimerWheel.TimerHandler onTimer = this::onTimerExpiry;
     private final DeadlineTimerWheel.TimerConsumer earliest = (deadline, id) -> this.nextDeadline = Math.min(this.nextDeadline, deadline);
     private final LoopCounters counters = new LoopCounters();
+    private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
     private final long busyPollNanos;
     private final boolean manual;
     private volatile boolean parked;
@@ -193,46 +193,30 @@ public final class EventLoop implements Context, TransportContext
         }
         try
         {
-            if (block)
-            {
-                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
-            }
-            else
-            {
-                selector.selectNow();
-            }
+            // The action form hands each ready key straight over: no selected-key set, no iterator.
+            return block ? selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) :
+                selector.selectNow(onSelected);
         }
         catch (final IOException ex)
         {
             LOG.error("select failed on context {}", name, ex);
             return 0;
         }
-        final java.util.Set<SelectionKey> ready = selector.selectedKeys();
-        if (ready.isEmpty())
+    }
+
+    private void onSelected(final SelectionKey key)
+    {
+        if (key.attachment() instanceof SelectionHandler handler)
         {
-            return 0;
-        }
-        int count = 0;
-        final Iterator<SelectionKey> it = ready.iterator();
-        while (it.hasNext())
-        {
-            final SelectionKey key = it.next();
-            it.remove();
-            count++;
-            final Object attachment = key.attachment();
-            if (attachment instanceof SelectionHandler handler)
+            try
             {
-                try
-                {
-                    handler.onSelected(key);
-                }
-                catch (final Throwable ex)
-                {
-                    LOG.error("selection handler failed on context {}", name, ex);
-                }
+                handler.onSelected(key);
+            }
+            catch (final Throwable ex)
+            {
+                LOG.error("selection handler failed on context {}", name, ex);
             }
         }
-        return count;
     }
 
     private int flushAll()

@@ -1,5 +1,10 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Outbound;
+
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -27,11 +32,67 @@ final class DedupWindow
     private final int mask;
     private final AtomicLongArray states;
     private final AtomicReferenceArray<Object> calls;
-    private final AtomicReferenceArray<Retained> responses;
+    private final Kept[] kept;
 
-    /** A kept response: status, header then segments concatenated, and the segment lengths. */
+    /** A kept response as a resend uses it: status, header then segments concatenated, the segment lengths. */
     record Retained(int status, byte[] bytes, int headerLength, int[] segmentLengths)
     {
+    }
+
+    /**
+     * One slot's kept response, reused by every id the slot holds, so keeping a response allocates nothing once
+     * the arrays are large enough. Written only by the thread completing the slot's executing id, before the
+     * state word says DONE; read by resends under a version check (a seqlock on the state word). An array grown
+     * for a response above {@link #SMALL} bytes is given up at the next small one, so a window of many slots does
+     * not pin its largest responses for the session's life.
+     */
+    static final class Kept
+    {
+        /** Responses up to this size are kept in an array that stays. */
+        static final int SMALL = 4096;
+
+        boolean present;
+        int status;
+        int length;
+        int headerLength;
+        int segmentCount;
+        byte[] bytes = new byte[0];
+        int[] segmentLengths = new int[0];
+
+        /** Small sizes round up to a power of two (at least 64), so responses that vary a little share one array. */
+        static int capacityFor(final int size)
+        {
+            return size > SMALL ? size : Math.max(64, Integer.highestOneBit(Math.max(1, size - 1)) << 1);
+        }
+
+        void keep(final int status, final Outbound response, final int size)
+        {
+            if (bytes.length < size || (bytes.length > SMALL && size <= SMALL))
+            {
+                bytes = new byte[capacityFor(size)];
+            }
+            final int count = response.segmentCount();
+            if (segmentLengths.length < count)
+            {
+                segmentLengths = new int[count];
+            }
+            final ByteBuffer header = response.header();
+            header.get(header.position(), bytes, 0, header.remaining());
+            int at = header.remaining();
+            for (int i = 0; i < count; i++)
+            {
+                final ByteBuffer segment = response.segment(i);
+                final int n = segment.remaining();
+                segment.get(segment.position(), bytes, at, n);
+                segmentLengths[i] = n;
+                at += n;
+            }
+            this.status = status;
+            this.length = size;
+            this.headerLength = header.remaining();
+            this.segmentCount = count;
+            this.present = true;
+        }
     }
 
     DedupWindow(final int capacity)
@@ -39,7 +100,7 @@ final class DedupWindow
         mask = capacity - 1;
         states = new AtomicLongArray(capacity);
         calls = new AtomicReferenceArray<>(capacity);
-        responses = new AtomicReferenceArray<>(capacity);
+        kept = new Kept[capacity];
     }
 
     /** Claims {@code id} for execution, or says why not. {@code call} is kept for cancels while executing. */
@@ -66,7 +127,6 @@ final class DedupWindow
             if (states.compareAndSet(slot, word, id << 2 | EXECUTING))
             {
                 calls.set(slot, call);
-                responses.set(slot, null);
                 return Verdict.NEW;
             }
         }
@@ -106,13 +166,42 @@ final class DedupWindow
         return states.get(slot) == (id << 2 | EXECUTING) ? call : null;
     }
 
-    /** Marks {@code id} done, keeping {@code response} (may be null) for retransmits. */
-    void complete(final long id, final Retained response)
+    /**
+     * Marks {@code id} done, keeping a copy of {@code response} (may be null: nothing to keep) for retransmits
+     * when it is at most {@code maxKept} bytes. Called once per id, by whichever thread answered it.
+     */
+    void complete(final long id, final int status, final Outbound response, final int maxKept)
     {
         final int slot = (int)(id & mask);
-        responses.set(slot, response);
+        final long executing = id << 2 | EXECUTING;
+        if (states.get(slot) != executing)
+        {
+            return;
+        }
+        final long size = response == null ? -1 : response.headerLength() + response.dataLength();
+        Kept slotKept = kept[slot];
+        if (size >= 0 && size <= maxKept)
+        {
+            if (slotKept == null)
+            {
+                slotKept = new Kept();
+                kept[slot] = slotKept;
+            }
+            slotKept.keep(status, response, (int)size);
+        }
+        else if (slotKept != null)
+        {
+            slotKept.present = false;
+        }
         calls.set(slot, null);
-        states.compareAndSet(slot, id << 2 | EXECUTING, id << 2 | DONE);
+        states.compareAndSet(slot, executing, id << 2 | DONE); // publishes the kept response
+    }
+
+    /** The kept-response array of {@code id}'s slot, for tests: how much the slot holds on to. */
+    int keptCapacity(final long id)
+    {
+        final Kept k = kept[(int)(id & mask)];
+        return k == null ? 0 : k.bytes.length;
     }
 
     /** Forgets {@code id}, claimed but refused before it ran, so a retransmit of it may run. */
@@ -123,7 +212,10 @@ final class DedupWindow
         states.compareAndSet(slot, id << 2 | EXECUTING, FREE);
     }
 
-    /** The response kept for {@code id}, or null when none was kept or the slot moved on. */
+    /**
+     * A copy of the response kept for {@code id}, or null when none was kept or the slot moved on meanwhile (a
+     * newer id may overwrite the slot's arrays while we copy: the state word is checked again afterwards).
+     */
     Retained retained(final long id)
     {
         final int slot = (int)(id & mask);
@@ -132,7 +224,28 @@ final class DedupWindow
         {
             return null;
         }
-        final Retained response = responses.get(slot);
-        return states.get(slot) == done ? response : null;
+        final Kept k = kept[slot];
+        if (k == null || !k.present)
+        {
+            return null;
+        }
+        final byte[] from = k.bytes;
+        final int length = k.length;
+        final int[] lengthsFrom = k.segmentLengths;
+        final int count = k.segmentCount;
+        final int status = k.status;
+        final int headerLength = k.headerLength;
+        if (length > from.length || count > lengthsFrom.length || headerLength > length)
+        {
+            return null; // torn: a newer id is being kept here
+        }
+        final byte[] bytes = Arrays.copyOf(from, length);
+        final int[] lengths = Arrays.copyOf(lengthsFrom, count);
+        VarHandle.acquireFence(); // the copies above must not move past the re-check
+        if (states.get(slot) != done)
+        {
+            return null;
+        }
+        return new Retained(status, bytes, headerLength, lengths);
     }
 }

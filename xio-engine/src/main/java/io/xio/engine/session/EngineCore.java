@@ -92,9 +92,15 @@ public final class EngineCore
         return peers[index];
     }
 
-    public Map<String, RequestHandler> services()
+    /** Serves {@code resource} with {@code handler}, calls pooled when {@code reuseCalls}; replaces an earlier one. */
+    public void register(final String resource, final RequestHandler handler, final boolean reuseCalls)
     {
-        return services;
+        services.put(resource, reuseCalls ? new ReusingHandler(handler) : handler);
+    }
+
+    public void unregister(final String resource)
+    {
+        services.remove(resource);
     }
 
     public int loopCount()

@@ -44,6 +44,8 @@ final class Lane
     private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<io.xio.engine.XioFuture<?>> cancelling = new Long2ObjectHashMap<>();
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
+    private final CallPool calls;
+    private final Message responseView = Messages.released();
     private Connection connection;
     private volatile boolean up;
     private boolean closed;
@@ -62,6 +64,38 @@ final class Lane
         this.peers = peers;
         this.loop = peers.loop;
         this.slot = slot;
+        this.calls = session.reuseCalls ? new CallPool(this, session.engine.limits.maxInFlight()) : null;
+    }
+
+    /**
+     * The lane's idle calls, for a service that reuses them ({@link io.xio.engine.RequestReuse#AFTER_ANSWER}).
+     * Taken on the lane's thread; given back from whichever thread let go of a call last.
+     */
+    static final class CallPool
+    {
+        private final Lane lane;
+        private final org.agrona.concurrent.ManyToOneConcurrentArrayQueue<ServerCall> idle;
+
+        CallPool(final Lane lane, final int maxInFlight)
+        {
+            this.lane = lane;
+            this.idle = new org.agrona.concurrent.ManyToOneConcurrentArrayQueue<>(Math.max(2, Math.min(maxInFlight, 4096)));
+        }
+
+        ServerCall take(final long id, final int flags)
+        {
+            final ServerCall call = idle.poll();
+            if (call == null)
+            {
+                return new ServerCall(lane, this).beginAs(id, flags);
+            }
+            return call.beginAs(id, flags);
+        }
+
+        void recycle(final ServerCall call)
+        {
+            idle.offer(call); // when full, the call is left to the garbage collector
+        }
     }
 
     /** The remote address of the current connection, for monitoring from any thread (may be stale). */
@@ -353,6 +387,7 @@ final class Lane
             }
             else if (session.initiator)
             {
+                request.waited = true;
                 waiting.add(request);
             }
             else
@@ -449,7 +484,7 @@ final class Lane
             }
             return;
         }
-        if (request.future.isDone())
+        if (request.future != null && request.future.isDone())
         {
             request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
             return;
@@ -480,6 +515,7 @@ final class Lane
         {
             return;
         }
+        request.waited = true;
         waiting.add(request);
     }
 
@@ -668,7 +704,14 @@ final class Lane
             return; // answered already (a duplicate after failover), cancelled or timed out
         }
         final int status = frame.status();
-        final Object outcome = status == Status.OK ? new Message(slab, frame, session.engine.leaks) :
+        if (request != null && status == Status.OK && request.listener != null && request.deliversNow() &&
+            responseView.isReleased())
+        {
+            // The listener reads it during its call and xio closes it after: lend the lane's view, no allocation.
+            settle(request, Messages.rewrap(responseView, slab, frame, null, null));
+            return;
+        }
+        final Object outcome = status == Status.OK ? Messages.of(slab, frame, session.engine.leaks) :
             remoteFailure(frame, status);
         if (request != null)
         {
@@ -724,7 +767,7 @@ final class Lane
                 request.future.receiptArrived();
                 request.complete(null);
             }
-            else
+            else if (request.future != null)
             {
                 request.future.receiptArrived();
             }
@@ -734,7 +777,10 @@ final class Lane
         cancelTimer(request);
         if (outcome instanceof Message message)
         {
-            request.future.receiptArrived();
+            if (request.future != null)
+            {
+                request.future.receiptArrived();
+            }
             request.complete(message);
         }
         else
@@ -801,15 +847,20 @@ final class Lane
         final int flags = frame.flags();
         final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
         final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
-        final ServerCall call = new ServerCall(this, id, flags);
+        final ServerCall call = calls != null ? calls.take(id, flags) : new ServerCall(this, id, flags);
         switch (session.window.begin(id, call))
         {
             case NEW ->
             {
+                call.claimed();
                 if (session.executing.incrementAndGet() > session.engine.limits.maxInFlight())
                 {
-                    session.executing.decrementAndGet();
-                    session.window.abandon(id);
+                    if (call.abandon())
+                    {
+                        session.executing.decrementAndGet();
+                        session.window.abandon(id);
+                        call.unused();
+                    }
                     session.rejected();
                     answerStatus(id, flags, Status.BACK_PRESSURE);
                     return;
@@ -819,11 +870,12 @@ final class Lane
                 {
                     sendReceipt(id, flags);
                 }
-                call.message = new Message(slab, frame, session.engine.leaks);
+                call.wrap(slab, frame, session.engine.leaks);
                 dispatch(call, oneWay);
             }
             case EXECUTING ->
             {
+                call.unused();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
@@ -833,7 +885,7 @@ final class Lane
                 final Object running = session.window.awaitCall(id);
                 if (running instanceof ServerCall executing)
                 {
-                    executing.replyVia(this);
+                    executing.replyVia(this, id);
                 }
                 if (!oneWay && session.window.isDone(id))
                 {
@@ -842,6 +894,7 @@ final class Lane
             }
             case DONE ->
             {
+                call.unused();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
@@ -851,9 +904,14 @@ final class Lane
                     resend(id, flags);
                 }
             }
-            case TOO_OLD -> answerStatus(id, flags, Status.OUTSIDE_WINDOW);
+            case TOO_OLD ->
+            {
+                call.unused();
+                answerStatus(id, flags, Status.OUTSIDE_WINDOW);
+            }
             case FULL ->
             {
+                call.unused();
                 session.rejected();
                 answerStatus(id, flags, Status.BACK_PRESSURE);
             }
@@ -862,39 +920,46 @@ final class Lane
 
     private void dispatch(final ServerCall call, final boolean oneWay)
     {
-        if (session.handler == null)
-        {
-            call.message.close();
-            call.refuse(Status.NO_HANDLER);
-            return;
-        }
         try
         {
-            session.handler.onRequest(call);
-        }
-        catch (final Throwable ex)
-        {
-            call.message.close(); // a handler that threw is not going to release it
+            if (session.handler == null)
+            {
+                call.message.close();
+                call.refuse(Status.NO_HANDLER);
+                return;
+            }
+            try
+            {
+                session.handler.onRequest(call);
+            }
+            catch (final Throwable ex)
+            {
+                call.message.close(); // a handler that threw is not going to release it
+                if (oneWay)
+                {
+                    org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
+                        session.describe(), call.id, ex);
+                }
+                else
+                {
+                    try
+                    {
+                        call.fail(ex); // sends nothing when cancelled, but counts as the answer a reused call awaits
+                    }
+                    catch (final IllegalStateException alreadyAnswered)
+                    {
+                        // it threw after answering: the answer stands
+                    }
+                }
+            }
             if (oneWay)
             {
-                org.slf4j.LoggerFactory.getLogger(Lane.class).warn("handler of {} failed on one-way message {}",
-                    session.describe(), call.id, ex);
-            }
-            else if (!call.isCancelled())
-            {
-                try
-                {
-                    call.fail(ex);
-                }
-                catch (final IllegalStateException alreadyAnswered)
-                {
-                    // it threw after answering: the answer stands
-                }
+                call.delivered();
             }
         }
-        if (oneWay)
+        finally
         {
-            call.delivered();
+            call.release(); // the handler's hold
         }
     }
 
@@ -950,7 +1015,7 @@ final class Lane
         for (long i = 0; i <= span; i++)
         {
             final Object call = session.window.call(first + i);
-            if (call instanceof ServerCall serverCall && serverCall.cancel())
+            if (call instanceof ServerCall serverCall && serverCall.cancel(first + i))
             {
                 aborted++;
             }
@@ -968,6 +1033,7 @@ final class Lane
             if (other == null)
             {
                 response.released(); // kept in the window (when small) for the retransmit to come
+                call.release();
                 return;
             }
             if (other.loop == loop)
@@ -976,16 +1042,26 @@ final class Lane
             }
             else
             {
-                other.loop.execute(() -> other.sendResponse(call, status, response));
+                call.sendOn(other, status, response);
             }
             return;
         }
-        final io.xio.engine.transport.SendCompletion release = response.hasReleaseAfterSend()
-            ? written -> response.released() : null;
-        if (connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR, session.id(), call.id,
-            status, response, release, true) == FrameEncoder.NO_ROOM)
+        // The call is the completion: it releases the response once the link is done with its buffers.
+        final boolean completion = response.hasReleaseAfterSend();
+        if (completion)
+        {
+            call.sending(response);
+        }
+        final int result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
+            session.id(), call.id, status, response, completion ? call : null, true);
+        if (result == FrameEncoder.NO_ROOM)
         {
             response.released();
+            call.release();
+        }
+        else if (!completion)
+        {
+            call.release();
         }
     }
 }

@@ -1,8 +1,11 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.ResponseListener;
 import io.xio.engine.XioFuture;
 import io.xio.engine.transport.SendCompletion;
+import org.slf4j.LoggerFactory;
 
 /**
  * A request or one-way message this side sent and has not finished with: kept until its response, receipt
@@ -10,25 +13,34 @@ import io.xio.engine.transport.SendCompletion;
  * holds it (one context thread); it moves between lanes only through their command queues, and only once
  * no link references its buffers any more.
  *
- * <p>Its future completes only once no link still references its buffers, so a caller may reuse them as
- * soon as the future is done (a cancelled one: once {@link XioFuture#cancelOutcome()} is).
+ * <p>Its future (or listener) hears the outcome only once no link still references its buffers, so a caller
+ * may reuse them as soon as it did (a cancelled future: once {@link XioFuture#cancelOutcome()} is done).
+ *
+ * <p>A request with a {@link ResponseListener} comes from its session's pool and goes back there once its
+ * listener was called, when nothing can reach it any more: not the lane's map (removed before it finishes),
+ * not a timer (cancelled before), not a link (no buffers referenced), not the queue of requests waiting for
+ * room (one that ever waited there is left to the garbage collector instead, as the queue drops finished
+ * requests lazily). Such a request cannot be cancelled on its own, so no cancel can arrive late.
  */
 final class PendingRequest implements Runnable, SendCompletion
 {
     static final long NO_TIMER = -1;
 
     final SessionImpl session;
-    final long id;
-    final int flags;
-    final Outbound message;
-    final XioFuture<Object> future;
-    final long deadline;
-    final boolean oneWay;
-    final boolean receipt;
     final Runnable expire = this::expire;
+    long id;
+    int flags;
+    Outbound message;
+    XioFuture<Object> future;
+    ResponseListener listener;
+    long deadline;
+    boolean oneWay;
+    boolean receipt;
     volatile Lane lane;
     long timer = NO_TIMER;
     boolean sentOnce;
+    /** Ever queued in a lane's waiting queue, which may still hold it after it finished. */
+    boolean waited;
     private boolean finished;
     private int inLinks;
     private Object outcome;
@@ -38,13 +50,34 @@ final class PendingRequest implements Runnable, SendCompletion
         final XioFuture<Object> future, final long deadline, final boolean oneWay, final boolean receipt)
     {
         this.session = session;
+        reset(id, flags, message, future, null, deadline, oneWay, receipt);
+    }
+
+    /** A request for the session's pool, readied by {@link #reset} before each use. */
+    PendingRequest(final SessionImpl session)
+    {
+        this.session = session;
+    }
+
+    PendingRequest reset(final long id, final int flags, final Outbound message, final XioFuture<Object> future,
+        final ResponseListener listener, final long deadline, final boolean oneWay, final boolean receipt)
+    {
         this.id = id;
         this.flags = flags;
         this.message = message;
         this.future = future;
+        this.listener = listener;
         this.deadline = deadline;
         this.oneWay = oneWay;
         this.receipt = receipt;
+        this.timer = NO_TIMER;
+        this.sentOnce = false;
+        this.waited = false;
+        this.finished = false;
+        this.inLinks = 0;
+        this.outcome = null;
+        this.failure = null;
+        return this;
     }
 
     /** Submission on the target lane's thread. */
@@ -64,6 +97,12 @@ final class PendingRequest implements Runnable, SendCompletion
     boolean wantsWriteCompletion()
     {
         return oneWay && !receipt;
+    }
+
+    /** Whether an outcome given now reaches the listener at once, so a response may be a borrowed view. */
+    boolean deliversNow()
+    {
+        return !finished && inLinks == 0;
     }
 
     /** A link now references this request's buffers until it calls {@link #onSendComplete}. */
@@ -141,6 +180,11 @@ final class PendingRequest implements Runnable, SendCompletion
         {
             failure = failure == null ? ex : failure;
         }
+        if (listener != null)
+        {
+            deliverToListener();
+            return;
+        }
         future.buffersReleased();
         if (failure != null)
         {
@@ -155,6 +199,43 @@ final class PendingRequest implements Runnable, SendCompletion
             closeQuietly(closeable); // the caller cancelled meanwhile: nobody will release it
         }
         outcome = null;
+    }
+
+    private void deliverToListener()
+    {
+        final ResponseListener target = listener;
+        final Object value = outcome;
+        final Throwable cause = failure;
+        final long requestId = id;
+        try
+        {
+            if (cause != null)
+            {
+                target.onFailure(requestId, cause);
+            }
+            else
+            {
+                target.onResponse(requestId, (Message)value);
+            }
+        }
+        catch (final Throwable ex)
+        {
+            // Whatever it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
+            LoggerFactory.getLogger(PendingRequest.class).warn("response listener of request {} on {} failed",
+                requestId, session.describe(), ex);
+        }
+        finally
+        {
+            if (value instanceof AutoCloseable closeable)
+            {
+                closeQuietly(closeable); // the response was lent for the call only
+            }
+            if (!waited && timer == NO_TIMER)
+            {
+                reset(0, 0, null, null, null, 0, false, false);
+                session.recycle(this);
+            }
+        }
     }
 
     private static void closeQuietly(final AutoCloseable closeable)

@@ -6,43 +6,170 @@ import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.Status;
+import io.xio.engine.transport.SendCompletion;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A request being executed by this side's handler. Answered once from any thread; the answer is recorded in
  * the session's deduplication window and sent on the lane that received the request, or on another lane of
  * the session when that one's connection is gone.
+ *
+ * <p>A service registered with {@link io.xio.engine.RequestReuse#AFTER_ANSWER} gets its calls (and their
+ * messages) from the lane's pool: a call goes back once its handler returned, its answer left (or was dropped)
+ * and its message was closed, whichever comes last. Its state word carries the request id, so a cancel aimed
+ * at an earlier use of the object cannot hit the current one; and a call is cancellable only once the
+ * deduplication window made it the one executing its id ({@link #claimed}), so a call taken for a retransmit
+ * that the window answers otherwise, and handed straight back, never looks executing.
  */
-final class ServerCall implements InboundRequest
+final class ServerCall implements InboundRequest, Runnable, SendCompletion
 {
+    // States in the low bits of the word, the request id above them. A cancel passes through CANCELLING, during
+    // which a late answer is only noted: the call cannot be reused while the cancel still works on it. TAKEN: made
+    // ready for an id the window has not given it (yet); neither answerable nor cancellable.
     private static final int EXECUTING = 0;
     private static final int ANSWERED = 1;
-    private static final int CANCELLED = 2;
+    private static final int CANCELLING = 2;
+    private static final int CANCELLED = 3;
+    private static final int CANCELLING_ANSWERED = 4;
+    private static final int CANCELLED_ANSWERED = 5;
+    private static final int TAKEN = 6;
+    private static final int STATE_BITS = 3;
+    private static final long STATE_MASK = (1 << STATE_BITS) - 1;
+    /** What must let go before a pooled call is reused: the handler's run, the answer, the message. */
+    private static final int HOLDS = 3;
+    private static final Runnable RAN = () -> { };
+    private static final VarHandle WORD;
+    private static final VarHandle ON_CANCEL;
+    private static final VarHandle HELD;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            WORD = lookup.findVarHandle(ServerCall.class, "word", long.class);
+            ON_CANCEL = lookup.findVarHandle(ServerCall.class, "onCancel", Runnable.class);
+            HELD = lookup.findVarHandle(ServerCall.class, "held", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     final Lane lane;
-    final long id;
-    final int flags;
+    private final Lane.CallPool pool;
+    private final Runnable messageClosed;
+    long id;
+    int flags;
     Message message;
-    private final AtomicInteger state = new AtomicInteger(EXECUTING);
-    private static final Runnable RAN = () -> { };
-    private final java.util.concurrent.atomic.AtomicReference<Runnable> onCancel =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    @SuppressWarnings("unused") // accessed through WORD: id << STATE_BITS | state
+    private volatile long word;
+    @SuppressWarnings("unused") // accessed through ON_CANCEL
+    private volatile Runnable onCancel;
+    @SuppressWarnings("unused") // accessed through HELD
+    private volatile int held;
     private volatile Lane replyVia;
+    private Lane sendVia;
+    private int answerStatus;
+    private Outbound answer;
 
+    /** A call of its own, for the garbage collector once done. */
     ServerCall(final Lane lane, final long id, final int flags)
     {
         this.lane = lane;
-        this.id = id;
-        this.flags = flags;
+        this.pool = null;
+        this.messageClosed = null;
+        beginAs(id, flags);
     }
 
-    /** A retransmit of this call arrived on {@code lane}: send the answer there. */
-    void replyVia(final Lane lane)
+    /** A call that goes back to {@code pool} once done; {@link #beginAs} readies it for each use. */
+    ServerCall(final Lane lane, final Lane.CallPool pool)
     {
-        replyVia = lane;
+        this.lane = lane;
+        this.pool = pool;
+        this.messageClosed = this::release;
+        this.message = Messages.released();
+    }
+
+    /** Readies the call for request {@code id}; it executes only once {@link #claimed}. */
+    ServerCall beginAs(final long id, final int flags)
+    {
+        this.id = id;
+        this.flags = flags;
+        replyVia = null;
+        sendVia = null;
+        answer = null;
+        ON_CANCEL.setRelease(this, null);
+        HELD.setRelease(this, HOLDS);
+        WORD.setVolatile(this, id << STATE_BITS | TAKEN);
+        return this;
+    }
+
+    /** The window made this call the one executing its id: from now on it may be answered and cancelled. */
+    void claimed()
+    {
+        WORD.setVolatile(this, id << STATE_BITS | EXECUTING);
+    }
+
+    /** Refused before it ran (back-pressure): false when a cancel got it first. */
+    boolean abandon()
+    {
+        return moveFrom(EXECUTING, ANSWERED);
+    }
+
+    /** The call was never handed to anybody (the window did not take it, or it was abandoned): back it goes. */
+    void unused()
+    {
+        if (pool != null)
+        {
+            pool.recycle(this);
+        }
+    }
+
+    /** The request's message, from the pool's own object when pooled. */
+    Message wrap(final io.xio.engine.memory.Slab slab, final io.xio.engine.protocol.Frame frame,
+        final io.xio.engine.LeakTracker leaks)
+    {
+        message = pool == null ? Messages.of(slab, frame, leaks)
+            : Messages.rewrap(message, slab, frame, leaks, messageClosed);
+        return message;
+    }
+
+    /** One of the holds let go; the last one returns a pooled call to its pool. Any thread. */
+    void release()
+    {
+        if (pool != null && (int)HELD.getAndAdd(this, -1) == 1)
+        {
+            answer = null;
+            sendVia = null;
+            pool.recycle(this);
+        }
+    }
+
+    private int state()
+    {
+        return (int)((long)WORD.getVolatile(this) & STATE_MASK);
+    }
+
+    private boolean moveFrom(final int from, final int to)
+    {
+        return WORD.compareAndSet(this, id << STATE_BITS | from, id << STATE_BITS | to);
+    }
+
+    /** A retransmit of this call arrived on {@code lane}: send the answer there, if the call still is {@code id}. */
+    void replyVia(final Lane lane, final long expectedId)
+    {
+        // A pooled call reused meanwhile at worst answers on another live lane of the same session, which the
+        // client accepts: answers are found across a session's lanes.
+        if ((long)WORD.getVolatile(this) >>> STATE_BITS == expectedId)
+        {
+            replyVia = lane;
+        }
     }
 
     /** Where the answer goes: the lane of the latest retransmit, else the lane the request came in on. */
@@ -99,22 +226,51 @@ final class ServerCall implements InboundRequest
 
     private void answer(final int status, final Outbound response)
     {
-        if (!state.compareAndSet(EXECUTING, ANSWERED))
+        if (moveFrom(EXECUTING, ANSWERED))
         {
-            response.released();
-            if (state.get() == CANCELLED)
-            {
-                return;
-            }
+            lane.session.answered(this, status, response);
+            return;
+        }
+        response.released();
+        if (!answeredAfterCancel())
+        {
             throw new IllegalStateException("request " + id + " was already answered");
         }
-        lane.session.answered(this, status, response);
+    }
+
+    /**
+     * The handler answered a cancelled call, which sends nothing; this was the answer hold, let go now or, while
+     * the cancel still runs, by the cancel when it ends. False when the call was not cancelled.
+     */
+    private boolean answeredAfterCancel()
+    {
+        while (true)
+        {
+            final int state = state();
+            if (state == CANCELLING && moveFrom(CANCELLING, CANCELLING_ANSWERED))
+            {
+                return true;
+            }
+            if (state == CANCELLED && moveFrom(CANCELLED, CANCELLED_ANSWERED))
+            {
+                release();
+                return true;
+            }
+            if (state == CANCELLING_ANSWERED || state == CANCELLED_ANSWERED)
+            {
+                return true; // answered again after the cancel: still nothing to send
+            }
+            if (state == EXECUTING || state == ANSWERED || state == TAKEN)
+            {
+                return false;
+            }
+        }
     }
 
     /** Answers with a bare status (no handler ran). */
     void refuse(final int status)
     {
-        if (state.compareAndSet(EXECUTING, ANSWERED))
+        if (moveFrom(EXECUTING, ANSWERED))
         {
             lane.session.answered(this, status, isOneWay() ? null : Outbound.empty());
         }
@@ -123,24 +279,46 @@ final class ServerCall implements InboundRequest
     /** The one-way message was handed to the handler: nothing more to answer. */
     void delivered()
     {
-        if (state.compareAndSet(EXECUTING, ANSWERED))
+        if (moveFrom(EXECUTING, ANSWERED))
         {
             lane.session.answered(this, Status.OK, null);
         }
+        else
+        {
+            answeredAfterCancel();
+        }
     }
 
-    /** The sender cancelled: true when this call had not been answered yet. Context thread. */
-    boolean cancel()
+    /** The sender cancelled request {@code expectedId}: true when this call was it and not answered yet. */
+    boolean cancel(final long expectedId)
     {
-        if (!state.compareAndSet(EXECUTING, CANCELLED))
+        if (!WORD.compareAndSet(this, expectedId << STATE_BITS | EXECUTING, expectedId << STATE_BITS | CANCELLING))
         {
             return false;
         }
-        lane.session.cancelled(this);
-        final Runnable action = onCancel.getAndSet(RAN);
-        if (action != null)
+        // While we hold CANCELLING, nobody can answer and complete the id, so the window still names the call
+        // executing it. If it does not, this is not that execution (a guard: claimed() should make that
+        // impossible): give the state back, unless a reuse has overwritten it already.
+        if (lane.session.window.call(expectedId) != this)
         {
-            action.run();
+            WORD.compareAndSet(this, expectedId << STATE_BITS | CANCELLING, expectedId << STATE_BITS | EXECUTING);
+            return false;
+        }
+        try
+        {
+            lane.session.cancelled(expectedId);
+            final Runnable action = (Runnable)ON_CANCEL.getAndSet(this, RAN);
+            if (action != null)
+            {
+                action.run();
+            }
+        }
+        finally
+        {
+            if (!moveFrom(CANCELLING, CANCELLED) && moveFrom(CANCELLING_ANSWERED, CANCELLED_ANSWERED))
+            {
+                release(); // the handler answered while we cancelled
+            }
         }
         return true;
     }
@@ -148,15 +326,55 @@ final class ServerCall implements InboundRequest
     @Override
     public boolean isCancelled()
     {
-        return state.get() == CANCELLED;
+        final int state = state();
+        return state != EXECUTING && state != ANSWERED && state != TAKEN;
     }
 
     @Override
     public void onCancel(final Runnable action)
     {
-        if (!onCancel.compareAndSet(null, action) && onCancel.get() == RAN)
+        if (!ON_CANCEL.compareAndSet(this, null, action) && ON_CANCEL.getVolatile(this) == RAN)
         {
             action.run(); // cancelled already
+        }
+    }
+
+    // ---- sending the answer (the answer hold) ----
+
+    /** Hands the answer to {@code via}'s context, which sends it there. */
+    void sendOn(final Lane via, final int status, final Outbound response)
+    {
+        sendVia = via;
+        answerStatus = status;
+        answer = response;
+        via.loop.execute(this);
+    }
+
+    /** On {@code sendVia}'s context: send the answer handed over by {@link #sendOn}. */
+    @Override
+    public void run()
+    {
+        sendVia.sendResponse(this, answerStatus, answer);
+    }
+
+    /** The answer is in a link, which calls {@link #onSendComplete} when it is done with its buffers. */
+    void sending(final Outbound response)
+    {
+        answer = response;
+    }
+
+    @Override
+    public void onSendComplete(final boolean written)
+    {
+        final Outbound sent = answer;
+        answer = null;
+        try
+        {
+            sent.released();
+        }
+        finally
+        {
+            release();
         }
     }
 }

@@ -6,6 +6,7 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.RequestHandler;
+import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
@@ -63,6 +64,10 @@ public final class SessionImpl implements Session
     private volatile long id;
     private volatile Lane[] lanes = new Lane[0];
     private volatile long lingerEpoch;
+    /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
+    boolean reuseCalls;
+    /** Requests of {@link #request(Outbound, CallOptions, ResponseListener)} ready for reuse. */
+    private volatile org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests;
 
     private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler, final SessionListener listener,
@@ -88,8 +93,10 @@ public final class SessionImpl implements Session
     static SessionImpl accepted(final EngineCore engine, final long id, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler)
     {
-        final SessionImpl session = new SessionImpl(engine, false, uri, resource, Map.copyOf(attributes), handler,
-            engine.listener, Duration.ofSeconds(5));
+        final boolean reuse = handler instanceof ReusingHandler;
+        final SessionImpl session = new SessionImpl(engine, false, uri, resource, Map.copyOf(attributes),
+            reuse ? ((ReusingHandler)handler).handler() : handler, engine.listener, Duration.ofSeconds(5));
+        session.reuseCalls = reuse;
         session.id = id;
         session.state.set(OPEN);
         session.opened.complete(session);
@@ -371,40 +378,48 @@ public final class SessionImpl implements Session
         return (XioFuture<Void>)(XioFuture<?>)submit(message, options, true);
     }
 
-    private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
+    @Override
+    public long request(final Outbound message, final CallOptions options, final ResponseListener listener)
     {
-        final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
-            message.dataLength());
-        if (frameLength > engine.limits.maxMessageBytes() || message.segmentCount() > engine.limits.maxSegments() ||
-            message.headerLength() > engine.limits.maxHeaderBytes())
+        java.util.Objects.requireNonNull(listener, "listener");
+        if (options.receipt())
         {
-            return refused(options, new XioException("message of " + frameLength + " bytes, " +
-                message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
-                "the limits " + engine.limits + " of session " + describe()));
+            throw new IllegalArgumentException("a request with a ResponseListener takes no receipt; use the " +
+                "future-returning request for that");
         }
-        if (!isOpen())
-        {
-            return refused(options, new ConnectionException("session " + describe() + " is closed"));
-        }
-        final Duration timeout = options.timeout() != null ? options.timeout() : defaultTimeout;
+        final Duration timeout = timeout(options);
         final long deadline = System.nanoTime() + timeout.toNanos();
-        final boolean mayWait = options.waitWhenFull() && !onAnyContext();
-        final Throwable full = acquire(options.waitWhenFull(), mayWait, timeout);
-        if (full != null)
-        {
-            return refused(options, full);
-        }
-        final long requestId = nextId(mayWait, deadline);
+        final boolean mayWait = mayWait(options);
+        final Throwable refused = admit(message, options, mayWait, timeout);
+        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
         if (requestId == 0)
         {
-            permits.release();
-            return refused(options, new BackPressureException("session " + describe() + " cannot send: request " +
-                sentIds.floor() + " is still unanswered and the ids in flight may span at most the peer's " +
-                "deduplication window"));
+            listener.onFailure(0, notSent(refused));
+            return 0;
         }
         requestsSent.incrementAndGet();
-        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
-        final Lane lane = pick();
+        PendingRequest request = idleRequests().poll();
+        if (request == null)
+        {
+            request = new PendingRequest(this);
+        }
+        return send(request.reset(requestId, mineFlag, message, null, listener, deadline, false, false)) ? requestId : 0;
+    }
+
+    private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
+    {
+        final Duration timeout = timeout(options);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final boolean mayWait = mayWait(options);
+        final Throwable refused = admit(message, options, mayWait, timeout);
+        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
+        if (requestId == 0)
+        {
+            final XioFuture<Object> future = new XioFuture<>(0, options.receipt(), 0);
+            future.completeExceptionally(notSent(refused));
+            return future;
+        }
+        requestsSent.incrementAndGet();
         int flags = mineFlag;
         if (oneWay)
         {
@@ -414,14 +429,62 @@ public final class SessionImpl implements Session
         {
             flags |= FrameFlags.RECEIPT_REQUESTED;
         }
+        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
         final PendingRequest request = new PendingRequest(this, requestId, flags, message, future, deadline, oneWay,
             options.receipt());
+        future.onCancel(() -> request.lane.cancelLater(request));
+        send(request);
+        return future;
+    }
+
+    private Duration timeout(final CallOptions options)
+    {
+        return options.timeout() != null ? options.timeout() : defaultTimeout;
+    }
+
+    private boolean mayWait(final CallOptions options)
+    {
+        return options.waitWhenFull() && !onAnyContext();
+    }
+
+    /** Checks the message and takes an in-flight permit; returns why not, or null. */
+    private Throwable admit(final Outbound message, final CallOptions options, final boolean mayWait,
+        final Duration timeout)
+    {
+        final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
+            message.dataLength());
+        if (frameLength > engine.limits.maxMessageBytes() || message.segmentCount() > engine.limits.maxSegments() ||
+            message.headerLength() > engine.limits.maxHeaderBytes())
+        {
+            return new XioException("message of " + frameLength + " bytes, " +
+                message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
+                "the limits " + engine.limits + " of session " + describe());
+        }
+        if (!isOpen())
+        {
+            return new ConnectionException("session " + describe() + " is closed");
+        }
+        return acquire(options.waitWhenFull(), mayWait, timeout);
+    }
+
+    /** No id fits the peer's window: give the permit back and say why. */
+    private Throwable outsideWindow()
+    {
+        permits.release();
+        return new BackPressureException("session " + describe() + " cannot send: request " +
+            sentIds.floor() + " is still unanswered and the ids in flight may span at most the peer's " +
+            "deduplication window");
+    }
+
+    /** Hands the request to a lane, or fails it (on this thread) when none can take it: false then. */
+    private boolean send(final PendingRequest request)
+    {
+        final Lane lane = pick();
         if (lane == null)
         {
             request.fail(new ConnectionException("session " + describe() + " has no connection up"));
-            return future;
+            return false;
         }
-        future.onCancel(() -> request.lane.cancelLater(request));
         request.lane = lane;
         if (lane.loop.inContextThread())
         {
@@ -431,18 +494,44 @@ public final class SessionImpl implements Session
         {
             lane.loop.execute(request);
         }
-        return future;
+        return true;
     }
 
-    private XioFuture<Object> refused(final CallOptions options, final Throwable cause)
+    /** A listener's request is done and unreachable: keep it for the next one. Any thread. */
+    void recycle(final PendingRequest request)
     {
+        idleRequests().offer(request); // when full, left to the garbage collector
+    }
+
+    /** Made on first use: most sessions never send through a listener. */
+    private org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests()
+    {
+        org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idle = idleRequests;
+        if (idle == null)
+        {
+            synchronized (this)
+            {
+                idle = idleRequests;
+                if (idle == null)
+                {
+                    idle = new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(
+                        Math.max(2, Math.min(engine.limits.maxInFlight(), 4096)));
+                    idleRequests = idle;
+                }
+            }
+        }
+        return idle;
+    }
+
+    /** Why a request was not sent, counted when it was for lack of room. */
+    private Throwable notSent(final Throwable refused)
+    {
+        final Throwable cause = refused != null ? refused : outsideWindow();
         if (cause instanceof BackPressureException)
         {
             rejected();
         }
-        final XioFuture<Object> future = new XioFuture<>(0, options.receipt(), 0);
-        future.completeExceptionally(cause);
-        return future;
+        return cause;
     }
 
     /** Takes an in-flight permit; returns why not, or null. */
@@ -519,7 +608,8 @@ public final class SessionImpl implements Session
         executing.decrementAndGet();
         if (response == null)
         {
-            window.complete(call.id, null);
+            window.complete(call.id, status, null, 0);
+            call.release(); // nothing to send
             return;
         }
         final long frameLength = Frame.frameLength(response.headerLength(), response.segmentCount(),
@@ -541,7 +631,7 @@ public final class SessionImpl implements Session
 
     private void sendAnswer(final ServerCall call, final int status, final Outbound response)
     {
-        window.complete(call.id, retain(status, response));
+        window.complete(call.id, status, response, engine.limits.retainedResponseBytes());
         final Lane lane = call.replyLane();
         if (lane.loop.inContextThread())
         {
@@ -549,36 +639,15 @@ public final class SessionImpl implements Session
         }
         else
         {
-            lane.loop.execute(() -> lane.sendResponse(call, status, response));
+            call.sendOn(lane, status, response);
         }
     }
 
-    void cancelled(final ServerCall call)
+    /** The peer cancelled call {@code id}, which had not been answered. */
+    void cancelled(final long id)
     {
         executing.decrementAndGet();
-        window.complete(call.id, null);
-    }
-
-    private DedupWindow.Retained retain(final int status, final Outbound response)
-    {
-        final long size = response.headerLength() + response.dataLength();
-        if (size > engine.limits.retainedResponseBytes())
-        {
-            return null;
-        }
-        final byte[] bytes = new byte[(int)size];
-        final int[] lengths = new int[response.segmentCount()];
-        final ByteBuffer header = response.header();
-        header.get(header.position(), bytes, 0, header.remaining());
-        int at = header.remaining();
-        for (int i = 0; i < lengths.length; i++)
-        {
-            final ByteBuffer segment = response.segment(i);
-            lengths[i] = segment.remaining();
-            segment.get(segment.position(), bytes, at, lengths[i]);
-            at += lengths[i];
-        }
-        return new DedupWindow.Retained(status, bytes, header.remaining(), lengths);
+        window.complete(id, 0, null, 0);
     }
 
     // ---- closing ----

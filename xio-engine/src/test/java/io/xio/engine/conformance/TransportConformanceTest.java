@@ -11,6 +11,8 @@ import io.xio.engine.Portal;
 import io.xio.engine.Redirectors;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
+import io.xio.engine.RequestReuse;
+import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionOptions;
@@ -719,6 +721,399 @@ public abstract class TransportConformanceTest
             assertThat(events).extracting(SessionEvent::type).contains(SessionEvent.Type.RECONNECTING,
                 SessionEvent.Type.RECONNECTED);
             await().atMost(Duration.ofSeconds(5)).until(() -> session.connectionCount() == client.contexts().size());
+        }
+    }
+
+    // ---- the allocation-free path: ResponseListener requests, RequestReuse.AFTER_ANSWER services ----
+
+    /** Collects listener outcomes by request id; checks each request was answered once. */
+    private static final class Outcomes implements ResponseListener
+    {
+        final Map<Long, String> responses = new ConcurrentHashMap<>();
+        final Map<Long, Throwable> failures = new ConcurrentHashMap<>();
+        final AtomicInteger calls = new AtomicInteger();
+        final java.util.concurrent.Semaphore done = new java.util.concurrent.Semaphore(0);
+
+        @Override
+        public void onResponse(final long requestId, final Message response)
+        {
+            final String previous = responses.put(requestId, text(response.header()) + "|" +
+                (response.segmentCount() == 0 ? "" : text(response.segment(0))));
+            assertThat(previous).as("second response to %d", requestId).isNull();
+            calls.incrementAndGet();
+            done.release();
+        }
+
+        @Override
+        public void onFailure(final long requestId, final Throwable cause)
+        {
+            failures.put(requestId, cause);
+            calls.incrementAndGet();
+            done.release();
+        }
+
+        void await(final int count) throws InterruptedException
+        {
+            assertThat(done.tryAcquire(count, 30, TimeUnit.SECONDS)).as("%d outcomes", count).isTrue();
+        }
+    }
+
+    /** Echoes with reused calls: every third answer comes from another thread, the rest inline. */
+    private void registerReusingEcho(final String resource, final Map<Long, AtomicInteger> executions)
+    {
+        final AtomicInteger turn = new AtomicInteger();
+        server.register(resource, request ->
+        {
+            final Message message = request.message();
+            final long id = request.requestId();
+            if (executions != null)
+            {
+                executions.computeIfAbsent(id, key -> new AtomicInteger()).incrementAndGet();
+            }
+            final Outbound echo = Outbound.of(message.header(), message.segment(0)).releaseAfterSend(message);
+            if (turn.incrementAndGet() % 3 == 0)
+            {
+                executor.submit(() -> request.respond(echo));
+            }
+            else
+            {
+                request.respond(echo);
+            }
+        }, RequestReuse.AFTER_ANSWER);
+    }
+
+    @Test
+    void listenerRequestsAndReusedServerCallsEachGetTheirOwnResponse() throws Exception
+    {
+        registerReusingEcho("echo", null);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "echo"))
+        {
+            final Outcomes outcomes = new Outcomes();
+            final Map<Long, String> sent = new ConcurrentHashMap<>();
+            final int threads = 4;
+            final int perThread = 3_000;
+            final List<java.util.concurrent.Future<?>> senders = new ArrayList<>();
+            // Senders of their own: the shared executor answers the requests, and senders waiting for room
+            // must not take its threads.
+            final ExecutorService sending = Executors.newFixedThreadPool(threads);
+            for (int t = 0; t < threads; t++)
+            {
+                final int thread = t;
+                senders.add(sending.submit(() ->
+                {
+                    for (int i = 0; i < perThread; i++)
+                    {
+                        final String head = "t" + thread + "-" + i;
+                        final String body = "data-" + (i * 31 + thread);
+                        final long id = session.request(Outbound.of(utf8(head), utf8(body)),
+                            CallOptions.DEFAULT.withWaitWhenFull(true), outcomes);
+                        assertThat(id).isPositive();
+                        sent.put(id, head + "|" + body);
+                    }
+                    return null;
+                }));
+            }
+            try
+            {
+                for (final var sender : senders)
+                {
+                    sender.get(30, TimeUnit.SECONDS);
+                }
+            }
+            finally
+            {
+                sending.shutdownNow();
+                assertThat(sending.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            }
+            outcomes.await(threads * perThread);
+            assertThat(outcomes.failures).isEmpty();
+            assertThat(outcomes.responses).isEqualTo(sent);
+            // the future API still works on the same session and service
+            try (Message reply = session.request(Outbound.of(utf8("f"), utf8("g"))).get(5, TimeUnit.SECONDS))
+            {
+                assertThat(text(reply.header())).isEqualTo("f");
+            }
+        }
+    }
+
+    @Test
+    void listenerRequestsSurviveKilledConnectionsExecutedOnce() throws Exception
+    {
+        final Map<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+        registerReusingEcho("count", executions);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("count").toString(),
+            SessionOptions.DEFAULT.withTimeout(Duration.ofSeconds(20))))
+        {
+            final Outcomes outcomes = new Outcomes();
+            final Map<Long, String> sent = new ConcurrentHashMap<>();
+            final int total = 2_000;
+            for (int i = 0; i < total; i++)
+            {
+                final long id = session.request(Outbound.of(utf8("h" + i), utf8("b" + i)),
+                    CallOptions.DEFAULT.withWaitWhenFull(true), outcomes);
+                sent.put(id, "h" + i + "|b" + i);
+                if (i % 500 == 250)
+                {
+                    session.abortConnections();
+                }
+            }
+            outcomes.await(total);
+            assertThat(outcomes.failures).isEmpty();
+            assertThat(outcomes.responses).isEqualTo(sent);
+            assertThat(executions).hasSize(total);
+            assertThat(executions.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void listenerHearsFailuresTimeoutsAndRefusals() throws Exception
+    {
+        final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
+        final CountDownLatch cancelled = new CountDownLatch(1);
+        server.register("odd", request ->
+        {
+            final String text;
+            try (Message message = request.message())
+            {
+                text = text(message.header());
+            }
+            switch (text)
+            {
+                case "fail" -> throw new IllegalStateException("no such key");
+                case "hold" ->
+                {
+                    request.onCancel(cancelled::countDown);
+                    held.add(request);
+                }
+                default -> request.respond(Outbound.of(utf8("ok:" + text)));
+            }
+        }, RequestReuse.AFTER_ANSWER);
+        final Portal portal = server.bind(portalAddress());
+        final Outcomes outcomes = new Outcomes();
+        try (Session session = open(portal, "odd"))
+        {
+            final long failed = session.request(Outbound.of(utf8("fail")), CallOptions.DEFAULT, outcomes);
+            final long late = session.request(Outbound.of(utf8("hold")),
+                CallOptions.timeout(Duration.ofMillis(200)), outcomes);
+            outcomes.await(2);
+            assertThat(outcomes.failures.get(failed)).isInstanceOf(RemoteException.class)
+                .hasMessageContaining("no such key");
+            assertThat(outcomes.failures.get(late)).isInstanceOf(XioTimeoutException.class);
+            assertThat(cancelled.await(5, TimeUnit.SECONDS)).isTrue();
+            final InboundRequest stale = held.poll(5, TimeUnit.SECONDS);
+            assertThat(stale.isCancelled()).isTrue();
+            stale.respond(Outbound.of(utf8("too late"))); // dropped; the call may be reused from now on
+            for (int i = 0; i < 200; i++)
+            {
+                final long id = session.request(Outbound.of(utf8("k" + i)), CallOptions.DEFAULT, outcomes);
+                outcomes.await(1);
+                assertThat(outcomes.responses.get(id)).isEqualTo("ok:k" + i + "|");
+            }
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("r")), CallOptions.DEFAULT.withReceipt(true),
+                outcomes)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("receipt");
+        }
+        // a closed session refuses at once, on the calling thread
+        final Session closed = open(portal, "odd");
+        closed.close();
+        final Thread caller = Thread.currentThread();
+        final List<Thread> told = new CopyOnWriteArrayList<>();
+        final long refused = closed.request(Outbound.of(utf8("x")), CallOptions.DEFAULT, new ResponseListener()
+        {
+            @Override
+            public void onResponse(final long requestId, final Message response)
+            {
+                throw new AssertionError("closed sessions send nothing");
+            }
+
+            @Override
+            public void onFailure(final long requestId, final Throwable cause)
+            {
+                assertThat(cause).isInstanceOf(ConnectionException.class);
+                told.add(Thread.currentThread());
+            }
+        });
+        assertThat(refused).isZero();
+        assertThat(told).containsExactly(caller);
+    }
+
+    @Test
+    void aListenerThatThrowsAnErrorLeavesTheSessionWorking() throws Exception
+    {
+        registerReusingEcho("echo", null);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("echo").toString(),
+            SessionOptions.DEFAULT.withConnections(1)))
+        {
+            final CountDownLatch thrown = new CountDownLatch(1);
+            session.request(Outbound.of(utf8("boom")), CallOptions.DEFAULT, new ResponseListener()
+            {
+                @Override
+                public void onResponse(final long requestId, final Message response)
+                {
+                    thrown.countDown();
+                    throw new AssertionError("a listener's Error must not reach the transport");
+                }
+
+                @Override
+                public void onFailure(final long requestId, final Throwable cause)
+                {
+                    thrown.countDown();
+                    throw new AssertionError("a listener's Error must not reach the transport");
+                }
+            });
+            assertThat(thrown.await(5, TimeUnit.SECONDS)).isTrue();
+            final Outcomes outcomes = new Outcomes();
+            for (int i = 0; i < 20; i++)
+            {
+                final long id = session.request(Outbound.of(utf8("h" + i), utf8("b" + i)), CallOptions.DEFAULT,
+                    outcomes);
+                outcomes.await(1);
+                assertThat(outcomes.responses.get(id)).isEqualTo("h" + i + "|b" + i);
+            }
+            assertThat(outcomes.failures).isEmpty();
+            assertThat(session.statistics().retransmits()).as("the connection stayed up").isZero();
+            assertThat(session.connectionCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void cancelAllFailsListenerRequests() throws Exception
+    {
+        final CountDownLatch arrived = new CountDownLatch(5);
+        server.register("hold", request ->
+        {
+            request.message().close();
+            arrived.countDown();
+        }, RequestReuse.AFTER_ANSWER);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("hold").toString(),
+            SessionOptions.DEFAULT.withConnections(1)))
+        {
+            final Outcomes outcomes = new Outcomes();
+            for (int i = 0; i < 5; i++)
+            {
+                session.request(Outbound.of(utf8("q" + i)), CallOptions.DEFAULT, outcomes);
+            }
+            assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
+            session.cancelAll();
+            outcomes.await(5);
+            assertThat(outcomes.failures).hasSize(5);
+            assertThat(outcomes.failures.values()).allSatisfy(cause ->
+                assertThat(cause).isInstanceOf(RequestCancelledException.class));
+        }
+    }
+
+    /**
+     * Not a timing: bytes allocated by every thread (com.sun.management) per round trip on the allocation-free
+     * path, after warm-up, must stay within the 16 bytes the project allows. The best of a few rounds counts, as
+     * the JIT may still be compiling during the first.
+     */
+    @Test
+    void allocationFreePathAllocatesAtMostSixteenBytesPerRoundTrip() throws Exception
+    {
+        final XioEngine quietServer = engines.start(engines.builder("quiet-server").leakDetection(false));
+        final XioEngine quietClient = engines.start(engines.builder("quiet-client").leakDetection(false));
+        /** A reply buffer with its outbound, back in {@code free} once xio released it (after the send). */
+        final class Reply implements AutoCloseable
+        {
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(64);
+            final Outbound answer = Outbound.of(buffer);
+            final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<Reply> free;
+
+            Reply(final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<Reply> free)
+            {
+                this.free = free;
+            }
+
+            @Override
+            public void close()
+            {
+                free.offer(this);
+            }
+        }
+        quietServer.register("echo", new io.xio.engine.RequestHandler()
+        {
+            private final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<Reply> free =
+                new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(16);
+
+            @Override
+            public void onRequest(final InboundRequest request)
+            {
+                // An outbound is reused only once xio released it: an answer may leave through another context.
+                Reply reply = free.poll();
+                if (reply == null)
+                {
+                    reply = new Reply(free);
+                }
+                final Message message = request.message();
+                message.buffer().getBytes(message.headerOffset(), reply.buffer, 0, message.headerLength());
+                reply.buffer.clear().limit(message.headerLength());
+                message.close();
+                request.respond(reply.answer.releaseAfterSend(reply));
+            }
+        }, RequestReuse.AFTER_ANSWER);
+        final Portal portal = quietServer.bind(portalAddress());
+        final ByteBuffer payload = quietClient.register(ByteBuffer.allocateDirect(64));
+        final Outbound request = Outbound.of(payload);
+        final Thread caller = Thread.currentThread();
+        final long[] answered = new long[1];
+        final java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+        final ResponseListener listener = new ResponseListener()
+        {
+            @Override
+            public void onResponse(final long requestId, final Message response)
+            {
+                answered[0] += response.headerLength();
+                done.lazySet(requestId);
+                java.util.concurrent.locks.LockSupport.unpark(caller);
+            }
+
+            @Override
+            public void onFailure(final long requestId, final Throwable cause)
+            {
+                done.lazySet(-requestId);
+                java.util.concurrent.locks.LockSupport.unpark(caller);
+            }
+        };
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        try (Session session = quietClient.connect(portal.uri().withResource("echo").toString()))
+        {
+            final int rounds = 5;
+            final int perRound = 10_000;
+            final List<Double> perRequest = new ArrayList<>();
+            for (int round = 0; round <= rounds; round++)
+            {
+                final long[] ids = threads.getAllThreadIds();
+                final long[] before = threads.getThreadAllocatedBytes(ids);
+                for (int i = 0; i < perRound; i++)
+                {
+                    final long id = session.request(request, CallOptions.DEFAULT, listener);
+                    while (done.get() != id)
+                    {
+                        assertThat(done.get()).as("request failed").isNotNegative();
+                        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                    }
+                }
+                final long[] after = threads.getThreadAllocatedBytes(ids);
+                long bytes = 0;
+                for (int i = 0; i < ids.length; i++)
+                {
+                    if (before[i] >= 0 && after[i] >= 0 && ids[i] != Thread.currentThread().getId())
+                    {
+                        bytes += after[i] - before[i];
+                    }
+                }
+                if (round > 0) // round 0 warms up
+                {
+                    perRequest.add((double)bytes / perRound);
+                }
+            }
+            assertThat(answered[0]).isEqualTo(64L * perRound * (rounds + 1));
+            assertThat(perRequest.stream().mapToDouble(Double::doubleValue).min().orElseThrow())
+                .as("bytes per round trip in rounds %s", perRequest).isLessThanOrEqualTo(16.0);
         }
     }
 

@@ -67,6 +67,10 @@ final class LocalLink extends StreamLink implements Poller
                 {
                     return 1;
                 }
+                if (!current.hasRemaining())
+                {
+                    current = null; // the writer reuses the buffer once it sees it consumed: drop it first
+                }
             }
         }
         catch (final RuntimeException ex)
@@ -116,11 +120,13 @@ final class LocalLink extends StreamLink implements Poller
         while (index < to)
         {
             final ByteBuffer buffer = buffers[index];
-            if (buffer.hasRemaining() && !out.chunks.offer(buffer.duplicate()))
+            // The entry itself goes over: once offered, the reader may consume it (and move its position) at once.
+            final int remaining = buffer.remaining();
+            if (remaining > 0 && !out.chunks.offer(buffer))
             {
                 break;
             }
-            bytes += buffer.remaining();
+            bytes += remaining;
             index++;
         }
         if (bytes > 0)

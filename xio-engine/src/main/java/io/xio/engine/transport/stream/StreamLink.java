@@ -35,6 +35,9 @@ public abstract class StreamLink implements TransportLink
     private Slab[] entrySlabs = new Slab[64];
     private SendCompletion[] entryCallbacks = new SendCompletion[64];
     private long[] entryEnds = new long[64];
+    // Reusable views of staging slabs, one per entry slot: a cut of the stage costs no new ByteBuffer.
+    private ByteBuffer[] views = new ByteBuffer[64];
+    private Slab[] viewSlabs = new Slab[64];
     private int entryCount;
     private int transmitIndex;
     private int releaseIndex;
@@ -212,6 +215,7 @@ public abstract class StreamLink implements TransportLink
         if (slab != null)
         {
             entrySlabs[index] = null;
+            forgetView(slab);
             slab.release();
         }
         final SendCompletion callback = entryCallbacks[index];
@@ -226,7 +230,7 @@ public abstract class StreamLink implements TransportLink
     {
         if (stage != null && stagePos > stageStart)
         {
-            add(stage.slice(stageStart, stagePos - stageStart), releaseAfter, null);
+            add(view(stage, stageStart, stagePos), releaseAfter, null);
             stageStart = stagePos;
         }
         else if (releaseAfter != null)
@@ -243,7 +247,7 @@ public abstract class StreamLink implements TransportLink
             stage = null;
             if (stagePos > stageStart)
             {
-                add(sealed.slice(stageStart, stagePos - stageStart), sealed, null);
+                add(view(sealed, stageStart, stagePos), sealed, null);
             }
             else if (entryCount > releaseIndex)
             {
@@ -256,7 +260,35 @@ public abstract class StreamLink implements TransportLink
         }
     }
 
-    private void add(final ByteBuffer buffer, final Slab releaseAfter, final SendCompletion callback)
+    /** {@code [from, to)} of {@code slab} through the view kept for the next entry slot. */
+    private ByteBuffer view(final Slab slab, final int from, final int to)
+    {
+        growEntries();
+        ByteBuffer view = views[entryCount];
+        if (viewSlabs[entryCount] != slab)
+        {
+            view = slab.byteBuffer().duplicate();
+            views[entryCount] = view;
+            viewSlabs[entryCount] = slab;
+        }
+        view.clear().limit(to).position(from);
+        return view;
+    }
+
+    /** A sealed slab goes back to its pool: no view may keep it reachable. */
+    private void forgetView(final Slab slab)
+    {
+        for (int i = 0; i < viewSlabs.length; i++)
+        {
+            if (viewSlabs[i] == slab)
+            {
+                viewSlabs[i] = null;
+                views[i] = null;
+            }
+        }
+    }
+
+    private void growEntries()
     {
         if (entryCount == entries.length)
         {
@@ -265,7 +297,14 @@ public abstract class StreamLink implements TransportLink
             entrySlabs = Arrays.copyOf(entrySlabs, size);
             entryCallbacks = Arrays.copyOf(entryCallbacks, size);
             entryEnds = Arrays.copyOf(entryEnds, size);
+            views = Arrays.copyOf(views, size);
+            viewSlabs = Arrays.copyOf(viewSlabs, size);
         }
+    }
+
+    private void add(final ByteBuffer buffer, final Slab releaseAfter, final SendCompletion callback)
+    {
+        growEntries();
         entries[entryCount] = buffer;
         entrySlabs[entryCount] = releaseAfter;
         entryCallbacks[entryCount] = callback;
