@@ -11,7 +11,7 @@ import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 
 /**
@@ -79,7 +79,7 @@ public final class XioMetrics implements MeterBinder
     }
 
     private void gauge(final MeterRegistry registry, final String meter, final String description, final String side,
-        final boolean serverSide, final ToDoubleFunction<Session> figure)
+        final boolean serverSide, final ToIntFunction<Session> figure)
     {
         Gauge.builder(meter, engine, e ->
             {
@@ -88,7 +88,7 @@ public final class XioMetrics implements MeterBinder
                 {
                     if (session.isServerSide() == serverSide)
                     {
-                        sum += figure.applyAsDouble(session);
+                        sum += figure.applyAsInt(session);
                     }
                 }
                 return sum;
