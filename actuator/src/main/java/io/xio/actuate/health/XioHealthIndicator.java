@@ -87,7 +87,9 @@ public final class XioHealthIndicator extends AbstractHealthIndicator
                 {
                     shown.put("reason", client.detail());
                 }
-                clientDetails.put(client.name().isEmpty() ? client.api().getSimpleName() : client.name(), shown);
+                // A client made from a URI alone has no name: its interface and address tell it apart.
+                clientDetails.put(client.name().isEmpty() ? client.api().getSimpleName() + " " + client.uri()
+                    : client.name(), shown);
                 up &= !requireClients || client.isEstablished();
             }
         }

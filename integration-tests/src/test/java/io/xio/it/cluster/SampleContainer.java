@@ -66,7 +66,9 @@ final class SampleContainer extends GenericContainer<SampleContainer>
         return new SampleContainer(network, host, "client")
             .withEnv("XIO_SERVER_URI", serverUri)
             .withEnv("SAMPLE_LINGER", "-1s")
-            .waitingFor(Wait.forLogMessage(".*round 1: .*\\n", 1).withStartupTimeout(Duration.ofMinutes(2)));
+            // A round that succeeded, not one reported as failed and retried.
+            .waitingFor(Wait.forLogMessage(".*round 1: blobs -> \\S+: \\d+ values .*\\n", 1)
+                .withStartupTimeout(Duration.ofMinutes(2)));
     }
 
     /** Everything the container printed so far, each line prefixed with its host. */

@@ -99,21 +99,22 @@ final class XioClientInvocationHandler implements InvocationHandler
             }
             catch (final Throwable ex)
             {
-                recorder.stop(started, start, XioCallOutcome.of(ex), ex);
+                recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex);
                 throw ex;
             }
         }
+        final Object result;
         try
         {
-            final Object result = invokeNow(call, method, args);
-            recorder.stop(started, start, XioCallOutcome.SUCCESS, null);
-            return result;
+            result = invokeNow(call, method, args);
         }
         catch (final Throwable ex)
         {
-            recorder.stop(started, start, XioCallOutcome.of(ex), ex); // before a remote failure takes the service's type
+            recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex); // before a remote failure takes the service's type
             throw translate(ex, method);
         }
+        recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
+        return result;
     }
 
     private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args) throws Throwable
@@ -178,7 +179,16 @@ final class XioClientInvocationHandler implements InvocationHandler
                 fail(result, unwrap(failure), method, recorder, started, start);
                 return;
             }
-            final XioFuture<Message> reply = current.request(message, callOptions);
+            final XioFuture<Message> reply;
+            try
+            {
+                reply = current.request(message, callOptions);
+            }
+            catch (final RuntimeException ex)
+            {
+                fail(result, ex, method, recorder, started, start); // else the caller's future would never complete
+                return;
+            }
             result.whenComplete((value, ex) ->
             {
                 if (result.isCancelled())
@@ -203,7 +213,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                     fail(result, decodeFailure, method, recorder, started, start);
                     return;
                 }
-                recorder.stop(started, start, XioCallOutcome.SUCCESS, null);
+                recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
                 result.complete(value);
             });
         });
@@ -214,7 +224,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     private static void fail(final CompletableFuture<Object> result, final Throwable failure, final Method method,
         final CallRecorder recorder, final Object started, final long start)
     {
-        recorder.stop(started, start, XioCallOutcome.of(failure), failure);
+        recorder.stopSafely(started, start, XioCallOutcome.of(failure), failure);
         result.completeExceptionally(translate(failure, method));
     }
 

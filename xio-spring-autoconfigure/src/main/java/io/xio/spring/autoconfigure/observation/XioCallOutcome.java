@@ -56,6 +56,11 @@ public enum XioCallOutcome
         {
             return CONNECTION_ERROR;
         }
+        if (failure instanceof RemoteException remote &&
+            RejectedExecutionException.class.getName().equals(remote.remoteType()))
+        {
+            return BACK_PRESSURE; // the service turned the call away (shutting down, or its queue full)
+        }
         if (failure instanceof RemoteException || failure instanceof XioRemoteException)
         {
             return SERVICE_ERROR;

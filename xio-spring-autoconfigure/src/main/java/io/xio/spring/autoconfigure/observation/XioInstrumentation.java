@@ -47,5 +47,19 @@ public interface XioInstrumentation
          * @param failure what it failed with, or null
          */
         void stop(Object started, long startNanos, XioCallOutcome outcome, Throwable failure);
+
+        /** {@link #stop}, but a recorder that fails is logged, never allowed to disturb the call it records. */
+        default void stopSafely(final Object started, final long startNanos, final XioCallOutcome outcome,
+            final Throwable failure)
+        {
+            try
+            {
+                stop(started, startNanos, outcome, failure);
+            }
+            catch (final RuntimeException ex)
+            {
+                org.slf4j.LoggerFactory.getLogger(XioInstrumentation.class).warn("recording a call failed", ex);
+            }
+        }
     }
 }

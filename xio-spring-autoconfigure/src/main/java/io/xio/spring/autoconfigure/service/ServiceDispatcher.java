@@ -113,7 +113,7 @@ public final class ServiceDispatcher implements RequestHandler
         running.decrementAndGet();
         final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stop(recorder.start(), start, XioCallOutcome.BACK_PRESSURE, refusal);
+        recorder.stopSafely(recorder.start(), start, XioCallOutcome.BACK_PRESSURE, refusal);
         message.close();
         if (!request.isOneWay())
         {
@@ -157,7 +157,7 @@ public final class ServiceDispatcher implements RequestHandler
                         // arguments' views: the buffer is abandoned to the GC instead of reused.
                         message.abandon();
                         running.decrementAndGet();
-                        calledRecorder.stop(calledStarted, start, XioCallOutcome.CANCELLED, null);
+                        calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
                         return;
                     }
                     answer(request, message, called, value,
@@ -174,7 +174,7 @@ public final class ServiceDispatcher implements RequestHandler
         {
             answer(request, message, method, null, ex.getCause(), XioCallOutcome.SERVICE_ERROR, recorder, started, start);
         }
-        catch (final Exception ex)
+        catch (final Exception | LinkageError ex)
         {
             if (recorder == null)
             {
@@ -270,7 +270,7 @@ public final class ServiceDispatcher implements RequestHandler
         finally
         {
             running.decrementAndGet();
-            recorder.stop(started, start, outcome, error);
+            recorder.stopSafely(started, start, outcome, error);
         }
     }
 
