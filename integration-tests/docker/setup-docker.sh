@@ -15,7 +15,7 @@ if ! docker info >/dev/null 2>&1; then
         apt-get update -qq
         apt-get install -y -qq docker.io busybox-static >/dev/null
     fi
-    sysctl -qw net.ipv4.ip_forward=1
+    echo 1 >/proc/sys/net/ipv4/ip_forward
     log "starting dockerd"
     # Pulls go to a closed port and fail at once: nothing here may come from a registry.
     HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY=localhost,127.0.0.1 \
@@ -32,9 +32,14 @@ if docker image inspect "$IMAGE" >/dev/null 2>&1; then
     exit 0
 fi
 
+if ! command -v busybox >/dev/null 2>&1; then
+    log "installing busybox-static"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
+fi
 JAVA_HOME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
 BUSYBOX="$(command -v busybox)"
-file -L "$BUSYBOX" 2>/dev/null | grep -q "statically linked" || { log "$BUSYBOX is not static: apt-get install busybox-static"; exit 1; }
+# ldd fails on a static executable; a dynamic BusyBox would not run in the image.
+if ldd "$BUSYBOX" >/dev/null 2>&1; then log "$BUSYBOX is not static: apt-get install busybox-static"; exit 1; fi
 log "building $IMAGE from $JAVA_HOME_DIR"
 ROOT="$(mktemp -d)"
 trap 'rm -rf "$ROOT"' EXIT
