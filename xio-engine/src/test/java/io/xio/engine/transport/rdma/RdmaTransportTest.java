@@ -9,6 +9,7 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.TestEngines;
+import io.xio.engine.transport.ServerProcess;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -16,11 +17,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,15 +42,14 @@ import static org.awaitility.Awaitility.await;
 class RdmaTransportTest
 {
     private final TestEngines engines = new TestEngines();
-    private Process child;
+    private ServerProcess child;
 
     @AfterEach
     void close() throws Exception
     {
         if (child != null)
         {
-            child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
+            child.close();
         }
         engines.close();
     }
@@ -195,19 +191,10 @@ class RdmaTransportTest
     @Test
     void aKilledPeerProcessFailsEveryCallerPromptly() throws Exception
     {
-        child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            RdmaServerMain.class.getName()).redirectErrorStream(true).start();
-        final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-            StandardCharsets.UTF_8));
-        final StringBuilder log = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null && !line.startsWith("READY "))
-        {
-            log.append(line).append('\n');
-        }
-        assertThat(line).as("child server started; it printed:%n%s", log).startsWith("READY rdma://");
-        final String base = line.substring("READY ".length()) + "/";
+        child = ServerProcess.start("rdma://" + RdmaTestAddress.ip() + ":0",
+            "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED");
+        assertThat(child.uri()).startsWith("rdma://");
+        final String base = child.uri() + "/";
         final XioEngine client = engines.start(engines.builder("client").reconnectTimeout(Duration.ofSeconds(2)));
         try (Session echo = client.connect(base + "echo");
              Session hold = client.connect(base + "hold", SessionOptions.DEFAULT.withTimeout(Duration.ofSeconds(60))))
@@ -224,8 +211,7 @@ class RdmaTransportTest
             {
                 inFlight.add(hold.request(Outbound.of(utf8("held " + i)), CallOptions.DEFAULT.withWaitWhenFull(true)));
             }
-            child.destroyForcibly(); // kill -9: the kernel tears its queue pairs down
-            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(child.kill()).isTrue(); // kill -9: the kernel tears its queue pairs down
             for (final XioFuture<Message> future : inFlight)
             {
                 assertThatThrownBy(() -> future.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)

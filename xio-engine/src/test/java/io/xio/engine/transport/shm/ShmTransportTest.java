@@ -8,6 +8,7 @@ import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.TestEngines;
+import io.xio.engine.transport.ServerProcess;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
@@ -15,15 +16,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,15 +46,14 @@ class ShmTransportTest
     private static final Path DIR = new ShmTransport().directory();
     private final TestEngines engines = new TestEngines();
     private final String name = "t-" + UUID.randomUUID().toString().substring(0, 13);
-    private Process child;
+    private ServerProcess child;
 
     @AfterEach
     void close() throws Exception
     {
         if (child != null)
         {
-            child.destroyForcibly();
-            child.waitFor(10, TimeUnit.SECONDS);
+            child.close();
         }
         engines.close();
         assertThat(files()).as("files left in " + DIR).isEmpty();
@@ -149,17 +146,8 @@ class ShmTransportTest
     @Test
     void twoProcessesTalkAndAKilledServerFailsEveryCallerWithoutLeavingFiles() throws Exception
     {
-        child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", System.getProperty("java.class.path"), ShmServerMain.class.getName(), name)
-            .redirectErrorStream(true).start();
-        final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-            StandardCharsets.UTF_8));
-        String line;
-        while ((line = out.readLine()) != null && !line.equals("READY"))
-        {
-            // the child's log lines, if any
-        }
-        assertThat(line).as("child server started").isEqualTo("READY");
+        child = ServerProcess.start("shm://" + name);
+        assertThat(child.uri()).isEqualTo("shm://" + name);
         final XioEngine client = engines.start(engines.builder("client").reconnectTimeout(Duration.ofSeconds(2)));
         final String base = "shm://" + name + "/";
         try (Session echo = client.connect(base + "echo");
@@ -177,8 +165,7 @@ class ShmTransportTest
             {
                 inFlight.add(hold.request(Outbound.of(utf8("held " + i)), CallOptions.DEFAULT.withWaitWhenFull(true)));
             }
-            child.destroyForcibly(); // kill -9
-            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(child.kill()).isTrue(); // kill -9
             for (final XioFuture<Message> future : inFlight)
             {
                 assertThatThrownBy(() -> future.get(15, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
