@@ -20,6 +20,10 @@ import java.nio.ByteBuffer;
  * {@link RequestReuse#AFTER_ANSWER} must be closed exactly once and not touched afterwards, and a response
  * lent to a {@link ResponseListener} is valid during that call only and closed by xio (do not close it).
  * Only xio creates messages.
+ *
+ * <p>A response to a request that named an output buffer ({@link Outbound#responseInto}) has its data segments
+ * in that buffer when they fit ({@link #inOutput()}): the segment views are slices of it and
+ * {@link #segmentOffset(int)} gives indexes into it; the header stays in the receive buffer.
  */
 public final class Message implements AutoCloseable
 {
@@ -46,6 +50,7 @@ public final class Message implements AutoCloseable
     private int[] segmentOffsets = NO_SEGMENTS;
     private int[] segmentLengths = NO_SEGMENTS;
     private long requestId;
+    private ByteBuffer output;
     private LeakTracker leaks;
     private Runnable onClose;
     @SuppressWarnings("unused") // accessed through RELEASED
@@ -87,6 +92,7 @@ public final class Message implements AutoCloseable
             segmentLengths[i] = frame.segmentLength(i);
             at += segmentLengths[i];
         }
+        this.output = null;
         this.leaks = leaks;
         this.onClose = onClose;
         RELEASED.setRelease(this, 0);
@@ -95,6 +101,27 @@ public final class Message implements AutoCloseable
             leaks.track(this);
         }
         return this;
+    }
+
+    /**
+     * Says that the data segments lie in {@code buffer} back to back from index {@code at} (the peer wrote them
+     * there, or xio copied them in). For xio's own use.
+     */
+    void placeIn(final ByteBuffer buffer, final int at)
+    {
+        output = buffer;
+        int next = at;
+        for (int i = 0; i < segmentCount; i++)
+        {
+            segmentOffsets[i] = next;
+            next += segmentLengths[i];
+        }
+    }
+
+    /** Whether the data segments lie in the request's output buffer rather than in {@link #buffer()}. */
+    public boolean inOutput()
+    {
+        return output != null;
     }
 
     /** The id of the request this message is (or answers), unique within its session and direction. */
@@ -128,7 +155,8 @@ public final class Message implements AutoCloseable
         {
             throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
         }
-        return slab.slice(segmentOffsets[index], segmentLengths[index]);
+        return output != null ? output.slice(segmentOffsets[index], segmentLengths[index])
+            : slab.slice(segmentOffsets[index], segmentLengths[index]);
     }
 
     public int segmentLength(final int index)
@@ -157,7 +185,7 @@ public final class Message implements AutoCloseable
         return headerOffset;
     }
 
-    /** Where data segment {@code index} starts in {@link #buffer()}. */
+    /** Where data segment {@code index} starts in {@link #buffer()}, or in the output buffer when {@link #inOutput()}. */
     public int segmentOffset(final int index)
     {
         if (index >= segmentCount)

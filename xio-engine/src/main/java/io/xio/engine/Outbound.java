@@ -11,6 +11,15 @@ import java.nio.ByteBuffer;
  * response, until it was written, which {@link #releaseAfterSend} tells. Direct buffers (or regions from
  * {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
  *
+ * <p>A request may name an output buffer ({@link #responseInto}) for its response's data (S4): the response's
+ * data segments then arrive in that buffer, back to back from its position, when they fit between its position
+ * and limit. On {@code rdma} the peer RDMA-WRITEs them there straight from its memory when the buffer lies in
+ * a region passed to {@link XioEngine#register}; elsewhere (and for other buffers) xio copies them in on
+ * arrival. The output buffer is lent to xio like the request's own buffers: until the future or listener was
+ * told (after a cancel, until {@link XioFuture#cancelOutcome()} completes). A call that exposed its buffer to the
+ * peer reports a timeout or failure only once the peer can no longer write into it: one round trip after the
+ * deadline (the peer confirms the cancel), or when the connection is gone.
+ *
  * <p>An outbound may be sent again once xio is done with it (the future or {@link ResponseListener} was told,
  * or the {@link #releaseAfterSend} resource closed): keeping one per buffer avoids an object per call.
  */
@@ -22,6 +31,7 @@ public final class Outbound
     private final ByteBuffer header;
     private final ByteBuffer[] segments;
     private AutoCloseable releaseAfterSend;
+    private ByteBuffer output;
 
     private Outbound(final ByteBuffer header, final ByteBuffer[] segments)
     {
@@ -65,6 +75,26 @@ public final class Outbound
     {
         this.releaseAfterSend = resource;
         return this;
+    }
+
+    /**
+     * Asks for the response's data in {@code buffer}, between its position and limit (neither is changed).
+     * Requests only: a one-way message takes no response. Null takes the request back to ordinary segments.
+     */
+    public Outbound responseInto(final ByteBuffer buffer)
+    {
+        if (buffer != null && buffer.isReadOnly())
+        {
+            throw new IllegalArgumentException("the output buffer for a response must be writable");
+        }
+        this.output = buffer;
+        return this;
+    }
+
+    /** The buffer given to {@link #responseInto}, or null. */
+    public ByteBuffer output()
+    {
+        return output;
     }
 
     public ByteBuffer header()

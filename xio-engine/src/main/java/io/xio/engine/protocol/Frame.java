@@ -201,6 +201,10 @@ public final class Frame
             }
             data += length;
         }
+        if (type() == FrameType.RESPONSE && (flags() & FrameFlags.DATA_WRITTEN) != 0)
+        {
+            data = 0; // the data went straight into the requester's output region
+        }
         final long expected = frameLength(headerLength(), segments, data);
         if (expected != frameLength())
         {

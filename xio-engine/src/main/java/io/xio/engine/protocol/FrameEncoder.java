@@ -1,6 +1,7 @@
 package io.xio.engine.protocol;
 
 import io.xio.engine.Outbound;
+import io.xio.engine.transport.RemoteRegion;
 import io.xio.engine.transport.SendCompletion;
 import io.xio.engine.transport.TransportLink;
 import org.agrona.MutableDirectBuffer;
@@ -14,6 +15,10 @@ import java.nio.ByteBuffer;
  */
 public final class FrameEncoder
 {
+    /** Body of a DATA_DESCRIPTOR: i64 address, i32 key, i32 length. */
+    public static final int DESCRIPTOR_BODY = 16;
+
+    private final RemoteRegion region = new RemoteRegion();
     private ByteBuffer[] scratch = new ByteBuffer[8];
 
     /** {@link #encode}: the link had no room; nothing was written. */
@@ -22,6 +27,8 @@ public final class FrameEncoder
     public static final int QUEUED = 1;
     /** {@link #encode}: written by copy; the link holds none of the message's buffers, the completion is not called. */
     public static final int COPIED = 2;
+    /** {@link #encodeInto}: the link cannot write this data into the region; nothing was written. */
+    public static final int NOT_WRITABLE = 3;
 
     /**
      * Encodes one message frame.
@@ -91,6 +98,81 @@ public final class FrameEncoder
             java.util.Arrays.fill(scratch, 0, segments, null);
             return QUEUED;
         }
+    }
+
+    /**
+     * Writes a DATA_DESCRIPTOR offering {@code output}'s remaining bytes to the peer for its response to request
+     * {@code requestId}, when the link can expose them; the REQUEST must follow in the same loop turn.
+     *
+     * @return the bytes offered, or -1 when nothing was written
+     */
+    public int exposeOutput(final TransportLink link, final int flags, final long sessionId, final long requestId,
+        final ByteBuffer output)
+    {
+        if (!output.hasRemaining() || !link.exposeForWrite(output, region))
+        {
+            return -1;
+        }
+        final int length = Frame.HEADER_LENGTH + DESCRIPTOR_BODY;
+        final MutableDirectBuffer buffer = link.claim(length);
+        if (buffer == null)
+        {
+            return -1;
+        }
+        final int at = link.claimOffset();
+        Frame.writeHeader(buffer, at, length, FrameType.DATA_DESCRIPTOR, flags & FrameFlags.FROM_ACCEPTOR, sessionId,
+            requestId, DESCRIPTOR_BODY, 0, 0);
+        buffer.putLong(at + Frame.HEADER_LENGTH, region.address(), Frame.ORDER);
+        buffer.putInt(at + Frame.HEADER_LENGTH + 8, region.key(), Frame.ORDER);
+        buffer.putInt(at + Frame.HEADER_LENGTH + 12, region.length(), Frame.ORDER);
+        link.commit();
+        return region.length();
+    }
+
+    /**
+     * Encodes a RESPONSE whose data segments the link writes straight into the requester's region (address,
+     * key, length from its DATA_DESCRIPTOR); the frame itself carries only their lengths.
+     *
+     * @return {@link #NOT_WRITABLE} (the data does not fit, or the link cannot write now), {@link #NO_ROOM} or
+     * {@link #QUEUED}
+     */
+    public int encodeInto(final TransportLink link, final int flags, final long sessionId, final long requestId,
+        final int status, final Outbound message, final long address, final int key, final int length,
+        final SendCompletion completion)
+    {
+        final int segments = message.segmentCount();
+        final long dataLength = message.dataLength();
+        if (segments == 0 || dataLength > length || !link.canWriteInto(message))
+        {
+            return NOT_WRITABLE;
+        }
+        final ByteBuffer header = message.header();
+        final int headerLength = header.remaining();
+        final int frameLength = (int)Frame.frameLength(headerLength, segments, 0);
+        final MutableDirectBuffer buffer = link.claim(frameLength);
+        if (buffer == null)
+        {
+            return NO_ROOM;
+        }
+        int at = link.claimOffset();
+        Frame.writeHeader(buffer, at, frameLength, FrameType.RESPONSE, flags | FrameFlags.DATA_WRITTEN, sessionId,
+            requestId, headerLength, segments, status);
+        at += Frame.HEADER_LENGTH;
+        if (scratch.length < segments)
+        {
+            scratch = new ByteBuffer[Math.max(segments, scratch.length * 2)];
+        }
+        for (int i = 0; i < segments; i++)
+        {
+            final ByteBuffer segment = message.segment(i);
+            buffer.putInt(at, segment.remaining(), Frame.ORDER);
+            at += Frame.SEGMENT_ENTRY_LENGTH;
+            scratch[i] = segment.duplicate();
+        }
+        buffer.putBytes(at, header, header.position(), headerLength);
+        link.commitInto(region.set(address, key, length), scratch, segments, completion);
+        java.util.Arrays.fill(scratch, 0, segments, null);
+        return QUEUED;
     }
 
     /** Encodes a frame whose body is just {@code body} (control frames). */

@@ -11,6 +11,11 @@ public final class FrameFlags
     public static final int RETRANSMIT = 1 << 2;
     /** The message (and its answers) belong to the id space of the side that accepted the session. */
     public static final int FROM_ACCEPTOR = 1 << 3;
+    /**
+     * On a RESPONSE: its data segments were written by the sender straight into the output region the request's
+     * {@link FrameType#DATA_DESCRIPTOR} described; the frame carries their lengths but not their bytes.
+     */
+    public static final int DATA_WRITTEN = 1 << 4;
 
     private FrameFlags()
     {

@@ -10,6 +10,7 @@ import io.xio.engine.XioUri;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameEncoder;
+import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.transport.LinkHandler;
@@ -204,6 +205,29 @@ final class Connection implements LinkHandler
         return encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
     }
 
+    /** Offers {@code output} for the response to request {@code id}; the bytes offered, or -1 (not offered). */
+    int exposeOutput(final int flags, final long sessionId, final long id, final java.nio.ByteBuffer output)
+    {
+        return open ? encoder.exposeOutput(link, flags, sessionId, id, output) : -1;
+    }
+
+    /** A RESPONSE whose data goes straight into the requester's region: {@link FrameEncoder#encodeInto}. */
+    int sendInto(final int flags, final long sessionId, final long id, final int status, final Outbound message,
+        final long address, final int key, final int length, final io.xio.engine.transport.SendCompletion completion)
+    {
+        if (!open)
+        {
+            return FrameEncoder.NO_ROOM;
+        }
+        final int result = encoder.encodeInto(link, flags, sessionId, id, status, message, address, key, length,
+            completion);
+        if (result != FrameEncoder.NOT_WRITABLE)
+        {
+            lastSent = peers.loop.nanoTime();
+        }
+        return result;
+    }
+
     void sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
         final byte[] body)
     {
@@ -233,7 +257,7 @@ final class Connection implements LinkHandler
         switch (type)
         {
             case FrameType.REQUEST, FrameType.RESPONSE, FrameType.RECEIPT, FrameType.CANCEL,
-                FrameType.CANCEL_RESULT -> toLane(type, slab);
+                FrameType.CANCEL_RESULT, FrameType.DATA_DESCRIPTOR -> toLane(type, slab);
             case FrameType.KEEPALIVE ->
             {
             }
@@ -259,8 +283,15 @@ final class Connection implements LinkHandler
         final Lane lane = lanes.get(frame.sessionId());
         if (lane == null)
         {
-            // A frame for a session closed a moment ago: harmless, dropped.
+            // A frame for a session closed a moment ago: harmless, dropped. A CANCEL is answered (nothing aborted):
+            // nothing of a closed session writes into the canceller's buffers any more, which it waits to hear.
             LOG.debug("dropping {} for unknown session from {}", frame, remoteAddress());
+            if (type == FrameType.CANCEL)
+            {
+                sendControl(FrameType.CANCEL_RESULT, frame.flags() & FrameFlags.FROM_ACCEPTOR, frame.sessionId(),
+                    frame.requestId(), 0, new SetupCodec.Writer().i64(new SetupCodec.Reader(frame.buffer(),
+                    frame.headerOffset(), frame.headerLength()).i64()).i32(0).toBytes());
+            }
             return;
         }
         lane.onFrame(type, frame, slab);

@@ -46,6 +46,15 @@ final class Lane
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
     private final CallPool calls;
     private final Message responseView = Messages.released();
+    /** Requests whose output buffer the peer may still write into, by id (see {@link PendingRequest#exposedLength}). */
+    private final Long2ObjectHashMap<PendingRequest> exposed = new Long2ObjectHashMap<>();
+    // The latest DATA_DESCRIPTOR, for the REQUEST that follows it; and how many CANCELs arrived, which revokes
+    // the regions offered before them.
+    private long descriptorId;
+    private long descriptorAddress;
+    private int descriptorKey;
+    private int descriptorLength;
+    private long cancelsSeen;
     private Connection connection;
     private volatile boolean up;
     private boolean closed;
@@ -323,6 +332,7 @@ final class Lane
     void attach(final Connection c)
     {
         connection = c;
+        descriptorId = 0;
         c.addLane(session.id(), this);
         up = true;
         lostAt = 0;
@@ -361,6 +371,7 @@ final class Lane
         }
         connection = null;
         up = false;
+        fenceAll(); // the connection's end: the peer can no longer write into our output buffers
         for (final var future : cancelling.values())
         {
             future.cancelAnswered(false); // the answer went down with the connection
@@ -368,6 +379,7 @@ final class Lane
         cancelling.clear();
         if (closed)
         {
+            c.removeLane(session.id(), this); // was kept for the fence of offered outputs
             return;
         }
         lastFailure = cause;
@@ -429,6 +441,20 @@ final class Lane
         }
         closed = true;
         final Connection c = connection;
+        final boolean fenceFirst = c != null && up && !exposed.isEmpty();
+        if (fenceFirst)
+        {
+            // The peer may still write into outputs it was offered: ask it to cancel them (its answer is the fence)
+            // and keep hearing this session's frames on the connection until that answer or the connection's end.
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            for (final PendingRequest request : exposed.values())
+            {
+                first = Math.min(first, request.id);
+                last = Math.max(last, request.id);
+            }
+            sendCancel(first, last);
+        }
         if (c != null)
         {
             if (tellPeer)
@@ -436,9 +462,12 @@ final class Lane
                 c.sendControl(FrameType.CLOSE, 0, session.id(), 0, 0,
                     new SetupCodec.Writer().string("closed by the application").toBytes());
             }
-            connection = null;
             up = false;
-            c.removeLane(session.id(), this);
+            if (!fenceFirst)
+            {
+                connection = null;
+                c.removeLane(session.id(), this);
+            }
         }
         failAll(cause);
     }
@@ -527,11 +556,19 @@ final class Lane
             loop.counters().retransmitted();
             session.retransmits.incrementAndGet();
         }
+        final ByteBuffer output = request.message.output();
+        final int offered = output == null || request.exposedLength >= 0 ? -1 :
+            connection.exposeOutput(flags, session.id(), request.id, output);
         final int result = connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0,
             request.message, request, request.wantsWriteCompletion());
         if (result == FrameEncoder.NO_ROOM)
         {
-            return false;
+            return false; // a descriptor without its request is overwritten by the next one
+        }
+        if (offered >= 0)
+        {
+            request.outputExposed(offered, output.position());
+            exposed.put(request.id, request);
         }
         if (result == FrameEncoder.QUEUED)
         {
@@ -678,14 +715,21 @@ final class Lane
     void onFrame(final int type, final Frame frame, final Slab slab)
     {
         final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag;
-        final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL;
+        final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL ||
+            type == FrameType.DATA_DESCRIPTOR;
         if (request != peersIdSpace)
         {
             throw new ProtocolViolationException(FrameType.name(type) + " with a request id of the wrong side " +
                 "(flags " + frame.flags() + ") on session " + session.id());
         }
+        if (closed)
+        {
+            afterClose(type, frame); // kept registered only to hear the fences of offered outputs
+            return;
+        }
         switch (type)
         {
+            case FrameType.DATA_DESCRIPTOR -> onDataDescriptor(frame);
             case FrameType.REQUEST -> onRequest(frame, slab);
             case FrameType.RESPONSE -> onResponse(frame, slab);
             case FrameType.RECEIPT -> onReceipt(frame);
@@ -698,21 +742,38 @@ final class Lane
     private void onResponse(final Frame frame, final Slab slab)
     {
         final long id = frame.requestId();
+        final boolean written = (frame.flags() & FrameFlags.DATA_WRITTEN) != 0;
+        final PendingRequest offered = exposed.remove(id);
+        int writtenAt = 0;
+        if (offered != null || written)
+        {
+            writtenAt = fence(offered, frame, written);
+        }
         final PendingRequest request = pending.get(id);
-        if (request == null && session.laneCount() < 2)
+        if (request == null && (session.laneCount() < 2 || written))
         {
             return; // answered already (a duplicate after failover), cancelled or timed out
         }
         final int status = frame.status();
-        if (request != null && status == Status.OK && request.listener != null && request.deliversNow() &&
-            responseView.isReleased())
+        final Message message;
+        if (status != Status.OK)
+        {
+            message = null;
+        }
+        else if (request != null && request.listener != null && request.deliversNow() && responseView.isReleased())
         {
             // The listener reads it during its call and xio closes it after: lend the lane's view, no allocation.
-            settle(request, Messages.rewrap(responseView, slab, frame, null, null));
-            return;
+            message = Messages.rewrap(responseView, slab, frame, null, null);
         }
-        final Object outcome = status == Status.OK ? Messages.of(slab, frame, session.engine.leaks) :
-            remoteFailure(frame, status);
+        else
+        {
+            message = Messages.of(slab, frame, session.engine.leaks);
+        }
+        if (written)
+        {
+            Messages.placeIn(message, request.message.output(), writtenAt);
+        }
+        final Object outcome = message != null ? message : remoteFailure(frame, status);
         if (request != null)
         {
             settle(request, outcome);
@@ -777,6 +838,11 @@ final class Lane
         cancelTimer(request);
         if (outcome instanceof Message message)
         {
+            final ByteBuffer output = request.message.output();
+            if (output != null && !message.inOutput())
+            {
+                copyIntoOutput(message, output);
+            }
             if (request.future != null)
             {
                 request.future.receiptArrived();
@@ -787,6 +853,114 @@ final class Lane
         {
             request.fail((Throwable)outcome);
         }
+    }
+
+    /**
+     * A response for {@code id} arrived: the peer writes no more into the output it was offered for it (its
+     * data, if written, is in place). Checks a written response against the offer; returns where its data
+     * starts in the output buffer.
+     */
+    private int fence(final PendingRequest offered, final Frame frame, final boolean written)
+    {
+        if (written)
+        {
+            long total = 0;
+            for (int i = 0; i < frame.segmentCount(); i++)
+            {
+                total += frame.segmentLength(i);
+            }
+            if (offered == null || frame.status() != Status.OK || total > offered.exposedLength)
+            {
+                throw new ProtocolViolationException("RESPONSE " + frame.requestId() + " wrote " + total +
+                    " bytes into an output region " + (offered == null ? "never offered" : "of " +
+                    offered.exposedLength + " bytes"));
+            }
+        }
+        final int at = offered == null ? 0 : offered.exposedAt;
+        if (offered != null)
+        {
+            offered.outputFenced();
+        }
+        return at;
+    }
+
+    /** The peer's answer to a cancel of {@code first..last}: it writes no more into outputs offered for them. */
+    private void fenceRange(final long first, final long last)
+    {
+        if (exposed.isEmpty())
+        {
+            return;
+        }
+        final List<PendingRequest> done = new ArrayList<>();
+        for (final PendingRequest request : exposed.values())
+        {
+            if (request.id >= first && request.id <= last && pending.get(request.id) != request)
+            {
+                done.add(request);
+            }
+        }
+        for (final PendingRequest request : done)
+        {
+            exposed.remove(request.id);
+            request.outputFenced();
+        }
+    }
+
+    private void fenceAll()
+    {
+        if (exposed.isEmpty())
+        {
+            return;
+        }
+        final List<PendingRequest> all = new ArrayList<>(exposed.values());
+        exposed.clear();
+        all.forEach(PendingRequest::outputFenced);
+    }
+
+    /** A closed lane still registered on its connection: only fences matter now. */
+    private void afterClose(final int type, final Frame frame)
+    {
+        if (type == FrameType.RESPONSE)
+        {
+            final PendingRequest offered = exposed.remove(frame.requestId());
+            if (offered != null)
+            {
+                offered.outputFenced();
+            }
+        }
+        else if (type == FrameType.CANCEL_RESULT)
+        {
+            fenceRange(frame.requestId(), new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+                frame.headerLength()).i64());
+        }
+        final Connection c = connection;
+        if (exposed.isEmpty() && c != null)
+        {
+            connection = null;
+            c.removeLane(session.id(), this);
+        }
+    }
+
+    /** Response data that arrived in the frame goes into the request's output buffer, when it fits there. */
+    private static void copyIntoOutput(final Message message, final ByteBuffer output)
+    {
+        long total = 0;
+        for (int i = 0; i < message.segmentCount(); i++)
+        {
+            total += message.segmentLength(i);
+        }
+        if (total > output.remaining())
+        {
+            return; // stays in the receive buffer: the message says so with inOutput()
+        }
+        int at = output.position();
+        for (int i = 0; i < message.segmentCount(); i++)
+        {
+            final int length = message.segmentLength(i);
+            message.buffer().getBytes(message.segmentOffset(i), output, at, length);
+            at += length;
+        }
+        Messages.placeIn(message, output, output.position());
     }
 
     private RemoteException remoteFailure(final Frame frame, final int status)
@@ -822,8 +996,9 @@ final class Lane
     {
         final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
             frame.headerLength());
-        body.i64();
+        final long last = body.i64();
         final int aborted = body.i32();
+        fenceRange(frame.requestId(), last);
         final var future = cancelling.remove(frame.requestId());
         if (future != null)
         {
@@ -841,6 +1016,26 @@ final class Lane
         return id;
     }
 
+    private void onDataDescriptor(final Frame frame)
+    {
+        final long id = checkedId(frame.requestId());
+        if (frame.headerLength() != FrameEncoder.DESCRIPTOR_BODY || frame.segmentCount() != 0)
+        {
+            throw new ProtocolViolationException("DATA_DESCRIPTOR with a " + frame.headerLength() + "-byte body and " +
+                frame.segmentCount() + " segments (expected " + FrameEncoder.DESCRIPTOR_BODY + " bytes, none)");
+        }
+        final int at = frame.headerOffset();
+        final int length = frame.buffer().getInt(at + 12, Frame.ORDER);
+        if (length < 0)
+        {
+            throw new ProtocolViolationException("DATA_DESCRIPTOR offers a region of " + length + " bytes");
+        }
+        descriptorId = id;
+        descriptorAddress = frame.buffer().getLong(at, Frame.ORDER);
+        descriptorKey = frame.buffer().getInt(at + 8, Frame.ORDER);
+        descriptorLength = length;
+    }
+
     private void onRequest(final Frame frame, final Slab slab)
     {
         final long id = checkedId(frame.requestId());
@@ -848,6 +1043,15 @@ final class Lane
         final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
         final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
         final ServerCall call = calls != null ? calls.take(id, flags) : new ServerCall(this, id, flags);
+        if (descriptorId == id && !oneWay)
+        {
+            call.outputOn = connection;
+            call.outputAddress = descriptorAddress;
+            call.outputKey = descriptorKey;
+            call.outputLength = descriptorLength;
+            call.outputEpoch = cancelsSeen;
+        }
+        descriptorId = 0;
         switch (session.window.begin(id, call))
         {
             case NEW ->
@@ -1002,6 +1206,7 @@ final class Lane
 
     private void onCancel(final Frame frame)
     {
+        cancelsSeen++; // an answer not sent yet must not write into a cancelled call's output any more
         final long first = checkedId(frame.requestId());
         final long last = checkedId(new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
             frame.headerLength()).i64());
@@ -1052,8 +1257,17 @@ final class Lane
         {
             call.sending(response);
         }
-        final int result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
-            session.id(), call.id, status, response, completion ? call : null, true);
+        int result = FrameEncoder.NOT_WRITABLE;
+        if (call.lane == this && call.outputOn == connection && call.outputEpoch == cancelsSeen && status == Status.OK)
+        {
+            result = connection.sendInto(call.flags & FrameFlags.FROM_ACCEPTOR, session.id(), call.id, status,
+                response, call.outputAddress, call.outputKey, call.outputLength, completion ? call : null);
+        }
+        if (result == FrameEncoder.NOT_WRITABLE)
+        {
+            result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
+                session.id(), call.id, status, response, completion ? call : null, true);
+        }
         if (result == FrameEncoder.NO_ROOM)
         {
             response.released();

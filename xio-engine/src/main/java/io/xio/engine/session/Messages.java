@@ -19,6 +19,7 @@ final class Messages
     private static final MethodHandle WRAPPED;
     private static final MethodHandle RELEASED;
     private static final MethodHandle REWRAP;
+    private static final MethodHandle PLACE_IN;
 
     static
     {
@@ -30,6 +31,8 @@ final class Messages
             RELEASED = lookup.findConstructor(Message.class, MethodType.methodType(void.class));
             REWRAP = lookup.findVirtual(Message.class, "wrap",
                 MethodType.methodType(Message.class, Slab.class, Frame.class, LeakTracker.class, Runnable.class));
+            PLACE_IN = lookup.findVirtual(Message.class, "placeIn",
+                MethodType.methodType(void.class, java.nio.ByteBuffer.class, int.class));
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -74,6 +77,19 @@ final class Messages
         try
         {
             return (Message)REWRAP.invokeExact(message, slab, frame, leaks, onClose);
+        }
+        catch (final Throwable ex)
+        {
+            throw rethrown(ex);
+        }
+    }
+
+    /** Says that the message's data segments lie in {@code output} back to back from index {@code at}. */
+    static void placeIn(final Message message, final java.nio.ByteBuffer output, final int at)
+    {
+        try
+        {
+            PLACE_IN.invokeExact(message, output, at);
         }
         catch (final Throwable ex)
         {

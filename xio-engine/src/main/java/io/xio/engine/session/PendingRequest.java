@@ -41,6 +41,14 @@ final class PendingRequest implements Runnable, SendCompletion
     boolean sentOnce;
     /** Ever queued in a lane's waiting queue, which may still hold it after it finished. */
     boolean waited;
+    /**
+     * Bytes of the output buffer offered to the peer for a one-sided write, -1 when not offered. While offered,
+     * the peer may write there, so the request counts as held by a link until its lane sees a fence: the
+     * response, the peer's answer to a cancel, or the connection's end ({@link #outputFenced}).
+     */
+    int exposedLength = -1;
+    /** Where the offered bytes start in the output buffer. */
+    int exposedAt;
     private boolean finished;
     private int inLinks;
     private Object outcome;
@@ -73,6 +81,7 @@ final class PendingRequest implements Runnable, SendCompletion
         this.timer = NO_TIMER;
         this.sentOnce = false;
         this.waited = false;
+        this.exposedLength = -1;
         this.finished = false;
         this.inLinks = 0;
         this.outcome = null;
@@ -118,6 +127,24 @@ final class PendingRequest implements Runnable, SendCompletion
         {
             lane.sent(this);
         }
+        if (--inLinks == 0 && finished)
+        {
+            deliver();
+        }
+    }
+
+    /** The output buffer was offered to the peer: held until {@link #outputFenced}. */
+    void outputExposed(final int length, final int at)
+    {
+        exposedLength = length;
+        exposedAt = at;
+        inLinks++;
+    }
+
+    /** The peer can no longer write into the output buffer. */
+    void outputFenced()
+    {
+        exposedLength = -1;
         if (--inLinks == 0 && finished)
         {
             deliver();

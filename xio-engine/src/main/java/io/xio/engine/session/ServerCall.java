@@ -77,6 +77,13 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     private Lane sendVia;
     private int answerStatus;
     private Outbound answer;
+    // The requester's output region for a one-sided write of the answer's data, valid on outputOn only and only
+    // while no cancel arrived there after it (outputEpoch). Read and written on the receiving lane's thread.
+    Connection outputOn;
+    long outputAddress;
+    int outputKey;
+    int outputLength;
+    long outputEpoch;
 
     /** A call of its own, for the garbage collector once done. */
     ServerCall(final Lane lane, final long id, final int flags)
@@ -104,6 +111,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         replyVia = null;
         sendVia = null;
         answer = null;
+        outputOn = null;
         ON_CANCEL.setRelease(this, null);
         HELD.setRelease(this, HOLDS);
         WORD.setVolatile(this, id << STATE_BITS | TAKEN);

@@ -408,6 +408,10 @@ public final class SessionImpl implements Session
 
     private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
     {
+        if (oneWay && message.output() != null)
+        {
+            throw new IllegalArgumentException("a one-way message takes no response, so no output buffer");
+        }
         final Duration timeout = timeout(options);
         final long deadline = System.nanoTime() + timeout.toNanos();
         final boolean mayWait = mayWait(options);

@@ -1,5 +1,6 @@
 package io.xio.engine.transport;
 
+import io.xio.engine.Outbound;
 import org.agrona.MutableDirectBuffer;
 
 import java.nio.ByteBuffer;
@@ -12,6 +13,11 @@ import java.nio.ByteBuffer;
  * them straight from the caller's buffers, a transport with a one-sided capability may instead expose them
  * for the peer to read. Frames committed during one loop turn leave together on {@link #flush()} (one
  * gathering write, one ring claim, one chained post): this is where small messages coalesce.
+ *
+ * <p>One-sided writes (optional, RDMA): a requester {@linkplain #exposeForWrite exposes} its output buffer as a
+ * {@link RemoteRegion}, and the responder {@linkplain #commitInto writes} the response's data straight into it
+ * ahead of the response frame. Links without the capability keep the defaults, and the data travels in the
+ * frame.
  *
  * <p>Inbound, the link hands whole, validated frames to its {@link LinkHandler}.
  */
@@ -43,6 +49,33 @@ public interface TransportLink
      * The buffers' positions and limits must not change meanwhile.
      */
     void commit(ByteBuffer[] data, int count, SendCompletion completion);
+
+    /**
+     * Describes {@code buffer}'s remaining bytes as a region the peer may write into over this link.
+     *
+     * @return false when this link cannot offer that for this buffer (then {@code region} is untouched)
+     */
+    default boolean exposeForWrite(final ByteBuffer buffer, final RemoteRegion region)
+    {
+        return false;
+    }
+
+    /** Whether {@link #commitInto} can take {@code message}'s data segments, now. */
+    default boolean canWriteInto(final Outbound message)
+    {
+        return false;
+    }
+
+    /**
+     * Writes {@code data[0..count)} back to back into the peer's {@code region}, then commits the last claim:
+     * the peer sees the claimed frame only after the data is in place. The buffers stay referenced until the
+     * link calls {@code completion} (may be null), exactly once. Only after {@link #canWriteInto} said yes.
+     */
+    default void commitInto(final RemoteRegion region, final ByteBuffer[] data, final int count,
+        final SendCompletion completion)
+    {
+        throw new UnsupportedOperationException("this link has no one-sided writes");
+    }
 
     /** Sends what was committed this turn, as far as the link can without blocking. */
     int flush();

@@ -106,6 +106,54 @@ public abstract class TransportConformanceTest
     }
 
     @Test
+    void responseDataLandsInTheOutputBufferTheRequestNamed() throws Exception
+    {
+        final ByteBuffer first = ByteBuffer.allocateDirect(20_000);
+        final ByteBuffer second = ByteBuffer.allocate(3_000);
+        for (int i = 0; i < first.capacity(); i++)
+        {
+            first.put(i, (byte)(i * 7));
+        }
+        for (int i = 0; i < second.capacity(); i++)
+        {
+            second.put(i, (byte)(i * 13 + 1));
+        }
+        server.register("blob", request ->
+        {
+            request.message().close();
+            request.respond(Outbound.of(utf8("meta"), first.duplicate(), second.duplicate()));
+        });
+        final Portal portal = server.bind(portalAddress());
+        final ByteBuffer output = client.register(ByteBuffer.allocateDirect(64 << 10));
+        output.position(100);
+        final ByteBuffer tooSmall = ByteBuffer.allocate(1_000);
+        try (Session session = open(portal, "blob"))
+        {
+            try (Message reply = session.request(Outbound.of(utf8("get")).responseInto(output)).get())
+            {
+                assertThat(text(reply.header())).isEqualTo("meta");
+                assertThat(reply.inOutput()).isTrue();
+                assertThat(reply.segmentOffset(0)).isEqualTo(100);
+                assertThat(reply.segmentOffset(1)).isEqualTo(20_100);
+                assertThat(reply.segment(0)).isEqualTo(first.duplicate().clear());
+                assertThat(reply.segment(1)).isEqualTo(second.duplicate().clear());
+                assertThat(output.slice(100, 20_000)).isEqualTo(first.duplicate().clear());
+                assertThat(output.slice(20_100, 3_000)).isEqualTo(second.duplicate().clear());
+                assertThat(output.position()).isEqualTo(100);
+            }
+            // data that does not fit stays in the receive buffer; the output is not touched
+            try (Message reply = session.request(Outbound.of(utf8("get")).responseInto(tooSmall)).get())
+            {
+                assertThat(reply.inOutput()).isFalse();
+                assertThat(reply.segment(0)).isEqualTo(first.duplicate().clear());
+                assertThat(tooSmall).isEqualTo(ByteBuffer.allocate(1_000));
+            }
+            assertThatThrownBy(() -> session.send(Outbound.of(utf8("put")).responseInto(output)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one-way");
+        }
+    }
+
+    @Test
     void manyConcurrentRequestsAllGetTheirOwnResponse() throws Exception
     {
         server.register("echo", ECHO);

@@ -39,6 +39,20 @@ class FrameTest
     }
 
     @Test
+    void aResponseWhoseDataWasWrittenIntoTheRequestersRegionCarriesOnlyTheLengths()
+    {
+        // 8 KiB in two segments were RDMA-written: the frame is header, table and a 4-byte application header
+        Frame.writeHeader(buffer, 16, 44, FrameType.RESPONSE, FrameFlags.DATA_WRITTEN, 7, 9, 4, 2, Status.OK);
+        buffer.putInt(16 + 32, 4096, Frame.ORDER);
+        buffer.putInt(16 + 36, 4096, Frame.ORDER);
+        assertThat(frame.checkHeader(Limits.DEFAULT)).isNull();
+        assertThat(frame.checkBody()).isNull();
+        // the flag means nothing on a request: its lengths must add up
+        Frame.writeHeader(buffer, 16, 44, FrameType.REQUEST, FrameFlags.DATA_WRITTEN, 7, 9, 4, 2, Status.OK);
+        assertThat(frame.checkBody()).contains("segment lengths add up to a 8236-byte frame");
+    }
+
+    @Test
     void namesWhatIsWrongWithABadHeader()
     {
         Frame.writeHeader(buffer, 16, 20, FrameType.REQUEST, 0, 1, 1, 0, 0, 0);

@@ -140,6 +140,96 @@ class RdmaTransportTest
     }
 
     @Test
+    void responsesAreWrittenStraightIntoTheRequestersRegisteredOutputBuffer() throws Exception
+    {
+        final XioEngine server = engines.start("server");
+        final XioEngine client = engines.start("client");
+        final ByteBuffer registered = server.register(pattern(256 << 10, 1)); // sent from where it is
+        final ByteBuffer unregistered = pattern(100 << 10, 2);                // registered for the one write
+        final ByteBuffer small = ByteBuffer.allocate(2000).put(0, (byte)9);  // copied into a send slot
+        server.register("read", request ->
+        {
+            request.message().close();
+            request.respond(Outbound.of(utf8("blocks"), registered.duplicate(), unregistered.duplicate(),
+                small.duplicate()));
+        });
+        final Portal portal = server.bind(portal());
+        final int total = registered.capacity() + unregistered.capacity() + small.capacity();
+        final ByteBuffer output = client.register(ByteBuffer.allocateDirect(512 << 10));
+        final ByteBuffer notRegistered = ByteBuffer.allocateDirect(512 << 10);
+        try (Session session = client.connect(portal.uri().withResource("read").toString()))
+        {
+            final long before = client.statistics().bytesReceived();
+            for (int i = 0; i < 20; i++)
+            {
+                output.clear().position(i * 8); // anywhere in the registered region
+                try (Message reply = session.request(Outbound.of(utf8("get")).responseInto(output))
+                    .get(60, TimeUnit.SECONDS))
+                {
+                    assertThat(text(reply.header())).isEqualTo("blocks");
+                    assertThat(reply.inOutput()).isTrue();
+                    assertThat(reply.segmentOffset(0)).isEqualTo(i * 8);
+                    assertThat(crc(reply.segment(0))).isEqualTo(crc(registered));
+                    assertThat(crc(reply.segment(1))).isEqualTo(crc(unregistered));
+                    assertThat(crc(reply.segment(2))).isEqualTo(crc(small));
+                    assertThat(crc(output.slice(i * 8 + registered.capacity(), unregistered.capacity())))
+                        .isEqualTo(crc(unregistered));
+                }
+            }
+            // 20 × 358 KiB were written into the output; the client received frame headers only
+            assertThat(client.statistics().bytesReceived() - before).isLessThan(64 << 10);
+
+            // an output outside registered memory is not offered: the data comes in the frame and is copied in
+            final long copiedBefore = client.statistics().bytesReceived();
+            try (Message reply = session.request(Outbound.of(utf8("get")).responseInto(notRegistered))
+                .get(60, TimeUnit.SECONDS))
+            {
+                assertThat(reply.inOutput()).isTrue();
+                assertThat(crc(notRegistered.slice(0, registered.capacity()))).isEqualTo(crc(registered));
+            }
+            assertThat(client.statistics().bytesReceived() - copiedBefore).isGreaterThanOrEqualTo(total);
+        }
+    }
+
+    @Test
+    void anOutputOfferedToTheServerIsNotWrittenAfterItsCallTimedOutOrItsSessionClosed() throws Exception
+    {
+        final XioEngine server = engines.start("server");
+        final XioEngine client = engines.start("client");
+        final ByteBuffer data = pattern(64 << 10, 5);
+        final List<io.xio.engine.InboundRequest> held = new CopyOnWriteArrayList<>();
+        server.register("slow", request ->
+        {
+            request.message().close();
+            held.add(request); // answered later, after the caller gave up
+        });
+        final Portal portal = server.bind(portal());
+        final ByteBuffer output = client.register(ByteBuffer.allocateDirect(64 << 10));
+        final ByteBuffer second = client.register(ByteBuffer.allocateDirect(64 << 10));
+        final Session session = client.connect(portal.uri().withResource("slow").toString());
+        final XioFuture<Message> timedOut = session.request(Outbound.of(utf8("get")).responseInto(output),
+            CallOptions.timeout(Duration.ofMillis(300)));
+        assertThatThrownBy(() -> timedOut.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
+            io.xio.engine.XioTimeoutException.class);
+        final XioFuture<Message> closed = session.request(Outbound.of(utf8("get")).responseInto(second));
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 2);
+        session.close();
+        assertThatThrownBy(() -> closed.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(ConnectionException.class);
+        for (final io.xio.engine.InboundRequest request : held)
+        {
+            request.respond(Outbound.of(utf8("late"), data.duplicate()));
+        }
+        Thread.sleep(500);
+        for (final ByteBuffer buffer : List.of(output, second))
+        {
+            for (int i = 0; i < buffer.capacity(); i++)
+            {
+                assertThat(buffer.get(i)).as("byte %d", i).isZero();
+            }
+        }
+    }
+
+    @Test
     void aStalledReceiverRunsTheSenderOutOfCreditsAndLosesNothing() throws Exception
     {
         final XioEngine server = engines.start(engines.builder("server").contexts(1));

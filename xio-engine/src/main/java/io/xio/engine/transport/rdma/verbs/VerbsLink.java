@@ -11,7 +11,10 @@ import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.SVCPostRecv;
 import com.ibm.disni.verbs.SVCPostSend;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.Outbound;
 import io.xio.engine.transport.LinkHandler;
+import io.xio.engine.transport.RemoteRegion;
+import io.xio.engine.transport.SendCompletion;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.stream.StreamLink;
 import org.agrona.BufferUtil;
@@ -40,8 +43,14 @@ import java.util.List;
  * <p>Rendezvous: a direct buffer of {@link #RENDEZVOUS_MIN} bytes or more in the stream is not copied. Its
  * sender registers it and sends a descriptor (address, rkey, length) in its place; the receiver RDMA-READs
  * the bytes straight into the frame assembler's buffer, holds back later messages until the read is done,
- * then counts the read as done in a header, and only then does the sender release the buffer. Owner
- * context thread only.
+ * then counts the read as done in a header, and only then does the sender release the buffer.
+ *
+ * <p>One-sided writes: a requester offers an output buffer that lies in a region registered through
+ * {@code XioEngine.register} (its rkey goes in a DATA_DESCRIPTOR frame); the responder RDMA-WRITEs the response's
+ * data there ({@link #commitInto}) and posts those writes before the SEND that carries the response frame, so
+ * on this reliable connection the data is in place before the requester sees the frame. Write sources in
+ * registered memory go as they are; small ones are copied into a send slot; large unregistered direct buffers
+ * are registered for the one write. Owner context thread only.
  */
 final class VerbsLink extends StreamLink
 {
@@ -51,6 +60,9 @@ final class VerbsLink extends StreamLink
     static final int RECV_SLOTS = 64;
     private static final int HEADER = 8;
     static final int RENDEZVOUS_MIN = 64 << 10;
+    /** Smaller response data travels in the frame: a second work request would cost more than the copy saves. */
+    static final int WRITE_MIN = 4 << 10;
+    private static final int MAX_WRITES = 8;
     private static final int MAX_EXPOSED = 16;
     private static final int FLAG_HELLO = 1;
     private static final int FLAG_WANT_CREDIT = 2;
@@ -83,6 +95,14 @@ final class VerbsLink extends StreamLink
     private final IbvMr[] exposedMr = new IbvMr[MAX_EXPOSED]; // null: in a registered application buffer
     private final long[] exposedStart = new long[MAX_EXPOSED];
     private SVCPostSend read;
+    private final SVCPostSend[] writeChains = new SVCPostSend[MAX_WRITES + 1];
+    // Write work requests posted and not known complete, oldest first: their sequence, the registration made for
+    // them (or null) and, on a group's last one, whom to tell.
+    private final long[] writeSequence = new long[SEND_SLOTS];
+    private final IbvMr[] writeMr = new IbvMr[SEND_SLOTS];
+    private final SendCompletion[] writeCompletion = new SendCompletion[SEND_SLOTS];
+    private int writeFirst;
+    private int writeCount;
     private int staged;
     private int heldFirst;
     private int heldCount;
@@ -241,7 +261,182 @@ final class VerbsLink extends StreamLink
             {
                 readCompleted();
             }
+            writesDone();
         }
+    }
+
+    @Override
+    public boolean exposeForWrite(final ByteBuffer buffer, final RemoteRegion region)
+    {
+        if (closed || !buffer.isDirect())
+        {
+            return false;
+        }
+        final long address = BufferUtil.address(buffer) + buffer.position();
+        try
+        {
+            final IbvMr mr = verbs.registered(address, buffer.remaining());
+            if (mr == null)
+            {
+                return false; // only registered application memory is offered: a registration per call costs more
+            }
+            region.set(address, mr.getRkey(), buffer.remaining());
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("cannot register the output buffer for {}; its response data travels in the frame", remote, ex);
+            return false;
+        }
+    }
+
+    @Override
+    public boolean canWriteInto(final Outbound message)
+    {
+        final int count = message.segmentCount();
+        if (closed || !established || count > MAX_WRITES || message.dataLength() < WRITE_MIN ||
+            freeSlots() < count + 2)
+        {
+            return false; // two slots stay for the frame and a credit message
+        }
+        for (int i = 0; i < count; i++)
+        {
+            final ByteBuffer segment = message.segment(i);
+            if (!segment.isDirect() && segment.remaining() > SLOT)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void commitInto(final RemoteRegion region, final ByteBuffer[] data, final int count,
+        final SendCompletion completion)
+    {
+        boolean recorded = false;
+        try
+        {
+            final SVCPostSend chain = writeChain(count);
+            long remoteAddress = region.address();
+            long bytes = 0;
+            for (int i = 0; i < count; i++)
+            {
+                final ByteBuffer buffer = data[i];
+                final int length = buffer.remaining();
+                final int slot = (int)(head % SEND_SLOTS);
+                IbvMr made = null;
+                long address;
+                int lkey;
+                final IbvMr kept = buffer.isDirect() && length > 0 ?
+                    verbs.registered(BufferUtil.address(buffer) + buffer.position(), length) : null;
+                if (kept != null)
+                {
+                    address = BufferUtil.address(buffer) + buffer.position();
+                    lkey = kept.getLkey();
+                }
+                else if (length <= SLOT)
+                {
+                    sendBuffer.putBytes(slot * SLOT, buffer, buffer.position(), length);
+                    address = sendMr.getAddr() + (long)slot * SLOT;
+                    lkey = sendMr.getLkey();
+                }
+                else
+                {
+                    address = BufferUtil.address(buffer) + buffer.position();
+                    made = verbs.register(address, length);
+                    lkey = made.getLkey();
+                }
+                final boolean last = i == count - 1;
+                final SVCPostSend.SendWRMod wr = chain.getWrMod(i);
+                wr.setWr_id(((long)linkId << 32) | slot);
+                wr.setSend_flags(last ? IbvSendWR.IBV_SEND_SIGNALED : 0);
+                wr.getRdmaMod().setRemote_addr(remoteAddress);
+                wr.getRdmaMod().setRkey(region.key());
+                final SVCPostSend.SgeMod sge = wr.getSgeMod(0);
+                sge.setAddr(address);
+                sge.setLength(length);
+                sge.setLkey(lkey);
+                slotSequence[slot] = head;
+                final int at = (writeFirst + writeCount++) % SEND_SLOTS;
+                writeSequence[at] = head;
+                writeMr[at] = made;
+                writeCompletion[at] = last ? completion : null;
+                if (last)
+                {
+                    lastSignaled = head;
+                    recorded = true;
+                }
+                head++;
+                remoteAddress += length;
+                bytes += length;
+            }
+            chain.execute();
+            context.counters().wrote(bytes);
+        }
+        catch (final IOException ex)
+        {
+            close(new ConnectionException("rdma connection " + remote + " cannot write into the peer's buffer", ex));
+            if (!recorded && completion != null)
+            {
+                completion.onSendComplete(false);
+            }
+        }
+        commit();
+    }
+
+    /** Releases what writes the send queue has finished with. */
+    private void writesDone()
+    {
+        while (writeCount > 0 && writeSequence[writeFirst] < tail)
+        {
+            final int at = writeFirst;
+            writeFirst = (writeFirst + 1) % SEND_SLOTS;
+            writeCount--;
+            finishWrite(at, true);
+        }
+    }
+
+    private void finishWrite(final int at, final boolean written)
+    {
+        final IbvMr mr = writeMr[at];
+        final SendCompletion completion = writeCompletion[at];
+        writeMr[at] = null;
+        writeCompletion[at] = null;
+        if (mr != null)
+        {
+            ContextVerbs.deregister(mr);
+        }
+        if (completion != null)
+        {
+            completion.onSendComplete(written);
+        }
+    }
+
+    private SVCPostSend writeChain(final int length) throws IOException
+    {
+        SVCPostSend chain = writeChains[length];
+        if (chain == null)
+        {
+            final List<IbvSendWR> wrs = new ArrayList<>(length);
+            for (int i = 0; i < length; i++)
+            {
+                final IbvSge sge = new IbvSge();
+                sge.setAddr(sendMr.getAddr());
+                sge.setLength(0);
+                sge.setLkey(sendMr.getLkey());
+                final LinkedList<IbvSge> sges = new LinkedList<>();
+                sges.add(sge);
+                final IbvSendWR wr = new IbvSendWR();
+                wr.setOpcode(IbvSendWR.IBV_WR_RDMA_WRITE);
+                wr.setSg_list(sges);
+                wr.setNum_sge(1);
+                wrs.add(wr);
+            }
+            chain = qp.postSend(wrs, null);
+            writeChains[length] = chain;
+        }
+        return chain;
     }
 
     /** Delivers messages held back (before start, or behind a read), until a read starts again. */
@@ -602,6 +797,18 @@ final class VerbsLink extends StreamLink
     /** After the queue pair is gone (nothing can touch the memory any more): calls, registrations, the link id. */
     private void releaseVerbs()
     {
+        for (; writeCount > 0; writeCount--)
+        {
+            finishWrite(writeFirst, false);
+            writeFirst = (writeFirst + 1) % SEND_SLOTS;
+        }
+        for (final SVCPostSend chain : writeChains)
+        {
+            if (chain != null)
+            {
+                chain.free();
+            }
+        }
         if (readTarget != null)
         {
             ContextVerbs.deregister(readTarget);
