@@ -228,14 +228,24 @@ final class Connection implements LinkHandler
         return result;
     }
 
-    void sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
+    /** Answers the CANCEL in {@code cancel}: its range, and how many of its calls were aborted. */
+    void sendCancelResult(final Frame cancel, final int aborted)
+    {
+        final long last = new SetupCodec.Reader(cancel.buffer(), cancel.headerOffset(), cancel.headerLength()).i64();
+        sendControl(FrameType.CANCEL_RESULT, cancel.flags() & FrameFlags.FROM_ACCEPTOR, cancel.sessionId(),
+            cancel.requestId(), 0, new SetupCodec.Writer().i64(last).i32(aborted).toBytes());
+    }
+
+    /** Whether the frame was queued: not on a closed link, or one without room. */
+    boolean sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
         final byte[] body)
     {
         if (open)
         {
             lastSent = peers.loop.nanoTime();
-            encoder.encodeControl(link, type, flags, sessionId, id, status, body);
+            return encoder.encodeControl(link, type, flags, sessionId, id, status, body);
         }
+        return false;
     }
 
     /** Closes the link; an orderly close (no cause) first writes what is queued, as far as it goes now. */
@@ -288,9 +298,7 @@ final class Connection implements LinkHandler
             LOG.debug("dropping {} for unknown session from {}", frame, remoteAddress());
             if (type == FrameType.CANCEL)
             {
-                sendControl(FrameType.CANCEL_RESULT, frame.flags() & FrameFlags.FROM_ACCEPTOR, frame.sessionId(),
-                    frame.requestId(), 0, new SetupCodec.Writer().i64(new SetupCodec.Reader(frame.buffer(),
-                    frame.headerOffset(), frame.headerLength()).i64()).i32(0).toBytes());
+                sendCancelResult(frame, 0);
             }
             return;
         }

@@ -55,6 +55,10 @@ final class Lane
     private int descriptorKey;
     private int descriptorLength;
     private long cancelsSeen;
+    // CANCELs sent on the current connection and their answers, which come back one each, in order: the k-th
+    // answer says the peer revoked every output offered before the k-th CANCEL.
+    private long cancelsSent;
+    private long cancelsAnswered;
     private Connection connection;
     private volatile boolean up;
     private boolean closed;
@@ -333,6 +337,9 @@ final class Lane
     {
         connection = c;
         descriptorId = 0;
+        cancelsSeen = 0;
+        cancelsSent = 0;
+        cancelsAnswered = 0;
         c.addLane(session.id(), this);
         up = true;
         lostAt = 0;
@@ -567,7 +574,7 @@ final class Lane
         }
         if (offered >= 0)
         {
-            request.outputExposed(offered, output.position());
+            request.outputExposed(offered, output.position(), cancelsSent);
             exposed.put(request.id, request);
         }
         if (result == FrameEncoder.QUEUED)
@@ -697,8 +704,11 @@ final class Lane
     /** Asks the peer to abort our requests {@code first..last}. */
     private void sendCancel(final long first, final long last)
     {
-        connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
-            new SetupCodec.Writer().i64(last).toBytes());
+        if (connection.sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
+            new SetupCodec.Writer().i64(last).toBytes()))
+        {
+            cancelsSent++; // answered once each, in order: see fenceCancelAnswered
+        }
     }
 
     private void cancelTimer(final PendingRequest request)
@@ -884,9 +894,10 @@ final class Lane
         return at;
     }
 
-    /** The peer's answer to a cancel of {@code first..last}: it writes no more into outputs offered for them. */
-    private void fenceRange(final long first, final long last)
+    /** The peer answered one more of our CANCELs: it writes into no output offered before that CANCEL. */
+    private void fenceCancelAnswered()
     {
+        final long answered = ++cancelsAnswered;
         if (exposed.isEmpty())
         {
             return;
@@ -894,7 +905,7 @@ final class Lane
         final List<PendingRequest> done = new ArrayList<>();
         for (final PendingRequest request : exposed.values())
         {
-            if (request.id >= first && request.id <= last && pending.get(request.id) != request)
+            if (request.exposedEpoch < answered)
             {
                 done.add(request);
             }
@@ -930,8 +941,13 @@ final class Lane
         }
         else if (type == FrameType.CANCEL_RESULT)
         {
-            fenceRange(frame.requestId(), new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
-                frame.headerLength()).i64());
+            fenceCancelAnswered();
+        }
+        else if (type == FrameType.CANCEL)
+        {
+            // Nothing of a closed session runs any more; the peer may be waiting for this answer as its fence.
+            cancelsSeen++;
+            connection.sendCancelResult(frame, 0);
         }
         final Connection c = connection;
         if (exposed.isEmpty() && c != null)
@@ -996,9 +1012,9 @@ final class Lane
     {
         final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
             frame.headerLength());
-        final long last = body.i64();
+        body.i64();
         final int aborted = body.i32();
-        fenceRange(frame.requestId(), last);
+        fenceCancelAnswered();
         final var future = cancelling.remove(frame.requestId());
         if (future != null)
         {
@@ -1225,8 +1241,7 @@ final class Lane
                 aborted++;
             }
         }
-        connection.sendControl(FrameType.CANCEL_RESULT, frame.flags() & FrameFlags.FROM_ACCEPTOR, session.id(),
-            first, 0, new SetupCodec.Writer().i64(last).i32(aborted).toBytes());
+        connection.sendCancelResult(frame, aborted);
     }
 
     /** Sends a call's response here, or on another lane of the session when this one is down. */

@@ -49,6 +49,8 @@ final class PendingRequest implements Runnable, SendCompletion
     int exposedLength = -1;
     /** Where the offered bytes start in the output buffer. */
     int exposedAt;
+    /** CANCELs its lane had sent on the connection before the offer: the answer to a later one fences it. */
+    long exposedEpoch;
     private boolean finished;
     private int inLinks;
     private Object outcome;
@@ -134,10 +136,11 @@ final class PendingRequest implements Runnable, SendCompletion
     }
 
     /** The output buffer was offered to the peer: held until {@link #outputFenced}. */
-    void outputExposed(final int length, final int at)
+    void outputExposed(final int length, final int at, final long epoch)
     {
         exposedLength = length;
         exposedAt = at;
+        exposedEpoch = epoch;
         inLinks++;
     }
 

@@ -192,35 +192,50 @@ class RdmaTransportTest
     }
 
     @Test
-    void anOutputOfferedToTheServerIsNotWrittenAfterItsCallTimedOutOrItsSessionClosed() throws Exception
+    void anOfferedOutputIsNotWrittenAfterItsCallTimedOutOrItsSessionClosed() throws Exception
     {
         final XioEngine server = engines.start("server");
         final XioEngine client = engines.start("client");
         final ByteBuffer data = pattern(64 << 10, 5);
+        final ByteBuffer serverOutput = server.register(ByteBuffer.allocateDirect(64 << 10));
         final List<io.xio.engine.InboundRequest> held = new CopyOnWriteArrayList<>();
+        final List<XioFuture<Message>> asked = new CopyOnWriteArrayList<>();
         server.register("slow", request ->
         {
             request.message().close();
             held.add(request); // answered later, after the caller gave up
+            if (held.size() == 2)
+            {
+                // outputs offered both ways when the session closes: each side must hear the other's fence
+                asked.add(request.session().request(Outbound.of(utf8("back")).responseInto(serverOutput)));
+            }
         });
         final Portal portal = server.bind(portal());
         final ByteBuffer output = client.register(ByteBuffer.allocateDirect(64 << 10));
         final ByteBuffer second = client.register(ByteBuffer.allocateDirect(64 << 10));
-        final Session session = client.connect(portal.uri().withResource("slow").toString());
+        final List<io.xio.engine.InboundRequest> heldByClient = new CopyOnWriteArrayList<>();
+        final Session session = client.connect(portal.uri().withResource("slow").toString(),
+            SessionOptions.DEFAULT.withHandler(request ->
+            {
+                request.message().close();
+                heldByClient.add(request);
+            }));
         final XioFuture<Message> timedOut = session.request(Outbound.of(utf8("get")).responseInto(output),
             CallOptions.timeout(Duration.ofMillis(300)));
         assertThatThrownBy(() -> timedOut.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
             io.xio.engine.XioTimeoutException.class);
         final XioFuture<Message> closed = session.request(Outbound.of(utf8("get")).responseInto(second));
-        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 2 && heldByClient.size() == 1);
         session.close();
         assertThatThrownBy(() -> closed.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(ConnectionException.class);
+        assertThatThrownBy(() -> asked.get(0).get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(ConnectionException.class);
         for (final io.xio.engine.InboundRequest request : held)
         {
             request.respond(Outbound.of(utf8("late"), data.duplicate()));
         }
+        heldByClient.get(0).respond(Outbound.of(utf8("late"), data.duplicate()));
         Thread.sleep(500);
-        for (final ByteBuffer buffer : List.of(output, second))
+        for (final ByteBuffer buffer : List.of(output, second, serverOutput))
         {
             for (int i = 0; i < buffer.capacity(); i++)
             {

@@ -63,6 +63,8 @@ final class VerbsLink extends StreamLink
     /** Smaller response data travels in the frame: a second work request would cost more than the copy saves. */
     static final int WRITE_MIN = 4 << 10;
     private static final int MAX_WRITES = 8;
+    /** Each write group asks for a completion: a bound keeps the context's shared completion queue safe. */
+    private static final int MAX_WRITE_GROUPS = 4;
     private static final int MAX_EXPOSED = 16;
     private static final int FLAG_HELLO = 1;
     private static final int FLAG_WANT_CREDIT = 2;
@@ -101,8 +103,12 @@ final class VerbsLink extends StreamLink
     private final long[] writeSequence = new long[SEND_SLOTS];
     private final IbvMr[] writeMr = new IbvMr[SEND_SLOTS];
     private final SendCompletion[] writeCompletion = new SendCompletion[SEND_SLOTS];
+    // The source buffer of each write, held so its memory cannot be freed before the write completes.
+    private final ByteBuffer[] writeSource = new ByteBuffer[SEND_SLOTS];
+    private final boolean[] writeLast = new boolean[SEND_SLOTS];
     private int writeFirst;
     private int writeCount;
+    private int writeGroups;
     private int staged;
     private int heldFirst;
     private int heldCount;
@@ -295,7 +301,7 @@ final class VerbsLink extends StreamLink
     {
         final int count = message.segmentCount();
         if (closed || !established || count > MAX_WRITES || message.dataLength() < WRITE_MIN ||
-            freeSlots() < count + 2)
+            writeGroups >= MAX_WRITE_GROUPS || freeSlots() < count + 2)
         {
             return false; // two slots stay for the frame and a credit message
         }
@@ -361,11 +367,14 @@ final class VerbsLink extends StreamLink
                 final int at = (writeFirst + writeCount++) % SEND_SLOTS;
                 writeSequence[at] = head;
                 writeMr[at] = made;
+                writeSource[at] = buffer;
+                writeLast[at] = last;
                 writeCompletion[at] = last ? completion : null;
                 if (last)
                 {
                     lastSignaled = head;
                     recorded = true;
+                    writeGroups++;
                 }
                 head++;
                 remoteAddress += length;
@@ -403,6 +412,12 @@ final class VerbsLink extends StreamLink
         final SendCompletion completion = writeCompletion[at];
         writeMr[at] = null;
         writeCompletion[at] = null;
+        writeSource[at] = null;
+        if (writeLast[at])
+        {
+            writeLast[at] = false;
+            writeGroups--;
+        }
         if (mr != null)
         {
             ContextVerbs.deregister(mr);
