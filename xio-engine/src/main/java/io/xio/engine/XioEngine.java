@@ -152,6 +152,20 @@ public final class XioEngine implements AutoCloseable
         return buffer;
     }
 
+    /**
+     * Undoes {@link #register}: RDMA devices drop their registration of the buffer on each context's next turn.
+     * Call it only once no message or output buffer in it is still with xio (a peer reading or writing it then
+     * fails its connection). Returns false when the buffer was not registered.
+     */
+    public boolean unregister(final ByteBuffer buffer)
+    {
+        if (!buffer.isDirect())
+        {
+            throw new IllegalArgumentException("only direct buffers are registered");
+        }
+        return RegisteredMemory.remove(buffer);
+    }
+
     /** Binds a portal on the next context in turn, with the default acceptor. Blocks until bound. */
     public Portal bind(final String uri)
     {

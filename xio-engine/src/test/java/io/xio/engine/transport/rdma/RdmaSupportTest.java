@@ -35,6 +35,23 @@ class RdmaSupportTest
     private static final ClassLoader NO_RESOURCES = new URLClassLoader(new URL[0], null);
 
     @Test
+    void registeredBuffersAreKnownUntilUnregistered()
+    {
+        final XioEngine engine = engines.start("registry");
+        final java.nio.ByteBuffer buffer = engine.register(java.nio.ByteBuffer.allocateDirect(4096));
+        final long start = org.agrona.BufferUtil.address(buffer);
+        assertThat(RegisteredMemory.regionOf(start + 100, 200)).isEqualTo(start);
+        assertThat(RegisteredMemory.regionOf(start + 4000, 200)).isEqualTo(-1); // runs past its end
+        final long generation = RegisteredMemory.generation();
+        assertThat(engine.unregister(buffer)).isTrue();
+        assertThat(RegisteredMemory.generation()).isNotEqualTo(generation);
+        assertThat(RegisteredMemory.regionOf(start + 100, 200)).isEqualTo(-1);
+        assertThat(engine.unregister(buffer)).isFalse();
+        assertThatThrownBy(() -> engine.unregister(java.nio.ByteBuffer.allocate(16)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("direct");
+    }
+
+    @Test
     void namesBothWhenDeviceAndLibraryAreMissing()
     {
         final String reason = RdmaSupport.unavailableReason(dir.resolve("none"), dir.resolve("rdma_cm"), NO_RESOURCES,

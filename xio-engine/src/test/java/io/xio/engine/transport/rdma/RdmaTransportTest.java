@@ -136,6 +136,15 @@ class RdmaTransportTest
             }
             assertThat(server.statistics().bytesSent() - serverBefore).isLessThan(64 << 10);
             assertThat(client.statistics().bytesSent() - clientBefore).isLessThan(64 << 10);
+
+            // unregistered, the buffer is registered per transfer again: still no copy, same bytes
+            assertThat(client.unregister(upload)).isTrue();
+            assertThat(client.unregister(upload)).isFalse();
+            try (Message message = session.request(Outbound.of(utf8("get"), upload.duplicate()))
+                .get(60, TimeUnit.SECONDS))
+            {
+                assertThat(crc(message.segment(0))).isEqualTo(crc(reply));
+            }
         }
     }
 

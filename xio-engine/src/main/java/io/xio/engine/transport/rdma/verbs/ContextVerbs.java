@@ -48,6 +48,7 @@ final class ContextVerbs implements Poller
     private final Int2ObjectHashMap<VerbsLink> links = new Int2ObjectHashMap<>();
     private final List<VerbsLink> touched = new ArrayList<>();
     private final Long2ObjectHashMap<IbvMr> applicationRegions = new Long2ObjectHashMap<>();
+    private long regionsGeneration = RegisteredMemory.generation();
     private final Thread watcher;
     private volatile boolean watching = true;
     private int pending;
@@ -133,6 +134,24 @@ final class ContextVerbs implements Poller
         return mr;
     }
 
+    /** Deregisters application regions the application unregistered since the last look. */
+    private void dropUnregistered()
+    {
+        regionsGeneration = RegisteredMemory.generation();
+        final List<Long> gone = new ArrayList<>();
+        applicationRegions.forEach((start, mr) ->
+        {
+            if (!RegisteredMemory.holds(start, mr.getLength()))
+            {
+                gone.add(start);
+            }
+        });
+        for (final Long start : gone)
+        {
+            deregister(applicationRegions.remove(start.longValue()));
+        }
+    }
+
     static void deregister(final IbvMr mr)
     {
         try
@@ -193,6 +212,10 @@ final class ContextVerbs implements Poller
         }
         polling = true;
         int work = 0;
+        if (regionsGeneration != RegisteredMemory.generation())
+        {
+            dropUnregistered();
+        }
         try
         {
             int n = pending;
