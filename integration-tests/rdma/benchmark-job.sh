@@ -25,16 +25,20 @@ pingpong() { # size iterations: mean round trip in us (ibv_rc_pingpong prints to
     wait
 }
 
-coproc XIO { java "${jvm[@]}" -Dxio.bench.blocks=$blocks -Dxio.bench.serverJvm=-XX:-TieredCompilation -cp "$cp" \
-    io.xio.engine.transport.rdma.RdmaLatencyMain "$samples" "$warmup" 300 "$cases" 2>&1; }
-xio_pid=$XIO_PID
-exec {from_xio}<&"${XIO[0]}" {to_xio}>&"${XIO[1]}"
-while IFS= read -r -u $from_xio line; do
-    echo "$line"
-    read -r -a word <<< "$line"
-    if [ "${word[0]:-} ${word[1]:-}" = "# pause" ]; then
-        echo "pingpong-block ${word[2]} ${word[3]} ${word[4]} $(pingpong "${word[3]}" $((samples / blocks)))"
-        echo go >&$to_xio
-    fi
+# One client JVM (and server) per case, so that no case measures while the JIT still compiles for another.
+for case in ${cases//,/ }; do
+    coproc XIO { java "${jvm[@]}" -Dxio.bench.blocks=$blocks -Dxio.bench.serverJvm=-XX:-TieredCompilation -cp "$cp" \
+        io.xio.engine.transport.rdma.RdmaLatencyMain "$samples" "$warmup" 300 "$case" 2>&1; }
+    xio_pid=$XIO_PID
+    exec {from_xio}<&"${XIO[0]}" {to_xio}>&"${XIO[1]}"
+    while IFS= read -r -u $from_xio line; do
+        echo "$line"
+        read -r -a word <<< "$line"
+        if [ "${word[0]:-} ${word[1]:-}" = "# pause" ]; then
+            echo "pingpong-block ${word[2]} ${word[3]} ${word[4]} $(pingpong "${word[3]}" $((samples / blocks)))"
+            echo go >&$to_xio
+        fi
+    done
+    wait $xio_pid || exit $?
+    exec {from_xio}<&- {to_xio}>&-
 done
-wait $xio_pid

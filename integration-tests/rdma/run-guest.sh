@@ -11,7 +11,8 @@
 # Without --kvm it emulates (TCG): everything runs many times slower than on the host, so prepare class
 # paths on the host and run plain `java` in the guest, never a build. TCG runs all vCPUs on one host thread
 # by default: with one thread per vCPU (--mttcg, faster) we saw the guest's JVM crash twice in freshly
-# patched JIT code (SIGILL/SIGSEGV at C1 method entries), which cross-vCPU code patching under MTTCG can cause.
+# patched JIT code (SIGILL/SIGSEGV at C1 method entries), which cross-vCPU code patching under MTTCG can cause:
+# with --mttcg, run JVMs C2-only (-XX:-TieredCompilation), as run-tests.sh and the benchmark do.
 set -euo pipefail
 
 accel="tcg,thread=single"

@@ -50,14 +50,15 @@ import java.util.concurrent.locks.LockSupport;
  * other compare well.
  *
  * <p>Args: samples, minimum warm-up calls, maximum warm-up seconds, cases, sizes. {@code -Dxio.bench.serverJvm=...}
- * passes JVM options (space-separated) to the server process.
+ * passes JVM options (space-separated) to the server process; {@code -Dxio.bench.bind=shm://name} (or another URI)
+ * measures another transport the same way, to tell the engine's share from the verbs' share.
  */
 public final class RdmaLatencyMain
 {
     private static final int WINDOW = 1_000;
     private static final int STALE_WINDOWS = 8;
     private static final double FASTER = 0.98;
-    private static final int QUIET_WINDOWS = 3;
+    private static final int QUIET_WINDOWS = 20;
     private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
     /** Long enough never to park between calls, short enough to leave the CPUs to the tool during a pause. */
     private static final Duration BUSY_POLL = Duration.ofMillis(200);
@@ -80,7 +81,8 @@ public final class RdmaLatencyMain
         final String[] serverJvm = ("-Xmx512m --add-exports java.base/sun.nio.ch=ALL-UNNAMED " +
             "-Dxio.server.busyPollMillis=" + BUSY_POLL.toMillis() + " " +
             System.getProperty("xio.bench.serverJvm", "")).trim().split(" +");
-        try (ServerProcess server = ServerProcess.start("rdma://" + RdmaTestAddress.ip() + ":0", serverJvm))
+        try (ServerProcess server = ServerProcess.start(
+            System.getProperty("xio.bench.bind", "rdma://" + RdmaTestAddress.ip() + ":0"), serverJvm))
         {
             for (final String name : cases)
             {
