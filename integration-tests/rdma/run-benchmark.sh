@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# xio rdma request/response latency next to qperf rc_lat and ibv_rc_pingpong, in one Soft-RoCE guest run.
+# xio rdma request/response latency next to ibv_rc_pingpong and qperf rc_lat, in one Soft-RoCE guest run.
 # Emulation (TCG) makes absolute numbers meaningless: the ratios are the figure.
 #
-#   integration-tests/rdma/run-benchmark.sh [--kvm] [samples] [warm-up]
+#   integration-tests/rdma/run-benchmark.sh [--kvm] [samples] [minimum warm-up calls] [blocks] [cases]
+#
+# Set up like ibv_rc_pingpong: server and client in processes of their own, one request outstanding, one busy
+# thread per side (see RdmaLatencyMain for the cases). xio warms up until its latency stops improving (the JIT
+# compiles at emulation speed), then measures in blocks; after each block ibv_rc_pingpong runs a block of the
+# same size and count while xio is quiet (benchmark-job.sh), so each xio block has a reference measured next
+# to it. ibv_rc_pingpong and qperf print means: the ratios compare means with means, plus xio's p50 to the
+# reference mean, plus the median of the per-block mean ratios (robust to the host's load drifting).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-# One host thread per vCPU: client, server and verbs tools each need a CPU of their own to poll.
-guest=(integration-tests/rdma/run-guest.sh --timeout 1500 --mttcg)
-if [ "${1:-}" = "--kvm" ]; then guest=(integration-tests/rdma/run-guest.sh --timeout 1500 --kvm); shift; fi
+# One host thread per vCPU: client and server each need a CPU of their own to poll.
+guest=(integration-tests/rdma/run-guest.sh --timeout 2400 --mttcg)
+if [ "${1:-}" = "--kvm" ]; then guest=(integration-tests/rdma/run-guest.sh --timeout 2400 --kvm); shift; fi
 samples="${1:-20000}"
-warmup="${2:-5000}"
+warmup="${2:-40000}"
+blocks="${3:-10}"
+cases="${4:-manual-listener,manual-future,threaded-listener}"
 
 out=xio-engine/target/rdma-tests
 mkdir -p "$out"
@@ -17,42 +26,26 @@ mkdir -p "$out"
     -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/$out/classpath.txt"
 cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$(cat "$out/classpath.txt")"
 
-cat > "$out/benchmark-job.sh" <<JOB
-#!/bin/bash
-set -u
-ip=\$XIO_RDMA_ADDRESS
-qperf > /dev/null 2>&1 & qperf_server=\$!
-sleep 1
-for size in 64 4096; do
-    # qperf prints one-way latency (half a round trip)
-    us=\$(qperf -cm1 -m \$size \$ip rc_lat | awk '/latency/ { v=\$3; if (\$4=="ms") v*=1000; if (\$4=="ns") v/=1000; print v }')
-    echo "qperf-rc_lat \$size one-way \$us"
-done
-kill \$qperf_server
-for size in 64 4096; do
-    ibv_rc_pingpong -d rxe0 -g 1 -s \$size -n $samples > /tmp/pp-server.log 2>&1 &
-    sleep 1
-    us=\$(ibv_rc_pingpong -d rxe0 -g 1 -s \$size -n $samples \$ip | awk '/usec\/iter/ { print \$(NF-1) }')
-    wait
-    echo "ibv_rc_pingpong \$size round-trip \$us"
-done
-java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp "$cp" \
-    io.xio.engine.transport.rdma.RdmaLatencyMain $samples $warmup
-JOB
-chmod +x "$out/benchmark-job.sh"
-"${guest[@]}" -- bash "$PWD/$out/benchmark-job.sh" | tee "$out/benchmark.log"
+"${guest[@]}" -- bash integration-tests/rdma/benchmark-job.sh "$cp" "$samples" "$warmup" "$blocks" "$cases" |
+    tee "$out/benchmark.log"
 echo
-echo "round trip, microseconds (Soft-RoCE under emulation: compare ratios only)"
+echo "round trip, microseconds (Soft-RoCE under emulation: compare ratios only); pingpong = ibv_rc_pingpong"
 awk '
     $1 == "qperf-rc_lat" { q[$2] = 2 * $4 }
-    $1 == "ibv_rc_pingpong" { p[$2] = $4 }
-    $1 ~ /^xio-rdma/ { key = $1 " " $2; x50[key] = $4; x99[key] = $6; size[key] = $2 }
+    $1 == "#" && $2 == "block" { xb[$3 " " $4, $5] = $7 }
+    $1 == "pingpong-block" { pb[$2 " " $3, $4] = $5; n[$2 " " $3]++ }
+    $1 ~ /^(manual|threaded)-/ && $3 == "p50" { key = $1 " " $2; keys[++count] = key; size[key] = $2
+        x50[key] = $4; x99[key] = $6; xmean[key] = $8 }
     END {
-        printf "%-24s %10s %10s %16s %10s %13s %10s\n", "case", "p50", "p99", "ibv_rc_pingpong", "qperf 2x",
-            "p50/pingpong", "p50/qperf"
-        for (k in x50) {
-            s = size[k]
-            printf "%-24s %10.1f %10.1f %16.1f %10.1f %13.2f %10.2f\n", k " B", x50[k], x99[k], p[s], q[s],
-                (p[s] > 0 ? x50[k] / p[s] : 0), (q[s] > 0 ? x50[k] / q[s] : 0)
+        printf "%-22s %7s %7s %7s %9s %9s %10s %10s %12s\n", "case (bytes)", "p50", "p99", "mean", "pingpong",
+            "qperf", "mean/pp", "p50/pp", "block median"
+        for (c = 1; c <= count; c++) {
+            k = key = keys[c]; s = size[k]; sum = 0; m = 0
+            for (b = 0; b < n[k]; b++) { sum += pb[k, b]; if (pb[k, b] > 0) r[m++] = xb[k, b] / pb[k, b] }
+            pp = n[k] > 0 ? sum / n[k] : 0
+            for (i = 0; i < m; i++) for (j = i + 1; j < m; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+            median = m == 0 ? 0 : (m % 2 ? r[int(m / 2)] : (r[m / 2 - 1] + r[m / 2]) / 2)
+            printf "%-22s %7.1f %7.1f %7.1f %9.1f %9.1f %10.2f %10.2f %12.2f\n", k, x50[k], x99[k], xmean[k], pp,
+                q[s], (pp > 0 ? xmean[k] / pp : 0), (pp > 0 ? x50[k] / pp : 0), median
         }
     }' "$out/benchmark.log"

@@ -31,7 +31,9 @@ import java.util.List;
 /**
  * One RC queue pair. The frame stream is cut into messages of at most one receive slot, copied into
  * registered send slots and SENT; the peer's receives land in slots posted before the connection was
- * accepted or requested (so an RNR wait never happens) and feed the frame assembler.
+ * accepted or requested (so an RNR wait never happens) and feed the frame assembler. Receives complete in the
+ * order posted, so the slots are a ring: a quarter of it is re-posted as one chained post_recv once its last
+ * slot was consumed, not one call per message.
  *
  * <p>Credits: a message may only go when the peer has a receive posted for it. Every message starts with an
  * 8-byte header carrying how many receives its sender has posted in all (so credits return with traffic)
@@ -58,6 +60,7 @@ final class VerbsLink extends StreamLink
     static final int SLOT = 8 << 10;
     static final int SEND_SLOTS = 64;
     static final int RECV_SLOTS = 64;
+    private static final int RECV_BATCH = RECV_SLOTS / 4;
     private static final int HEADER = 8;
     static final int RENDEZVOUS_MIN = 64 << 10;
     /** Smaller response data travels in the frame: a second work request would cost more than the copy saves. */
@@ -86,7 +89,7 @@ final class VerbsLink extends StreamLink
     private final UnsafeBuffer recvBuffer = new UnsafeBuffer(recvArea);
     private IbvMr sendMr;
     private IbvMr recvMr;
-    private final SVCPostRecv[] receives = new SVCPostRecv[RECV_SLOTS];
+    private final SVCPostRecv[] receiveBatches = new SVCPostRecv[RECV_SLOTS / RECV_BATCH];
     private final SVCPostSend[] sendChains = new SVCPostSend[SEND_SLOTS + 1];
     private final long[] slotSequence = new long[SEND_SLOTS];
     private final int[] stagedSlot = new int[SEND_SLOTS];
@@ -115,6 +118,7 @@ final class VerbsLink extends StreamLink
     private int exposedFirst;
     private int exposedCount;
     private long handedOver;
+    private int nextArrival;
     private boolean reading;
     private long readAddress;
     private int readRkey;
@@ -181,23 +185,26 @@ final class VerbsLink extends StreamLink
     {
         sendMr = verbs.register(sendArea);
         recvMr = verbs.register(recvArea);
-        for (int slot = 0; slot < RECV_SLOTS; slot++)
+        for (int batch = 0; batch < receiveBatches.length; batch++)
         {
-            final IbvSge sge = new IbvSge();
-            sge.setAddr(recvMr.getAddr() + (long)slot * SLOT);
-            sge.setLength(SLOT);
-            sge.setLkey(recvMr.getLkey());
-            final LinkedList<IbvSge> sges = new LinkedList<>();
-            sges.add(sge);
-            final IbvRecvWR wr = new IbvRecvWR();
-            wr.setWr_id(((long)linkId << 32) | RECEIVE | slot);
-            wr.setSg_list(sges);
-            wr.setNum_sge(1);
-            final List<IbvRecvWR> wrs = new ArrayList<>(1);
-            wrs.add(wr);
-            receives[slot] = qp.postRecv(wrs, null);
-            receives[slot].execute();
-            posted++;
+            final List<IbvRecvWR> wrs = new ArrayList<>(RECV_BATCH);
+            for (int slot = batch * RECV_BATCH; slot < (batch + 1) * RECV_BATCH; slot++)
+            {
+                final IbvSge sge = new IbvSge();
+                sge.setAddr(recvMr.getAddr() + (long)slot * SLOT);
+                sge.setLength(SLOT);
+                sge.setLkey(recvMr.getLkey());
+                final LinkedList<IbvSge> sges = new LinkedList<>();
+                sges.add(sge);
+                final IbvRecvWR wr = new IbvRecvWR();
+                wr.setWr_id(((long)linkId << 32) | RECEIVE | slot);
+                wr.setSg_list(sges);
+                wr.setNum_sge(1);
+                wrs.add(wr);
+            }
+            receiveBatches[batch] = qp.postRecv(wrs, null);
+            receiveBatches[batch].execute();
+            posted += RECV_BATCH;
         }
         final IbvSendWR readWr = new IbvSendWR();
         readWr.setOpcode(IbvSendWR.IBV_WR_RDMA_READ);
@@ -249,6 +256,13 @@ final class VerbsLink extends StreamLink
         if ((low & RECEIVE) != 0)
         {
             final int slot = (int)(low & ~RECEIVE);
+            if (slot != nextArrival)
+            {
+                close(new ConnectionException("rdma connection " + remote + ": receive slot " + slot +
+                    " completed before slot " + nextArrival));
+                return;
+            }
+            nextArrival = (slot + 1) % RECV_SLOTS;
             if (handler == null || reading || heldCount > 0)
             {
                 final int at = (heldFirst + heldCount++) % RECV_SLOTS;
@@ -520,10 +534,14 @@ final class VerbsLink extends StreamLink
         {
             return;
         }
+        if ((slot + 1) % RECV_BATCH != 0)
+        {
+            return;
+        }
         try
         {
-            receives[slot].execute();
-            posted++;
+            receiveBatches[slot / RECV_BATCH].execute();
+            posted += RECV_BATCH;
         }
         catch (final IOException ex)
         {
@@ -838,11 +856,11 @@ final class VerbsLink extends StreamLink
             exposedMr[exposedFirst] = null;
             exposedFirst = (exposedFirst + 1) % MAX_EXPOSED;
         }
-        for (final SVCPostRecv receive : receives)
+        for (final SVCPostRecv batch : receiveBatches)
         {
-            if (receive != null)
+            if (batch != null)
             {
-                receive.free();
+                batch.free();
             }
         }
         for (final SVCPostSend chain : sendChains)
