@@ -1,6 +1,6 @@
 #!/bin/bash
 # The guest side of run-benchmark.sh:  benchmark-job.sh CLASSPATH SAMPLES MIN_WARMUP BLOCKS [CASES]
-# qperf rc_lat once, then RdmaLatencyMain, pausing it after each block of samples to run ibv_rc_pingpong for a
+# qperf rc_lat once, perftest's ib_send_lat before and after (the reference with percentiles), then RdmaLatencyMain, pausing it after each block of samples to run ibv_rc_pingpong for a
 # block of the same size and count while xio is quiet: each xio block has a reference block measured next to it.
 set -u
 cp="$1"; samples="$2"; warmup="$3"; blocks="$4"; cases="${5:-manual-listener,manual-future,threaded-listener}"
@@ -18,12 +18,23 @@ for size in 64 4096; do
 done
 kill $qperf_server
 
+send_lat() { # size iterations: perftest's ib_send_lat, no inline data (as xio and ibv_rc_pingpong); it prints
+    # one-way figures (half round trips): median, mean, 99th percentile
+    ib_send_lat -d rxe0 -x 1 -I 0 -s "$1" -n "$2" > /tmp/sl-server.log 2>&1 &
+    sleep 1
+    ib_send_lat -d rxe0 -x 1 -I 0 -s "$1" -n "$2" $ip | awk -v s="$1" '$1 == s && NF >= 8 {
+        printf "ib_send_lat %s p50 %.2f p99 %.2f mean %.2f\n", s, 2 * $5, 2 * $8, 2 * $6 }'
+    wait
+}
+
 pingpong() { # size iterations: mean round trip in us (ibv_rc_pingpong prints total time / iterations)
     ibv_rc_pingpong -d rxe0 -g 1 -s "$1" -n "$2" > /tmp/pp-server.log 2>&1 &
     sleep 1
     ibv_rc_pingpong -d rxe0 -g 1 -s "$1" -n "$2" $ip | awk '/usec\/iter/ { print $(NF-1) }'
     wait
 }
+
+for size in 64 4096; do send_lat $size "$samples"; done
 
 # One client JVM (and server) per case, so that no case measures while the JIT still compiles for another.
 for case in ${cases//,/ }; do
@@ -42,3 +53,4 @@ for case in ${cases//,/ }; do
     wait $xio_pid || exit $?
     exec {from_xio}<&- {to_xio}>&-
 done
+for size in 64 4096; do send_lat $size "$samples"; done

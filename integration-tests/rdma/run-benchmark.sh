@@ -29,23 +29,27 @@ cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$(cat "$o
 "${guest[@]}" -- bash integration-tests/rdma/benchmark-job.sh "$cp" "$samples" "$warmup" "$blocks" "$cases" |
     tee "$out/benchmark.log"
 echo
-echo "round trip, microseconds (Soft-RoCE under emulation: compare ratios only); pingpong = ibv_rc_pingpong"
+echo "round trip, microseconds (Soft-RoCE under emulation: compare ratios only); pingpong = ibv_rc_pingpong (mean of"
+echo "blocks run between xio's), sl = perftest ib_send_lat -I 0 (before and after, averaged; 2 x its one-way figures)"
 awk '
     $1 == "qperf-rc_lat" { q[$2] = 2 * $4 }
+    $1 == "ib_send_lat" { sl50[$2] += $4; sl99[$2] += $6; sln[$2]++ }
     $1 == "#" && $2 == "block" { xb[$3 " " $4, $5] = $7 }
     $1 == "pingpong-block" { pb[$2 " " $3, $4] = $5; n[$2 " " $3]++ }
     $1 ~ /^(manual|threaded)-/ && $3 == "p50" { key = $1 " " $2; keys[++count] = key; size[key] = $2
         x50[key] = $4; x99[key] = $6; xmean[key] = $8 }
     END {
-        printf "%-22s %7s %7s %7s %9s %9s %10s %10s %12s\n", "case (bytes)", "p50", "p99", "mean", "pingpong",
-            "qperf", "mean/pp", "p50/pp", "block median"
+        printf "%-22s %7s %7s %7s %9s %9s %9s %9s %10s %10s %12s %10s %10s\n", "case (bytes)", "p50", "p99", "mean",
+            "pingpong", "qperf", "sl p50", "sl p99", "mean/pp", "p50/pp", "block median", "p50/sl", "p99/sl"
         for (c = 1; c <= count; c++) {
             k = key = keys[c]; s = size[k]; sum = 0; m = 0
             for (b = 0; b < n[k]; b++) { sum += pb[k, b]; if (pb[k, b] > 0) r[m++] = xb[k, b] / pb[k, b] }
             pp = n[k] > 0 ? sum / n[k] : 0
             for (i = 0; i < m; i++) for (j = i + 1; j < m; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
             median = m == 0 ? 0 : (m % 2 ? r[int(m / 2)] : (r[m / 2 - 1] + r[m / 2]) / 2)
-            printf "%-22s %7.1f %7.1f %7.1f %9.1f %9.1f %10.2f %10.2f %12.2f\n", k, x50[k], x99[k], xmean[k], pp,
-                q[s], (pp > 0 ? xmean[k] / pp : 0), (pp > 0 ? x50[k] / pp : 0), median
+            s50 = sln[s] > 0 ? sl50[s] / sln[s] : 0; s99 = sln[s] > 0 ? sl99[s] / sln[s] : 0
+            printf "%-22s %7.1f %7.1f %7.1f %9.1f %9.1f %9.1f %9.1f %10.2f %10.2f %12.2f %10.2f %10.2f\n", k, x50[k],
+                x99[k], xmean[k], pp, q[s], s50, s99, (pp > 0 ? xmean[k] / pp : 0), (pp > 0 ? x50[k] / pp : 0), median,
+                (s50 > 0 ? x50[k] / s50 : 0), (s99 > 0 ? x99[k] / s99 : 0)
         }
     }' "$out/benchmark.log"

@@ -37,7 +37,7 @@ done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 packages=(qemu-system-x86 linux-image-amd64 rdma-core ibverbs-utils rdmacm-utils ibverbs-providers libibverbs1
-    librdmacm1 libibverbs-dev librdmacm-dev qperf busybox-static iproute2 kmod cpio)
+    librdmacm1 libibverbs-dev librdmacm-dev qperf perftest busybox-static iproute2 kmod cpio)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
