@@ -1,7 +1,8 @@
 #!/bin/bash
 # The guest side of run-benchmark.sh:  benchmark-job.sh CLASSPATH SAMPLES MIN_WARMUP BLOCKS [CASES]
-# qperf rc_lat once, perftest's ib_send_lat before and after (the reference with percentiles), then RdmaLatencyMain, pausing it after each block of samples to run ibv_rc_pingpong for a
-# block of the same size and count while xio is quiet: each xio block has a reference block measured next to it.
+# qperf rc_lat once, perftest's ib_send_lat before and after (the reference with percentiles), then RdmaLatencyMain,
+# pausing it after each block of samples to run ibv_rc_pingpong and ib_send_lat for a block of the same size and
+# count while xio is quiet: each xio block has reference blocks measured next to it.
 set -u
 cp="$1"; samples="$2"; warmup="$3"; blocks="$4"; cases="${5:-manual-listener,manual-future,threaded-listener}"
 ip=$XIO_RDMA_ADDRESS
@@ -47,6 +48,7 @@ for case in ${cases//,/ }; do
         read -r -a word <<< "$line"
         if [ "${word[0]:-} ${word[1]:-}" = "# pause" ]; then
             echo "pingpong-block ${word[2]} ${word[3]} ${word[4]} $(pingpong "${word[3]}" $((samples / blocks)))"
+            echo "sendlat-block ${word[2]} ${word[3]} ${word[4]} $(send_lat "${word[3]}" $((samples / blocks)))"
             echo go >&$to_xio
         fi
     done

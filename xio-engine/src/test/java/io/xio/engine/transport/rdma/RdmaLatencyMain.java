@@ -44,7 +44,7 @@ import java.util.concurrent.locks.LockSupport;
  * maximum of 0 s makes the minimum an exact count. Prints {@code <case> <bytes> p50 <us> p99 <us> mean <us> warmup <calls>} per case and size.
  *
  * <p>Side by side: with {@code -Dxio.bench.blocks=N} the samples are taken in N blocks; after each one this prints
- * {@code # pause <case> <bytes> <block>} and waits for a line on standard input, so the job can run the
+ * {@code # block <case> <bytes> <block> mean <us> p50 <us> p99 <us>}, then {@code # pause <case> <bytes> <block>} and waits for a line on standard input, so the job can run the
  * reference tool for a block in between while both xio sides are quiet (the contexts park after a short
  * busy-poll). The emulated guest's speed drifts with the host's load, so only blocks measured next to each
  * other compare well.
@@ -190,8 +190,12 @@ public final class RdmaLatencyMain
                 blockTotal += nanos[i];
             }
             total += blockTotal;
-            System.out.printf("# block %s %d %d mean %.1f%n", name, size, block,
-                blockTotal / 1e3 / (end - samples * block / BLOCKS));
+            final int from = samples * block / BLOCKS;
+            final long[] sorted = Arrays.copyOfRange(nanos, from, end);
+            Arrays.sort(sorted);
+            System.out.printf("# block %s %d %d mean %.1f p50 %.1f p99 %.1f%n", name, size, block,
+                blockTotal / 1e3 / (end - from), sorted[sorted.length / 2] / 1e3,
+                sorted[(int)(sorted.length * 0.99)] / 1e3);
             if (BLOCKS > 1)
             {
                 pause(name, size, block);
