@@ -337,7 +337,7 @@ final class VerbsLink extends StreamLink
         boolean recorded = false;
         try
         {
-            final SVCPostSend chain = writeChain(count);
+            final SVCPostSend chain = chain(writeChains, count, IbvSendWR.IBV_WR_RDMA_WRITE);
             long remoteAddress = region.address();
             long bytes = 0;
             for (int i = 0; i < count; i++)
@@ -440,32 +440,6 @@ final class VerbsLink extends StreamLink
         {
             completion.onSendComplete(written);
         }
-    }
-
-    private SVCPostSend writeChain(final int length) throws IOException
-    {
-        SVCPostSend chain = writeChains[length];
-        if (chain == null)
-        {
-            final List<IbvSendWR> wrs = new ArrayList<>(length);
-            for (int i = 0; i < length; i++)
-            {
-                final IbvSge sge = new IbvSge();
-                sge.setAddr(sendMr.getAddr());
-                sge.setLength(0);
-                sge.setLkey(sendMr.getLkey());
-                final LinkedList<IbvSge> sges = new LinkedList<>();
-                sges.add(sge);
-                final IbvSendWR wr = new IbvSendWR();
-                wr.setOpcode(IbvSendWR.IBV_WR_RDMA_WRITE);
-                wr.setSg_list(sges);
-                wr.setNum_sge(1);
-                wrs.add(wr);
-            }
-            chain = qp.postSend(wrs, null);
-            writeChains[length] = chain;
-        }
-        return chain;
     }
 
     /** Delivers messages held back (before start, or behind a read), until a read starts again. */
@@ -736,7 +710,7 @@ final class VerbsLink extends StreamLink
         }
         try
         {
-            final SVCPostSend chain = chain(staged);
+            final SVCPostSend chain = chain(sendChains, staged, IbvSendWR.IBV_WR_SEND);
             long bytes = 0;
             for (int i = 0; i < staged; i++)
             {
@@ -760,9 +734,10 @@ final class VerbsLink extends StreamLink
         }
     }
 
-    private SVCPostSend chain(final int length) throws IOException
+    /** The stateful post_send of {@code length} work requests of {@code opcode}, made on first use and kept. */
+    private SVCPostSend chain(final SVCPostSend[] cache, final int length, final int opcode) throws IOException
     {
-        SVCPostSend chain = sendChains[length];
+        SVCPostSend chain = cache[length];
         if (chain == null)
         {
             final List<IbvSendWR> wrs = new ArrayList<>(length);
@@ -775,13 +750,13 @@ final class VerbsLink extends StreamLink
                 final LinkedList<IbvSge> sges = new LinkedList<>();
                 sges.add(sge);
                 final IbvSendWR wr = new IbvSendWR();
-                wr.setOpcode(IbvSendWR.IBV_WR_SEND);
+                wr.setOpcode(opcode);
                 wr.setSg_list(sges);
                 wr.setNum_sge(1);
                 wrs.add(wr);
             }
             chain = qp.postSend(wrs, null);
-            sendChains[length] = chain;
+            cache[length] = chain;
         }
         return chain;
     }
