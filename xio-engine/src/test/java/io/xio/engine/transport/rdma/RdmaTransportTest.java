@@ -243,6 +243,7 @@ class RdmaTransportTest
             request.respond(Outbound.of(utf8("late"), data.duplicate()));
         }
         heldByClient.get(0).respond(Outbound.of(utf8("late"), data.duplicate()));
+        // A grace period for a write that must never come: nothing observable marks its absence sooner.
         Thread.sleep(500);
         for (final ByteBuffer buffer : List.of(output, second, serverOutput))
         {
@@ -259,6 +260,7 @@ class RdmaTransportTest
         final XioEngine server = engines.start(engines.builder("server").contexts(1));
         final XioEngine client = engines.start("client");
         final CountDownLatch stalled = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
         final List<Integer> seen = new CopyOnWriteArrayList<>();
         server.register("slow", request ->
         {
@@ -267,7 +269,7 @@ class RdmaTransportTest
                 if (seen.isEmpty())
                 {
                     stalled.countDown();
-                    sleep(1_500); // on the context thread: nothing is polled, no receive re-posted
+                    awaitRelease(release); // on the context thread: nothing is polled, no receive re-posted
                 }
                 seen.add(message.header().getInt(0));
             }
@@ -288,6 +290,10 @@ class RdmaTransportTest
                     assertThat(stalled.await(30, TimeUnit.SECONDS)).isTrue();
                 }
             }
+            // 800 receive slots' worth against 64 posted: while the receiver stalls, the sender must hold most back
+            final long doneWhileStalled = sends.stream().filter(XioFuture::isDone).count();
+            release.countDown();
+            assertThat(doneWhileStalled).isLessThan(count);
             for (final XioFuture<Void> send : sends)
             {
                 send.get(60, TimeUnit.SECONDS);
@@ -335,11 +341,11 @@ class RdmaTransportTest
         }
     }
 
-    private static void sleep(final long millis)
+    private static void awaitRelease(final CountDownLatch latch)
     {
         try
         {
-            Thread.sleep(millis);
+            assertThat(latch.await(60, TimeUnit.SECONDS)).isTrue();
         }
         catch (final InterruptedException ex)
         {
