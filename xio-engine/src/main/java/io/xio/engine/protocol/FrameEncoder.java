@@ -86,10 +86,7 @@ public final class FrameEncoder
         }
         else
         {
-            if (scratch.length < segments)
-            {
-                scratch = new ByteBuffer[Math.max(segments, scratch.length * 2)];
-            }
+            final ByteBuffer[] scratch = scratch(segments);
             for (int i = 0; i < segments; i++)
             {
                 scratch[i] = message.segment(i).duplicate();
@@ -158,10 +155,7 @@ public final class FrameEncoder
         Frame.writeHeader(buffer, at, frameLength, FrameType.RESPONSE, flags | FrameFlags.DATA_WRITTEN, sessionId,
             requestId, headerLength, segments, status);
         at += Frame.HEADER_LENGTH;
-        if (scratch.length < segments)
-        {
-            scratch = new ByteBuffer[Math.max(segments, scratch.length * 2)];
-        }
+        final ByteBuffer[] scratch = scratch(segments);
         for (int i = 0; i < segments; i++)
         {
             final ByteBuffer segment = message.segment(i);
@@ -173,6 +167,16 @@ public final class FrameEncoder
         link.commitInto(region.set(address, key, length), scratch, segments, completion);
         java.util.Arrays.fill(scratch, 0, segments, null);
         return QUEUED;
+    }
+
+    /** The scratch array, with room for {@code segments} buffers. */
+    private ByteBuffer[] scratch(final int segments)
+    {
+        if (scratch.length < segments)
+        {
+            scratch = new ByteBuffer[Math.max(segments, scratch.length * 2)];
+        }
+        return scratch;
     }
 
     /** Encodes a frame whose body is just {@code body} (control frames). */

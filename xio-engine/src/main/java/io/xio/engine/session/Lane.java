@@ -753,7 +753,7 @@ final class Lane
     {
         final long id = frame.requestId();
         final boolean written = (frame.flags() & FrameFlags.DATA_WRITTEN) != 0;
-        final PendingRequest offered = exposed.remove(id);
+        final PendingRequest offered = exposed.isEmpty() ? null : exposed.remove(id);
         int writtenAt = 0;
         if (offered != null || written)
         {

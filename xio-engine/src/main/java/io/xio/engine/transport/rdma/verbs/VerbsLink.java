@@ -346,13 +346,11 @@ final class VerbsLink extends StreamLink
                 final int length = buffer.remaining();
                 final int slot = (int)(head % SEND_SLOTS);
                 IbvMr made = null;
-                long address;
+                long address = buffer.isDirect() ? BufferUtil.address(buffer) + buffer.position() : 0;
                 int lkey;
-                final IbvMr kept = buffer.isDirect() && length > 0 ?
-                    verbs.registered(BufferUtil.address(buffer) + buffer.position(), length) : null;
+                final IbvMr kept = address != 0 && length > 0 ? verbs.registered(address, length) : null;
                 if (kept != null)
                 {
-                    address = BufferUtil.address(buffer) + buffer.position();
                     lkey = kept.getLkey();
                 }
                 else if (length <= SLOT)
@@ -363,7 +361,6 @@ final class VerbsLink extends StreamLink
                 }
                 else
                 {
-                    address = BufferUtil.address(buffer) + buffer.position();
                     made = verbs.register(address, length);
                     lkey = made.getLkey();
                 }
