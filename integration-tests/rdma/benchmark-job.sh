@@ -40,7 +40,7 @@ for size in 64 4096; do send_lat $size "$samples"; done
 # One client JVM (and server) per case, so that no case measures while the JIT still compiles for another.
 for case in ${cases//,/ }; do
     coproc XIO { java "${jvm[@]}" -Dxio.bench.blocks=$blocks -Dxio.bench.serverJvm=-XX:-TieredCompilation -cp "$cp" \
-        io.xio.engine.transport.rdma.RdmaLatencyMain "$samples" "$warmup" 300 "$case" 2>&1; }
+        io.xio.rdma.RdmaLatencyMain "$samples" "$warmup" 300 "$case" 2>&1; }
     xio_pid=$XIO_PID
     exec {from_xio}<&"${XIO[0]}" {to_xio}>&"${XIO[1]}"
     while IFS= read -r -u $from_xio line; do

@@ -20,11 +20,8 @@ warmup="${2:-40000}"
 blocks="${3:-10}"
 cases="${4:-manual-listener,manual-future,threaded-listener}"
 
-out=xio-engine/target/rdma-tests
-mkdir -p "$out"
-./mvnw -B -q -pl xio-engine test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/$out/classpath.txt"
-cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$(cat "$out/classpath.txt")"
+out=$(integration-tests/rdma/build-classpath.sh)
+cp="$(cat "$out/classpath.txt")"
 
 "${guest[@]}" -- bash integration-tests/rdma/benchmark-job.sh "$cp" "$samples" "$warmup" "$blocks" "$cases" |
     tee "$out/benchmark.log"

@@ -5,7 +5,7 @@
 #
 #   integration-tests/rdma/run-tests.sh [--kvm | --mttcg] [--timeout SECONDS] [JUnit console launcher selectors...]
 #
-# Default selection: every test tagged rdma in io.xio.engine. With an RDMA NIC, run the same tests on the
+# Default selection: every test tagged rdma in io.xio.rdma (the xio-rdma module). With an RDMA NIC, run the same tests on the
 # host instead, without the guest:  XIO_RDMA_ADDRESS=<ip of the RDMA interface> integration-tests/rdma/run-tests.sh --host
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -25,25 +25,13 @@ while [ $# -gt 0 ]; do
     esac
 done
 selection=("$@")
-[ ${#selection[@]} -gt 0 ] || selection=(--select-package io.xio.engine --include-tag rdma)
+[ ${#selection[@]} -gt 0 ] || selection=(--select-package io.xio.rdma --include-tag rdma)
 
-if ! [ -f /usr/include/infiniband/verbs.h ] || ! [ -f /usr/include/rdma/rdma_cma.h ]; then
-    echo "[rdma-tests] installing the rdma-core headers the native library is built with"
-    apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gcc libibverbs-dev librdmacm-dev >/dev/null
-fi
-
-out=xio-engine/target/rdma-tests
-mkdir -p "$out"
+out=$(integration-tests/rdma/build-classpath.sh)
 junit=org.junit.platform:junit-platform-console-standalone:6.0.3
-./mvnw -B -q -pl xio-engine test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$PWD/$out/classpath.txt"
-./mvnw -B -q -pl xio-engine dependency:copy -Dartifact="$junit" -DoutputDirectory="$PWD/$out" -Dmdep.stripVersion=true
-[ -f xio-engine/target/classes/META-INF/native/linux-$(uname -m)/libdisni.so ] ||
-    { echo "[rdma-tests] libdisni.so was not built; see the [xio] lines of the build above" >&2; exit 2; }
+./mvnw -B -q -pl xio-rdma dependency:copy -Dartifact="$junit" -DoutputDirectory="$PWD/$out" -Dmdep.stripVersion=true
 # The console launcher brings its own JUnit; the rest of the test class path comes from the build.
-deps="$(tr ':' '\n' < "$out/classpath.txt" | grep -v '/org/junit/' | paste -sd: -)"
-cp="$PWD/xio-engine/target/test-classes:$PWD/xio-engine/target/classes:$deps"
+cp="$(tr ':' '\n' < "$out/classpath.txt" | grep -v '/org/junit/' | paste -sd: -)"
 # One class path for launcher and tests, so that java.class.path is complete for the JVMs the tests spawn.
 run=("${jit[@]}" java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:ErrorFile=/tmp/xio-hs_err_%p.log
     -cp "$PWD/$out/junit-platform-console-standalone.jar:$cp" org.junit.platform.console.ConsoleLauncher

@@ -2,6 +2,7 @@ package io.xio.engine;
 
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
+import io.xio.engine.session.ApiBridge;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,6 +40,33 @@ public final class Message implements AutoCloseable
         {
             throw new ExceptionInInitializerError(ex);
         }
+        ApiBridge.register(new ApiBridge.MessageAccess()
+        {
+            @Override
+            public Message wrapped(final Slab slab, final Frame frame, final LeakTracker leaks)
+            {
+                return new Message(slab, frame, leaks);
+            }
+
+            @Override
+            public Message released()
+            {
+                return new Message();
+            }
+
+            @Override
+            public Message rewrap(final Message message, final Slab slab, final Frame frame, final LeakTracker leaks,
+                final Runnable onClose)
+            {
+                return message.wrap(slab, frame, leaks, onClose);
+            }
+
+            @Override
+            public void placeIn(final Message message, final ByteBuffer output, final int at)
+            {
+                message.placeIn(output, at);
+            }
+        });
     }
 
     private static final int[] NO_SEGMENTS = new int[0];
@@ -56,7 +84,7 @@ public final class Message implements AutoCloseable
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
-    /** Wraps the message in the frame at {@code frame}; retains the slab. Reached through xio's internals only. */
+    /** Wraps the message in the frame at {@code frame}; retains the slab. Made by the session layer only. */
     Message(final Slab slab, final Frame frame, final LeakTracker leaks)
     {
         wrap(slab, frame, leaks, null);

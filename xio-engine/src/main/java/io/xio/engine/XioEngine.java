@@ -5,12 +5,9 @@ import io.xio.engine.context.LoopIdleStrategy;
 import io.xio.engine.session.EngineCore;
 import io.xio.engine.session.PortalImpl;
 import io.xio.engine.session.SessionImpl;
+import io.xio.engine.memory.RegisteredMemory;
 import io.xio.engine.transport.Transport;
-import io.xio.engine.transport.local.LocalTransport;
-import io.xio.engine.transport.rdma.RdmaTransport;
-import io.xio.engine.transport.rdma.RegisteredMemory;
-import io.xio.engine.transport.shm.ShmTransport;
-import io.xio.engine.transport.tcp.TcpTransport;
+import io.xio.engine.transport.TransportProvider;
 import org.agrona.concurrent.AgentRunner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,6 +19,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -69,12 +67,7 @@ public final class XioEngine implements AutoCloseable
         {
             loops[i] = new EventLoop(name + "-ctx-" + i, i, builder.limits, builder.busyPoll, builder.manualContexts);
         }
-        final Map<String, Transport> transports = new LinkedHashMap<>();
-        for (final Transport transport : builder.transports)
-        {
-            transports.put(transport.scheme(), transport);
-        }
-        core = new EngineCore(name, loops, transports, leaks, builder.limits, builder.keepaliveInterval,
+        core = new EngineCore(name, loops, builder.transports(), leaks, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin, builder.listener);
         if (builder.manualContexts)
         {
@@ -399,8 +392,7 @@ public final class XioEngine implements AutoCloseable
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
-        private final List<Transport> transports = new ArrayList<>(List.of(new TcpTransport(), new LocalTransport(), new ShmTransport(),
-            new RdmaTransport()));
+        private final Map<String, Transport> transports = new LinkedHashMap<>();
 
         private Builder()
         {
@@ -502,17 +494,34 @@ public final class XioEngine implements AutoCloseable
             return this;
         }
 
-        /** Adds a transport, replacing a built-in one of the same scheme. */
+        /** Adds a transport to this engine only, replacing the provided one of the same scheme, if any. */
         public Builder transport(final Transport value)
         {
-            transports.removeIf(t -> t.scheme().equals(value.scheme()));
-            transports.add(value);
+            transports.put(value.scheme(), value);
             return this;
         }
 
         public XioEngine build()
         {
             return new XioEngine(this);
+        }
+
+        /** The transports of the {@link TransportProvider}s on the class path, then those added here. */
+        private Map<String, Transport> transports()
+        {
+            final Map<String, Transport> all = new LinkedHashMap<>();
+            for (final TransportProvider provider : ServiceLoader.load(TransportProvider.class,
+                XioEngine.class.getClassLoader()))
+            {
+                if (all.containsKey(provider.scheme()))
+                {
+                    throw new XioException("two transport providers for scheme '" + provider.scheme() + "': " +
+                        all.get(provider.scheme()).getClass().getName() + " and " + provider.getClass().getName());
+                }
+                all.put(provider.scheme(), provider.newTransport());
+            }
+            all.putAll(transports);
+            return all;
         }
 
         private static void requirePositive(final String what, final Duration value)

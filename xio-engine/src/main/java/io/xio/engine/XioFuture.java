@@ -1,5 +1,7 @@
 package io.xio.engine;
 
+import io.xio.engine.session.ApiBridge;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +17,47 @@ import java.util.concurrent.TimeoutException;
  */
 public final class XioFuture<T> extends CompletableFuture<T>
 {
+    static
+    {
+        ApiBridge.register(new ApiBridge.FutureAccess()
+        {
+            @Override
+            public <T> XioFuture<T> newFuture(final long requestId, final boolean receipt, final long spinNanos)
+            {
+                return new XioFuture<>(requestId, receipt, spinNanos);
+            }
+
+            @Override
+            public void onCancel(final XioFuture<?> future, final Runnable action)
+            {
+                future.onCancel = action;
+            }
+
+            @Override
+            public void cancelAnswered(final XioFuture<?> future, final boolean aborted)
+            {
+                future.cancelAnswer = aborted;
+                future.settleCancelOutcome();
+            }
+
+            @Override
+            public void buffersReleased(final XioFuture<?> future)
+            {
+                future.buffersReleased = true;
+                future.settleCancelOutcome();
+            }
+
+            @Override
+            public void receiptArrived(final XioFuture<?> future)
+            {
+                if (future.receipt != null)
+                {
+                    future.receipt.complete(null);
+                }
+            }
+        });
+    }
+
     private final long requestId;
     private final long spinNanos;
     private final CompletableFuture<Void> receipt;
@@ -23,7 +66,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     private volatile boolean buffersReleased;
     private volatile Boolean cancelAnswer;
 
-    public XioFuture(final long requestId, final boolean receipt, final long spinNanos)
+    XioFuture(final long requestId, final boolean receipt, final long spinNanos)
     {
         this.requestId = requestId;
         this.spinNanos = spinNanos;
@@ -69,26 +112,6 @@ public final class XioFuture<T> extends CompletableFuture<T>
         return outcome;
     }
 
-    /** For xio: what to run when the application cancels. */
-    public void onCancel(final Runnable action)
-    {
-        this.onCancel = action;
-    }
-
-    /** For xio: the peer's answer to a cancel. */
-    public void cancelAnswered(final boolean aborted)
-    {
-        cancelAnswer = aborted;
-        settleCancelOutcome();
-    }
-
-    /** For xio: no link references the request's buffers any more. */
-    public void buffersReleased()
-    {
-        buffersReleased = true;
-        settleCancelOutcome();
-    }
-
     private void settleCancelOutcome()
     {
         final Boolean answer = cancelAnswer;
@@ -99,15 +122,6 @@ public final class XioFuture<T> extends CompletableFuture<T>
             {
                 outcome.complete(answer);
             }
-        }
-    }
-
-    /** For xio: the receipt arrived. */
-    public void receiptArrived()
-    {
-        if (receipt != null)
-        {
-            receipt.complete(null);
         }
     }
 
@@ -140,7 +154,8 @@ public final class XioFuture<T> extends CompletableFuture<T>
             else
             {
                 buffersReleased = true;
-                cancelAnswered(false);
+                cancelAnswer = false;
+                settleCancelOutcome();
             }
         }
         return cancelled;

@@ -2,7 +2,7 @@ package io.xio.benchmarks.jmh;
 
 import io.xio.engine.Limits;
 import io.xio.engine.Outbound;
-import io.xio.engine.context.LoopCounters;
+import io.xio.engine.transport.LoopCounters;
 import io.xio.engine.memory.BufferPool;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;

@@ -4,6 +4,7 @@ import io.xio.engine.Context;
 import io.xio.engine.Limits;
 import io.xio.engine.XioException;
 import io.xio.engine.memory.BufferPool;
+import io.xio.engine.transport.LoopCounters;
 import io.xio.engine.transport.Poller;
 import io.xio.engine.transport.SelectionHandler;
 import io.xio.engine.transport.TransportContext;

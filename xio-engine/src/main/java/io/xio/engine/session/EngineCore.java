@@ -82,7 +82,8 @@ public final class EngineCore
         if (transport == null)
         {
             throw new XioException("no transport for scheme '" + scheme + "'; this engine has " +
-                transports.keySet());
+                transports.keySet() + ("rdma".equals(scheme) ? " (rdma comes with the io.xio:xio-rdma jar)" :
+                " (a transport plugs in through a TransportProvider on the class path)"));
         }
         return transport;
     }

@@ -381,7 +381,7 @@ final class Lane
         fenceAll(); // the connection's end: the peer can no longer write into our output buffers
         for (final var future : cancelling.values())
         {
-            future.cancelAnswered(false); // the answer went down with the connection
+            Futures.cancelAnswered(future, false); // the answer went down with the connection
         }
         cancelling.clear();
         if (closed)
@@ -492,7 +492,7 @@ final class Lane
         }
         for (final var future : cancelling.values())
         {
-            future.cancelAnswered(false);
+            Futures.cancelAnswered(future, false);
         }
         cancelling.clear();
     }
@@ -640,7 +640,7 @@ final class Lane
     {
         if (loop.isClosed())
         {
-            request.future.cancelAnswered(false);
+            Futures.cancelAnswered(request.future, false);
             return;
         }
         loop.execute(() ->
@@ -661,7 +661,7 @@ final class Lane
     {
         if (!pending.remove(request.id, request))
         {
-            request.future.cancelAnswered(false);
+            Futures.cancelAnswered(request.future, false);
             return;
         }
         cancelTimer(request);
@@ -673,7 +673,7 @@ final class Lane
         }
         else
         {
-            request.future.cancelAnswered(!request.sentOnce);
+            Futures.cancelAnswered(request.future, !request.sentOnce);
         }
     }
 
@@ -835,12 +835,12 @@ final class Lane
             {
                 pending.remove(request.id);
                 cancelTimer(request);
-                request.future.receiptArrived();
+                Futures.receiptArrived(request.future);
                 request.complete(null);
             }
             else if (request.future != null)
             {
-                request.future.receiptArrived();
+                Futures.receiptArrived(request.future);
             }
             return;
         }
@@ -855,7 +855,7 @@ final class Lane
             }
             if (request.future != null)
             {
-                request.future.receiptArrived();
+                Futures.receiptArrived(request.future);
             }
             request.complete(message);
         }
@@ -1018,7 +1018,7 @@ final class Lane
         final var future = cancelling.remove(frame.requestId());
         if (future != null)
         {
-            future.cancelAnswered(aborted > 0);
+            Futures.cancelAnswered(future, aborted > 0);
         }
     }
 

@@ -215,7 +215,7 @@ final class PendingRequest implements Runnable, SendCompletion
             deliverToListener();
             return;
         }
-        future.buffersReleased();
+        Futures.buffersReleased(future);
         if (failure != null)
         {
             future.completeExceptionally(failure);

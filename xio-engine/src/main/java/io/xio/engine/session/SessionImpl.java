@@ -419,7 +419,7 @@ public final class SessionImpl implements Session
         final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
         if (requestId == 0)
         {
-            final XioFuture<Object> future = new XioFuture<>(0, options.receipt(), 0);
+            final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), 0);
             future.completeExceptionally(notSent(refused));
             return future;
         }
@@ -433,10 +433,10 @@ public final class SessionImpl implements Session
         {
             flags |= FrameFlags.RECEIPT_REQUESTED;
         }
-        final XioFuture<Object> future = new XioFuture<>(requestId, options.receipt(), engine.callerSpinNanos);
+        final XioFuture<Object> future = Futures.newFuture(requestId, options.receipt(), engine.callerSpinNanos);
         final PendingRequest request = new PendingRequest(this, requestId, flags, message, future, deadline, oneWay,
             options.receipt());
-        future.onCancel(() -> request.lane.cancelLater(request));
+        Futures.onCancel(future, () -> request.lane.cancelLater(request));
         send(request);
         return future;
     }

@@ -50,5 +50,5 @@ public interface TransportContext
     long nanoTime();
 
     /** The context's counters, for the transport to count frames and writes. */
-    io.xio.engine.context.LoopCounters counters();
+    LoopCounters counters();
 }

@@ -7,6 +7,7 @@ import io.xio.engine.memory.BufferPool;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.transport.LinkHandler;
+import io.xio.engine.transport.LoopCounters;
 import org.agrona.DirectBuffer;
 
 import java.nio.ByteBuffer;
@@ -26,7 +27,7 @@ public final class FrameAssembler
 
     private final BufferPool pool;
     private final Limits limits;
-    private final io.xio.engine.context.LoopCounters counters;
+    private final LoopCounters counters;
     private final Frame frame = new Frame();
     private Slab slab;
     private ByteBuffer view;
@@ -38,7 +39,7 @@ public final class FrameAssembler
     private int largeLength;
     private boolean closed;
 
-    public FrameAssembler(final BufferPool pool, final Limits limits, final io.xio.engine.context.LoopCounters counters)
+    public FrameAssembler(final BufferPool pool, final Limits limits, final LoopCounters counters)
     {
         this.pool = pool;
         this.limits = limits;

@@ -2,7 +2,7 @@ package io.xio.engine.transport.stream;
 
 import io.xio.engine.Limits;
 import io.xio.engine.ProtocolViolationException;
-import io.xio.engine.context.LoopCounters;
+import io.xio.engine.transport.LoopCounters;
 import io.xio.engine.memory.BufferPool;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
