@@ -4,8 +4,6 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.Outbound;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.SessionEvent;
-import io.xio.engine.SetupDecision;
-import io.xio.engine.SetupRequest;
 import io.xio.engine.XioUri;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
@@ -21,19 +19,16 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One transport link carrying frames for one or more sessions (S3: sessions to the same peer share it).
- * Dispatches each inbound frame to the session lane it belongs to, answers set-up and attach requests on
- * the server side, and encodes outbound frames. Owned by one context: only its thread touches it.
+ * Dispatches each inbound frame to the session lane it belongs to (set-ups and attaches to its
+ * {@link ServerHandshake} on the server side), and encodes outbound frames. Owned by one context: only its thread touches it.
  */
 final class Connection implements LinkHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
     static final byte[] NO_BODY = new byte[0];
-    /** Sessions one connection may carry: bounds what a flood of set-ups can make a server hold. */
-    static final int MAX_SESSIONS = 4096;
 
     /** A client-side set-up or attach waiting for its answer. */
     interface Call
@@ -49,6 +44,8 @@ final class Connection implements LinkHandler
     private final XioUri endpoint;
     private final String key;
     private final PortalImpl portal;
+    /** Answers set-ups and attaches: server side only. */
+    private final ServerHandshake handshake;
     private final Long2ObjectHashMap<Lane> lanes = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Call> calls = new Long2ObjectHashMap<>();
     private final Frame frame = new Frame();
@@ -72,6 +69,7 @@ final class Connection implements LinkHandler
         this.endpoint = endpoint;
         this.key = key;
         this.portal = portal;
+        this.handshake = portal == null ? null : new ServerHandshake(this, portal);
         lastReceived = lastSent = peers.loop.nanoTime();
     }
 
@@ -124,6 +122,18 @@ final class Connection implements LinkHandler
         }
         link.notifyWhenWritable();
         return false;
+    }
+
+    /** How many sessions this connection carries. */
+    int laneCount()
+    {
+        return lanes.size();
+    }
+
+    /** Whether this connection carries session {@code sessionId}. */
+    boolean carries(final long sessionId)
+    {
+        return lanes.containsKey(sessionId);
     }
 
     void addLane(final long sessionId, final Lane lane)
@@ -272,8 +282,8 @@ final class Connection implements LinkHandler
             {
             }
             case FrameType.CLOSE -> onSessionClose();
-            case FrameType.SETUP -> onSetup();
-            case FrameType.ATTACH -> onAttach();
+            case FrameType.SETUP -> serverHandshake().onSetup(frame);
+            case FrameType.ATTACH -> serverHandshake().onAttach(frame);
             case FrameType.SETUP_ACCEPT, FrameType.SETUP_REJECT, FrameType.SETUP_REDIRECT,
                 FrameType.ATTACH_ACCEPT, FrameType.ATTACH_REJECT -> onAnswer();
             default -> throw new ProtocolViolationException(
@@ -320,102 +330,13 @@ final class Connection implements LinkHandler
         call.onAnswer(this, frame);
     }
 
-    private void requireServer()
+    private ServerHandshake serverHandshake()
     {
-        if (portal == null)
+        if (handshake == null)
         {
             throw new ProtocolViolationException(FrameType.name(frame.type()) + " sent to a client");
         }
-    }
-
-    private void onSetup()
-    {
-        requireServer();
-        final long token = frame.requestId();
-        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(), frame.headerLength());
-        final int hops = body.u8();
-        final String resource = body.string();
-        final Map<String, String> attributes = body.map();
-        final int clientMaxInFlight = body.i32();
-        final int clientDedupWindow = body.i32();
-        final SetupRequest request = new SetupRequest(resource, attributes, remoteAddress(), portal.uri(), hops);
-        SetupDecision decision;
-        try
-        {
-            decision = portal.acceptor().onSetup(request);
-            if (decision == null)
-            {
-                decision = SetupDecision.reject("the acceptor of " + portal.uri() + " gave no decision");
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.warn("acceptor of {} failed on {}", portal.uri(), request, ex);
-            decision = SetupDecision.reject("the acceptor of " + portal.uri() + " failed: " + ex);
-        }
-        if (decision instanceof SetupDecision.Accept && lanes.size() >= MAX_SESSIONS)
-        {
-            reject(token, "connection from " + remoteAddress() + " carries " + MAX_SESSIONS +
-                " sessions already, the most one connection may");
-        }
-        else if (decision instanceof SetupDecision.Accept accept)
-        {
-            final io.xio.engine.RequestHandler handler = engine.services.get(resource);
-            if (handler == null)
-            {
-                reject(token, "no service '" + resource + "' at " + portal.uri() + "; it has " +
-                    engine.services.keySet());
-                return;
-            }
-            final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
-                portal.uri().withResource(resource), resource, attributes, handler);
-            session.limitTo(clientMaxInFlight, clientDedupWindow);
-            engine.accepted.put(session.id(), session);
-            final Lane lane = session.newServerLane(peers);
-            lane.attach(this);
-            sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
-                new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
-                    .i32(engine.limits.dedupWindow()).toBytes());
-            engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
-                "accepted session " + session.id() + " for '" + resource + "' from " + remoteAddress(), null));
-        }
-        else if (decision instanceof SetupDecision.Reject reject)
-        {
-            reject(token, reject.reason());
-        }
-        else if (decision instanceof SetupDecision.Redirect redirect)
-        {
-            final List<String> uris = new ArrayList<>();
-            redirect.portals().forEach(p -> uris.add(p.endpoint().toString()));
-            sendControl(FrameType.SETUP_REDIRECT, 0, 0, token, 0, new SetupCodec.Writer().strings(uris).toBytes());
-        }
-    }
-
-    private void reject(final long token, final String reason)
-    {
-        sendControl(FrameType.SETUP_REJECT, 0, 0, token, 0, new SetupCodec.Writer().string(reason).toBytes());
-    }
-
-    private void onAttach()
-    {
-        requireServer();
-        final long token = frame.requestId();
-        final SessionImpl session = engine.accepted.get(frame.sessionId());
-        if (lanes.containsKey(frame.sessionId()))
-        {
-            throw new ProtocolViolationException("ATTACH of session " + frame.sessionId() +
-                " on a connection that carries it already");
-        }
-        final Lane lane = session == null ? null : session.newServerLane(peers);
-        if (lane == null)
-        {
-            sendControl(FrameType.ATTACH_REJECT, 0, frame.sessionId(), token, 0,
-                new SetupCodec.Writer().string("no session " + frame.sessionId() + " at " + portal.uri() +
-                    " (the server restarted, or the session expired)").toBytes());
-            return;
-        }
-        lane.attach(this);
-        sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, NO_BODY);
+        return handshake;
     }
 
     private void onSessionClose()

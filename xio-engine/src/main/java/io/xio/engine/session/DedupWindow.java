@@ -1,6 +1,7 @@
 package io.xio.engine.session;
 
 import io.xio.engine.Outbound;
+import io.xio.engine.ProtocolViolationException;
 
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -22,6 +23,16 @@ final class DedupWindow
     static final int FREE = 0;
     static final int EXECUTING = 1;
     static final int DONE = 2;
+
+    /** {@code id} as a peer's request id: ids count up from 1 and stay far below 2^62, the window's range. */
+    static long checkedId(final long id)
+    {
+        if (id < 1 || id > MAX_ID)
+        {
+            throw new ProtocolViolationException("request id " + id + " outside 1.." + MAX_ID);
+        }
+        return id;
+    }
 
     /** What {@link #begin} found. */
     enum Verdict

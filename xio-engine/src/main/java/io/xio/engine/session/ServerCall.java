@@ -62,7 +62,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     }
 
     final Lane lane;
-    private final Lane.CallPool pool;
+    private final CallPool pool;
     private final Runnable messageClosed;
     long id;
     int flags;
@@ -95,7 +95,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     }
 
     /** A call that goes back to {@code pool} once done; {@link #beginAs} readies it for each use. */
-    ServerCall(final Lane lane, final Lane.CallPool pool)
+    ServerCall(final Lane lane, final CallPool pool)
     {
         this.lane = lane;
         this.pool = pool;

@@ -15,7 +15,7 @@ class ServerCallTest
     @Test
     void aCallTakenForARetransmitAndHandedBackCannotBeCancelled()
     {
-        final ServerCall call = new ServerCall((Lane)null, (Lane.CallPool)null);
+        final ServerCall call = new ServerCall((Lane)null, (CallPool)null);
         call.beginAs(7, 0); // a retransmit of 7 came in; the window said 7 is done, so the call was not claimed
         call.unused();
 
@@ -26,7 +26,7 @@ class ServerCallTest
     @Test
     void aCallReadiedForAnotherIdCannotBeCancelledForAnEarlierOne()
     {
-        final ServerCall call = new ServerCall((Lane)null, (Lane.CallPool)null);
+        final ServerCall call = new ServerCall((Lane)null, (CallPool)null);
         call.beginAs(7, 0);
         call.unused();
         call.beginAs(9, 0);

@@ -1,0 +1,273 @@
+package io.xio.engine.session;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.SessionEvent;
+import io.xio.engine.SessionRejectedException;
+import io.xio.engine.XioUri;
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The client side of a lane's connection life: the session set-up (following redirects and trying the
+ * alternatives a redirect named), the attach of further connections, and reconnecting after a loss with
+ * exponential backoff until the engine's reconnect timeout. Its server counterpart is {@link ServerHandshake}.
+ * Owned by the lane's context thread.
+ */
+final class ClientHandshake
+{
+    private static final int MAX_REDIRECTS = 4;
+    private static final long FIRST_BACKOFF_NANOS = 5_000_000L;
+    private static final long MAX_BACKOFF_NANOS = 1_000_000_000L;
+
+    private final Lane lane;
+    private final SessionImpl session;
+    private XioUri target;
+    private long lostAt;
+    private int attempts;
+
+    ClientHandshake(final Lane lane)
+    {
+        this.lane = lane;
+        this.session = lane.session;
+    }
+
+    /** Where this lane connects (the endpoint that accepted the session); null before the set-up succeeded. */
+    XioUri target()
+    {
+        return target;
+    }
+
+    /** The lane is up: the next loss starts its backoff afresh. */
+    void connected()
+    {
+        lostAt = 0;
+        attempts = 0;
+    }
+
+    /** Sets the session up at {@code address}, trying {@code alternatives} in turn when it cannot. */
+    void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
+    {
+        final byte[] body = new SetupCodec.Writer().u8(hops).string(session.resource)
+            .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
+            .i32(session.engine.limits.dedupWindow()).toBytes();
+        if (body.length > session.engine.limits.maxHeaderBytes())
+        {
+            session.refused(new IllegalArgumentException("set-up attributes of " + body.length + " bytes exceed " +
+                "the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
+            return;
+        }
+        lane.peers.connect(address, lane.slot, c ->
+        {
+            if (lane.isClosed())
+            {
+                c.releaseIfUnused();
+                return;
+            }
+            // The connect has its own timeout; this one bounds the server's answer.
+            final long[] timer = new long[1];
+            final long token = c.call(new Connection.Call()
+            {
+                @Override
+                public void onAnswer(final Connection connection, final Frame frame)
+                {
+                    lane.loop.cancelTimer(timer[0]);
+                    try
+                    {
+                        onSetupAnswer(connection, frame, address, hops);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        session.refused(ex);
+                        throw ex;
+                    }
+                }
+
+                @Override
+                public void onFailed(final Connection connection, final Throwable cause)
+                {
+                    lane.loop.cancelTimer(timer[0]);
+                    retrySetup(cause, hops, alternatives);
+                }
+            });
+            timer[0] = lane.loop.schedule(lane.loop.nanoTime() + session.engine.connectTimeout.toNanos(), () ->
+            {
+                c.forget(token);
+                c.releaseIfUnused();
+                retrySetup(new ConnectionException("no answer to the session set-up from " + address.endpoint() +
+                    " within " + session.engine.connectTimeout), hops, alternatives);
+            });
+            c.sendControl(FrameType.SETUP, 0, 0, token, 0, body);
+        }, cause -> retrySetup(cause, hops, alternatives));
+    }
+
+    private void retrySetup(final Throwable cause, final int hops, final List<XioUri> alternatives)
+    {
+        if (!alternatives.isEmpty() && !lane.isClosed())
+        {
+            setup(alternatives.get(0), hops, alternatives.subList(1, alternatives.size()));
+        }
+        else
+        {
+            session.refused(cause);
+        }
+    }
+
+    private void onSetupAnswer(final Connection c, final Frame frame, final XioUri address, final int hops)
+    {
+        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength());
+        switch (frame.type())
+        {
+            case FrameType.SETUP_ACCEPT ->
+            {
+                final var attributes = body.map();
+                final int peerMaxInFlight = body.i32();
+                final int peerDedupWindow = body.i32();
+                target = address.endpoint();
+                session.assignId(frame.sessionId());
+                session.limitTo(peerMaxInFlight, peerDedupWindow);
+                lane.attach(c);
+                session.established(attributes, target);
+            }
+            case FrameType.SETUP_REJECT ->
+            {
+                final String reason = body.string();
+                c.releaseIfUnused();
+                session.refused(new SessionRejectedException(address.withResource(session.resource).toString(),
+                    reason));
+            }
+            case FrameType.SETUP_REDIRECT ->
+            {
+                final List<XioUri> portals = new ArrayList<>();
+                for (final String uri : body.strings())
+                {
+                    try
+                    {
+                        portals.add(XioUri.parse(uri).reachedVia(address));
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new ProtocolViolationException("SETUP_REDIRECT to an unusable portal: " +
+                            ex.getMessage());
+                    }
+                }
+                if (portals.isEmpty())
+                {
+                    throw new ProtocolViolationException("SETUP_REDIRECT without portals");
+                }
+                c.releaseIfUnused();
+                if (hops + 1 > MAX_REDIRECTS)
+                {
+                    session.refused(new ConnectionException("session to " + session.uri + " was redirected more " +
+                        "than " + MAX_REDIRECTS + " times (last to " + portals + ")"));
+                    return;
+                }
+                setup(portals.get(0), hops + 1, portals.subList(1, portals.size()));
+            }
+            default -> throw new ProtocolViolationException("unexpected " + FrameType.name(frame.type()) +
+                " in answer to a set-up");
+        }
+    }
+
+    /** First connection of a lane other than the first: attach to the session; {@code done} either way. */
+    void connectFirst(final XioUri address, final Runnable done)
+    {
+        target = address;
+        attach(done, cause ->
+        {
+            lane.failed(cause);
+            done.run();
+            scheduleReconnect(cause);
+        });
+    }
+
+    private void attach(final Runnable onAttached, final Consumer<Throwable> onFailed)
+    {
+        lane.peers.connect(target, lane.slot, c ->
+        {
+            if (lane.isClosed())
+            {
+                c.releaseIfUnused();
+                return;
+            }
+            final long token = c.call(new Connection.Call()
+            {
+                @Override
+                public void onAnswer(final Connection connection, final Frame frame)
+                {
+                    if (frame.type() == FrameType.ATTACH_ACCEPT)
+                    {
+                        if (lane.isClosed())
+                        {
+                            connection.releaseIfUnused(); // closed while the attach was on its way
+                            return;
+                        }
+                        lane.attach(connection);
+                        onAttached.run();
+                    }
+                    else if (frame.type() == FrameType.ATTACH_REJECT)
+                    {
+                        final String reason = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+                            frame.headerLength()).string();
+                        connection.releaseIfUnused();
+                        session.fail(new ConnectionException("lost session " + session.describe() + ": " + reason));
+                    }
+                    else
+                    {
+                        throw new ProtocolViolationException("unexpected " + FrameType.name(frame.type()) +
+                            " in answer to an attach");
+                    }
+                }
+
+                @Override
+                public void onFailed(final Connection connection, final Throwable cause)
+                {
+                    onFailed.accept(cause);
+                }
+            });
+            c.sendControl(FrameType.ATTACH, 0, session.id(), token, 0, Connection.NO_BODY);
+        }, onFailed);
+    }
+
+    /** The connection was lost (or an attach failed): try again after the backoff, within the reconnect timeout. */
+    void scheduleReconnect(final Throwable cause)
+    {
+        if (lane.isClosed() || !session.initiator)
+        {
+            return;
+        }
+        final long now = lane.loop.nanoTime();
+        if (lostAt == 0)
+        {
+            lostAt = now;
+        }
+        if (now - lostAt > session.engine.reconnectTimeout.toNanos())
+        {
+            session.fail(new ConnectionException("lost the connection to " + target + " and could not " +
+                "re-establish it within " + session.engine.reconnectTimeout + ": " + cause.getMessage(), cause));
+            return;
+        }
+        final long delay = backoff(attempts);
+        attempts++;
+        lane.loop.schedule(now + delay, () ->
+        {
+            if (!lane.isClosed() && !lane.isUp())
+            {
+                attach(() -> session.fire(SessionEvent.Type.RECONNECTED, "session " + session.describe() +
+                    " reconnected to " + target, null), this::scheduleReconnect);
+            }
+        });
+    }
+
+    /** How long to wait before reconnect attempt {@code attempt} (from 0): 5 ms doubling, at most 1 s. */
+    static long backoff(final int attempt)
+    {
+        return Math.min(MAX_BACKOFF_NANOS, FIRST_BACKOFF_NANOS << Math.min(attempt, 8));
+    }
+}

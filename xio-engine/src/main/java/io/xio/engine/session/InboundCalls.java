@@ -1,0 +1,272 @@
+package io.xio.engine.session;
+
+import io.xio.engine.Outbound;
+import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameEncoder;
+import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.protocol.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The peer's requests arriving on one lane: deduplication through the session's window, dispatch to the
+ * handler, receipts, refusals, cancels, resending a retained answer to a retransmit, and sending answers on
+ * this lane's connection. Owned by the lane's context thread (answers come from any thread through
+ * {@link ServerCall}, which hands them to the right lane's context).
+ */
+final class InboundCalls
+{
+    private static final Logger LOG = LoggerFactory.getLogger(InboundCalls.class);
+
+    private final Lane lane;
+    private final SessionImpl session;
+    private final CallPool calls;
+
+    InboundCalls(final Lane lane)
+    {
+        this.lane = lane;
+        this.session = lane.session;
+        this.calls = session.reuseCalls ? new CallPool(lane, session.engine.limits.maxInFlight()) : null;
+    }
+
+    void onRequest(final Frame frame, final Slab slab)
+    {
+        final long id = DedupWindow.checkedId(frame.requestId());
+        final int flags = frame.flags();
+        final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
+        final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
+        final ServerCall call = calls != null ? calls.take(id, flags) : new ServerCall(lane, id, flags);
+        lane.fence.takeDescriptor(call, id, oneWay, lane.connection());
+        switch (session.window.begin(id, call))
+        {
+            case NEW ->
+            {
+                call.claimed();
+                if (session.executing.incrementAndGet() > session.engine.limits.maxInFlight())
+                {
+                    if (call.abandon())
+                    {
+                        session.executing.decrementAndGet();
+                        session.window.abandon(id);
+                        call.unused();
+                    }
+                    session.rejected();
+                    answerStatus(id, flags, Status.BACK_PRESSURE);
+                    return;
+                }
+                session.requestsReceived.incrementAndGet();
+                if (receipt)
+                {
+                    sendReceipt(id, flags);
+                }
+                call.wrap(slab, frame, session.engine.leaks);
+                dispatch(call, oneWay);
+            }
+            case EXECUTING ->
+            {
+                call.unused();
+                if (receipt)
+                {
+                    sendReceipt(id, flags);
+                }
+                // The original connection may look alive here yet be dead: answer where the retransmit came
+                // from. Re-check afterwards, since the answer may have been routed meanwhile.
+                final Object running = session.window.awaitCall(id);
+                if (running instanceof ServerCall executing)
+                {
+                    executing.replyVia(lane, id);
+                }
+                if (!oneWay && session.window.isDone(id))
+                {
+                    resend(id, flags);
+                }
+            }
+            case DONE ->
+            {
+                call.unused();
+                if (receipt)
+                {
+                    sendReceipt(id, flags);
+                }
+                if (!oneWay)
+                {
+                    resend(id, flags);
+                }
+            }
+            case TOO_OLD ->
+            {
+                call.unused();
+                answerStatus(id, flags, Status.OUTSIDE_WINDOW);
+            }
+            case FULL ->
+            {
+                call.unused();
+                session.rejected();
+                answerStatus(id, flags, Status.BACK_PRESSURE);
+            }
+        }
+    }
+
+    private void dispatch(final ServerCall call, final boolean oneWay)
+    {
+        try
+        {
+            if (session.handler == null)
+            {
+                call.message.close();
+                call.refuse(Status.NO_HANDLER);
+                return;
+            }
+            try
+            {
+                session.handler.onRequest(call);
+            }
+            catch (final Throwable ex)
+            {
+                call.message.close(); // a handler that threw is not going to release it
+                if (oneWay)
+                {
+                    LOG.warn("handler of {} failed on one-way message {}", session.describe(), call.id, ex);
+                }
+                else
+                {
+                    try
+                    {
+                        call.fail(ex); // sends nothing when cancelled, but counts as the answer a reused call awaits
+                    }
+                    catch (final IllegalStateException alreadyAnswered)
+                    {
+                        // it threw after answering: the answer stands
+                    }
+                }
+            }
+            if (oneWay)
+            {
+                call.delivered();
+            }
+        }
+        finally
+        {
+            call.release(); // the handler's hold
+        }
+    }
+
+    /** A refusal: requests and one-way messages that asked for a receipt hear of it; fire-and-forget does not. */
+    private void answerStatus(final long id, final int flags, final int status)
+    {
+        final boolean silent = (flags & FrameFlags.ONE_WAY) != 0 && (flags & FrameFlags.RECEIPT_REQUESTED) == 0;
+        if (!silent && lane.isUp())
+        {
+            lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
+                status, Outbound.empty(), null, false);
+        }
+    }
+
+    private void sendReceipt(final long id, final int flags)
+    {
+        lane.connection().sendControl(FrameType.RECEIPT, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id, 0,
+            Connection.NO_BODY);
+    }
+
+    /** A retransmit of a call answered already: the answer again, from the window, or RESPONSE_LOST. */
+    private void resend(final long id, final int flags)
+    {
+        final DedupWindow.Retained kept = session.window.retained(id);
+        if (kept == null)
+        {
+            answerStatus(id, flags, Status.RESPONSE_LOST);
+            return;
+        }
+        final ByteBuffer all = ByteBuffer.wrap(kept.bytes());
+        final ByteBuffer[] segments = new ByteBuffer[kept.segmentLengths().length];
+        int at = kept.headerLength();
+        for (int i = 0; i < segments.length; i++)
+        {
+            segments[i] = all.slice(at, kept.segmentLengths()[i]);
+            at += kept.segmentLengths()[i];
+        }
+        lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
+            kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments), null, false);
+    }
+
+    void onCancel(final Frame frame)
+    {
+        lane.fence.cancelSeen(); // an answer not sent yet must not write into a cancelled call's output any more
+        final long first = DedupWindow.checkedId(frame.requestId());
+        final long last = DedupWindow.checkedId(new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength()).i64());
+        if (last < first)
+        {
+            throw new ProtocolViolationException("CANCEL range " + first + ".." + last + " is empty");
+        }
+        // Bounded by the window: ids outside it are not executing here.
+        final long span = Math.min(last - first, session.engine.limits.dedupWindow() - 1);
+        int aborted = 0;
+        for (long i = 0; i <= span; i++)
+        {
+            final Object call = session.window.call(first + i);
+            if (call instanceof ServerCall serverCall && serverCall.cancel(first + i))
+            {
+                aborted++;
+            }
+        }
+        lane.connection().sendCancelResult(frame, aborted);
+    }
+
+    /** Sends a call's response here, or on another lane of the session when this one is down. */
+    void sendResponse(final ServerCall call, final int status, final Outbound response)
+    {
+        if (!lane.isUp())
+        {
+            final Lane other = session.openLane(lane);
+            if (other == null)
+            {
+                response.released(); // kept in the window (when small) for the retransmit to come
+                call.release();
+                return;
+            }
+            if (other.loop == lane.loop)
+            {
+                other.inbound.sendResponse(call, status, response);
+            }
+            else
+            {
+                call.sendOn(other, status, response);
+            }
+            return;
+        }
+        final Connection connection = lane.connection();
+        // The call is the completion: it releases the response once the link is done with its buffers.
+        final boolean completion = response.hasReleaseAfterSend();
+        if (completion)
+        {
+            call.sending(response);
+        }
+        int result = FrameEncoder.NOT_WRITABLE;
+        if (call.lane == lane && lane.fence.mayWriteInto(call, connection) && status == Status.OK)
+        {
+            result = connection.sendInto(call.flags & FrameFlags.FROM_ACCEPTOR, session.id(), call.id, status,
+                response, call.outputAddress, call.outputKey, call.outputLength, completion ? call : null);
+        }
+        if (result == FrameEncoder.NOT_WRITABLE)
+        {
+            result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
+                session.id(), call.id, status, response, completion ? call : null, true);
+        }
+        if (result == FrameEncoder.NO_ROOM)
+        {
+            response.released();
+            call.release();
+        }
+        else if (!completion)
+        {
+            call.release();
+        }
+    }
+}
