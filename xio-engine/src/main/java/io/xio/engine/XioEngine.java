@@ -3,12 +3,15 @@ package io.xio.engine;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.context.LoopIdleStrategy;
 import io.xio.engine.session.EngineCore;
+import io.xio.engine.session.EngineSettings;
 import io.xio.engine.session.PortalImpl;
 import io.xio.engine.session.SessionImpl;
 import io.xio.engine.memory.RegisteredMemory;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportProvider;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,10 +68,12 @@ public final class XioEngine implements AutoCloseable
         loops = new EventLoop[builder.contexts];
         for (int i = 0; i < loops.length; i++)
         {
-            loops[i] = new EventLoop(name + "-ctx-" + i, i, builder.limits, builder.busyPoll, builder.manualContexts);
+            loops[i] = new EventLoop(name + "-ctx-" + i, i, builder.limits, builder.busyPoll, builder.manualContexts,
+                builder.clock);
         }
-        core = new EngineCore(name, loops, builder.transports(), leaks, builder.limits, builder.keepaliveInterval,
-            builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin, builder.listener);
+        core = new EngineCore(new EngineSettings(name, builder.limits, builder.keepaliveInterval,
+            builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
+            builder.listener, builder.clock), loops, builder.transports(), leaks);
         if (builder.manualContexts)
         {
             runners = null;
@@ -170,18 +175,29 @@ public final class XioEngine implements AutoCloseable
         return bind(uri, acceptor, Math.floorMod(nextPortalContext.getAndIncrement(), loops.length));
     }
 
-    /** Binds a portal served by context {@code contextIndex} (S5: one portal per core). Blocks until bound. */
+    /** Binds a portal served by context {@code contextIndex} (one portal per core). Blocks until bound. */
     public Portal bind(final String uri, final SessionAcceptor acceptor, final int contextIndex)
+    {
+        return await(bindAsync(uri, acceptor, contextIndex), "binding " + uri);
+    }
+
+    /**
+     * Binds a portal served by context {@code contextIndex}; completes once it listens. The way to bind with
+     * {@link Builder#manualContexts manual contexts}, whose application runs the context meanwhile.
+     */
+    public CompletableFuture<Portal> bindAsync(final String uri, final SessionAcceptor acceptor,
+        final int contextIndex)
     {
         checkOpen();
         if (contextIndex < 0 || contextIndex >= loops.length)
         {
             throw new IllegalArgumentException("context index " + contextIndex + " outside 0.." + (loops.length - 1));
         }
-        final Portal portal = await(PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor),
-            "binding " + uri);
-        portals.add(portal);
-        return portal;
+        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor).thenApply(portal ->
+        {
+            portals.add(portal);
+            return portal;
+        });
     }
 
     /** Opens a client session (S3) and waits until it is established. */
@@ -281,7 +297,7 @@ public final class XioEngine implements AutoCloseable
             idleNanos += one.idleNanos();
         }
         return new EngineStatistics(framesSent, writes, bytesSent, framesReceived, bytesReceived, retransmits,
-            core.backPressureRejections.get(), busyNanos, idleNanos);
+            core.backPressureRejections(), busyNanos, idleNanos);
     }
 
     /** The portals bound and still open. Any thread; a snapshot. */
@@ -392,6 +408,7 @@ public final class XioEngine implements AutoCloseable
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
+        private NanoClock clock = SystemNanoClock.INSTANCE;
         private final Map<String, Transport> transports = new LinkedHashMap<>();
 
         private Builder()
@@ -491,6 +508,16 @@ public final class XioEngine implements AutoCloseable
         public Builder sessionListener(final SessionListener value)
         {
             listener = value == null ? SessionListener.NONE : value;
+            return this;
+        }
+
+        /**
+         * The clock deadlines, timers, keepalive and reconnect backoff follow; default {@code System.nanoTime}.
+         * Tests drive a fake one with {@link #manualContexts} to step through time without waiting for it.
+         */
+        public Builder nanoClock(final NanoClock value)
+        {
+            clock = java.util.Objects.requireNonNull(value, "nanoClock");
             return this;
         }
 

@@ -13,6 +13,7 @@ import org.agrona.DeadlineTimerWheel;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +53,7 @@ public final class EventLoop implements Context, TransportContext
     private final DeadlineTimerWheel.TimerConsumer earliest = (deadline, id) -> this.nextDeadline = Math.min(this.nextDeadline, deadline);
     private final LoopCounters counters = new LoopCounters();
     private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
+    private final NanoClock clock;
     private final long busyPollNanos;
     private final boolean manual;
     private volatile boolean parked;
@@ -63,9 +65,11 @@ public final class EventLoop implements Context, TransportContext
     private int turns;
     private long nextDeadline;
 
+    /** @param clock the time of loop turns and timers; spinning and idle accounting measure real time */
     public EventLoop(final String name, final int index, final Limits limits, final Duration busyPoll,
-        final boolean manual)
+        final boolean manual, final NanoClock clock)
     {
+        this.clock = clock;
         this.name = name;
         this.index = index;
         this.limits = limits;
@@ -80,7 +84,7 @@ public final class EventLoop implements Context, TransportContext
         {
             throw new UncheckedIOException("cannot open a selector for context " + name, ex);
         }
-        nanoTime = System.nanoTime();
+        nanoTime = clock.nanoTime();
         timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nanoTime, 1 << 20, 1024);
     }
 
@@ -135,7 +139,7 @@ public final class EventLoop implements Context, TransportContext
 
     private int dutyCycle()
     {
-        nanoTime = System.nanoTime();
+        nanoTime = clock.nanoTime();
         int work = drainCommands();
         work += pool.drainReturns();
         work += select(false, 0);
@@ -278,7 +282,7 @@ public final class EventLoop implements Context, TransportContext
         {
             nextDeadline = Long.MAX_VALUE;
             timers.forEach(earliest);
-            timeout = Math.min(timeout, nextDeadline - System.nanoTime());
+            timeout = Math.min(timeout, nextDeadline - clock.nanoTime());
         }
         if (timeout <= 0)
         {

@@ -8,6 +8,7 @@ import io.xio.engine.SessionListener;
 import io.xio.engine.XioException;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.transport.Transport;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the session layer of one engine shares: its contexts and their connection registries, transports,
@@ -40,31 +42,41 @@ public final class EngineCore
     final Duration connectTimeout;
     final long callerSpinNanos;
     final SessionListener listener;
+    final NanoClock clock;
     /** Refusals happen on callers' threads too, so not in a context's counters. */
-    public final java.util.concurrent.atomic.AtomicLong backPressureRejections =
-        new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong backPressureRejections = new AtomicLong();
 
-    public EngineCore(final String name, final EventLoop[] loops, final Map<String, Transport> transports,
-        final LeakTracker leaks, final Limits limits, final Duration keepaliveInterval,
-        final Duration keepaliveTimeout, final Duration reconnectTimeout, final Duration connectTimeout,
-        final Duration callerSpin, final SessionListener listener)
+    public EngineCore(final EngineSettings settings, final EventLoop[] loops, final Map<String, Transport> transports,
+        final LeakTracker leaks)
     {
-        this.name = name;
+        this.name = settings.name();
         this.loops = loops;
         this.transports = Map.copyOf(transports);
         this.leaks = leaks;
-        this.limits = limits;
-        this.keepaliveInterval = keepaliveInterval;
-        this.keepaliveTimeout = keepaliveTimeout;
-        this.reconnectTimeout = reconnectTimeout;
-        this.connectTimeout = connectTimeout;
-        this.callerSpinNanos = callerSpin.toNanos();
-        this.listener = listener;
+        this.limits = settings.limits();
+        this.keepaliveInterval = settings.keepaliveInterval();
+        this.keepaliveTimeout = settings.keepaliveTimeout();
+        this.reconnectTimeout = settings.reconnectTimeout();
+        this.connectTimeout = settings.connectTimeout();
+        this.callerSpinNanos = settings.callerSpin().toNanos();
+        this.listener = settings.listener();
+        this.clock = settings.clock();
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
         {
             peers[i] = new Peers(this, loops[i]);
         }
+    }
+
+    /** Requests refused for lack of room, here or by the peer, over all sessions. Any thread. */
+    public long backPressureRejections()
+    {
+        return backPressureRejections.get();
+    }
+
+    void rejected()
+    {
+        backPressureRejections.incrementAndGet();
     }
 
     /** Starts keepalive on every context; called once the contexts run. */

@@ -387,17 +387,17 @@ public final class SessionImpl implements Session
             throw new IllegalArgumentException("a request with a ResponseListener takes no receipt; use the " +
                 "future-returning request for that");
         }
-        final Duration timeout = timeout(options);
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        final boolean mayWait = mayWait(options);
-        final Throwable refused = admit(message, options, mayWait, timeout);
-        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
-        if (requestId == 0)
+        final long deadline = deadline(options);
+        final long requestId;
+        try
         {
-            listener.onFailure(0, notSent(refused));
+            requestId = admit(message, options, deadline);
+        }
+        catch (final XioException refused)
+        {
+            listener.onFailure(0, refused);
             return 0;
         }
-        requestsSent.incrementAndGet();
         PendingRequest request = idleRequests().poll();
         if (request == null)
         {
@@ -412,18 +412,18 @@ public final class SessionImpl implements Session
         {
             throw new IllegalArgumentException("a one-way message takes no response, so no output buffer");
         }
-        final Duration timeout = timeout(options);
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        final boolean mayWait = mayWait(options);
-        final Throwable refused = admit(message, options, mayWait, timeout);
-        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
-        if (requestId == 0)
+        final long deadline = deadline(options);
+        final long requestId;
+        try
+        {
+            requestId = admit(message, options, deadline);
+        }
+        catch (final XioException refused)
         {
             final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), 0);
-            future.completeExceptionally(notSent(refused));
+            future.completeExceptionally(refused);
             return future;
         }
-        requestsSent.incrementAndGet();
         int flags = mineFlag;
         if (oneWay)
         {
@@ -441,6 +441,34 @@ public final class SessionImpl implements Session
         return future;
     }
 
+    /** When a call made now with {@code options} times out, on the engine's clock. */
+    private long deadline(final CallOptions options)
+    {
+        return engine.clock.nanoTime() + timeout(options).toNanos();
+    }
+
+    /**
+     * Checks the message, takes an in-flight permit and the next request id, waiting for room where the options
+     * allow it; returns the id, or throws why not (counted when it was for lack of room).
+     */
+    private long admit(final Outbound message, final CallOptions options, final long deadline)
+    {
+        final boolean mayWait = mayWait(options);
+        final XioException refused = check(message, options, mayWait, timeout(options));
+        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
+        if (requestId == 0)
+        {
+            final XioException cause = refused != null ? refused : outsideWindow();
+            if (cause instanceof BackPressureException)
+            {
+                rejected();
+            }
+            throw cause;
+        }
+        requestsSent.incrementAndGet();
+        return requestId;
+    }
+
     private Duration timeout(final CallOptions options)
     {
         return options.timeout() != null ? options.timeout() : defaultTimeout;
@@ -452,7 +480,7 @@ public final class SessionImpl implements Session
     }
 
     /** Checks the message and takes an in-flight permit; returns why not, or null. */
-    private Throwable admit(final Outbound message, final CallOptions options, final boolean mayWait,
+    private XioException check(final Outbound message, final CallOptions options, final boolean mayWait,
         final Duration timeout)
     {
         final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
@@ -472,7 +500,7 @@ public final class SessionImpl implements Session
     }
 
     /** No id fits the peer's window: give the permit back and say why. */
-    private Throwable outsideWindow()
+    private XioException outsideWindow()
     {
         permits.release();
         return new BackPressureException("session " + describe() + " cannot send: request " +
@@ -527,19 +555,8 @@ public final class SessionImpl implements Session
         return idle;
     }
 
-    /** Why a request was not sent, counted when it was for lack of room. */
-    private Throwable notSent(final Throwable refused)
-    {
-        final Throwable cause = refused != null ? refused : outsideWindow();
-        if (cause instanceof BackPressureException)
-        {
-            rejected();
-        }
-        return cause;
-    }
-
     /** Takes an in-flight permit; returns why not, or null. */
-    private Throwable acquire(final boolean wanted, final boolean mayWait, final Duration timeout)
+    private XioException acquire(final boolean wanted, final boolean mayWait, final Duration timeout)
     {
         if (permits.tryAcquire())
         {
@@ -581,7 +598,7 @@ public final class SessionImpl implements Session
                     return last + 1;
                 }
             }
-            else if (!mayWait || System.nanoTime() - deadline >= 0)
+            else if (!mayWait || engine.clock.nanoTime() - deadline >= 0)
             {
                 return 0;
             }
@@ -747,7 +764,7 @@ public final class SessionImpl implements Session
     void rejected()
     {
         backPressureRejections.incrementAndGet();
-        engine.backPressureRejections.incrementAndGet();
+        engine.rejected();
     }
 
     @Override

@@ -41,12 +41,12 @@ public interface TransportContext
     /** Wakes the context thread if it is parked; callable from any thread, cheap when it is not. */
     void wakeup();
 
-    /** Schedules {@code task} on the context thread at {@code deadlineNanos} (System.nanoTime base). */
+    /** Schedules {@code task} on the context thread at {@code deadlineNanos} (on the engine's clock, as {@link #nanoTime}). */
     long schedule(long deadlineNanos, Runnable task);
 
     void cancelTimer(long timerId);
 
-    /** The time of the current loop turn, System.nanoTime base. */
+    /** The time of the current loop turn on the engine's clock ({@code System.nanoTime} unless a test set another). */
     long nanoTime();
 
     /** The context's counters, for the transport to count frames and writes. */

@@ -80,7 +80,7 @@ public interface TransportLink
     /** Sends what was committed this turn, as far as the link can without blocking. */
     int flush();
 
-    /** When bytes last arrived (System.nanoTime base): a slow large frame is still a live peer. */
+    /** When bytes last arrived ({@link TransportContext#nanoTime} base): a slow large frame is still a live peer. */
     long lastReceiveNanos();
 
     /** Bytes committed and not yet sent and released. */

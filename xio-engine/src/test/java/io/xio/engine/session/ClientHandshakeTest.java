@@ -1,0 +1,136 @@
+package io.xio.engine.session;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionRejectedException;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The client handshake against a scripted server on a fake clock: set-up, redirect, reconnect backoff. */
+class ClientHandshakeTest
+{
+    /** Timers fire on the next tick of the context's timer wheel (2^20 ns) after their deadline. */
+    static final long TICK_SLACK = 2_200_000L;
+
+    private final ScriptedEngine client = new ScriptedEngine();
+
+    @AfterEach
+    void close()
+    {
+        client.close();
+    }
+
+    @Test
+    void aLostConnectionIsRetriedWithDoublingBackoffUntilTheReconnectTimeout()
+    {
+        final Session session = client.openSession();
+        final SessionImpl impl = (SessionImpl)session;
+        client.wire.refuseConnects = true;
+        final long lostAt = client.clock.nanoTime();
+        client.wire.last().reset();
+        client.turn();
+        assertThat(impl.connectionCount()).isZero();
+        assertThat(session.isOpen()).as("reconnecting, not closed").isTrue();
+
+        final int before = client.wire.connectTimes.size();
+        for (int ms = 0; ms < 2_700 && session.isOpen(); ms++)
+        {
+            client.advance(Duration.ofMillis(1));
+        }
+        final List<Long> attempts = client.wire.connectTimes.subList(before, client.wire.connectTimes.size());
+        // 5 ms doubling up to 1 s, each counted from the failure before it: attempts about 5, 15, 35, 75, 155,
+        // 315, 635, 1275 and 2555 ms after the loss; the last one fails past the 2 s reconnect timeout, and so
+        // does the session. Timers fire on the context's timer-wheel ticks (about 1 ms), hence the tolerance.
+        assertThat(attempts).hasSize(9);
+        long previous = lostAt;
+        for (int i = 0; i < attempts.size(); i++)
+        {
+            assertThat(attempts.get(i) - previous).as("wait before attempt " + i)
+                .isBetween(ClientHandshake.backoff(i), ClientHandshake.backoff(i) + TICK_SLACK);
+            previous = attempts.get(i);
+        }
+        assertThat(session.isOpen()).isFalse();
+        assertThat(ClientHandshake.backoff(0)).isEqualTo(5_000_000L);
+        assertThat(ClientHandshake.backoff(20)).isEqualTo(1_000_000_000L);
+    }
+
+    @Test
+    void aReconnectAttachesTheSessionAgainAndTheBackoffStartsAfresh()
+    {
+        final Session session = client.openSession();
+        client.wire.last().reset();
+        client.advance(Duration.ofMillis(7));
+        final ScriptedWire.Link second = client.wire.last();
+        final ScriptedWire.Sent attach = second.sent(FrameType.ATTACH).get(0);
+        assertThat(attach.sessionId()).isEqualTo(ScriptedEngine.SESSION_ID);
+        second.deliver(PeerFrames.attachAccept(attach.requestId(), ScriptedEngine.SESSION_ID));
+        client.turn();
+        assertThat(session.connectionCount()).isEqualTo(1);
+
+        final long lostAgain = client.clock.nanoTime();
+        second.reset();
+        client.advance(Duration.ofMillis(4));
+        assertThat(client.wire.links).as("no retry before the first backoff").hasSize(2);
+        client.advance(Duration.ofMillis(3));
+        assertThat(client.wire.links).hasSize(3);
+        assertThat(client.wire.connectTimes.get(2) - lostAgain).as("the first backoff again, not a later one")
+            .isBetween(ClientHandshake.backoff(0), ClientHandshake.backoff(0) + TICK_SLACK);
+    }
+
+    @Test
+    void aRejectedSetUpFailsTheOpeningWithTheServersReason()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        final long token = link.sent(FrameType.SETUP).get(0).requestId();
+        link.deliver(PeerFrames.frame(FrameType.SETUP_REJECT, 0, 0, token, 0,
+            new SetupCodec.Writer().string("not today").toBytes()));
+        client.turn();
+        assertThat(opening).isCompletedExceptionally();
+        assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(SessionRejectedException.class)
+            .hasMessageContaining("not today");
+    }
+
+    @Test
+    void aRedirectSetsTheSessionUpAtTheNamedPortal()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        final long token = first.sent(FrameType.SETUP).get(0).requestId();
+        first.deliver(PeerFrames.frame(FrameType.SETUP_REDIRECT, 0, 0, token, 0,
+            new SetupCodec.Writer().strings(List.of("wire://elsewhere")).toBytes()));
+        client.turn();
+        final ScriptedWire.Link second = client.wire.last();
+        assertThat(second).isNotSameAs(first);
+        final ScriptedWire.Sent setup = second.sent(FrameType.SETUP).get(0);
+        assertThat(new SetupCodec.Reader(new org.agrona.concurrent.UnsafeBuffer(setup.header()), 0,
+            setup.header().length).u8()).as("hops").isEqualTo(1);
+        second.deliver(PeerFrames.setupAccept(setup.requestId(), 5));
+        client.turn();
+        assertThat(opening.join().id()).isEqualTo(5);
+    }
+
+    @Test
+    void aSetUpNobodyAnswersFailsAfterTheConnectTimeout()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        client.turn();
+        client.advance(Duration.ofMillis(999));
+        assertThat(opening).isNotDone();
+        client.advance(Duration.ofMillis(2));
+        assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(ConnectionException.class)
+            .hasMessageContaining("no answer to the session set-up");
+    }
+}

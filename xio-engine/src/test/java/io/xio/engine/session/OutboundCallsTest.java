@@ -1,0 +1,191 @@
+package io.xio.engine.session;
+
+import io.xio.engine.CallOptions;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.RequestCancelledException;
+import io.xio.engine.Session;
+import io.xio.engine.XioFuture;
+import io.xio.engine.XioTimeoutException;
+import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.protocol.Status;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+
+import static io.xio.engine.session.PeerFrames.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** This side's calls on a lane, against a scripted server on a fake clock: deadlines, loss, cancels, fences. */
+class OutboundCallsTest
+{
+    private static final long SESSION = ScriptedEngine.SESSION_ID;
+
+    private final ScriptedEngine client = new ScriptedEngine();
+
+    @AfterEach
+    void close()
+    {
+        client.close();
+    }
+
+    private static Outbound text(final String value)
+    {
+        return Outbound.of(ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static byte[] response(final long id, final String body)
+    {
+        return PeerFrames.frame(FrameType.RESPONSE, 0, SESSION, id, Status.OK, utf8(body));
+    }
+
+    @Test
+    void aRequestPastItsDeadlineFailsAndThePeerIsToldToCancelIt()
+    {
+        final Session session = client.openSession();
+        final XioFuture<Message> call = session.request(text("slow"), CallOptions.timeout(Duration.ofMillis(100)));
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        final long id = link.sent(FrameType.REQUEST).get(0).requestId();
+        client.advance(Duration.ofMillis(98));
+        assertThat(call).isNotDone();
+        assertThat(link.sent(FrameType.CANCEL)).isEmpty();
+        client.advance(Duration.ofMillis(4));
+        assertThatThrownBy(call::get).hasCauseInstanceOf(XioTimeoutException.class);
+        final ScriptedWire.Sent cancel = link.sent(FrameType.CANCEL).get(0);
+        assertThat(cancel.requestId()).isEqualTo(id);
+        assertThat(new SetupCodec.Reader(new UnsafeBuffer(cancel.header()), 0, cancel.header().length).i64())
+            .as("the range ends at the same id").isEqualTo(id);
+
+        link.deliver(response(id, "too late"));
+        client.turn();
+        assertThat(session.statistics().inFlight()).as("the late answer is dropped, the permit was returned")
+            .isZero();
+    }
+
+    @Test
+    void requestsInFlightWhenTheConnectionBreaksAreRetransmittedAfterTheReconnectInIdOrder() throws Exception
+    {
+        final Session session = client.openSession();
+        final XioFuture<Message> first = session.request(text("one"));
+        final XioFuture<Message> second = session.request(text("two"));
+        client.turn();
+        final ScriptedWire.Link lost = client.wire.last();
+        assertThat(lost.sent(FrameType.REQUEST)).hasSize(2);
+        lost.reset();
+        client.advance(Duration.ofMillis(7));
+
+        final ScriptedWire.Link again = client.wire.last();
+        assertThat(again).isNotSameAs(lost);
+        assertThat(again.sent(FrameType.REQUEST)).as("nothing is sent before the attach is accepted").isEmpty();
+        again.deliver(PeerFrames.attachAccept(again.sent(FrameType.ATTACH).get(0).requestId(), SESSION));
+        client.turn();
+        final var resent = again.sent(FrameType.REQUEST);
+        assertThat(resent).hasSize(2);
+        assertThat(resent.get(0).requestId()).isLessThan(resent.get(1).requestId());
+        assertThat(resent).allMatch(f -> (f.flags() & FrameFlags.RETRANSMIT) != 0);
+        assertThat(resent.get(0).headerText()).isEqualTo("one");
+        assertThat(session.statistics().retransmits()).isEqualTo(2);
+
+        again.deliver(response(resent.get(1).requestId(), "2"));
+        again.deliver(response(resent.get(0).requestId(), "1"));
+        client.turn();
+        try (Message one = first.get(); Message two = second.get())
+        {
+            assertThat(StandardCharsets.UTF_8.decode(one.header()).toString()).isEqualTo("1");
+            assertThat(StandardCharsets.UTF_8.decode(two.header()).toString()).isEqualTo("2");
+        }
+    }
+
+    @Test
+    void aRequestWaitingForTheReconnectFailsAtItsDeadlineNamingTheLoss()
+    {
+        final Session session = client.openSession();
+        client.wire.refuseConnects = true;
+        client.wire.last().reset();
+        client.turn();
+        final XioFuture<Message> call = session.request(text("meanwhile"), CallOptions.timeout(Duration.ofMillis(50)));
+        client.advance(Duration.ofMillis(55));
+        assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class)
+            .hasMessageContaining("no connection to wire://server").hasMessageContaining("reset by the test");
+    }
+
+    @Test
+    void aCancelledCallIsCancelledAtThePeerAndItsOutcomeIsTheCountThePeerReports() throws Exception
+    {
+        final Session session = client.openSession();
+        final XioFuture<Message> call = session.request(text("cancel me"));
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        final long id = link.sent(FrameType.REQUEST).get(0).requestId();
+        call.cancel(false);
+        client.turn();
+        assertThat(call.isCancelled() || call.isCompletedExceptionally()).isTrue();
+        assertThatThrownBy(call::get).isInstanceOf(RequestCancelledException.class);
+        assertThat(link.sent(FrameType.CANCEL).get(0).requestId()).isEqualTo(id);
+        assertThat(call.cancelOutcome()).isNotDone();
+        link.deliver(PeerFrames.cancelResult(0, SESSION, id, id, 1));
+        client.turn();
+        assertThat(call.cancelOutcome().get()).as("aborted by the peer").isTrue();
+    }
+
+    @Test
+    void anOfferedOutputHoldsATimedOutCallUntilThePeerAnswersTheCancel()
+    {
+        client.wire.oneSided = true;
+        final Session session = client.openSession();
+        final ByteBuffer output = ByteBuffer.allocateDirect(4096);
+        final XioFuture<Message> call = session.request(text("write it here").responseInto(output),
+            CallOptions.timeout(Duration.ofMillis(20)));
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        final ScriptedWire.Sent descriptor = link.sent(FrameType.DATA_DESCRIPTOR).get(0);
+        final long id = link.sent(FrameType.REQUEST).get(0).requestId();
+        assertThat(descriptor.requestId()).isEqualTo(id);
+
+        client.advance(Duration.ofMillis(25));
+        assertThat(link.sent(FrameType.CANCEL)).hasSize(1);
+        assertThat(call).as("the peer may still write into the output: the call is held").isNotDone();
+
+        link.deliver(PeerFrames.cancelResult(0, SESSION, id, id, 0));
+        client.turn();
+        assertThatThrownBy(call::get).hasCauseInstanceOf(XioTimeoutException.class);
+    }
+
+    @Test
+    void anOfferedOutputIsFencedByTheConnectionsEnd()
+    {
+        client.wire.oneSided = true;
+        final Session session = client.openSession();
+        final XioFuture<Message> call = session.request(
+            text("write it here").responseInto(ByteBuffer.allocateDirect(4096)), CallOptions.timeout(Duration.ofMillis(20)));
+        client.turn();
+        client.advance(Duration.ofMillis(25));
+        assertThat(call).isNotDone();
+        client.wire.refuseConnects = true;
+        client.wire.last().reset();
+        client.turn();
+        assertThatThrownBy(call::get).hasCauseInstanceOf(XioTimeoutException.class);
+    }
+
+    @Test
+    void aResponseWrittenIntoAnOutputNeverOfferedClosesTheConnection()
+    {
+        final Session session = client.openSession();
+        session.request(text("plain"));
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        final long id = link.sent(FrameType.REQUEST).get(0).requestId();
+        link.deliver(PeerFrames.writtenResponse(SESSION, id, 16));
+        client.turn();
+        assertThat(link.isClosed()).isTrue();
+    }
+}

@@ -1,0 +1,88 @@
+package io.xio.engine.session;
+
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Frames as a peer writes them (layout in docs/protocol.md), for tests that play the peer. */
+final class PeerFrames
+{
+    private PeerFrames()
+    {
+    }
+
+    static byte[] frame(final int type, final int flags, final long sessionId, final long requestId, final int status,
+        final byte[] header, final byte[]... segments)
+    {
+        long data = 0;
+        for (final byte[] segment : segments)
+        {
+            data += segment.length;
+        }
+        final int length = (int)Frame.frameLength(header.length, segments.length, data);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
+        Frame.writeHeader(buffer, 0, length, type, flags, sessionId, requestId, header.length, segments.length,
+            status);
+        int at = Frame.HEADER_LENGTH;
+        for (final byte[] segment : segments)
+        {
+            buffer.putInt(at, segment.length, Frame.ORDER);
+            at += Frame.SEGMENT_ENTRY_LENGTH;
+        }
+        buffer.putBytes(at, header);
+        at += header.length;
+        for (final byte[] segment : segments)
+        {
+            buffer.putBytes(at, segment);
+            at += segment.length;
+        }
+        return buffer.byteArray();
+    }
+
+    static byte[] setupAccept(final long token, final long sessionId)
+    {
+        return frame(FrameType.SETUP_ACCEPT, 0, sessionId, token, 0,
+            new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).toBytes());
+    }
+
+    static byte[] setup(final long token, final String resource)
+    {
+        return frame(FrameType.SETUP, 0, 0, token, 0,
+            new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(4096).toBytes());
+    }
+
+    static byte[] attachAccept(final long token, final long sessionId)
+    {
+        return frame(FrameType.ATTACH_ACCEPT, 0, sessionId, token, 0, new byte[0]);
+    }
+
+    static byte[] cancelResult(final int flags, final long sessionId, final long first, final long last,
+        final int aborted)
+    {
+        return frame(FrameType.CANCEL_RESULT, flags, sessionId, first, 0,
+            new SetupCodec.Writer().i64(last).i32(aborted).toBytes());
+    }
+
+    /** A RESPONSE whose data the responder wrote into the requester's output: only the segments' lengths travel. */
+    static byte[] writtenResponse(final long sessionId, final long requestId, final int... lengths)
+    {
+        final int length = Frame.HEADER_LENGTH + lengths.length * Frame.SEGMENT_ENTRY_LENGTH;
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
+        Frame.writeHeader(buffer, 0, length, FrameType.RESPONSE, io.xio.engine.protocol.FrameFlags.DATA_WRITTEN,
+            sessionId, requestId, 0, lengths.length, 0);
+        for (int i = 0; i < lengths.length; i++)
+        {
+            buffer.putInt(Frame.HEADER_LENGTH + i * Frame.SEGMENT_ENTRY_LENGTH, lengths[i], Frame.ORDER);
+        }
+        return buffer.byteArray();
+    }
+
+    static byte[] utf8(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
