@@ -6,7 +6,7 @@ import java.time.Duration;
  * How one request or message is sent. Immutable and thread-safe.
  *
  * @param timeout the deadline from the call; null means the session's default
- * @param receipt ask the receiver for a delivery receipt (S4)
+ * @param receipt ask the receiver for a delivery receipt
  * @param waitWhenFull when the session has its limit of requests in flight, wait (up to the deadline)
  *                     instead of failing at once with {@link BackPressureException}
  */

@@ -3,13 +3,13 @@ package io.xio.engine;
 import java.time.Duration;
 
 /**
- * One thread, one event loop (S5, S7 ctx_*, S8): it polls its transports, runs its timers and drains a
+ * One thread, one event loop: it polls its transports, runs its timers and drains a
  * queue of tasks from other threads. Every connection, buffer pool and counter belongs to exactly one
  * context, so the data path takes no locks.
  *
  * <p>A context normally runs on a thread of its own. Built with {@link XioEngine.Builder#manualContexts},
  * it runs on the application's thread instead: call {@link #runOnce} (or {@link #doWork}) from your loop.
- * The JVM does not expose a selector's file descriptor, so instead of S7's ctx_get_poll_params an external
+ * The JVM does not expose a selector's file descriptor, so instead of Accelio's ctx_get_poll_params an external
  * loop either calls {@link #doWork} each turn or hands its blocking wait to {@link #runOnce}; other threads
  * end that wait through {@link #wakeup}.
  *

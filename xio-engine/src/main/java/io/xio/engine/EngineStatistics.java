@@ -2,7 +2,7 @@ package io.xio.engine;
 
 /**
  * Totals of one context, or summed over an engine's contexts, since it started. Frames per write above one
- * shows small messages coalescing (S1.9). A snapshot; each field is read on its own, so the set is not atomic.
+ * shows small messages coalescing. A snapshot; each field is read on its own, so the set is not atomic.
  *
  * @param framesSent frames committed to transports
  * @param writes transport writes (gathering writes, pipe hand-overs) that carried them

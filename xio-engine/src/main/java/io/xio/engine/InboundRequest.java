@@ -2,7 +2,7 @@ package io.xio.engine;
 
 /**
  * A request or one-way message as its receiver sees it. {@link #respond} and {@link #fail} may be called once,
- * from any thread, at any time (S4: "whenever the data is ready"); after a cancel they do nothing.
+ * from any thread, at any time ("whenever the data is ready"); after a cancel they do nothing.
  */
 public interface InboundRequest
 {

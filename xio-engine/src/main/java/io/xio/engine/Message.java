@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 /**
- * A received message (S6): its header and data segments are views into the receive buffer, not copies. The
+ * A received message: its header and data segments are views into the receive buffer, not copies. The
  * receiver must {@link #close()} it when done (try-with-resources), which returns the buffer to its pool;
  * the views must not be used afterwards. Reading may happen on any thread; close may be called from any thread.
  * {@link #buffer()} with the offsets reads in place without creating a view.

@@ -3,7 +3,7 @@ package io.xio.engine;
 import java.nio.ByteBuffer;
 
 /**
- * A message to send (S4): an application header plus zero or more data segments. The bytes between each
+ * A message to send: an application header plus zero or more data segments. The bytes between each
  * buffer's position and limit are sent; positions are not changed. Buffers are referenced, not copied, until
  * xio is done with them: for a request or one-way message, until its future completes (it may be
  * retransmitted after a connection failure, and a future never completes while a socket still reads its
@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * response, until it was written, which {@link #releaseAfterSend} tells. Direct buffers (or regions from
  * {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
  *
- * <p>A request may name an output buffer ({@link #responseInto}) for its response's data (S4): the response's
+ * <p>A request may name an output buffer ({@link #responseInto}) for its response's data: the response's
  * data segments then arrive in that buffer, back to back from its position, when they fit between its position
  * and limit. On {@code rdma} the peer RDMA-WRITEs them there straight from its memory when the buffer lies in
  * a region passed to {@link XioEngine#register}; elsewhere (and for other buffers) xio copies them in on

@@ -1,6 +1,6 @@
 package io.xio.engine;
 
-/** A bound server address (S3, S5) served by one context. Thread-safe. */
+/** A bound server address served by one context. Thread-safe. */
 public interface Portal extends AutoCloseable
 {
     /** The address clients connect to, with the real port when port 0 was bound. */

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 
 /**
- * Built-in acceptors that spread sessions over portals (S3): round robin, or a hash of something in the
+ * Built-in acceptors that spread sessions over portals: round robin, or a hash of something in the
  * request (a client id attribute, the resource). A request that was already redirected is accepted where it
  * lands. Thread-safe.
  */

@@ -3,8 +3,8 @@ package io.xio.engine;
 import java.util.Map;
 
 /**
- * A logical link between a client and a resource on a server (S3), made of one or more connections, each
- * owned by one context. Both sides hold one: requests and messages go either way (S4). All methods may be
+ * A logical link between a client and a resource on a server, made of one or more connections, each
+ * owned by one context. Both sides hold one: requests and messages go either way. All methods may be
  * called from any thread; blocking waits must not happen on a context thread.
  */
 public interface Session extends AutoCloseable

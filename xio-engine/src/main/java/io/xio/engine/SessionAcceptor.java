@@ -1,7 +1,7 @@
 package io.xio.engine;
 
 /**
- * Decides how a portal answers a session set-up request (S3): accept (with attributes), reject (with a reason
+ * Decides how a portal answers a session set-up request: accept (with attributes), reject (with a reason
  * the client sees), or redirect to other portals. Called on the portal's context thread: do not block.
  */
 @FunctionalInterface

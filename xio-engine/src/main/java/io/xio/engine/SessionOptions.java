@@ -7,9 +7,9 @@ import java.util.Map;
  * How a client session is opened. Immutable and thread-safe.
  *
  * @param attributes sent with the set-up request for the server's acceptor (e.g. credentials)
- * @param connections parallel connections, one per context (S3, S5); 0 means one per engine context
+ * @param connections parallel connections, one per context; 0 means one per engine context
  * @param timeout default deadline of a request on this session
- * @param handler receives requests the server sends on this session (requests go both ways, S4); may be null
+ * @param handler receives requests the server sends on this session (requests go both ways); may be null
  * @param listener receives this session's lifecycle events
  */
 public record SessionOptions(Map<String, String> attributes, int connections, Duration timeout,

@@ -136,7 +136,7 @@ public final class XioEngine implements AutoCloseable
     }
 
     /**
-     * Marks an application buffer as memory xio may send from without copying (S6 reg_mr). It must be a
+     * Marks an application buffer as memory xio may send from without copying (Accelio's reg_mr). It must be a
      * direct buffer; transports that need registration (RDMA) register it with their devices.
      */
     public ByteBuffer register(final ByteBuffer buffer)
@@ -200,7 +200,7 @@ public final class XioEngine implements AutoCloseable
         });
     }
 
-    /** Opens a client session (S3) and waits until it is established. */
+    /** Opens a client session and waits until it is established. */
     public Session connect(final String uri)
     {
         return connect(uri, SessionOptions.DEFAULT);
@@ -433,7 +433,7 @@ public final class XioEngine implements AutoCloseable
             return this;
         }
 
-        /** How long an idle context spins before it parks (S8); 0 parks at once. Default 50µs. */
+        /** How long an idle context spins before it parks; 0 parks at once. Default 50µs. */
         public Builder busyPoll(final Duration value)
         {
             requireNonNegative("busyPoll", value);

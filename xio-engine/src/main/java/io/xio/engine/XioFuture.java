@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The outcome of a request or message. Cancelling it cancels the request at the peer too (S4: the peer tries
+ * The outcome of a request or message. Cancelling it cancels the request at the peer too (the peer tries
  * to abort it; no response is delivered either way), and {@link #cancelOutcome()} then tells whether the
  * peer aborted it before it ran. {@link #receipt()} completes when the peer confirmed delivery, for calls
  * that asked for a receipt. Blocking waits may spin briefly before parking

@@ -4,7 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 
 /**
- * A parsed xio address (S3): {@code transport://host[:port][/resource]}, e.g. {@code tcp://10.0.0.1:7000/kv}
+ * A parsed xio address: {@code transport://host[:port][/resource]}, e.g. {@code tcp://10.0.0.1:7000/kv}
  * or {@code local://demo/kv}. Immutable and thread-safe.
  *
  * @param scheme the transport's name

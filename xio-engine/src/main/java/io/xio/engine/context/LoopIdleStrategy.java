@@ -3,7 +3,7 @@ package io.xio.engine.context;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
- * Spins for the loop's busy-poll time after the last work, then parks in the loop's selector (S8: busy-wait
+ * Spins for the loop's busy-poll time after the last work, then parks in the loop's selector (busy-wait
  * polling combined with sleeping). Used by the loop's own thread only.
  */
 public final class LoopIdleStrategy implements IdleStrategy

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
 
 /**
  * One context's connections: outbound ones by peer address (so sessions to the same peer reuse a
- * connection, S3), accepted ones, and the keepalive that watches them all. Owner context thread only.
+ * connection), accepted ones, and the keepalive that watches them all. Owner context thread only.
  */
 final class Peers
 {

@@ -6,8 +6,9 @@ import java.io.IOException;
 import java.util.function.Consumer;
 
 /**
- * A way to move frames between two ends: one implementation per URI scheme ({@code tcp}, {@code local},
- * later {@code shm} and {@code rdma}). Thread-safe; everything it creates belongs to the context it is given.
+ * A way to move frames between two ends: one implementation per URI scheme ({@code tcp}, {@code shm},
+ * {@code local}, {@code rdma} from {@code xio-rdma}), made for an engine by its {@link TransportProvider}.
+ * Thread-safe; everything it creates belongs to the context it is given.
  */
 public interface Transport
 {
