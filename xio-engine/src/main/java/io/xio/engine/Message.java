@@ -213,7 +213,9 @@ public final class Message implements AutoCloseable
         return headerOffset;
     }
 
-    /** Where data segment {@code index} starts in {@link #buffer()}, or in the output buffer when {@link #inOutput()}. */
+    /**
+     * Where data segment {@code index} starts in {@link #buffer()}, or in the output buffer when {@link #inOutput()}.
+     */
     public int segmentOffset(final int index)
     {
         if (index >= segmentCount)

@@ -57,7 +57,8 @@ public record XioUri(String scheme, String host, int port, String resource)
         {
             throw new IllegalArgumentException("xio URI '" + text + "' has a nested resource path; use one name");
         }
-        final String plainHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        final boolean bracketed = host.startsWith("[") && host.endsWith("]");
+        final String plainHost = bracketed ? host.substring(1, host.length() - 1) : host;
         return new XioUri(uri.getScheme().toLowerCase(java.util.Locale.ROOT), plainHost, uri.getPort(), path);
     }
 

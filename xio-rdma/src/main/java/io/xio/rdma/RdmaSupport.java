@@ -11,12 +11,15 @@ import java.util.stream.Stream;
 
 /**
  * Whether this process can use RDMA, and if not, what is missing and what to install: an RDMA device (with
- * the rdma_cm character device), xio's native library {@code libdisni.so} (in the {@code xio-rdma:linux-<arch>} jar or on
+ * the rdma_cm character device), xio's native library {@code libdisni.so} (in the {@code xio-rdma:linux-<arch>} jar or
+ * on
  * {@code java.library.path}), and the {@code sun.nio.ch} export DiSNI needs. Thread-safe, stateless.
  */
 public final class RdmaSupport
 {
-    /** Where the {@code xio-rdma:linux-<arch>} jar carries the library, per architecture as {@code uname -m} names it. */
+    /**
+     * Where the {@code xio-rdma:linux-<arch>} jar carries the library, per architecture as {@code uname -m} names it.
+     */
     static final String LIBRARY_RESOURCE = "META-INF/native/linux-" + machine() + "/libdisni.so";
     static final String ADD_EXPORTS = "--add-exports java.base/sun.nio.ch=ALL-UNNAMED";
 

@@ -41,10 +41,12 @@ import java.util.concurrent.locks.LockSupport;
  * windows of {@value #WINDOW} until {@value #STALE_WINDOWS} windows in a row were no faster than the best
  * one and the JIT compiled nothing for {@value #QUIET_WINDOWS} windows (a compiler thread running next to the two
  * busy ones leaves them less than a vCPU each); at least the minimum warm-up, at most the warm-up time. A
- * maximum of 0 s makes the minimum an exact count. Prints {@code <case> <bytes> p50 <us> p99 <us> mean <us> warmup <calls>} per case and size.
+ * maximum of 0 s makes the minimum an exact count. Prints {@code <case> <bytes> p50 <us> p99 <us> mean <us> warmup
+ * <calls>} per case and size.
  *
  * <p>Side by side: with {@code -Dxio.bench.blocks=N} the samples are taken in N blocks; after each one this prints
- * {@code # block <case> <bytes> <block> mean <us> p50 <us> p99 <us>}, then {@code # pause <case> <bytes> <block>} and waits for a line on standard input, so the job can run the
+ * {@code # block <case> <bytes> <block> mean <us> p50 <us> p99 <us>}, then {@code # pause <case> <bytes> <block>} and
+ * waits for a line on standard input, so the job can run the
  * reference tool for a block in between while both xio sides are quiet (the contexts park after a short
  * busy-poll). The emulated guest's speed drifts with the host's load, so only blocks measured next to each
  * other compare well.

@@ -28,8 +28,8 @@ public final class XioHealthIndicator extends AbstractHealthIndicator
     private final XioClientRegistry clients;
     private final boolean requireClients;
 
-    public XioHealthIndicator(final XioEngine engine, final XioServiceExporter exporter, final XioClientRegistry clients,
-        final boolean requireClients)
+    public XioHealthIndicator(final XioEngine engine, final XioServiceExporter exporter,
+        final XioClientRegistry clients, final boolean requireClients)
     {
         super("xio health check failed");
         this.engine = engine;

@@ -31,8 +31,10 @@ class XioHealthIndicatorTest
                 assertThat(health.getStatus()).isEqualTo(Status.UP);
                 final Map<String, Object> portals = (Map<String, Object>)(Map<?, ?>)health.getDetails().get("portals");
                 assertThat(portals).hasSize(1).containsValue("bound");
-                assertThat(portals.keySet()).allSatisfy(uri -> assertThat(uri).asString().startsWith("tcp://127.0.0.1:"));
-                assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("contexts")).containsValue("running");
+                assertThat(portals.keySet())
+                    .allSatisfy(uri -> assertThat(uri).asString().startsWith("tcp://127.0.0.1:"));
+                assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("contexts"))
+                    .containsValue("running");
             });
             Runners.client(Runners.greeterUri(server)).run(client ->
             {

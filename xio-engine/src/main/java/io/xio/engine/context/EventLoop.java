@@ -50,7 +50,8 @@ public final class EventLoop implements Context, TransportContext
     private final DeadlineTimerWheel timers;
     private final Long2ObjectHashMap<Runnable> timerTasks = new Long2ObjectHashMap<>();
     private final DeadlineTimerWheel.TimerHandler onTimer = this::onTimerExpiry;
-    private final DeadlineTimerWheel.TimerConsumer earliest = (deadline, id) -> this.nextDeadline = Math.min(this.nextDeadline, deadline);
+    private final DeadlineTimerWheel.TimerConsumer earliest = (deadline, id) -> this.nextDeadline =
+        Math.min(this.nextDeadline, deadline);
     private final LoopCounters counters = new LoopCounters();
     private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
     private final NanoClock clock;

@@ -36,7 +36,8 @@ public final class BufferPool
             free[i] = new ArrayDeque<>();
             // Small classes keep a few idle slabs at least; above 16 MiB nothing is kept idle.
             final int shift = i + MIN_CLASS_SHIFT;
-            maxIdle[i] = (int)(shift <= 20 ? Math.max(2, IDLE_BYTES_PER_CLASS >> shift) : IDLE_BYTES_PER_CLASS >> shift);
+            final long idle = IDLE_BYTES_PER_CLASS >> shift;
+            maxIdle[i] = (int)(shift <= 20 ? Math.max(2, idle) : idle);
         }
     }
 

@@ -23,7 +23,8 @@ import java.util.List;
 /**
  * One transport link carrying frames for one or more sessions (sessions to the same peer share it).
  * Dispatches each inbound frame to the session lane it belongs to (set-ups and attaches to its
- * {@link ServerHandshake} on the server side), and encodes outbound frames. Owned by one context: only its thread touches it.
+ * {@link ServerHandshake} on the server side), and encodes outbound frames. Owned by one context: only its thread
+ * touches it.
  */
 final class Connection implements LinkHandler
 {

@@ -40,7 +40,8 @@ final class ServerHandshake
     void onSetup(final Frame frame)
     {
         final long token = frame.requestId();
-        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(), frame.headerLength());
+        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength());
         final int hops = body.u8();
         final String resource = body.string();
         final Map<String, String> attributes = body.map();

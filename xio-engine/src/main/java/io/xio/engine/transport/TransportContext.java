@@ -41,7 +41,7 @@ public interface TransportContext
     /** Wakes the context thread if it is parked; callable from any thread, cheap when it is not. */
     void wakeup();
 
-    /** Schedules {@code task} on the context thread at {@code deadlineNanos} (on the engine's clock, as {@link #nanoTime}). */
+    /** Schedules {@code task} on the context thread at {@code deadlineNanos}, a time of {@link #nanoTime}'s clock. */
     long schedule(long deadlineNanos, Runnable task);
 
     void cancelTimer(long timerId);

@@ -274,7 +274,8 @@ public abstract class TransportConformanceTest
     @Test
     void requestToAClientWithoutHandlerIsRefusedWithAStatus() throws Exception
     {
-        final java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        final java.util.concurrent.CompletableFuture<Throwable> outcome =
+            new java.util.concurrent.CompletableFuture<>();
         server.register("ask", request ->
         {
             request.message().close();
@@ -312,7 +313,8 @@ public abstract class TransportConformanceTest
         {
             session.send(Outbound.of(utf8("plain"))).get(5, TimeUnit.SECONDS);
             assertThat(received.poll(5, TimeUnit.SECONDS)).isEqualTo("plain");
-            final XioFuture<Void> receipt = session.send(Outbound.of(utf8("tracked")), CallOptions.DEFAULT.withReceipt(true));
+            final XioFuture<Void> receipt = session.send(Outbound.of(utf8("tracked")),
+                CallOptions.DEFAULT.withReceipt(true));
             receipt.get(5, TimeUnit.SECONDS);
             receipt.receipt().get(5, TimeUnit.SECONDS);
             // the receipt is sent once the receiver accepted the message, before its handler ran
@@ -328,7 +330,8 @@ public abstract class TransportConformanceTest
         final Portal portal = server.bind(portalAddress());
         try (Session session = open(portal, "slow"))
         {
-            final XioFuture<Message> future = session.request(Outbound.of(utf8("q")), CallOptions.DEFAULT.withReceipt(true));
+            final XioFuture<Message> future = session.request(Outbound.of(utf8("q")),
+                CallOptions.DEFAULT.withReceipt(true));
             future.receipt().get(5, TimeUnit.SECONDS);
             assertThat(future).isNotDone();
             final InboundRequest request = held.poll(5, TimeUnit.SECONDS);
@@ -1200,7 +1203,8 @@ public abstract class TransportConformanceTest
     @Test
     void closingTheServerFailsCallersWithAClearConnectionError() throws Exception
     {
-        final XioEngine shortLived = engines.start(engines.builder("short-lived").reconnectTimeout(Duration.ofMillis(500)));
+        final XioEngine shortLived =
+            engines.start(engines.builder("short-lived").reconnectTimeout(Duration.ofMillis(500)));
         final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
         final XioEngine doomed = XioEngine.builder().name("doomed").contexts(1).busyPoll(Duration.ZERO).build();
         try

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -90,7 +89,8 @@ class ClientHandshakeTest
     @Test
     void aRejectedSetUpFailsTheOpeningWithTheServersReason()
     {
-        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT);
         client.turn();
         final ScriptedWire.Link link = client.wire.last();
         final long token = link.sent(FrameType.SETUP).get(0).requestId();
@@ -105,7 +105,8 @@ class ClientHandshakeTest
     @Test
     void aRedirectSetsTheSessionUpAtTheNamedPortal()
     {
-        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT);
         client.turn();
         final ScriptedWire.Link first = client.wire.last();
         final long token = first.sent(FrameType.SETUP).get(0).requestId();
@@ -125,7 +126,8 @@ class ClientHandshakeTest
     @Test
     void aSetUpNobodyAnswersFailsAfterTheConnectTimeout()
     {
-        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT);
         client.turn();
         client.advance(Duration.ofMillis(999));
         assertThat(opening).isNotDone();

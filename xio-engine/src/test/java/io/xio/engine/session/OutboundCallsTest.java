@@ -166,7 +166,8 @@ class OutboundCallsTest
         client.wire.oneSided = true;
         final Session session = client.openSession();
         final XioFuture<Message> call = session.request(
-            text("write it here").responseInto(ByteBuffer.allocateDirect(4096)), CallOptions.timeout(Duration.ofMillis(20)));
+            text("write it here").responseInto(ByteBuffer.allocateDirect(4096)),
+            CallOptions.timeout(Duration.ofMillis(20)));
         client.turn();
         client.advance(Duration.ofMillis(25));
         assertThat(call).isNotDone();

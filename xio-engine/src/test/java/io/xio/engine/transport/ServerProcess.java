@@ -39,7 +39,9 @@ public final class ServerProcess implements AutoCloseable
         this.uri = uri;
     }
 
-    /** Starts the server on {@code bindUri} with extra JVM options; fails with what it printed if it never got ready. */
+    /**
+     * Starts the server on {@code bindUri} with extra JVM options; fails with what it printed if it never got ready.
+     */
     public static ServerProcess start(final String bindUri, final String... jvmOptions) throws IOException
     {
         final List<String> command = new ArrayList<>();

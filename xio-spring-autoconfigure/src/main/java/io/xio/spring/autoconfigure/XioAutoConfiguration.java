@@ -98,7 +98,8 @@ public class XioAutoConfiguration
     }
 
     @Bean
-    public static XioClientFieldInjector xioClientFieldInjector(final org.springframework.beans.factory.BeanFactory beanFactory)
+    public static XioClientFieldInjector xioClientFieldInjector(
+        final org.springframework.beans.factory.BeanFactory beanFactory)
     {
         return new XioClientFieldInjector(beanFactory);
     }

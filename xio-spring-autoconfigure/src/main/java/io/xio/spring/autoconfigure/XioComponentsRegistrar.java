@@ -127,7 +127,8 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
                 return true;
             }
             // A @Bean method: its declared return type names the class.
-            if (definition instanceof AnnotatedBeanDefinition annotated && annotated.getFactoryMethodMetadata() != null &&
+            if (definition instanceof AnnotatedBeanDefinition annotated &&
+                annotated.getFactoryMethodMetadata() != null &&
                 className.equals(annotated.getFactoryMethodMetadata().getReturnTypeName()))
             {
                 return true;

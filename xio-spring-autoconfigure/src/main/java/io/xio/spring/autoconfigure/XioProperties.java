@@ -265,7 +265,8 @@ public class XioProperties
 
         public void setMaxMessageSize(final DataSize maxMessageSize)
         {
-            if (maxMessageSize == null || maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE)
+            if (maxMessageSize == null || maxMessageSize.toBytes() < 1024 ||
+                maxMessageSize.toBytes() > Integer.MAX_VALUE)
             {
                 throw new IllegalArgumentException("must be from 1KB to 2GB, was " + maxMessageSize);
             }

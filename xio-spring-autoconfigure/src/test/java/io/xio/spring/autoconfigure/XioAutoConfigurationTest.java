@@ -136,7 +136,8 @@ class XioAutoConfigurationTest
     void aServiceTheApplicationDeclaresWithABeanMethodIsNotRegisteredTwice()
     {
         runner(ServerApplication.class).withUserConfiguration(OwnService.class).run(context ->
-            assertThat(context).hasNotFailed().hasSingleBean(io.xio.spring.autoconfigure.sample.server.KvStoreImpl.class)
+            assertThat(context).hasNotFailed()
+                .hasSingleBean(io.xio.spring.autoconfigure.sample.server.KvStoreImpl.class)
                 .hasBean("storeMadeByHand"));
     }
 
@@ -194,7 +195,8 @@ class XioAutoConfigurationTest
             assertThat(context).hasFailed();
             assertThat(find(context.getStartupFailure(), XioClientConfigurationException.class))
                 .hasMessageContaining("@XioClient(\"kv\")").hasMessageContaining("xio.clients.kv.uri");
-            final FailureAnalysis analysis = new io.xio.spring.autoconfigure.diagnostics.XioClientConfigurationFailureAnalyzerAccess()
+            final FailureAnalysis analysis =
+                new io.xio.spring.autoconfigure.diagnostics.XioClientConfigurationFailureAnalyzerAccess()
                 .analyze(context.getStartupFailure());
             assertThat(analysis.getDescription()).contains("KvClient").contains("xio.clients.kv.uri");
             assertThat(analysis.getAction()).contains("Set xio.clients.kv.uri");

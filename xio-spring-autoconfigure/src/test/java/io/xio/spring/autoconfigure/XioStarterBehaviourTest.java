@@ -67,7 +67,8 @@ class XioStarterBehaviourTest
                         .hasMessageContaining("context thread").hasMessageContaining("CompletableFuture");
                 }
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.get("x"))
-                    .isInstanceOf(io.xio.engine.SessionRejectedException.class).hasMessageContaining("no service 'nope'");
+                    .isInstanceOf(io.xio.engine.SessionRejectedException.class)
+                    .hasMessageContaining("no service 'nope'");
             });
     }
 

@@ -233,7 +233,8 @@ public final class ShmTransport implements Transport
         }
         catch (final IllegalArgumentException ex)
         {
-            callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " + ex.getMessage()));
+            callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " +
+                ex.getMessage()));
             return () -> { };
         }
         final Path socket = socketPath(name);

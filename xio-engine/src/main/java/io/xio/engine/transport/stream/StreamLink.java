@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * Base of the links that send a byte stream of frames (tcp, local, and rdma's SEND ring): small frames are written into pooled staging slabs, large
- * data is queued by reference, and a flush hands the whole queue to {@link #transmit} as one gather list.
+ * Base of the links that send a byte stream of frames (tcp, local, and rdma's SEND ring): small frames are written
+ * into pooled staging slabs, large data is queued by reference, and a flush hands the whole queue to
+ * {@link #transmit} as one gather list.
  * Entries are released (staging slabs returned, callbacks run) once {@link #releasedPosition()} passes them.
  * Owner thread only.
  */

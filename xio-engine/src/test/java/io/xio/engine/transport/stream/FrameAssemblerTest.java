@@ -118,7 +118,8 @@ class FrameAssemblerTest
         final Random random = new Random(3);
         while (rest.hasRemaining())
         {
-            final ByteBuffer piece = rest.slice(rest.position(), Math.min(1 + random.nextInt(1 << 20), rest.remaining()));
+            final ByteBuffer piece = rest.slice(rest.position(), Math.min(1 + random.nextInt(1 << 20),
+                rest.remaining()));
             rest.position(rest.position() + piece.remaining());
             while (piece.hasRemaining())
             {
@@ -134,7 +135,8 @@ class FrameAssemblerTest
     @Test
     void rejectsAnOversizedFrameBeforeReadingItsBody()
     {
-        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT.withMaxMessageBytes(1024), new LoopCounters());
+        final FrameAssembler assembler = new FrameAssembler(pool, Limits.DEFAULT.withMaxMessageBytes(1024),
+            new LoopCounters());
         final byte[] frame = frame(new Random(1), 2000);
         final ByteBuffer header = ByteBuffer.wrap(frame, 0, Frame.HEADER_LENGTH);
         assertThatThrownBy(() -> assembler.feed(header, collector))

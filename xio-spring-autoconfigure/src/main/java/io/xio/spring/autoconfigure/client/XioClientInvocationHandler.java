@@ -110,7 +110,8 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         catch (final Throwable ex)
         {
-            recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex); // before a remote failure takes the service's type
+            // before a remote failure takes the service's type
+            recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex);
             throw translate(ex, method);
         }
         recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
@@ -298,7 +299,8 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         try
         {
-            final Class<?> type = Class.forName(remote.remoteType(), false, method.getDeclaringClass().getClassLoader());
+            final Class<?> type = Class.forName(remote.remoteType(), false,
+                method.getDeclaringClass().getClassLoader());
             if (!Exception.class.isAssignableFrom(type))
             {
                 return new XioRemoteException(remote.remoteType(), remote.remoteMessage());

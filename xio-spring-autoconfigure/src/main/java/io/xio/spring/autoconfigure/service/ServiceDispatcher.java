@@ -94,7 +94,8 @@ public final class ServiceDispatcher implements RequestHandler
         if (draining || queued > MAX_QUEUED)
         {
             // One-way messages count as delivered once queued: this bound is their back-pressure.
-            refuse(request, message, start, draining ? "is shutting down" : "has " + MAX_QUEUED + " calls queued or running");
+            refuse(request, message, start, draining ? "is shutting down" : "has " + MAX_QUEUED +
+                " calls queued or running");
             return;
         }
         try
@@ -161,7 +162,8 @@ public final class ServiceDispatcher implements RequestHandler
                         return;
                     }
                     answer(request, message, called, value,
-                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex,
+                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
+                            ? ex.getCause() : ex,
                         XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
                 });
             }
@@ -172,7 +174,8 @@ public final class ServiceDispatcher implements RequestHandler
         }
         catch (final InvocationTargetException ex)
         {
-            answer(request, message, method, null, ex.getCause(), XioCallOutcome.SERVICE_ERROR, recorder, started, start);
+            answer(request, message, method, null, ex.getCause(), XioCallOutcome.SERVICE_ERROR, recorder, started,
+                start);
         }
         catch (final Exception | LinkageError ex)
         {

@@ -19,7 +19,8 @@ class XioCallOutcomeTest
         assertThat(XioCallOutcome.of(new XioTimeoutException("late"))).isEqualTo(XioCallOutcome.TIMEOUT);
         assertThat(XioCallOutcome.of(new CancellationException())).isEqualTo(XioCallOutcome.CANCELLED);
         assertThat(XioCallOutcome.of(new ConnectionException("down"))).isEqualTo(XioCallOutcome.CONNECTION_ERROR);
-        assertThat(XioCallOutcome.of(new RemoteException("tcp://h:1/kv", 1, IllegalStateException.class.getName(), "x")))
+        assertThat(XioCallOutcome.of(new RemoteException("tcp://h:1/kv", 1, IllegalStateException.class.getName(),
+            "x")))
             .isEqualTo(XioCallOutcome.SERVICE_ERROR);
         // A service that turned the call away (shutting down, queue full) is back-pressure on both sides.
         assertThat(XioCallOutcome.of(new RemoteException("tcp://h:1/kv", 1,
