@@ -196,6 +196,10 @@ public final class XioEngine implements AutoCloseable
         return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor).thenApply(portal ->
         {
             portals.add(portal);
+            if (closed.get())
+            {
+                portal.close(); // bound while the engine closed: close() may have missed it
+            }
             return portal;
         });
     }
@@ -343,6 +347,7 @@ public final class XioEngine implements AutoCloseable
             closing[i] = done;
             if (runners == null)
             {
+                loops[i].runOnce(Duration.ZERO); // binds the context to this thread and runs the queued closes
                 core.closeAll(index);
                 loops[i].runOnce(Duration.ZERO);
                 done.complete(null);

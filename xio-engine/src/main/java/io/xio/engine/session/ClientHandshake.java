@@ -28,6 +28,7 @@ final class ClientHandshake
     private final Lane lane;
     private final SessionImpl session;
     private XioUri target;
+    private boolean lost;
     private long lostAt;
     private int attempts;
 
@@ -46,7 +47,7 @@ final class ClientHandshake
     /** The lane is up: the next loss starts its backoff afresh. */
     void connected()
     {
-        lostAt = 0;
+        lost = false;
         attempts = 0;
     }
 
@@ -126,6 +127,11 @@ final class ClientHandshake
         {
             case FrameType.SETUP_ACCEPT ->
             {
+                if (lane.isClosed())
+                {
+                    c.closeUnwanted(frame.sessionId()); // closed while the set-up was on its way
+                    return;
+                }
                 final var attributes = body.map();
                 final int peerMaxInFlight = body.i32();
                 final int peerDedupWindow = body.i32();
@@ -205,7 +211,7 @@ final class ClientHandshake
                     {
                         if (lane.isClosed())
                         {
-                            connection.releaseIfUnused(); // closed while the attach was on its way
+                            connection.closeUnwanted(frame.sessionId()); // closed while the attach was on its way
                             return;
                         }
                         lane.attach(connection);
@@ -243,8 +249,9 @@ final class ClientHandshake
             return;
         }
         final long now = lane.loop.nanoTime();
-        if (lostAt == 0)
+        if (!lost)
         {
+            lost = true;
             lostAt = now;
         }
         if (now - lostAt > session.engine.reconnectTimeout.toNanos())

@@ -185,6 +185,14 @@ final class Connection implements LinkHandler
         }
     }
 
+    /** The server accepted a set-up or attach this side no longer wants: close that session there, then let go. */
+    void closeUnwanted(final long sessionId)
+    {
+        sendControl(FrameType.CLOSE, 0, sessionId, 0, 0,
+            new SetupCodec.Writer().string("set-up answered after the client gave up").toBytes());
+        releaseIfUnused();
+    }
+
     private static final Call LATE = new Call()
     {
         @Override
@@ -192,8 +200,8 @@ final class Connection implements LinkHandler
         {
             if (frame.type() == FrameType.SETUP_ACCEPT || frame.type() == FrameType.ATTACH_ACCEPT)
             {
-                connection.sendControl(FrameType.CLOSE, 0, frame.sessionId(), 0, 0,
-                    new SetupCodec.Writer().string("set-up answered after the client gave up").toBytes());
+                connection.closeUnwanted(frame.sessionId());
+                return;
             }
             connection.releaseIfUnused();
         }
@@ -386,6 +394,18 @@ final class Connection implements LinkHandler
         waiting.forEach(call -> call.onFailed(this, reason));
         final List<Lane> carried = new ArrayList<>(lanes.values());
         lanes.clear();
-        carried.forEach(lane -> lane.onConnectionLost(this, reason));
+        for (final Lane lane : carried)
+        {
+            try
+            {
+                lane.onConnectionLost(this, reason);
+            }
+            catch (final RuntimeException ex)
+            {
+                // one session's failure must not keep the others on this connection from hearing of the loss
+                LOG.error("session {} failed on the loss of connection {}", lane.session.describe(), remoteAddress(),
+                    ex);
+            }
+        }
     }
 }

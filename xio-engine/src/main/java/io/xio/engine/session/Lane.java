@@ -130,6 +130,10 @@ final class Lane
     /** {@code c} carries the lane from now on (set up, attached or reconnected). */
     void attach(final Connection c)
     {
+        if (!state.canMoveTo(LaneState.UP))
+        {
+            throw new IllegalStateException("lane of session " + session.describe() + " cannot attach when " + state);
+        }
         connection = c;
         fence.reset();
         c.addLane(session.id(), this);
@@ -161,15 +165,22 @@ final class Lane
             return;
         }
         connection = null;
-        fence.fenceAll(); // the connection's end: the peer can no longer write into our output buffers
         if (state == LaneState.CLOSING)
         {
             moveTo(LaneState.CLOSED);
+            fence.fenceAll(); // the connection's end: the peer can no longer write into our output buffers
             c.removeLane(session.id(), this); // was kept for the fence of offered outputs
             return;
         }
         lastFailure = cause;
-        moveTo(session.initiator ? LaneState.RECONNECTING : LaneState.CLOSED);
+        final LaneState down = session.initiator ? LaneState.RECONNECTING : LaneState.CLOSED;
+        moveTo(down);
+        // Down before anyone hears of it: the calls the fence releases may close the session or send again.
+        fence.fenceAll();
+        if (state != down)
+        {
+            return; // closed by one of those callbacks
+        }
         outbound.connectionLost(session.openLane(this), cause);
         if (session.initiator)
         {

@@ -69,7 +69,9 @@ final class OutboundCalls
             // The session closed, or this lane is gone: another lane may still carry it.
             if (!handOff(request, session.isOpen() ? session.openLane(lane) : null))
             {
-                request.fail(new ConnectionException("session " + session.describe() + " is closed"));
+                request.fail(new ConnectionException(session.isOpen() && !session.initiator ?
+                    "no connection to the client of session " + session.describe() :
+                    "session " + session.describe() + " is closed"));
             }
             return;
         }

@@ -194,8 +194,7 @@ final class PendingRequest implements Runnable, SendCompletion
             return false;
         }
         finished = true;
-        session.sentIds.finished(id);
-        session.permits.release();
+        session.admission.finished(id);
         return true;
     }
 

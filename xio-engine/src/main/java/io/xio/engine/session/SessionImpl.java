@@ -1,6 +1,5 @@
 package io.xio.engine.session;
 
-import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
@@ -20,18 +19,16 @@ import io.xio.engine.protocol.FrameFlags;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Both sides' session: request ids, the in-flight limit, the deduplication window for the peer's requests
- * and the lanes (the session's presence on each context, each with one connection). Thread-safe: fields
- * shared between contexts are atomic or volatile; per-request state lives in the lanes.
+ * Both sides' session: its life (opening, open, closed; a server session lingering for its client to come
+ * back), what it admits ({@link CallAdmission}), the deduplication window for the peer's requests, its
+ * {@link LaneRing} and its counters. Thread-safe: fields shared between contexts are atomic or volatile;
+ * per-request state lives in the lanes.
  */
 public final class SessionImpl implements Session
 {
@@ -47,22 +44,19 @@ public final class SessionImpl implements Session
     final RequestHandler handler;
     final SessionListener listener;
     final Duration defaultTimeout;
-    final Semaphore permits;
     final DedupWindow window;
-    final IdWindow sentIds;
+    final CallAdmission admission;
     final AtomicInteger executing = new AtomicInteger();
     final AtomicLong requestsSent = new AtomicLong();
     final AtomicLong requestsReceived = new AtomicLong();
     final AtomicLong retransmits = new AtomicLong();
     final AtomicLong backPressureRejections = new AtomicLong();
-    private volatile int maxInFlight;
-    private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger state = new AtomicInteger(OPENING);
     private final CompletableFuture<Session> opened = new CompletableFuture<>();
     private final Map<String, String> sentAttributes;
     private volatile Map<String, String> attributes;
     private volatile long id;
-    private volatile Lane[] lanes = new Lane[0];
+    private final LaneRing lanes = new LaneRing();
     private volatile long lingerEpoch;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
@@ -83,10 +77,8 @@ public final class SessionImpl implements Session
         this.handler = handler;
         this.listener = listener;
         this.defaultTimeout = defaultTimeout;
-        this.permits = new Semaphore(engine.limits.maxInFlight());
-        this.maxInFlight = engine.limits.maxInFlight();
         this.window = new DedupWindow(engine.limits.dedupWindow());
-        this.sentIds = new IdWindow(engine.limits.dedupWindow());
+        this.admission = new CallAdmission(this, engine.limits);
     }
 
     /** A session the server side accepted. */
@@ -115,7 +107,7 @@ public final class SessionImpl implements Session
         {
             lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
-        session.lanes = lanes;
+        session.lanes.set(lanes);
         engine.opened.add(session);
         final Lane first = lanes[0];
         first.loop.execute(() -> first.setup(uri, 0, java.util.List.of()));
@@ -137,19 +129,13 @@ public final class SessionImpl implements Session
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
     void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
     {
-        sentIds.limit(peerDedupWindow);
-        final int excess = engine.limits.maxInFlight() - Math.max(1, peerMaxInFlight);
-        if (excess > 0)
-        {
-            permits.acquireUninterruptibly(excess);
-            maxInFlight -= excess;
-        }
+        admission.limitTo(peerMaxInFlight, peerDedupWindow);
     }
 
     void established(final Map<String, String> acceptedAttributes, final XioUri target)
     {
         attributes = Map.copyOf(acceptedAttributes);
-        final Lane[] all = lanes;
+        final Lane[] all = lanes.all();
         if (all.length == 1)
         {
             markOpen(target);
@@ -192,7 +178,7 @@ public final class SessionImpl implements Session
 
     private void closeLanes(final Throwable cause, final boolean tellPeer)
     {
-        for (final Lane lane : lanes)
+        for (final Lane lane : lanes.all())
         {
             if (lane.loop.inContextThread())
             {
@@ -224,9 +210,7 @@ public final class SessionImpl implements Session
             {
                 return null;
             }
-            final Lane[] grown = Arrays.copyOf(lanes, lanes.length + 1);
-            grown[grown.length - 1] = lane;
-            lanes = grown;
+            lanes.add(lane);
             lingerEpoch++;
         }
         return lane;
@@ -239,24 +223,11 @@ public final class SessionImpl implements Session
         final long epoch;
         synchronized (this)
         {
-            final Lane[] current = lanes;
-            int at = -1;
-            for (int i = 0; i < current.length; i++)
-            {
-                if (current[i] == lane)
-                {
-                    at = i;
-                }
-            }
-            if (at < 0)
+            if (!lanes.remove(lane))
             {
                 return;
             }
-            final Lane[] shrunk = new Lane[current.length - 1];
-            System.arraycopy(current, 0, shrunk, 0, at);
-            System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
-            lanes = shrunk;
-            none = shrunk.length == 0;
+            none = lanes.count() == 0;
             epoch = lingerEpoch;
         }
         if (none && isOpen())
@@ -271,7 +242,7 @@ public final class SessionImpl implements Session
         synchronized (this)
         {
             // An attach since the loss moved the epoch on, or added a lane: then the session stays.
-            if (lanes.length != 0 || lingerEpoch != epoch || !state.compareAndSet(OPEN, CLOSED))
+            if (lanes.count() != 0 || lingerEpoch != epoch || !state.compareAndSet(OPEN, CLOSED))
             {
                 return;
             }
@@ -285,27 +256,19 @@ public final class SessionImpl implements Session
 
     int laneCount()
     {
-        return lanes.length;
+        return lanes.count();
     }
 
     /** The lane after {@code lane} in this session's ring of lanes, or null when it is the only one. */
     Lane laneAfter(final Lane lane)
     {
-        final Lane[] all = lanes;
-        for (int i = 0; i < all.length; i++)
-        {
-            if (all[i] == lane)
-            {
-                return all.length > 1 ? all[(i + 1) % all.length] : null;
-            }
-        }
-        return all.length > 0 ? all[0] : null;
+        return lanes.after(lane);
     }
 
     /** A client lane came up: lanes still down hand it their waiting requests. */
     void laneUp(final Lane up)
     {
-        for (final Lane lane : lanes)
+        for (final Lane lane : lanes.all())
         {
             if (lane != up && !lane.isUp())
             {
@@ -317,49 +280,7 @@ public final class SessionImpl implements Session
     /** An open lane, preferring one on the calling context; null when none is up. */
     Lane openLane(final Lane except)
     {
-        Lane any = null;
-        for (final Lane lane : lanes)
-        {
-            if (lane != except && lane.isUp())
-            {
-                if (lane.loop.inContextThread())
-                {
-                    return lane;
-                }
-                if (any == null)
-                {
-                    any = lane;
-                }
-            }
-        }
-        return any;
-    }
-
-    private Lane pick()
-    {
-        final Lane[] all = lanes;
-        final int n = all.length;
-        if (n == 0)
-        {
-            return null;
-        }
-        for (final Lane lane : all)
-        {
-            if (lane.loop.inContextThread() && lane.isUp())
-            {
-                return lane;
-            }
-        }
-        final int start = (int)(Thread.currentThread().getId() % n);
-        for (int i = 0; i < n; i++)
-        {
-            final Lane lane = all[(start + i) % n];
-            if (lane.isUp())
-            {
-                return lane;
-            }
-        }
-        return initiator ? all[start] : null;
+        return lanes.open(except);
     }
 
     // ---- sending ----
@@ -403,7 +324,8 @@ public final class SessionImpl implements Session
         {
             request = new PendingRequest(this);
         }
-        return send(request.reset(requestId, mineFlag, message, null, listener, deadline, false, false)) ? requestId : 0;
+        return send(request.reset(requestId, mineFlag, message, null, listener, deadline, false, false))
+            ? requestId : 0;
     }
 
     private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
@@ -447,24 +369,11 @@ public final class SessionImpl implements Session
         return engine.clock.nanoTime() + timeout(options).toNanos();
     }
 
-    /**
-     * Checks the message, takes an in-flight permit and the next request id, waiting for room where the options
-     * allow it; returns the id, or throws why not (counted when it was for lack of room).
-     */
+    /** Admits one more call ({@link CallAdmission#admit}): its id, or throws why not. */
     private long admit(final Outbound message, final CallOptions options, final long deadline)
     {
-        final boolean mayWait = mayWait(options);
-        final XioException refused = check(message, options, mayWait, timeout(options));
-        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
-        if (requestId == 0)
-        {
-            final XioException cause = refused != null ? refused : outsideWindow();
-            if (cause instanceof BackPressureException)
-            {
-                rejected();
-            }
-            throw cause;
-        }
+        final long requestId = admission.admit(message, options.waitWhenFull(), mayWait(options), timeout(options),
+            deadline);
         requestsSent.incrementAndGet();
         return requestId;
     }
@@ -479,39 +388,10 @@ public final class SessionImpl implements Session
         return options.waitWhenFull() && !onAnyContext();
     }
 
-    /** Checks the message and takes an in-flight permit; returns why not, or null. */
-    private XioException check(final Outbound message, final CallOptions options, final boolean mayWait,
-        final Duration timeout)
-    {
-        final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
-            message.dataLength());
-        if (frameLength > engine.limits.maxMessageBytes() || message.segmentCount() > engine.limits.maxSegments() ||
-            message.headerLength() > engine.limits.maxHeaderBytes())
-        {
-            return new XioException("message of " + frameLength + " bytes, " +
-                message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
-                "the limits " + engine.limits + " of session " + describe());
-        }
-        if (!isOpen())
-        {
-            return new ConnectionException("session " + describe() + " is closed");
-        }
-        return acquire(options.waitWhenFull(), mayWait, timeout);
-    }
-
-    /** No id fits the peer's window: give the permit back and say why. */
-    private XioException outsideWindow()
-    {
-        permits.release();
-        return new BackPressureException("session " + describe() + " cannot send: request " +
-            sentIds.floor() + " is still unanswered and the ids in flight may span at most the peer's " +
-            "deduplication window");
-    }
-
     /** Hands the request to a lane, or fails it (on this thread) when none can take it: false then. */
     private boolean send(final PendingRequest request)
     {
-        final Lane lane = pick();
+        final Lane lane = lanes.pick(initiator);
         if (lane == null)
         {
             request.fail(new ConnectionException("session " + describe() + " has no connection up"));
@@ -553,60 +433,6 @@ public final class SessionImpl implements Session
             }
         }
         return idle;
-    }
-
-    /** Takes an in-flight permit; returns why not, or null. */
-    private XioException acquire(final boolean wanted, final boolean mayWait, final Duration timeout)
-    {
-        if (permits.tryAcquire())
-        {
-            return null;
-        }
-        if (mayWait)
-        {
-            try
-            {
-                if (permits.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS))
-                {
-                    return null;
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                return new XioException("interrupted waiting to send on " + describe(), ex);
-            }
-        }
-        return new BackPressureException("session " + describe() + " has " + engine.limits.maxInFlight() +
-            " requests in flight, its limit" +
-            (wanted ? (mayWait ? " for all of " + timeout : " (a context thread cannot wait)") : ""));
-    }
-
-    /**
-     * The next request id, taken only once it fits the window above the oldest unanswered id (so an id is never
-     * wasted); waits for that if allowed. Returns 0 when it does not fit.
-     */
-    private long nextId(final boolean mayWait, final long deadline)
-    {
-        while (true)
-        {
-            final long last = ids.get();
-            if (sentIds.admits(last + 1))
-            {
-                if (ids.compareAndSet(last, last + 1))
-                {
-                    return last + 1;
-                }
-            }
-            else if (!mayWait || engine.clock.nanoTime() - deadline >= 0)
-            {
-                return 0;
-            }
-            else
-            {
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000); // rare: an old request is stuck
-            }
-        }
     }
 
     private boolean onAnyContext()
@@ -771,43 +597,26 @@ public final class SessionImpl implements Session
     public SessionStatistics statistics()
     {
         return new SessionStatistics(requestsSent.get(), requestsReceived.get(),
-            Math.max(0, maxInFlight - permits.availablePermits()), executing.get(), retransmits.get(),
+            admission.inFlight(), executing.get(), retransmits.get(),
             backPressureRejections.get());
     }
 
     @Override
     public java.util.List<String> peerAddresses()
     {
-        final java.util.List<String> peers = new java.util.ArrayList<>();
-        for (final Lane lane : lanes)
-        {
-            final String address = lane.isUp() ? lane.remoteAddress() : null;
-            if (address != null)
-            {
-                peers.add(address);
-            }
-        }
-        return peers;
+        return lanes.upAddresses();
     }
 
     @Override
     public int connectionCount()
     {
-        int up = 0;
-        for (final Lane lane : lanes)
-        {
-            if (lane.isUp())
-            {
-                up++;
-            }
-        }
-        return up;
+        return lanes.up();
     }
 
     @Override
     public void cancelAll()
     {
-        for (final Lane lane : lanes)
+        for (final Lane lane : lanes.all())
         {
             lane.loop.execute(lane::cancelAll);
         }
@@ -816,7 +625,7 @@ public final class SessionImpl implements Session
     @Override
     public void abortConnections()
     {
-        for (final Lane lane : lanes)
+        for (final Lane lane : lanes.all())
         {
             lane.loop.execute(lane::abort);
         }

@@ -29,6 +29,11 @@ class ClientHandshakeTest
         client.close();
     }
 
+    private CompletableFuture<Session> open()
+    {
+        return client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+    }
+
     @Test
     void aLostConnectionIsRetriedWithDoublingBackoffUntilTheReconnectTimeout()
     {
@@ -121,6 +126,22 @@ class ClientHandshakeTest
         second.deliver(PeerFrames.setupAccept(setup.requestId(), 5));
         client.turn();
         assertThat(opening.join().id()).isEqualTo(5);
+    }
+
+    @Test
+    void aSetUpAcceptedAfterTheSessionClosedIsClosedAtTheServer()
+    {
+        final CompletableFuture<Session> opening = open();
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        final long token = link.sent(FrameType.SETUP).get(0).requestId();
+        client.engine.sessions().forEach(Session::close);
+        client.turn();
+        link.deliver(PeerFrames.setupAccept(token, 91));
+        client.turn();
+        assertThat(opening).isCompletedExceptionally();
+        assertThat(link.sent(FrameType.CLOSE)).singleElement().satisfies(f -> assertThat(f.sessionId()).isEqualTo(91));
+        assertThat(link.isClosed()).as("released: nothing else uses it").isTrue();
     }
 
     @Test

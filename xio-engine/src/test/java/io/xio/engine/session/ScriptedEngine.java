@@ -29,6 +29,7 @@ final class ScriptedEngine implements AutoCloseable
     {
         clock.update(1_000_000_000L);
         engine = XioEngine.builder().name("scripted").contexts(1).manualContexts(true).nanoClock(clock)
+            .leakDetection(true)
             .transport(wire).keepalive(Duration.ofHours(1), Duration.ofHours(2))
             .connectTimeout(Duration.ofSeconds(1)).reconnectTimeout(Duration.ofSeconds(2)).build();
         context = engine.contexts().get(0);
@@ -61,6 +62,19 @@ final class ScriptedEngine implements AutoCloseable
         link.deliver(PeerFrames.setupAccept(setup.requestId(), SESSION_ID));
         turn();
         assertThat(opening).isCompleted();
+        return opening.join();
+    }
+
+    /** Opens another session to the same server, over the same connection, accepted as {@code sessionId}. */
+    Session openSecondSession(final long sessionId)
+    {
+        final ScriptedWire.Link link = wire.last();
+        final int setups = link.sent(FrameType.SETUP).size();
+        final CompletableFuture<Session> opening = engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        turn();
+        assertThat(wire.last()).as("sessions to one peer share its connection").isSameAs(link);
+        link.deliver(PeerFrames.setupAccept(link.sent(FrameType.SETUP).get(setups).requestId(), sessionId));
+        turn();
         return opening.join();
     }
 

@@ -1,0 +1,167 @@
+package io.xio.engine.session;
+
+import io.xio.engine.BackPressureException;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Limits;
+import io.xio.engine.Outbound;
+import io.xio.engine.XioException;
+import io.xio.engine.protocol.Frame;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Whether a session may send one more request, and under which id: the message within the limits, an
+ * in-flight permit (at most the smaller of both sides' in-flight limits), and the next id, taken only once it
+ * lies within the peer's deduplication window above the oldest unanswered id. A finished request gives both
+ * back. Thread-safe: the application's threads admit, the contexts' finish.
+ */
+final class CallAdmission
+{
+    private final SessionImpl session;
+    private final Limits limits;
+    private final Semaphore permits;
+    private final IdWindow sentIds;
+    private final AtomicLong ids = new AtomicLong();
+    private volatile int maxInFlight;
+
+    CallAdmission(final SessionImpl session, final Limits limits)
+    {
+        this.session = session;
+        this.limits = limits;
+        this.permits = new Semaphore(limits.maxInFlight());
+        this.maxInFlight = limits.maxInFlight();
+        this.sentIds = new IdWindow(limits.dedupWindow());
+    }
+
+    /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
+    void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
+    {
+        sentIds.limit(peerDedupWindow);
+        final int excess = limits.maxInFlight() - Math.max(1, peerMaxInFlight);
+        if (excess > 0)
+        {
+            permits.acquireUninterruptibly(excess);
+            maxInFlight -= excess;
+        }
+    }
+
+    /** Requests admitted and not finished. */
+    int inFlight()
+    {
+        return Math.max(0, maxInFlight - permits.availablePermits());
+    }
+
+    /**
+     * Checks the message, takes a permit and the next id, waiting for room up to {@code deadline} when
+     * {@code mayWait}; returns the id, or throws why not (counted when it was for lack of room).
+     */
+    long admit(final Outbound message, final boolean waitWanted, final boolean mayWait, final Duration timeout,
+        final long deadline)
+    {
+        final XioException refused = check(message, waitWanted, mayWait, timeout);
+        final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
+        if (requestId == 0)
+        {
+            final XioException cause = refused != null ? refused : outsideWindow();
+            if (cause instanceof BackPressureException)
+            {
+                session.rejected();
+            }
+            throw cause;
+        }
+        return requestId;
+    }
+
+    /** Request {@code id} is finished: its permit and its place in the window are free again. */
+    void finished(final long id)
+    {
+        sentIds.finished(id);
+        permits.release();
+    }
+
+    private XioException check(final Outbound message, final boolean waitWanted, final boolean mayWait,
+        final Duration timeout)
+    {
+        final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
+            message.dataLength());
+        if (frameLength > limits.maxMessageBytes() || message.segmentCount() > limits.maxSegments() ||
+            message.headerLength() > limits.maxHeaderBytes())
+        {
+            return new XioException("message of " + frameLength + " bytes, " +
+                message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
+                "the limits " + limits + " of session " + session.describe());
+        }
+        if (!session.isOpen())
+        {
+            return new ConnectionException("session " + session.describe() + " is closed");
+        }
+        return acquire(waitWanted, mayWait, timeout);
+    }
+
+    /** Takes an in-flight permit; returns why not, or null. */
+    private XioException acquire(final boolean wanted, final boolean mayWait, final Duration timeout)
+    {
+        if (permits.tryAcquire())
+        {
+            return null;
+        }
+        if (mayWait)
+        {
+            try
+            {
+                if (permits.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS))
+                {
+                    return null;
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return new XioException("interrupted waiting to send on " + session.describe(), ex);
+            }
+        }
+        return new BackPressureException("session " + session.describe() + " has " + limits.maxInFlight() +
+            " requests in flight, its limit" +
+            (wanted ? (mayWait ? " for all of " + timeout : " (a context thread cannot wait)") : ""));
+    }
+
+    /** No id fits the peer's window: give the permit back and say why. */
+    private XioException outsideWindow()
+    {
+        permits.release();
+        return new BackPressureException("session " + session.describe() + " cannot send: request " +
+            sentIds.floor() + " is still unanswered and the ids in flight may span at most the peer's " +
+            "deduplication window");
+    }
+
+    /**
+     * The next request id, taken only once it fits the window above the oldest unanswered id (so an id is never
+     * wasted); waits for that if allowed. Returns 0 when it does not fit.
+     */
+    private long nextId(final boolean mayWait, final long deadline)
+    {
+        while (true)
+        {
+            final long last = ids.get();
+            if (sentIds.admits(last + 1))
+            {
+                if (ids.compareAndSet(last, last + 1))
+                {
+                    return last + 1;
+                }
+            }
+            else if (!mayWait || session.engine.clock.nanoTime() - deadline >= 0)
+            {
+                return 0;
+            }
+            else
+            {
+                LockSupport.parkNanos(50_000); // rare: an old request is stuck
+            }
+        }
+    }
+}
