@@ -117,13 +117,13 @@ final class ContextVerbs implements Poller
         {
             return null;
         }
-        IbvRegistration mr = applicationRegions.get(start);
-        if (mr == null)
+        IbvRegistration region = applicationRegions.get(start);
+        if (region == null)
         {
-            mr = register(start, RegisteredMemory.length(start));
-            applicationRegions.put(start, mr);
+            region = register(start, RegisteredMemory.length(start));
+            applicationRegions.put(start, region);
         }
-        return mr;
+        return region;
     }
 
     /** Deregisters application regions the application unregistered since the last look. */
@@ -131,9 +131,9 @@ final class ContextVerbs implements Poller
     {
         regionsGeneration = RegisteredMemory.generation();
         final List<Long> gone = new ArrayList<>();
-        applicationRegions.forEach((start, mr) ->
+        applicationRegions.forEach((start, region) ->
         {
-            if (!RegisteredMemory.holds(start, mr.mr.getLength()))
+            if (!RegisteredMemory.holds(start, region.mr.getLength()))
             {
                 gone.add(start);
             }

@@ -4,7 +4,7 @@ import com.ibm.disni.verbs.IbvMr;
 
 /**
  * A DiSNI memory registration as a {@link QueuePair.Registration}; application regions keep theirs in
- * {@link ContextVerbs}, so the zero-copy path makes none per message. Immutable.
+ * {@link ContextVerbs}, so the zero-copy path makes none per message. Immutable: any thread.
  */
 final class IbvRegistration implements QueuePair.Registration
 {

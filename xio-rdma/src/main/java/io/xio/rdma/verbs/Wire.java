@@ -8,7 +8,8 @@ import org.agrona.MutableDirectBuffer;
  * many receives its sender has posted in all (so credits return with traffic), then flags in the low byte and
  * the number of rendezvous reads its sender finished since its last message above them. A hello carries the
  * sender's receive slot size; a rendezvous message the descriptor of an exposed buffer; any other message
- * bytes of the frame stream. Native byte order: both ends run this code on the same kind of host. Stateless.
+ * bytes of the frame stream. Native byte order: both ends run this code on the same kind of host. Stateless:
+ * any thread.
  */
 final class Wire
 {

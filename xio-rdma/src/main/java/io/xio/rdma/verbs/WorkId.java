@@ -2,7 +2,7 @@ package io.xio.rdma.verbs;
 
 /**
  * The layout of a work request id's low 32 bits: the slot a work request took, a bit for receives and a bit
- * for READs. SENDs and WRITEs carry just their send slot. Stateless.
+ * for READs. SENDs and WRITEs carry just their send slot. Stateless: any thread.
  */
 final class WorkId
 {

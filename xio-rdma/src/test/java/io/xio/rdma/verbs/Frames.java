@@ -10,7 +10,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.ByteBuffer;
 import java.util.Random;
 
-/** Valid engine frames for the links to carry: one data segment, three header bytes, bytes from a seed. */
+/** Valid engine frames for the links to carry: one data segment, three header bytes, bytes from a seed. Stateless. */
 final class Frames
 {
     private static final int HEADER = 3;

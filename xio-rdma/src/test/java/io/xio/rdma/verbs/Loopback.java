@@ -2,7 +2,7 @@ package io.xio.rdma.verbs;
 
 import java.io.IOException;
 
-/** Two links over two connected fake queue pairs, each on its own test context; the test thread runs both. */
+/** Two links over two connected fake queue pairs, each on its own test context. Test thread only: it runs both. */
 final class Loopback
 {
     final TestContext contextA = new TestContext("a");

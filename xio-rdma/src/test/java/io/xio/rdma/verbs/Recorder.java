@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
-/** A link handler that keeps a copy of every frame and what the link reported. */
+/** A link handler that keeps a copy of every frame and what the link reported. Test thread only. */
 final class Recorder implements LinkHandler
 {
     final List<byte[]> frames = new ArrayList<>();
