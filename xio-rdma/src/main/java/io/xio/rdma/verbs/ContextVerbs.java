@@ -11,7 +11,6 @@ import com.ibm.disni.verbs.SVCRegMr;
 import com.ibm.disni.verbs.SVCReqNotify;
 import io.xio.engine.transport.Poller;
 import io.xio.engine.transport.TransportContext;
-import org.agrona.BufferUtil;
 import io.xio.engine.memory.RegisteredMemory;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -19,7 +18,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +45,7 @@ final class ContextVerbs implements Poller
     private final SVCReqNotify arm;
     private final Int2ObjectHashMap<VerbsLink> links = new Int2ObjectHashMap<>();
     private final List<VerbsLink> touched = new ArrayList<>();
-    private final Long2ObjectHashMap<IbvMr> applicationRegions = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<IbvRegistration> applicationRegions = new Long2ObjectHashMap<>();
     private long regionsGeneration = RegisteredMemory.generation();
     private final Thread watcher;
     private volatile boolean watching = true;
@@ -93,14 +91,8 @@ final class ContextVerbs implements Poller
         return cq;
     }
 
-    /** Registers a whole buffer for local use and for the peer's one-sided access. */
-    IbvMr register(final ByteBuffer buffer) throws IOException
-    {
-        return register(BufferUtil.address(buffer), buffer.capacity());
-    }
-
     /** Registers {@code [address, address + length)} for local use and for the peer's one-sided access. */
-    IbvMr register(final long address, final int length) throws IOException
+    IbvRegistration register(final long address, final int length) throws IOException
     {
         final int access = IbvMr.IBV_ACCESS_LOCAL_WRITE | IbvMr.IBV_ACCESS_REMOTE_READ | IbvMr.IBV_ACCESS_REMOTE_WRITE;
         final SVCRegMr call = pd.regMr(address, length, access).execute();
@@ -110,7 +102,7 @@ final class ContextVerbs implements Poller
         {
             throw new IOException("ibv_reg_mr of " + length + " bytes failed");
         }
-        return mr;
+        return new IbvRegistration(mr);
     }
 
     /**
@@ -118,20 +110,20 @@ final class ContextVerbs implements Poller
      * passed to {@code XioEngine.register} (registered here once, kept until this context's verbs go), or
      * null.
      */
-    IbvMr registered(final long address, final int length) throws IOException
+    IbvRegistration registered(final long address, final int length) throws IOException
     {
         final long start = RegisteredMemory.regionOf(address, length);
         if (start < 0)
         {
             return null;
         }
-        IbvMr mr = applicationRegions.get(start);
-        if (mr == null)
+        IbvRegistration region = applicationRegions.get(start);
+        if (region == null)
         {
-            mr = register(start, RegisteredMemory.length(start));
-            applicationRegions.put(start, mr);
+            region = register(start, RegisteredMemory.length(start));
+            applicationRegions.put(start, region);
         }
-        return mr;
+        return region;
     }
 
     /** Deregisters application regions the application unregistered since the last look. */
@@ -139,16 +131,16 @@ final class ContextVerbs implements Poller
     {
         regionsGeneration = RegisteredMemory.generation();
         final List<Long> gone = new ArrayList<>();
-        applicationRegions.forEach((start, mr) ->
+        applicationRegions.forEach((start, region) ->
         {
-            if (!RegisteredMemory.holds(start, mr.getLength()))
+            if (!RegisteredMemory.holds(start, region.mr.getLength()))
             {
                 gone.add(start);
             }
         });
         for (final Long start : gone)
         {
-            deregister(applicationRegions.remove(start.longValue()));
+            deregister(applicationRegions.remove(start.longValue()).mr);
         }
     }
 
@@ -237,7 +229,8 @@ final class ContextVerbs implements Poller
                             link.touched = true;
                             touched.add(link);
                         }
-                        link.onCompletion(wc);
+                        link.onCompletion((int)wc.getWr_id(), wc.getStatus(), wc.getByte_len(),
+                            wc.getVendor_err());
                     }
                 }
                 work += n;
@@ -327,7 +320,7 @@ final class ContextVerbs implements Poller
         {
             Thread.currentThread().interrupt();
         }
-        applicationRegions.values().forEach(ContextVerbs::deregister);
+        applicationRegions.values().forEach(region -> deregister(region.mr));
         applicationRegions.clear();
         try
         {

@@ -259,7 +259,8 @@ public final class VerbsTransport implements Transport
                     arm();
                     held = verbs(context, id.getVerbs());
                     held.hold();
-                    link = new VerbsLink(context, VerbsTransport.this, held, id, address.endpoint().toString());
+                    link = DisniQueuePair.createLink(context, VerbsTransport.this, held, id,
+                        address.endpoint().toString());
                     id.connect(parameters());
                 }
                 else if (type == ESTABLISHED)
@@ -364,7 +365,7 @@ public final class VerbsTransport implements Transport
                 verbs.hold(); // so that a failure below still releases a context's fresh verbs
                 try
                 {
-                    link = new VerbsLink(context, VerbsTransport.this, verbs, id, address(id));
+                    link = DisniQueuePair.createLink(context, VerbsTransport.this, verbs, id, address(id));
                 }
                 finally
                 {
