@@ -69,9 +69,11 @@ final class OutboundCalls
             // The session closed, or this lane is gone: another lane may still carry it.
             if (!handOff(request, session.isOpen() ? session.openLane(lane) : null))
             {
-                request.fail(new ConnectionException(session.isOpen() && !session.initiator ?
-                    "no connection to the client of session " + session.describe() :
-                    "session " + session.describe() + " is closed"));
+                final Throwable why = session.closedBy();
+                request.fail(session.isOpen() && !session.initiator ?
+                    new ConnectionException("no connection to the client of session " + session.describe()) :
+                    new ConnectionException("session " + session.describe() + " is closed" +
+                        (why == null ? "" : ": " + why.getMessage()), why));
             }
             return;
         }

@@ -57,6 +57,9 @@ public final class SessionImpl implements Session
     private volatile Map<String, String> attributes;
     private volatile long id;
     private final LaneRing lanes = new LaneRing();
+    /** Why the session closed; null while it is open. */
+    private final java.util.concurrent.atomic.AtomicReference<Throwable> closedBy =
+        new java.util.concurrent.atomic.AtomicReference<>();
     private volatile long lingerEpoch;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
@@ -167,6 +170,10 @@ public final class SessionImpl implements Session
 
     void refused(final Throwable cause)
     {
+        if (state.get() == OPENING)
+        {
+            closedBy.compareAndSet(null, cause);
+        }
         if (state.compareAndSet(OPENING, CLOSED))
         {
             engine.opened.remove(this);
@@ -517,6 +524,7 @@ public final class SessionImpl implements Session
 
     private void shutDown(final Throwable cause, final boolean tellPeer)
     {
+        closedBy.compareAndSet(null, cause); // before the state: whoever sees it closed sees the first reason
         final int previous = state.getAndSet(CLOSED);
         if (previous == CLOSED)
         {
@@ -541,6 +549,12 @@ public final class SessionImpl implements Session
     void fire(final SessionEvent.Type type, final String detail, final Throwable cause)
     {
         engine.fire(listener, new SessionEvent(type, this, detail, cause));
+    }
+
+    /** Why the session closed, or null. */
+    Throwable closedBy()
+    {
+        return closedBy.get();
     }
 
     String describe()
