@@ -18,6 +18,12 @@ class RdmaConformanceTest extends TransportConformanceTest
     }
 
     @Override
+    protected java.time.Duration largeMessageTimeout()
+    {
+        return java.time.Duration.ofSeconds(120); // 64 MiB under QEMU emulation took 24-38 s in CI's guest
+    }
+
+    @Override
     protected int allocationRoundTrips()
     {
         return 500; // Soft-RoCE under QEMU emulation: a round trip costs about a millisecond

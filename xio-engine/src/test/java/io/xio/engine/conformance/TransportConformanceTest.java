@@ -533,8 +533,9 @@ public abstract class TransportConformanceTest
                     data.putLong(i, i * 0x9E3779B97F4A7C15L);
                 }
                 final ByteBuffer small = utf8("tail");
+                final Duration timeout = largeMessageTimeout();
                 try (Message reply = session.request(Outbound.of(utf8("big"), data, small),
-                    CallOptions.timeout(Duration.ofSeconds(30))).get(30, TimeUnit.SECONDS))
+                    CallOptions.timeout(timeout)).get(timeout.toSeconds(), TimeUnit.SECONDS))
                 {
                     assertThat(reply.segmentLength(0)).isEqualTo(size);
                     assertThat(crc(reply.segment(0))).isEqualTo(crc(data));
@@ -1075,6 +1076,12 @@ public abstract class TransportConformanceTest
             }
         }
         return bytes;
+    }
+
+    /** How long a 64 MiB round trip may take; an emulated transport may need longer. */
+    protected Duration largeMessageTimeout()
+    {
+        return Duration.ofSeconds(30);
     }
 
     /** Round trips per measured round of the allocation test; an emulated transport may ask for fewer. */

@@ -29,9 +29,18 @@ class ClientHandshakeTest
         client.close();
     }
 
+    /** Starts opening a session; its SETUP is on the wire when this returns. */
     private CompletableFuture<Session> open()
     {
-        return client.engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT);
+        client.turn();
+        return opening;
+    }
+
+    private static long setupToken(final ScriptedWire.Link link)
+    {
+        return link.sent(FrameType.SETUP).get(0).requestId();
     }
 
     @Test
@@ -94,12 +103,9 @@ class ClientHandshakeTest
     @Test
     void aRejectedSetUpFailsTheOpeningWithTheServersReason()
     {
-        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
-            SessionOptions.DEFAULT);
-        client.turn();
+        final CompletableFuture<Session> opening = open();
         final ScriptedWire.Link link = client.wire.last();
-        final long token = link.sent(FrameType.SETUP).get(0).requestId();
-        link.deliver(PeerFrames.frame(FrameType.SETUP_REJECT, 0, 0, token, 0,
+        link.deliver(PeerFrames.frame(FrameType.SETUP_REJECT, 0, 0, setupToken(link), 0,
             new SetupCodec.Writer().string("not today").toBytes()));
         client.turn();
         assertThat(opening).isCompletedExceptionally();
@@ -110,12 +116,9 @@ class ClientHandshakeTest
     @Test
     void aRedirectSetsTheSessionUpAtTheNamedPortal()
     {
-        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
-            SessionOptions.DEFAULT);
-        client.turn();
+        final CompletableFuture<Session> opening = open();
         final ScriptedWire.Link first = client.wire.last();
-        final long token = first.sent(FrameType.SETUP).get(0).requestId();
-        first.deliver(PeerFrames.frame(FrameType.SETUP_REDIRECT, 0, 0, token, 0,
+        first.deliver(PeerFrames.frame(FrameType.SETUP_REDIRECT, 0, 0, setupToken(first), 0,
             new SetupCodec.Writer().strings(List.of("wire://elsewhere")).toBytes()));
         client.turn();
         final ScriptedWire.Link second = client.wire.last();
@@ -132,24 +135,21 @@ class ClientHandshakeTest
     void aSetUpAcceptedAfterTheSessionClosedIsClosedAtTheServer()
     {
         final CompletableFuture<Session> opening = open();
-        client.turn();
         final ScriptedWire.Link link = client.wire.last();
-        final long token = link.sent(FrameType.SETUP).get(0).requestId();
         client.engine.sessions().forEach(Session::close);
         client.turn();
-        link.deliver(PeerFrames.setupAccept(token, 91));
+        link.deliver(PeerFrames.setupAccept(setupToken(link), 91));
         client.turn();
         assertThat(opening).isCompletedExceptionally();
-        assertThat(link.sent(FrameType.CLOSE)).singleElement().satisfies(f -> assertThat(f.sessionId()).isEqualTo(91));
+        assertThat(link.sent(FrameType.CLOSE)).singleElement()
+            .satisfies(f -> assertThat(f.sessionId()).isEqualTo(91));
         assertThat(link.isClosed()).as("released: nothing else uses it").isTrue();
     }
 
     @Test
     void aSetUpNobodyAnswersFailsAfterTheConnectTimeout()
     {
-        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
-            SessionOptions.DEFAULT);
-        client.turn();
+        final CompletableFuture<Session> opening = open();
         client.advance(Duration.ofMillis(999));
         assertThat(opening).isNotDone();
         client.advance(Duration.ofMillis(2));
