@@ -61,9 +61,15 @@ final class Lane
         return state;
     }
 
+    /** Whether the caller may touch the lane: its context's thread (or nobody's, once the context stopped). */
+    private boolean owned()
+    {
+        return loop.inContextThread() || !loop.isRunning();
+    }
+
     private void moveTo(final LaneState next)
     {
-        assert loop.inContextThread() || !loop.isRunning() : "lane of " + session.describe() + " moved off its thread";
+        assert owned() : "lane of " + session.describe() + " moved off its context's thread";
         if (!state.canMoveTo(next))
         {
             throw new IllegalStateException("lane of session " + session.describe() + " cannot go from " + state +
@@ -130,6 +136,7 @@ final class Lane
     /** {@code c} carries the lane from now on (set up, attached or reconnected). */
     void attach(final Connection c)
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         if (!state.canMoveTo(LaneState.UP))
         {
             throw new IllegalStateException("lane of session " + session.describe() + " cannot attach when " + state);
@@ -160,6 +167,7 @@ final class Lane
 
     void onConnectionLost(final Connection c, final Throwable cause)
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         if (connection != c)
         {
             return;
@@ -207,6 +215,7 @@ final class Lane
 
     void close(final Throwable cause, final boolean tellPeer)
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         if (isClosed())
         {
             return;
@@ -240,6 +249,7 @@ final class Lane
 
     void submit(final PendingRequest request)
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         outbound.submit(request);
     }
 
@@ -277,18 +287,21 @@ final class Lane
 
     void cancelAll()
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         outbound.cancelAll();
     }
 
     /** The connection has room again. */
     void drainWaiting()
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         outbound.drainWaiting();
     }
 
     /** Sends a call's answer on this lane (or another of the session when this one is down). */
     void sendResponse(final ServerCall call, final int status, final Outbound response)
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         inbound.sendResponse(call, status, response);
     }
 
@@ -296,6 +309,7 @@ final class Lane
 
     void onFrame(final int type, final Frame frame, final Slab slab)
     {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
         final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag;
         final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL ||
             type == FrameType.DATA_DESCRIPTOR;
