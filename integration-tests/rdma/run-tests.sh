@@ -33,7 +33,11 @@ junit=org.junit.platform:junit-platform-console-standalone:6.0.3
 # The console launcher brings its own JUnit; the rest of the test class path comes from the build.
 cp="$(tr ':' '\n' < "$out/classpath.txt" | grep -v '/org/junit/' | paste -sd: -)"
 # One class path for launcher and tests, so that java.class.path is complete for the JVMs the tests spawn.
+# Emulated verbs are slow: the test engines' connect, keepalive and reconnect timeouts are stretched 5x there.
+scale=5
+$on_host && scale=1
 run=("${jit[@]}" java -Xmx1g --add-exports java.base/sun.nio.ch=ALL-UNNAMED -XX:ErrorFile=/tmp/xio-hs_err_%p.log
+    -Dxio.test.timeScale=$scale
     -cp "$PWD/$out/junit-platform-console-standalone.jar:$cp" org.junit.platform.console.ConsoleLauncher
     execute --disable-banner --disable-ansi-colors --details=tree "${selection[@]}")
 if $on_host; then

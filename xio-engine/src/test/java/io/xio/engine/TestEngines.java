@@ -12,6 +12,12 @@ import java.util.List;
  */
 public final class TestEngines implements AutoCloseable
 {
+    /**
+     * Stretches the timeouts for emulated transports ({@code -Dxio.test.timeScale=N}; the Soft-RoCE guest runs
+     * the JVM under QEMU emulation, where a connect or a quiet spell takes many times longer). 1 elsewhere.
+     */
+    private static final long SCALE = Math.max(1, Long.getLong("xio.test.timeScale", 1));
+
     private final List<XioEngine> engines = new ArrayList<>();
 
     public XioEngine.Builder builder(final String name)
@@ -21,9 +27,9 @@ public final class TestEngines implements AutoCloseable
             .contexts(2)
             .busyPoll(Duration.ZERO)
             .leakDetection(true)
-            .keepalive(Duration.ofMillis(200), Duration.ofSeconds(3))
-            .reconnectTimeout(Duration.ofSeconds(10))
-            .connectTimeout(Duration.ofSeconds(3));
+            .keepalive(Duration.ofMillis(200), Duration.ofSeconds(3).multipliedBy(SCALE))
+            .reconnectTimeout(Duration.ofSeconds(10).multipliedBy(SCALE))
+            .connectTimeout(Duration.ofSeconds(3).multipliedBy(SCALE));
     }
 
     public XioEngine start(final XioEngine.Builder builder)
