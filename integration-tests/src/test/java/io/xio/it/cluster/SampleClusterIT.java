@@ -27,7 +27,8 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SampleClusterIT
 {
-    private static final Pattern ROUND = Pattern.compile("round (\\d+): blobs -> \\S+: (\\d+) values of \\d+ B stored and read back, (\\d+) verified, (\\d+) mismatched");
+    private static final Pattern ROUND = Pattern.compile("round (\\d+): blobs -> \\S+: (\\d+) values of \\d+ B " +
+        "stored and read back, (\\d+) verified, (\\d+) mismatched");
 
     @Test
     void aClientOnAnotherHostStoresReadsAndVerifiesAndBothSidesShowIt() throws Exception

@@ -26,7 +26,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class SampleContainer extends GenericContainer<SampleContainer>
 {
     static final String IMAGE = System.getProperty("xio.test.image", "xio/jdk-local:17");
-    private static final Path JAR = Path.of(System.getProperty("xio.test.sampleJar", "../sample-app/target/sample-app.jar"));
+    private static final Path JAR =
+        Path.of(System.getProperty("xio.test.sampleJar", "../sample-app/target/sample-app.jar"));
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
