@@ -72,4 +72,4 @@ tar -C "$ROOT" -c . | docker import \
     --change 'ENV PATH=/opt/jdk/bin:/bin' --change 'ENV JAVA_HOME=/opt/jdk' --change 'WORKDIR /app' \
     - "$IMAGE" >/dev/null
 log "built $IMAGE ($(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
-docker run --rm "$IMAGE" java -version 2>&1 | head -1
+docker run --rm "$IMAGE" java -version 2>&1 | sed -n 1p  # sed reads it all: head would close the pipe early and pipefail turn SIGPIPE into a failure
