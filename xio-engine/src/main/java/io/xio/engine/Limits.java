@@ -1,17 +1,32 @@
 package io.xio.engine;
 
+import java.time.Duration;
+
 /**
  * Bounds that keep memory finite and reject hostile input. Every length and count read from the wire is
- * checked against these before it is used.
+ * checked against these before it is used, and every peer, however it behaves, costs at most what they allow.
  *
  * @param maxMessageBytes largest frame accepted or sent (header, application header and data segments)
  * @param maxHeaderBytes largest application header
  * @param maxSegments most data segments in one message
  * @param maxInFlight most requests a session may have awaiting responses (per direction); also the most a
  *                    receiver executes at once for one session
- * @param maxQueuedBytes most bytes a connection may have queued for writing before it stops taking new frames
+ * @param maxQueuedBytes unsent bytes above which a connection takes no new requests to send and starts no new
+ *                       calls from its peer until the peer has read enough
  * @param dedupWindow how many recent request ids per session the receiver remembers (power of two)
  * @param retainedResponseBytes largest response kept for a resend to a retransmitted request
+ * @param maxUnsentBytes unsent bytes at which a connection is closed: what a peer that stops reading may cost
+ * @param writeStallTimeout how long a peer may read nothing while we have bytes for it before it is disconnected
+ * @param handshakeTimeout how long an accepted connection may go without carrying a session (before its first
+ *                         set-up, or after its last session ended) before it is closed
+ * @param incompleteFrameTimeout how long a frame may take to arrive before its rate is checked
+ * @param minReceiveRate bytes per second a frame that takes longer than {@code incompleteFrameTimeout} must have
+ *                       arrived at, on average; a slower one closes its connection
+ * @param maxSessions most sessions an engine accepts, all portals together
+ * @param maxSessionsPerConnection most sessions one accepted connection carries
+ * @param maxSessionsPerPeer most sessions an engine accepts from one peer address (host)
+ * @param maxConnectionsPerPortal most connections a portal holds open at once
+ * @param maxConnectionsPerPeer most connections an engine accepts from one peer address (host)
  */
 public record Limits(
     int maxMessageBytes,
@@ -20,13 +35,28 @@ public record Limits(
     int maxInFlight,
     int maxQueuedBytes,
     int dedupWindow,
-    int retainedResponseBytes)
+    int retainedResponseBytes,
+    long maxUnsentBytes,
+    Duration writeStallTimeout,
+    Duration handshakeTimeout,
+    Duration incompleteFrameTimeout,
+    int minReceiveRate,
+    int maxSessions,
+    int maxSessionsPerConnection,
+    int maxSessionsPerPeer,
+    int maxConnectionsPerPortal,
+    int maxConnectionsPerPeer)
 {
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
-     * up to 16 KiB kept (so at most 32 MiB of kept responses per session).
+     * up to 16 KiB kept (so at most 32 MiB of kept responses per session); a connection closed at 64 MiB unsent
+     * or after 15 s without reading, 10 s to set up, frames slower than 16 KiB/s after 2 s closed (a connection
+     * is cheap to lose: sessions outlive it); 16384 sessions
+     * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host.
      */
-    public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10);
+    public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
+        64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
+        16384, 1024, 4096, 4096, 512);
 
     public Limits
     {
@@ -53,37 +83,254 @@ public record Limits(
         {
             throw new IllegalArgumentException("maxSegments must be <= 65535, was " + maxSegments);
         }
+        if (maxUnsentBytes < maxQueuedBytes)
+        {
+            throw new IllegalArgumentException("maxUnsentBytes (" + maxUnsentBytes + ") must be at least " +
+                "maxQueuedBytes (" + maxQueuedBytes + ")");
+        }
+        positive("writeStallTimeout", writeStallTimeout);
+        positive("handshakeTimeout", handshakeTimeout);
+        positive("incompleteFrameTimeout", incompleteFrameTimeout);
+        positive("minReceiveRate", minReceiveRate);
+        positive("maxSessions", maxSessions);
+        positive("maxSessionsPerConnection", maxSessionsPerConnection);
+        positive("maxSessionsPerPeer", maxSessionsPerPeer);
+        positive("maxConnectionsPerPortal", maxConnectionsPerPortal);
+        positive("maxConnectionsPerPeer", maxConnectionsPerPeer);
     }
 
     public Limits withMaxMessageBytes(final int value)
     {
-        return new Limits(value, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
-            retainedResponseBytes);
+        return copy().maxMessageBytes(value).build();
     }
 
     public Limits withMaxHeaderBytes(final int value)
     {
-        return new Limits(maxMessageBytes, value, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
-            retainedResponseBytes);
+        return copy().maxHeaderBytes(value).build();
     }
 
+    /** Also widens the dedup window to the next power of two at least {@code value}, where it is smaller. */
     public Limits withMaxInFlight(final int value)
     {
-        return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, value, maxQueuedBytes,
-            Math.max(dedupWindow, Integer.highestOneBit(value - 1) << 1), retainedResponseBytes);
+        return copy().maxInFlight(value)
+            .dedupWindow(Math.max(dedupWindow, Integer.highestOneBit(Math.max(1, value - 1)) << 1)).build();
     }
 
+    /** Also raises {@code maxUnsentBytes} to {@code value}, where it is smaller. */
     public Limits withMaxQueuedBytes(final int value)
     {
-        return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, value, dedupWindow,
-            retainedResponseBytes);
+        return copy().maxQueuedBytes(value).maxUnsentBytes(Math.max(maxUnsentBytes, value)).build();
     }
 
-    private static void positive(final String name, final int value)
+    public Limits withMaxUnsentBytes(final long value)
+    {
+        return copy().maxUnsentBytes(value).build();
+    }
+
+    public Limits withWriteStallTimeout(final Duration value)
+    {
+        return copy().writeStallTimeout(value).build();
+    }
+
+    public Limits withHandshakeTimeout(final Duration value)
+    {
+        return copy().handshakeTimeout(value).build();
+    }
+
+    public Limits withIncompleteFrameTimeout(final Duration value)
+    {
+        return copy().incompleteFrameTimeout(value).build();
+    }
+
+    public Limits withMinReceiveRate(final int bytesPerSecond)
+    {
+        return copy().minReceiveRate(bytesPerSecond).build();
+    }
+
+    public Limits withMaxSessions(final int value)
+    {
+        return copy().maxSessions(value).build();
+    }
+
+    public Limits withMaxSessionsPerConnection(final int value)
+    {
+        return copy().maxSessionsPerConnection(value).build();
+    }
+
+    public Limits withMaxSessionsPerPeer(final int value)
+    {
+        return copy().maxSessionsPerPeer(value).build();
+    }
+
+    public Limits withMaxConnectionsPerPortal(final int value)
+    {
+        return copy().maxConnectionsPerPortal(value).build();
+    }
+
+    public Limits withMaxConnectionsPerPeer(final int value)
+    {
+        return copy().maxConnectionsPerPeer(value).build();
+    }
+
+    private Copy copy()
+    {
+        return new Copy(this);
+    }
+
+    private static void positive(final String name, final long value)
     {
         if (value <= 0)
         {
             throw new IllegalArgumentException(name + " must be > 0, was " + value);
+        }
+    }
+
+    private static void positive(final String name, final Duration value)
+    {
+        if (value == null || value.isNegative() || value.isZero())
+        {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
+        }
+    }
+
+    /** The components of a {@link Limits} being changed one by one: the withers' single way to a new one. */
+    private static final class Copy
+    {
+        private int maxMessageBytes;
+        private int maxHeaderBytes;
+        private final int maxSegments;
+        private int maxInFlight;
+        private int maxQueuedBytes;
+        private int dedupWindow;
+        private final int retainedResponseBytes;
+        private long maxUnsentBytes;
+        private Duration writeStallTimeout;
+        private Duration handshakeTimeout;
+        private Duration incompleteFrameTimeout;
+        private int minReceiveRate;
+        private int maxSessions;
+        private int maxSessionsPerConnection;
+        private int maxSessionsPerPeer;
+        private int maxConnectionsPerPortal;
+        private int maxConnectionsPerPeer;
+
+        Copy(final Limits from)
+        {
+            maxMessageBytes = from.maxMessageBytes;
+            maxHeaderBytes = from.maxHeaderBytes;
+            maxSegments = from.maxSegments;
+            maxInFlight = from.maxInFlight;
+            maxQueuedBytes = from.maxQueuedBytes;
+            dedupWindow = from.dedupWindow;
+            retainedResponseBytes = from.retainedResponseBytes;
+            maxUnsentBytes = from.maxUnsentBytes;
+            writeStallTimeout = from.writeStallTimeout;
+            handshakeTimeout = from.handshakeTimeout;
+            incompleteFrameTimeout = from.incompleteFrameTimeout;
+            minReceiveRate = from.minReceiveRate;
+            maxSessions = from.maxSessions;
+            maxSessionsPerConnection = from.maxSessionsPerConnection;
+            maxSessionsPerPeer = from.maxSessionsPerPeer;
+            maxConnectionsPerPortal = from.maxConnectionsPerPortal;
+            maxConnectionsPerPeer = from.maxConnectionsPerPeer;
+        }
+
+        Copy maxMessageBytes(final int value)
+        {
+            maxMessageBytes = value;
+            return this;
+        }
+
+        Copy maxHeaderBytes(final int value)
+        {
+            maxHeaderBytes = value;
+            return this;
+        }
+
+        Copy maxInFlight(final int value)
+        {
+            maxInFlight = value;
+            return this;
+        }
+
+        Copy maxQueuedBytes(final int value)
+        {
+            maxQueuedBytes = value;
+            return this;
+        }
+
+        Copy dedupWindow(final int value)
+        {
+            dedupWindow = value;
+            return this;
+        }
+
+        Copy maxUnsentBytes(final long value)
+        {
+            maxUnsentBytes = value;
+            return this;
+        }
+
+        Copy writeStallTimeout(final Duration value)
+        {
+            writeStallTimeout = value;
+            return this;
+        }
+
+        Copy handshakeTimeout(final Duration value)
+        {
+            handshakeTimeout = value;
+            return this;
+        }
+
+        Copy incompleteFrameTimeout(final Duration value)
+        {
+            incompleteFrameTimeout = value;
+            return this;
+        }
+
+        Copy minReceiveRate(final int value)
+        {
+            minReceiveRate = value;
+            return this;
+        }
+
+        Copy maxSessions(final int value)
+        {
+            maxSessions = value;
+            return this;
+        }
+
+        Copy maxSessionsPerConnection(final int value)
+        {
+            maxSessionsPerConnection = value;
+            return this;
+        }
+
+        Copy maxSessionsPerPeer(final int value)
+        {
+            maxSessionsPerPeer = value;
+            return this;
+        }
+
+        Copy maxConnectionsPerPortal(final int value)
+        {
+            maxConnectionsPerPortal = value;
+            return this;
+        }
+
+        Copy maxConnectionsPerPeer(final int value)
+        {
+            maxConnectionsPerPeer = value;
+            return this;
+        }
+
+        Limits build()
+        {
+            return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
+                retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,
+                minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
+                maxConnectionsPerPeer);
         }
     }
 }

@@ -304,6 +304,21 @@ public final class XioEngine implements AutoCloseable
             core.backPressureRejections(), busyNanos, idleNanos);
     }
 
+    /** The bounds this engine holds its peers and itself to. */
+    public Limits limits()
+    {
+        return core.limits;
+    }
+
+    /**
+     * What this engine refused its peers or cut them off for, by kind, since it started: a snapshot, any thread.
+     * Each refusal is also logged, at most once a second per peer host.
+     */
+    public java.util.Map<PeerRefusal, Long> refusals()
+    {
+        return core.refusals();
+    }
+
     /** The portals bound and still open. Any thread; a snapshot. */
     public List<Portal> portals()
     {

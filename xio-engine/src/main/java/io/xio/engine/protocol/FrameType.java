@@ -40,6 +40,13 @@ public final class FrameType
         return type > 0 && type < LIMIT;
     }
 
+    /** Whether {@code type} answers a SETUP or an ATTACH. */
+    public static boolean isHandshakeAnswer(final int type)
+    {
+        return type == SETUP_ACCEPT || type == SETUP_REJECT || type == SETUP_REDIRECT || type == ATTACH_ACCEPT ||
+            type == ATTACH_REJECT;
+    }
+
     public static String name(final int type)
     {
         return isKnown(type) ? NAMES[type] : "UNKNOWN(" + type + ")";

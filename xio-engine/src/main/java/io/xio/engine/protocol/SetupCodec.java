@@ -86,6 +86,19 @@ public final class SetupCodec
             return this;
         }
 
+        /** Raw bytes, length first as for a string. */
+        public Writer bytes(final byte[] value)
+        {
+            if (value.length > MAX_STRING)
+            {
+                throw new IllegalArgumentException(value.length + " bytes are more than " + MAX_STRING);
+            }
+            out.write(value.length & 0xFF);
+            out.write(value.length >>> 8);
+            out.write(value, 0, value.length);
+            return this;
+        }
+
         public byte[] toBytes()
         {
             return out.toByteArray();
@@ -152,6 +165,23 @@ public final class SetupCodec
             buffer.getBytes(at, bytes);
             at += length;
             return new String(bytes, StandardCharsets.UTF_8);
+        }
+
+        /** Raw bytes written by {@link Writer#bytes}. */
+        public byte[] bytes()
+        {
+            final int length = u16();
+            need(length, length + " bytes");
+            final byte[] bytes = new byte[length];
+            buffer.getBytes(at, bytes);
+            at += length;
+            return bytes;
+        }
+
+        /** Bytes left after the fields read so far: a later version's fields, or none. */
+        public int remaining()
+        {
+            return end - at;
         }
 
         public Map<String, String> map()

@@ -135,8 +135,9 @@ final class ClientHandshake
                 final var attributes = body.map();
                 final int peerMaxInFlight = body.i32();
                 final int peerDedupWindow = body.i32();
+                final byte[] secret = body.bytes();
                 target = address.endpoint();
-                session.assignId(frame.sessionId());
+                session.assignId(frame.sessionId(), secret);
                 session.limitTo(peerMaxInFlight, peerDedupWindow);
                 lane.attach(c);
                 session.established(attributes, target);
@@ -237,7 +238,8 @@ final class ClientHandshake
                     onFailed.accept(cause);
                 }
             });
-            c.sendControl(FrameType.ATTACH, 0, session.id(), token, 0, Connection.NO_BODY);
+            c.sendControl(FrameType.ATTACH, 0, session.id(), token, 0,
+                new SetupCodec.Writer().bytes(session.secret()).toBytes());
         }, onFailed);
     }
 

@@ -2,6 +2,7 @@ package io.xio.engine.session;
 
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Outbound;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.XioUri;
@@ -53,8 +54,23 @@ final class Connection implements LinkHandler
     private final FrameEncoder encoder = new FrameEncoder();
     private long nextToken;
     private boolean open = true;
+    /** Too much unsent for the peer: closing at the next turn, sends refused until then. */
+    private boolean overflowed;
+    /** Server side: whether a set-up or attach succeeded here; until then only those may come. */
+    private boolean handshaken;
+    /** When the connection last carried no session (server side): what the handshake timeout measures. */
+    private long lanelessSince;
     private long lastReceived;
     private long lastSent;
+    private String peerHost;
+    /** The sessions that left this connection last: their late frames are expected, others' are not. */
+    private final long[] ended = new long[256];
+    private int endedNext;
+    /** Frames for sessions never carried here; a few are a race with a close elsewhere, many are a probe. */
+    private int strangeFrames;
+    static final int MAX_STRANGE_FRAMES = 1024;
+    /** Whether this accepted connection counts against its portal's and its host's shares. */
+    private boolean counted;
 
     /**
      * @param endpoint the address dialled (client side), or null
@@ -71,7 +87,41 @@ final class Connection implements LinkHandler
         this.key = key;
         this.portal = portal;
         this.handshake = portal == null ? null : new ServerHandshake(this, portal);
-        lastReceived = lastSent = peers.loop.nanoTime();
+        lastReceived = lastSent = lanelessSince = peers.loop.nanoTime();
+    }
+
+    /**
+     * Takes this accepted connection's place among its portal's and its host's connections; false (and the
+     * connection is to be closed) when either has all the limits allow.
+     */
+    boolean admit()
+    {
+        final io.xio.engine.Limits limits = engine.limits;
+        if (!portal.tryAddConnection(limits.maxConnectionsPerPortal()))
+        {
+            engine.refusals.refused(PeerRefusal.CONNECTION_LIMIT, remoteAddress(), "connection over the limit of " +
+                limits.maxConnectionsPerPortal() + " on " + portal.uri());
+            return false;
+        }
+        if (!engine.connectionsByPeer.tryAcquire(peerHost(), limits.maxConnectionsPerPeer()))
+        {
+            portal.removeConnection();
+            engine.refusals.refused(PeerRefusal.CONNECTION_LIMIT, remoteAddress(), "connection over the limit of " +
+                limits.maxConnectionsPerPeer() + " from " + peerHost());
+            return false;
+        }
+        counted = true;
+        return true;
+    }
+
+    /** The peer's host: what per-peer limits count by. */
+    String peerHost()
+    {
+        if (peerHost == null)
+        {
+            peerHost = PeerCounts.hostOf(link.remoteAddress());
+        }
+        return peerHost;
     }
 
     void start()
@@ -105,6 +155,12 @@ final class Connection implements LinkHandler
         return lastSent;
     }
 
+    /** Whether keepalives go out: not to a peer that has not set up (it has earned no traffic). */
+    boolean keptAlive()
+    {
+        return portal == null || handshaken;
+    }
+
     String remoteAddress()
     {
         return link.remoteAddress();
@@ -113,7 +169,7 @@ final class Connection implements LinkHandler
     /** Whether new frames may be written now (open, and the backlog under the limit). */
     boolean writable()
     {
-        if (!open)
+        if (!open || overflowed)
         {
             return false;
         }
@@ -131,6 +187,19 @@ final class Connection implements LinkHandler
         return lanes.size();
     }
 
+    /** Whether this connection carries session {@code sessionId}, or did until a moment ago. */
+    private boolean carried(final long sessionId)
+    {
+        for (final long id : ended)
+        {
+            if (id == sessionId)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether this connection carries session {@code sessionId}. */
     boolean carries(final long sessionId)
     {
@@ -140,12 +209,91 @@ final class Connection implements LinkHandler
     void addLane(final long sessionId, final Lane lane)
     {
         lanes.put(sessionId, lane);
+        handshaken = true;
     }
 
     void removeLane(final long sessionId, final Lane lane)
     {
-        lanes.remove(sessionId, lane);
+        if (lanes.remove(sessionId, lane))
+        {
+            ended[endedNext++ & (ended.length - 1)] = sessionId;
+        }
+        if (lanes.isEmpty())
+        {
+            lanelessSince = peers.loop.nanoTime();
+        }
         releaseIfUnused();
+    }
+
+    /**
+     * The limits on time, checked by the context's sweep: an accepted connection that carries no session within
+     * the handshake timeout, a peer that reads nothing for the write-stall timeout, a frame arriving too slowly.
+     */
+    void checkTimeouts(final long now)
+    {
+        link.trim();
+        final io.xio.engine.Limits limits = engine.limits;
+        if (portal != null && lanes.isEmpty() && now - lanelessSince > limits.handshakeTimeout().toNanos())
+        {
+            refuse(PeerRefusal.HANDSHAKE_TIMEOUT, (handshaken ? "no session left on the connection" :
+                "no session set up") + " within " + limits.handshakeTimeout());
+            return;
+        }
+        final long stalled = now - link.lastWriteProgressNanos();
+        if (link.backlog() > 0 && stalled > limits.writeStallTimeout().toNanos())
+        {
+            refuse(PeerRefusal.WRITE_STALL, "the peer read nothing of " + link.backlog() + " unsent bytes for " +
+                limits.writeStallTimeout());
+            return;
+        }
+        final long since = link.incompleteFrameSince();
+        final long age = now - since;
+        if (since != 0 && age > limits.incompleteFrameTimeout().toNanos() &&
+            link.incompleteFrameBytes() * 1_000_000_000L / age < limits.minReceiveRate())
+        {
+            refuse(PeerRefusal.SLOW_FRAME, "a frame arriving at " + link.incompleteFrameBytes() * 1_000_000_000L / age +
+                " bytes/s after " + java.time.Duration.ofNanos(age) + ", under the minimum of " +
+                limits.minReceiveRate());
+        }
+    }
+
+    private void refuse(final PeerRefusal kind, final String why)
+    {
+        close(refusal(kind, why));
+    }
+
+    /** Counts and logs (rate-limited) a refusal that closes this connection: the close is not logged again. */
+    private Refused refusal(final PeerRefusal kind, final String why)
+    {
+        engine.refusals.refused(kind, remoteAddress(), why);
+        return new Refused("closed connection " + remoteAddress() + ": " + why);
+    }
+
+    /** Why a connection was cut off for its peer's behaviour; logged once, by {@link Refusals}. */
+    static final class Refused extends ConnectionException
+    {
+        private static final long serialVersionUID = 1L;
+
+        Refused(final String message)
+        {
+            super(message);
+        }
+    }
+
+    /**
+     * After a send: a peer that lets more than the limit pile up is cut off (at the next turn, not mid-send). The
+     * frame sent on top of a backlog under the limit is let through, however large, and the largest message waiting
+     * does not count: one message of any legal size always fits, next to frames up to the limit.
+     */
+    private void checkUnsent(final long before)
+    {
+        final long limit = engine.limits.maxUnsentBytes();
+        if (!overflowed && before > limit && before - link.largestPending() > limit)
+        {
+            overflowed = true;
+            peers.loop.execute(() -> refuse(PeerRefusal.UNSENT_LIMIT, link.backlog() + " bytes unsent, over " +
+                "the limit of " + engine.limits.maxUnsentBytes() + ": the peer reads too slowly"));
+        }
     }
 
     /** Closes an outbound connection nothing uses any more, after writing what is queued (a CLOSE, say). */
@@ -216,12 +364,15 @@ final class Connection implements LinkHandler
     int sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,
         final Outbound message, final io.xio.engine.transport.SendCompletion completion, final boolean always)
     {
-        if (!open)
+        if (!open || overflowed)
         {
             return FrameEncoder.NO_ROOM;
         }
         lastSent = peers.loop.nanoTime();
-        return encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
+        final long before = link.backlog();
+        final int result = encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
+        checkUnsent(before);
+        return result;
     }
 
     /** Offers {@code output} for the response to request {@code id}; the bytes offered, or -1 (not offered). */
@@ -234,15 +385,17 @@ final class Connection implements LinkHandler
     int sendInto(final int flags, final long sessionId, final long id, final int status, final Outbound message,
         final long address, final int key, final int length, final io.xio.engine.transport.SendCompletion completion)
     {
-        if (!open)
+        if (!open || overflowed)
         {
             return FrameEncoder.NO_ROOM;
         }
+        final long before = link.backlog();
         final int result = encoder.encodeInto(link, flags, sessionId, id, status, message, address, key, length,
             completion);
         if (result != FrameEncoder.NOT_WRITABLE)
         {
             lastSent = peers.loop.nanoTime();
+            checkUnsent(before);
         }
         return result;
     }
@@ -259,10 +412,13 @@ final class Connection implements LinkHandler
     boolean sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
         final byte[] body)
     {
-        if (open)
+        if (open && !overflowed)
         {
             lastSent = peers.loop.nanoTime();
-            return encoder.encodeControl(link, type, flags, sessionId, id, status, body);
+            final long before = link.backlog();
+            final boolean queued = encoder.encodeControl(link, type, flags, sessionId, id, status, body);
+            checkUnsent(before);
+            return queued;
         }
         return false;
     }
@@ -283,6 +439,11 @@ final class Connection implements LinkHandler
         lastReceived = peers.loop.nanoTime();
         frame.wrap(slab.buffer(), offset);
         final int type = frame.type();
+        if (!handshaken && portal != null && type != FrameType.SETUP && type != FrameType.ATTACH &&
+            !FrameType.isHandshakeAnswer(type))
+        {
+            throw refusal(PeerRefusal.BEFORE_HANDSHAKE, FrameType.name(type) + " before a set-up or attach");
+        }
         switch (type)
         {
             case FrameType.REQUEST, FrameType.RESPONSE, FrameType.RECEIPT, FrameType.CANCEL,
@@ -312,6 +473,16 @@ final class Connection implements LinkHandler
         final Lane lane = lanes.get(frame.sessionId());
         if (lane == null)
         {
+            if (!carried(frame.sessionId()))
+            {
+                // Not a session that ended a moment ago: a confused or probing peer. Dropped, and not for ever.
+                if (++strangeFrames > MAX_STRANGE_FRAMES)
+                {
+                    throw refusal(PeerRefusal.UNKNOWN_SESSION, strangeFrames + " frames for sessions this " +
+                        "connection never carried");
+                }
+                return;
+            }
             // A frame for a session closed a moment ago: harmless, dropped. A CANCEL is answered (nothing aborted):
             // nothing of a closed session writes into the canceller's buffers any more, which it waits to hear.
             LOG.debug("dropping {} for unknown session from {}", frame, remoteAddress());
@@ -373,17 +544,23 @@ final class Connection implements LinkHandler
     {
         open = false;
         peers.removed(this);
+        if (counted)
+        {
+            counted = false;
+            portal.removeConnection();
+            engine.connectionsByPeer.release(peerHost());
+        }
         if (cause instanceof ProtocolViolationException)
         {
             LOG.warn("closed connection {}: protocol violation: {}", remoteAddress(), cause.getMessage());
             engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ERROR, null,
                 "closed connection " + remoteAddress() + ": protocol violation: " + cause.getMessage(), cause));
         }
-        else if (cause != null && (!lanes.isEmpty() || !calls.isEmpty()))
+        else if (cause != null && !(cause instanceof Refused) && (!lanes.isEmpty() || !calls.isEmpty()))
         {
             LOG.info("connection {} closed: {}", remoteAddress(), cause.toString());
         }
-        else if (cause != null)
+        else if (cause != null && !(cause instanceof Refused))
         {
             LOG.debug("idle connection {} closed: {}", remoteAddress(), cause.toString());
         }

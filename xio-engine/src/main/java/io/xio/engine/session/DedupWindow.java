@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * small enough to keep) or a RESPONSE_LOST status. A ring of slots indexed by id; each slot's state word is
  * {@code id << 2 | state}, changed by CAS, so the contexts of a session's connections share it without locks.
  * A slot whose request is still executing is never reused: the newer id is then refused as back-pressure.
+ * Slots come in segments of 64, each allocated when an id first falls into it, so a session costs memory in
+ * proportion to the ids it used, up to the whole window: a flood of idle sessions holds a few bytes each.
  */
 final class DedupWindow
 {
@@ -40,10 +42,26 @@ final class DedupWindow
         NEW, EXECUTING, DONE, TOO_OLD, FULL
     }
 
+    private static final int SEGMENT_SHIFT = 6;
+
     private final int mask;
-    private final AtomicLongArray states;
-    private final AtomicReferenceArray<Object> calls;
-    private final Kept[] kept;
+    private final int segmentMask;
+    private final AtomicReferenceArray<Segment> segments;
+
+    /** 64 slots (fewer in a smaller window): their state words, executing calls and kept responses. */
+    private static final class Segment
+    {
+        final AtomicLongArray states;
+        final AtomicReferenceArray<Object> calls;
+        final Kept[] kept;
+
+        Segment(final int size)
+        {
+            states = new AtomicLongArray(size);
+            calls = new AtomicReferenceArray<>(size);
+            kept = new Kept[size];
+        }
+    }
 
     /** A kept response as a resend uses it: status, header then segments concatenated, the segment lengths. */
     record Retained(int status, byte[] bytes, int headerLength, int[] segmentLengths)
@@ -109,15 +127,41 @@ final class DedupWindow
     DedupWindow(final int capacity)
     {
         mask = capacity - 1;
-        states = new AtomicLongArray(capacity);
-        calls = new AtomicReferenceArray<>(capacity);
-        kept = new Kept[capacity];
+        final int segmentSize = Math.min(capacity, 1 << SEGMENT_SHIFT);
+        segmentMask = segmentSize - 1;
+        segments = new AtomicReferenceArray<>(capacity / segmentSize);
+    }
+
+    /** The segment of {@code id}'s slot, or null while no id has fallen into it. */
+    private Segment segment(final long id)
+    {
+        return segments.get((int)(id & mask) >>> SEGMENT_SHIFT);
+    }
+
+    /** The segment of {@code id}'s slot, allocated if need be (by whichever thread gets there first). */
+    private Segment claimSegment(final long id)
+    {
+        final int index = (int)(id & mask) >>> SEGMENT_SHIFT;
+        final Segment existing = segments.get(index);
+        if (existing != null)
+        {
+            return existing;
+        }
+        final Segment fresh = new Segment(segmentMask + 1);
+        return segments.compareAndSet(index, null, fresh) ? fresh : segments.get(index);
+    }
+
+    private int slot(final long id)
+    {
+        return (int)(id & segmentMask);
     }
 
     /** Claims {@code id} for execution, or says why not. {@code call} is kept for cancels while executing. */
     Verdict begin(final long id, final Object call)
     {
-        final int slot = (int)(id & mask);
+        final Segment segment = claimSegment(id);
+        final AtomicLongArray states = segment.states;
+        final int slot = slot(id);
         while (true)
         {
             final long word = states.get(slot);
@@ -137,7 +181,7 @@ final class DedupWindow
             }
             if (states.compareAndSet(slot, word, id << 2 | EXECUTING))
             {
-                calls.set(slot, call);
+                segment.calls.set(slot, call);
                 return Verdict.NEW;
             }
         }
@@ -149,11 +193,16 @@ final class DedupWindow
      */
     Object awaitCall(final long id)
     {
-        final int slot = (int)(id & mask);
-        final long executing = id << 2 | EXECUTING;
-        while (states.get(slot) == executing)
+        final Segment segment = segment(id);
+        if (segment == null)
         {
-            final Object call = calls.get(slot);
+            return null;
+        }
+        final int slot = slot(id);
+        final long executing = id << 2 | EXECUTING;
+        while (segment.states.get(slot) == executing)
+        {
+            final Object call = segment.calls.get(slot);
             if (call != null)
             {
                 return call;
@@ -166,15 +215,21 @@ final class DedupWindow
     /** Whether {@code id} is in the window and done. */
     boolean isDone(final long id)
     {
-        return states.get((int)(id & mask)) == (id << 2 | DONE);
+        final Segment segment = segment(id);
+        return segment != null && segment.states.get(slot(id)) == (id << 2 | DONE);
     }
 
     /** The executing call registered for {@code id}, or null. */
     Object call(final long id)
     {
-        final int slot = (int)(id & mask);
-        final Object call = calls.get(slot);
-        return states.get(slot) == (id << 2 | EXECUTING) ? call : null;
+        final Segment segment = segment(id);
+        if (segment == null)
+        {
+            return null;
+        }
+        final int slot = slot(id);
+        final Object call = segment.calls.get(slot);
+        return segment.states.get(slot) == (id << 2 | EXECUTING) ? call : null;
     }
 
     /**
@@ -183,20 +238,21 @@ final class DedupWindow
      */
     void complete(final long id, final int status, final Outbound response, final int maxKept)
     {
-        final int slot = (int)(id & mask);
+        final Segment segment = segment(id);
+        final int slot = slot(id);
         final long executing = id << 2 | EXECUTING;
-        if (states.get(slot) != executing)
+        if (segment == null || segment.states.get(slot) != executing)
         {
             return;
         }
         final long size = response == null ? -1 : response.headerLength() + response.dataLength();
-        Kept slotKept = kept[slot];
+        Kept slotKept = segment.kept[slot];
         if (size >= 0 && size <= maxKept)
         {
             if (slotKept == null)
             {
                 slotKept = new Kept();
-                kept[slot] = slotKept;
+                segment.kept[slot] = slotKept;
             }
             slotKept.keep(status, response, (int)size);
         }
@@ -204,23 +260,28 @@ final class DedupWindow
         {
             slotKept.present = false;
         }
-        calls.set(slot, null);
-        states.compareAndSet(slot, executing, id << 2 | DONE); // publishes the kept response
+        segment.calls.set(slot, null);
+        segment.states.compareAndSet(slot, executing, id << 2 | DONE); // publishes the kept response
     }
 
     /** The kept-response array of {@code id}'s slot, for tests: how much the slot holds on to. */
     int keptCapacity(final long id)
     {
-        final Kept k = kept[(int)(id & mask)];
+        final Segment segment = segment(id);
+        final Kept k = segment == null ? null : segment.kept[slot(id)];
         return k == null ? 0 : k.bytes.length;
     }
 
     /** Forgets {@code id}, claimed but refused before it ran, so a retransmit of it may run. */
     void abandon(final long id)
     {
-        final int slot = (int)(id & mask);
-        calls.set(slot, null);
-        states.compareAndSet(slot, id << 2 | EXECUTING, FREE);
+        final Segment segment = segment(id);
+        if (segment != null)
+        {
+            final int slot = slot(id);
+            segment.calls.set(slot, null);
+            segment.states.compareAndSet(slot, id << 2 | EXECUTING, FREE);
+        }
     }
 
     /**
@@ -229,13 +290,14 @@ final class DedupWindow
      */
     Retained retained(final long id)
     {
-        final int slot = (int)(id & mask);
+        final Segment segment = segment(id);
+        final int slot = slot(id);
         final long done = id << 2 | DONE;
-        if (states.get(slot) != done)
+        if (segment == null || segment.states.get(slot) != done)
         {
             return null;
         }
-        final Kept k = kept[slot];
+        final Kept k = segment.kept[slot];
         if (k == null || !k.present)
         {
             return null;
@@ -253,7 +315,7 @@ final class DedupWindow
         final byte[] bytes = Arrays.copyOf(from, length);
         final int[] lengths = Arrays.copyOf(lengthsFrom, count);
         VarHandle.acquireFence(); // the copies above must not move past the re-check
-        if (states.get(slot) != done)
+        if (segment.states.get(slot) != done)
         {
             return null;
         }

@@ -1,6 +1,7 @@
 package io.xio.engine.session;
 
 import io.xio.engine.LeakTracker;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.Limits;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.SessionEvent;
@@ -12,6 +13,7 @@ import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class EngineCore
 {
     private static final Logger LOG = LoggerFactory.getLogger(EngineCore.class);
+    static final int SECRET_BYTES = 16;
 
     final String name;
     final EventLoop[] loops;
@@ -35,7 +38,7 @@ public final class EngineCore
     final Map<Long, SessionImpl> accepted = new ConcurrentHashMap<>();
     final java.util.Set<SessionImpl> opened = ConcurrentHashMap.newKeySet();
     final LeakTracker leaks;
-    final Limits limits;
+    public final Limits limits;
     final Duration keepaliveInterval;
     final Duration keepaliveTimeout;
     final Duration reconnectTimeout;
@@ -45,6 +48,11 @@ public final class EngineCore
     final NanoClock clock;
     /** Refusals happen on callers' threads too, so not in a context's counters. */
     private final AtomicLong backPressureRejections = new AtomicLong();
+    final Refusals refusals;
+    final PeerCounts sessionsByPeer = new PeerCounts();
+    final PeerCounts connectionsByPeer = new PeerCounts();
+    /** Session secrets: what an ATTACH must show to join a session. */
+    private final SecureRandom secrets = new SecureRandom();
 
     public EngineCore(final EngineSettings settings, final EventLoop[] loops, final Map<String, Transport> transports,
         final LeakTracker leaks)
@@ -61,6 +69,7 @@ public final class EngineCore
         this.callerSpinNanos = settings.callerSpin().toNanos();
         this.listener = settings.listener();
         this.clock = settings.clock();
+        this.refusals = new Refusals(clock);
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
         {
@@ -72,6 +81,12 @@ public final class EngineCore
     public long backPressureRejections()
     {
         return backPressureRejections.get();
+    }
+
+    /** What was refused to peers, by kind, since the engine started. Any thread. */
+    public Map<PeerRefusal, Long> refusals()
+    {
+        return refusals.snapshot();
     }
 
     void rejected()
@@ -135,6 +150,23 @@ public final class EngineCore
             {
                 return id;
             }
+        }
+    }
+
+    /** A new session secret: 128 random bits. */
+    byte[] newSecret()
+    {
+        final byte[] secret = new byte[SECRET_BYTES];
+        secrets.nextBytes(secret);
+        return secret;
+    }
+
+    /** An accepted session ended: it no longer counts against its peer's share. */
+    void forgetAccepted(final SessionImpl session)
+    {
+        if (accepted.remove(session.id(), session))
+        {
+            sessionsByPeer.release(session.peerHost);
         }
     }
 

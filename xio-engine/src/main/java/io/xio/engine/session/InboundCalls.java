@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * The peer's requests arriving on one lane: deduplication through the session's window, dispatch to the
@@ -27,6 +28,13 @@ final class InboundCalls
     private final Lane lane;
     private final SessionImpl session;
     private final CallPool calls;
+    /**
+     * Calls accepted while the connection held more unsent bytes for the peer than it may: they start once the
+     * peer has read enough, so a peer that asks and does not read cannot make us pile up answers for it. Reading
+     * goes on meanwhile (answers to our own requests must get through: two peers flooding each other must not
+     * deadlock), and the peer's in-flight limit bounds how many wait here.
+     */
+    private final ArrayDeque<ServerCall> parked = new ArrayDeque<>();
 
     InboundCalls(final Lane lane)
     {
@@ -66,6 +74,11 @@ final class InboundCalls
                     sendReceipt(id, flags);
                 }
                 call.wrap(slab, frame, session.engine.leaks);
+                if (!parked.isEmpty() || !lane.connection().writable())
+                {
+                    parked.add(call);
+                    return;
+                }
                 dispatch(call, oneWay);
             }
             case EXECUTING ->
@@ -110,6 +123,16 @@ final class InboundCalls
                 session.rejected();
                 answerStatus(id, flags, Status.BACK_PRESSURE);
             }
+        }
+    }
+
+    /** Starts the parked calls while the connection has room; all of them when {@code all} (the lane is down). */
+    void startParked(final boolean all)
+    {
+        ServerCall call;
+        while ((all || lane.isUp() && lane.connection().writable()) && (call = parked.poll()) != null)
+        {
+            dispatch(call, (call.flags & FrameFlags.ONE_WAY) != 0);
         }
     }
 

@@ -25,6 +25,15 @@ final class Peers
     private final Map<String, Dialing> dialing = new HashMap<>();
     private final List<Connection> all = new ArrayList<>();
     private final Runnable keepalive = this::keepalive;
+    /** Server sessions waiting for their client to come back, by deadline (one linger time, so in order). */
+    private final java.util.ArrayDeque<Lingering> lingering = new java.util.ArrayDeque<>();
+    private final Runnable expireLingering = this::expireLingering;
+    private long lingerTimer = -1;
+
+    /** A server session without connections, and the epoch at which it lost them. */
+    private record Lingering(long deadline, SessionImpl session, long epoch)
+    {
+    }
 
     /** A connect in progress and who waits for it. */
     private static final class Dialing
@@ -149,9 +158,19 @@ final class Peers
 
     void startKeepalive()
     {
-        loop.schedule(loop.nanoTime() + engine.keepaliveInterval.toNanos(), keepalive);
+        loop.schedule(loop.nanoTime() + sweepInterval(), keepalive);
     }
 
+    /** Often enough for the keepalive and for each of the limits on time to be enforced within half of it. */
+    private long sweepInterval()
+    {
+        final io.xio.engine.Limits limits = engine.limits;
+        final long shortest = Math.min(limits.handshakeTimeout().toNanos(), Math.min(
+            limits.writeStallTimeout().toNanos(), limits.incompleteFrameTimeout().toNanos())) / 2;
+        return Math.max(10_000_000L, Math.min(engine.keepaliveInterval.toNanos(), shortest));
+    }
+
+    /** The sweep: keepalives, the keepalive timeout, and each connection's limits on time. */
     private void keepalive()
     {
         final long now = loop.nanoTime();
@@ -163,15 +182,46 @@ final class Peers
             {
                 connection.close(new ConnectionException("no frames from " + connection.remoteAddress() +
                     " for " + engine.keepaliveTimeout + " (keepalive timeout)"));
+                continue;
             }
-            else if (now - connection.lastSent() >= interval)
+            connection.checkTimeouts(now);
+            if (connection.isOpen() && connection.keptAlive() && now - connection.lastSent() >= interval)
             {
                 connection.sendControl(FrameType.KEEPALIVE, 0, 0, 0, 0, Connection.NO_BODY);
             }
         }
         if (!loop.isClosed())
         {
-            loop.schedule(now + interval, keepalive);
+            loop.schedule(now + sweepInterval(), keepalive);
+        }
+    }
+
+    /**
+     * Expires {@code session} after the linger time unless a connection attaches first (which moves its epoch
+     * on). One timer for all of them, not one each: a flood of sessions lost at once must not grow the timer wheel.
+     */
+    void expireLater(final SessionImpl session, final long epoch)
+    {
+        lingering.add(new Lingering(loop.nanoTime() + engine.reconnectTimeout.toNanos(), session, epoch));
+        if (lingerTimer < 0)
+        {
+            lingerTimer = loop.schedule(lingering.peekFirst().deadline(), expireLingering);
+        }
+    }
+
+    private void expireLingering()
+    {
+        lingerTimer = -1;
+        final long now = loop.nanoTime();
+        Lingering next;
+        while ((next = lingering.peekFirst()) != null && next.deadline() <= now)
+        {
+            lingering.pollFirst();
+            next.session().expire(next.epoch());
+        }
+        if (next != null && !loop.isClosed())
+        {
+            lingerTimer = loop.schedule(next.deadline(), expireLingering);
         }
     }
 

@@ -18,6 +18,8 @@ public final class PortalImpl implements Portal
     private volatile TransportListener listener;
     private volatile XioUri uri;
     private volatile boolean open = true;
+    /** Connections accepted here and open: the portal's context thread only. */
+    private int connections;
 
     private PortalImpl(final EngineCore engine, final Peers peers, final SessionAcceptor acceptor)
     {
@@ -37,7 +39,7 @@ public final class PortalImpl implements Portal
             try
             {
                 portal.listener = engine.transport(address.scheme()).listen(address, portal.peers.loop,
-                    link -> new Connection(engine, portal.peers, link, null, null, portal).start());
+                    link -> portal.accepted(link));
                 portal.uri = portal.listener.address();
                 bound.complete(portal);
             }
@@ -48,6 +50,34 @@ public final class PortalImpl implements Portal
             }
         });
         return bound;
+    }
+
+    private void accepted(final io.xio.engine.transport.TransportLink link)
+    {
+        final Connection connection = new Connection(engine, peers, link, null, null, this);
+        if (connection.admit())
+        {
+            connection.start();
+        }
+        else
+        {
+            link.close(null); // refused before it could cost anything: nothing read, nothing answered
+        }
+    }
+
+    boolean tryAddConnection(final int max)
+    {
+        if (connections >= max)
+        {
+            return false;
+        }
+        connections++;
+        return true;
+    }
+
+    void removeConnection()
+    {
+        connections--;
     }
 
     SessionAcceptor acceptor()

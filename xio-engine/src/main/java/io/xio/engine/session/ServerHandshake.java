@@ -1,5 +1,7 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Limits;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.SessionEvent;
@@ -11,24 +13,33 @@ import io.xio.engine.protocol.SetupCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The server side of the handshake on one accepted connection: answers SETUP with the portal's acceptor
- * (accept, reject or redirect) and ATTACH of a further connection to a session accepted before. Its client
- * counterpart is {@link ClientHandshake}. Owned by the connection's context thread.
+ * (accept, reject or redirect) within the engine's session limits, and ATTACH of a further connection to a
+ * session accepted before, if it shows that session's secret. Reasons sent back say what went wrong but name
+ * nothing of the server's (its resources, its limits); details go to the log. Its client counterpart is
+ * {@link ClientHandshake}. Owned by the connection's context thread.
  */
 final class ServerHandshake
 {
     private static final Logger LOG = LoggerFactory.getLogger(ServerHandshake.class);
-    /** Sessions one connection may carry: bounds what a flood of set-ups can make a server hold. */
-    static final int MAX_SESSIONS = 4096;
+    /** Longest reason sent back: an acceptor's reason is the application's, but it must not echo unbounded input. */
+    static final int MAX_REASON_BYTES = 512;
+    /** Failed set-ups and attaches one connection may make before it is closed. */
+    static final int MAX_FAILED = 16;
+    static final String NO_SERVICE = "no such service at this portal";
+    static final String NO_SESSION = "no such session, or not yours (the server restarted, or the session expired)";
+    static final String BUSY = "the server takes no more sessions from this peer now";
 
     private final Connection connection;
     private final EngineCore engine;
     private final PortalImpl portal;
+    private int failed;
 
     ServerHandshake(final Connection connection, final PortalImpl portal)
     {
@@ -55,44 +66,22 @@ final class ServerHandshake
             decision = portal.acceptor().onSetup(request);
             if (decision == null)
             {
-                decision = SetupDecision.reject("the acceptor of " + portal.uri() + " gave no decision");
+                LOG.warn("the acceptor of {} gave no decision on {}", portal.uri(), request);
+                decision = SetupDecision.reject("the server gave no decision");
             }
         }
         catch (final RuntimeException ex)
         {
             LOG.warn("acceptor of {} failed on {}", portal.uri(), request, ex);
-            decision = SetupDecision.reject("the acceptor of " + portal.uri() + " failed: " + ex);
+            decision = SetupDecision.reject("the server failed to decide");
         }
-        if (decision instanceof SetupDecision.Accept && connection.laneCount() >= MAX_SESSIONS)
+        if (decision instanceof SetupDecision.Accept accept)
         {
-            reject(token, "connection from " + connection.remoteAddress() + " carries " + MAX_SESSIONS +
-                " sessions already, the most one connection may");
-        }
-        else if (decision instanceof SetupDecision.Accept accept)
-        {
-            final RequestHandler handler = engine.services.get(resource);
-            if (handler == null)
-            {
-                reject(token, "no service '" + resource + "' at " + portal.uri() + "; it has " +
-                    engine.services.keySet());
-                return;
-            }
-            final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
-                portal.uri().withResource(resource), resource, attributes, handler);
-            session.limitTo(clientMaxInFlight, clientDedupWindow);
-            engine.accepted.put(session.id(), session);
-            final Lane lane = session.newServerLane(connection.peers);
-            lane.attach(connection);
-            connection.sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
-                new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
-                    .i32(engine.limits.dedupWindow()).toBytes());
-            engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
-                "accepted session " + session.id() + " for '" + resource + "' from " + connection.remoteAddress(),
-                null));
+            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow);
         }
         else if (decision instanceof SetupDecision.Reject reject)
         {
-            reject(token, reject.reason());
+            reject(token, bounded(reject.reason()));
         }
         else if (decision instanceof SetupDecision.Redirect redirect)
         {
@@ -103,30 +92,117 @@ final class ServerHandshake
         }
     }
 
+    private void accept(final long token, final String resource, final Map<String, String> attributes,
+        final SetupDecision.Accept accept, final int clientMaxInFlight, final int clientDedupWindow)
+    {
+        final RequestHandler handler = engine.services.get(resource);
+        if (handler == null)
+        {
+            engine.refusals.refused(PeerRefusal.UNKNOWN_SERVICE, connection.remoteAddress(), "set-up for '" +
+                excerpt(resource) + "', which " + portal.uri() + " does not serve; it has " +
+                engine.services.keySet());
+            reject(token, NO_SERVICE);
+            return;
+        }
+        final Limits limits = engine.limits;
+        final String host = connection.peerHost();
+        final String full = connection.laneCount() >= limits.maxSessionsPerConnection() ?
+            limits.maxSessionsPerConnection() + " sessions on this connection" :
+            engine.accepted.size() >= limits.maxSessions() ? limits.maxSessions() + " sessions in this engine" :
+            null;
+        if (full != null || !engine.sessionsByPeer.tryAcquire(host, limits.maxSessionsPerPeer()))
+        {
+            engine.refusals.refused(PeerRefusal.SESSION_LIMIT, connection.remoteAddress(), "set-up over the limit " +
+                "of " + (full != null ? full : limits.maxSessionsPerPeer() + " sessions from " + host));
+            reject(token, BUSY);
+            return;
+        }
+        final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
+            portal.uri().withResource(resource), resource, attributes, handler);
+        session.peerHost = host;
+        session.limitTo(clientMaxInFlight, clientDedupWindow);
+        engine.accepted.put(session.id(), session);
+        final Lane lane = session.newServerLane(connection.peers);
+        lane.attach(connection);
+        connection.sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
+            new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
+                .i32(engine.limits.dedupWindow()).bytes(session.secret()).toBytes());
+        engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
+            "accepted session " + session.id() + " for '" + resource + "' from " + connection.remoteAddress(),
+            null));
+    }
+
     private void reject(final long token, final String reason)
     {
         connection.sendControl(FrameType.SETUP_REJECT, 0, 0, token, 0,
             new SetupCodec.Writer().string(reason).toBytes());
+        failedOnce();
     }
 
     void onAttach(final Frame frame)
     {
         final long token = frame.requestId();
+        final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength());
+        final byte[] proof = body.remaining() > 0 ? body.bytes() : Connection.NO_BODY;
         final SessionImpl session = engine.accepted.get(frame.sessionId());
         if (connection.carries(frame.sessionId()))
         {
             throw new ProtocolViolationException("ATTACH of session " + frame.sessionId() +
                 " on a connection that carries it already");
         }
-        final Lane lane = session == null ? null : session.newServerLane(connection.peers);
+        // Unknown session and wrong secret get the same answer: the answer must not tell which ids exist.
+        final boolean proven = session != null && session.provenBy(proof);
+        final Lane lane = proven ? session.newServerLane(connection.peers) : null;
         if (lane == null)
         {
+            engine.refusals.refused(PeerRefusal.ATTACH_PROOF, connection.remoteAddress(), session == null ?
+                "attach to session " + frame.sessionId() + ", which does not exist (any more)" :
+                proven ? "attach to session " + frame.sessionId() + ", which closed meanwhile" :
+                "attach to session " + frame.sessionId() + " without its secret");
             connection.sendControl(FrameType.ATTACH_REJECT, 0, frame.sessionId(), token, 0,
-                new SetupCodec.Writer().string("no session " + frame.sessionId() + " at " + portal.uri() +
-                    " (the server restarted, or the session expired)").toBytes());
+                new SetupCodec.Writer().string(NO_SESSION).toBytes());
+            failedOnce();
             return;
         }
         lane.attach(connection);
         connection.sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, Connection.NO_BODY);
+    }
+
+    /** A peer that keeps failing its handshakes is probing, not setting up: after a few it is cut off. */
+    private void failedOnce()
+    {
+        if (++failed >= MAX_FAILED && connection.laneCount() == 0)
+        {
+            connection.link.flush(); // the answers so far still go: the peer hears why, then the close
+            connection.close(new ProtocolViolationException(failed + " failed set-ups or attaches on one " +
+                "connection"));
+        }
+    }
+
+    /** {@code reason} cut to {@link #MAX_REASON_BYTES} of UTF-8. */
+    static String bounded(final String reason)
+    {
+        if (reason == null)
+        {
+            return "refused";
+        }
+        final byte[] bytes = reason.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= MAX_REASON_BYTES)
+        {
+            return reason;
+        }
+        int end = MAX_REASON_BYTES - 3;
+        while (end > 0 && (bytes[end] & 0xC0) == 0x80)
+        {
+            end--; // not inside a character
+        }
+        return new String(bytes, 0, end, StandardCharsets.UTF_8) + "...";
+    }
+
+    /** The start of a peer-supplied name, for the log. */
+    private static String excerpt(final String text)
+    {
+        return text.length() <= 64 ? text : text.substring(0, 64) + "...(" + text.length() + " chars)";
     }
 }

@@ -61,6 +61,13 @@ public final class SessionImpl implements Session
     private final java.util.concurrent.atomic.AtomicReference<Throwable> closedBy =
         new java.util.concurrent.atomic.AtomicReference<>();
     private volatile long lingerEpoch;
+    /**
+     * What proves a connection belongs to this session: issued by the server with its SETUP_ACCEPT, shown by the
+     * client in every ATTACH. Never logged.
+     */
+    private volatile byte[] secret;
+    /** The host that set this (server) session up: its share of {@link io.xio.engine.Limits#maxSessionsPerPeer()}. */
+    String peerHost;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
     /** Requests of {@link #request(Outbound, CallOptions, ResponseListener)} ready for reuse. */
@@ -93,6 +100,7 @@ public final class SessionImpl implements Session
             reuse ? ((ReusingHandler)handler).handler() : handler, engine.listener, Duration.ofSeconds(5));
         session.reuseCalls = reuse;
         session.id = id;
+        session.secret = engine.newSecret();
         session.state.set(OPEN);
         session.opened.complete(session);
         return session;
@@ -124,9 +132,22 @@ public final class SessionImpl implements Session
 
     // ---- set-up outcome (client side), called on the first lane's context ----
 
-    void assignId(final long sessionId)
+    void assignId(final long sessionId, final byte[] sessionSecret)
     {
         id = sessionId;
+        secret = sessionSecret;
+    }
+
+    byte[] secret()
+    {
+        return secret;
+    }
+
+    /** Whether {@code proof} is this session's secret; in constant time, so timing tells an attacker nothing. */
+    boolean provenBy(final byte[] proof)
+    {
+        final byte[] expected = secret;
+        return expected != null && java.security.MessageDigest.isEqual(expected, proof);
     }
 
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
@@ -240,11 +261,11 @@ public final class SessionImpl implements Session
         if (none && isOpen())
         {
             // Expires unless a connection attached since (which moves the epoch on).
-            lane.loop.schedule(lane.loop.nanoTime() + engine.reconnectTimeout.toNanos(), () -> expire(epoch));
+            lane.peers.expireLater(this, epoch);
         }
     }
 
-    private void expire(final long epoch)
+    void expire(final long epoch)
     {
         synchronized (this)
         {
@@ -255,7 +276,7 @@ public final class SessionImpl implements Session
             }
         }
         {
-            engine.accepted.remove(id);
+            engine.forgetAccepted(this);
             fire(SessionEvent.Type.CLOSED, "session " + id + " expired: the client did not come back within " +
                 engine.reconnectTimeout, null);
         }
@@ -536,7 +557,7 @@ public final class SessionImpl implements Session
         }
         else
         {
-            engine.accepted.remove(id);
+            engine.forgetAccepted(this);
         }
         if (previous == OPENING)
         {

@@ -83,6 +83,39 @@ public interface TransportLink
     /** When bytes last arrived ({@link TransportContext#nanoTime} base): a slow large frame is still a live peer. */
     long lastReceiveNanos();
 
+    /**
+     * When the peer last took bytes of the backlog, or bytes were queued while none were pending ({@link
+     * TransportContext#nanoTime} base): a backlog that has not moved for long is a peer that does not read.
+     * {@code Long.MAX_VALUE} when the link cannot tell.
+     */
+    default long lastWriteProgressNanos()
+    {
+        return Long.MAX_VALUE;
+    }
+
+    /** When the first bytes of a frame not complete yet arrived; 0 when none is arriving. */
+    default long incompleteFrameSince()
+    {
+        return 0;
+    }
+
+    /** Bytes received so far of the frame {@link #incompleteFrameSince()} speaks of. */
+    default long incompleteFrameBytes()
+    {
+        return 0;
+    }
+
+    /** Gives back buffers that nothing pending needs, now and then (an idle connection should cost little). */
+    default void trim()
+    {
+    }
+
+    /** The largest single buffer in the backlog: one large message is not a peer that stopped reading. */
+    default long largestPending()
+    {
+        return 0;
+    }
+
     /** Bytes committed and not yet sent and released. */
     long backlog();
 

@@ -6,6 +6,7 @@ import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +87,9 @@ class ClientHandshakeTest
         final ScriptedWire.Link second = client.wire.last();
         final ScriptedWire.Sent attach = second.sent(FrameType.ATTACH).get(0);
         assertThat(attach.sessionId()).isEqualTo(ScriptedEngine.SESSION_ID);
+        assertThat(new SetupCodec.Reader(new UnsafeBuffer(attach.header()), 0,
+            attach.header().length).bytes()).as("the attach proves it knows the secret the set-up was given")
+            .isEqualTo(PeerFrames.SECRET);
         second.deliver(PeerFrames.attachAccept(attach.requestId(), ScriptedEngine.SESSION_ID));
         client.turn();
         assertThat(session.connectionCount()).isEqualTo(1);

@@ -43,10 +43,13 @@ final class PeerFrames
         return buffer.byteArray();
     }
 
+    /** The secret {@link #setupAccept} issues. */
+    static final byte[] SECRET = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     static byte[] setupAccept(final long token, final long sessionId)
     {
         return frame(FrameType.SETUP_ACCEPT, 0, sessionId, token, 0,
-            new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).toBytes());
+            new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).bytes(SECRET).toBytes());
     }
 
     static byte[] setup(final long token, final String resource)

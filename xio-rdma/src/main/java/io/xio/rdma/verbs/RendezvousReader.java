@@ -62,7 +62,7 @@ final class RendezvousReader
         {
             return; // retried after the next completion frees a slot
         }
-        final ByteBuffer into = assembler.writable();
+        final ByteBuffer into = assembler.writableInBulk();
         final int length = Math.min(left, into.remaining());
         final long address = BufferUtil.address(into) + into.position();
         target = qp.register(address, length);

@@ -42,12 +42,36 @@ public class XioAutoConfiguration
             builder.contexts(properties.getContexts());
         }
         builder.busyPoll(properties.getIdle().getBusyPoll());
-        final long maxMessage = properties.getLimits().getMaxMessageSize().toBytes();
-        builder.limits(Limits.DEFAULT.withMaxMessageBytes((int)Math.min(Integer.MAX_VALUE, maxMessage))
-            .withMaxHeaderBytes((int)properties.getLimits().getMaxHeaderSize().toBytes())
-            .withMaxInFlight(properties.getLimits().getMaxInFlight()));
+        builder.limits(limits(properties.getLimits()));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
+    }
+
+    /** The engine's limits from {@code xio.limits.*}; one that contradicts another fails start-up naming both. */
+    static Limits limits(final XioProperties.Limits properties)
+    {
+        try
+        {
+            return Limits.DEFAULT
+                .withMaxMessageBytes((int)Math.min(Integer.MAX_VALUE, properties.getMaxMessageSize().toBytes()))
+                .withMaxHeaderBytes((int)properties.getMaxHeaderSize().toBytes())
+                .withMaxInFlight(properties.getMaxInFlight())
+                .withMaxQueuedBytes((int)properties.getMaxQueuedSize().toBytes())
+                .withMaxUnsentBytes(properties.getMaxUnsentSize().toBytes())
+                .withWriteStallTimeout(properties.getWriteStallTimeout())
+                .withHandshakeTimeout(properties.getHandshakeTimeout())
+                .withIncompleteFrameTimeout(properties.getIncompleteFrameTimeout())
+                .withMinReceiveRate((int)properties.getMinReceiveRate().toBytes())
+                .withMaxSessions(properties.getMaxSessions())
+                .withMaxSessionsPerConnection(properties.getMaxSessionsPerConnection())
+                .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
+                .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
+                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalStateException("invalid xio.limits: " + ex.getMessage(), ex);
+        }
     }
 
     @Bean

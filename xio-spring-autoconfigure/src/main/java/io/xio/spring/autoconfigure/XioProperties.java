@@ -244,6 +244,48 @@ public class XioProperties
         /** Most calls a session may have in flight. */
         private int maxInFlight = 1024;
 
+        /**
+         * Unsent bytes above which a connection sends no new calls and starts no new calls of its peer until the
+         * peer has read enough.
+         */
+        private DataSize maxQueuedSize = DataSize.ofMegabytes(8);
+
+        /**
+         * Unsent bytes at which a connection is closed (the largest message waiting does not count): what a peer
+         * that stops reading may cost.
+         */
+        private DataSize maxUnsentSize = DataSize.ofMegabytes(64);
+
+        /** How long a peer may read nothing while there are bytes for it before it is disconnected. */
+        private Duration writeStallTimeout = Duration.ofSeconds(15);
+
+        /**
+         * How long an accepted connection may carry no session (before its first set-up, or after its last
+         * session ended) before it is closed.
+         */
+        private Duration handshakeTimeout = Duration.ofSeconds(10);
+
+        /** How long a frame may take to arrive before its arrival rate is checked against the minimum. */
+        private Duration incompleteFrameTimeout = Duration.ofSeconds(2);
+
+        /** Bytes per second a frame slower than the incomplete-frame timeout must have arrived at, on average. */
+        private DataSize minReceiveRate = DataSize.ofKilobytes(16);
+
+        /** Most sessions the application accepts, all portals together. */
+        private int maxSessions = 16384;
+
+        /** Most sessions one accepted connection may carry. */
+        private int maxSessionsPerConnection = 1024;
+
+        /** Most sessions the application accepts from one peer host. */
+        private int maxSessionsPerPeer = 4096;
+
+        /** Most connections a portal holds open at once. */
+        private int maxConnectionsPerPortal = 4096;
+
+        /** Most connections the application accepts from one peer host. */
+        private int maxConnectionsPerPeer = 512;
+
         public DataSize getMaxHeaderSize()
         {
             return maxHeaderSize;
@@ -285,6 +327,134 @@ public class XioProperties
                 throw new IllegalArgumentException("must be at least 1, was " + maxInFlight);
             }
             this.maxInFlight = maxInFlight;
+        }
+
+        public DataSize getMaxQueuedSize()
+        {
+            return maxQueuedSize;
+        }
+
+        public void setMaxQueuedSize(final DataSize maxQueuedSize)
+        {
+            this.maxQueuedSize = size(maxQueuedSize, Integer.MAX_VALUE);
+        }
+
+        public DataSize getMaxUnsentSize()
+        {
+            return maxUnsentSize;
+        }
+
+        public void setMaxUnsentSize(final DataSize maxUnsentSize)
+        {
+            this.maxUnsentSize = size(maxUnsentSize, Long.MAX_VALUE);
+        }
+
+        public Duration getWriteStallTimeout()
+        {
+            return writeStallTimeout;
+        }
+
+        public void setWriteStallTimeout(final Duration writeStallTimeout)
+        {
+            this.writeStallTimeout = positive(writeStallTimeout);
+        }
+
+        public Duration getHandshakeTimeout()
+        {
+            return handshakeTimeout;
+        }
+
+        public void setHandshakeTimeout(final Duration handshakeTimeout)
+        {
+            this.handshakeTimeout = positive(handshakeTimeout);
+        }
+
+        public Duration getIncompleteFrameTimeout()
+        {
+            return incompleteFrameTimeout;
+        }
+
+        public void setIncompleteFrameTimeout(final Duration incompleteFrameTimeout)
+        {
+            this.incompleteFrameTimeout = positive(incompleteFrameTimeout);
+        }
+
+        public DataSize getMinReceiveRate()
+        {
+            return minReceiveRate;
+        }
+
+        public void setMinReceiveRate(final DataSize minReceiveRate)
+        {
+            this.minReceiveRate = size(minReceiveRate, Integer.MAX_VALUE);
+        }
+
+        public int getMaxSessions()
+        {
+            return maxSessions;
+        }
+
+        public void setMaxSessions(final int maxSessions)
+        {
+            this.maxSessions = atLeastOne(maxSessions);
+        }
+
+        public int getMaxSessionsPerConnection()
+        {
+            return maxSessionsPerConnection;
+        }
+
+        public void setMaxSessionsPerConnection(final int maxSessionsPerConnection)
+        {
+            this.maxSessionsPerConnection = atLeastOne(maxSessionsPerConnection);
+        }
+
+        public int getMaxSessionsPerPeer()
+        {
+            return maxSessionsPerPeer;
+        }
+
+        public void setMaxSessionsPerPeer(final int maxSessionsPerPeer)
+        {
+            this.maxSessionsPerPeer = atLeastOne(maxSessionsPerPeer);
+        }
+
+        public int getMaxConnectionsPerPortal()
+        {
+            return maxConnectionsPerPortal;
+        }
+
+        public void setMaxConnectionsPerPortal(final int maxConnectionsPerPortal)
+        {
+            this.maxConnectionsPerPortal = atLeastOne(maxConnectionsPerPortal);
+        }
+
+        public int getMaxConnectionsPerPeer()
+        {
+            return maxConnectionsPerPeer;
+        }
+
+        public void setMaxConnectionsPerPeer(final int maxConnectionsPerPeer)
+        {
+            this.maxConnectionsPerPeer = atLeastOne(maxConnectionsPerPeer);
+        }
+
+        private static int atLeastOne(final int value)
+        {
+            if (value < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + value);
+            }
+            return value;
+        }
+
+        private static DataSize size(final DataSize value, final long max)
+        {
+            if (value == null || value.toBytes() < 1 || value.toBytes() > max)
+            {
+                throw new IllegalArgumentException("must be from 1B to " + max + "B, was " + value);
+            }
+            return value;
         }
     }
 

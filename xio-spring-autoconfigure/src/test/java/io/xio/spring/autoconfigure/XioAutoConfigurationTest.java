@@ -122,6 +122,38 @@ class XioAutoConfigurationTest
         });
     }
 
+    @Test
+    void limitsDefaultToTheEnginesAndEachPropertyReachesIt()
+    {
+        runner(ServerApplication.class).run(context ->
+            assertThat(context.getBean(XioEngine.class).limits()).isEqualTo(io.xio.engine.Limits.DEFAULT));
+        runner(ServerApplication.class).withPropertyValues("xio.limits.max-queued-size=2MB",
+            "xio.limits.max-unsent-size=16MB", "xio.limits.write-stall-timeout=3s", "xio.limits.handshake-timeout=2s",
+            "xio.limits.incomplete-frame-timeout=1s", "xio.limits.min-receive-rate=1KB", "xio.limits.max-sessions=9",
+            "xio.limits.max-sessions-per-connection=7", "xio.limits.max-sessions-per-peer=8",
+            "xio.limits.max-connections-per-portal=6", "xio.limits.max-connections-per-peer=5").run(context ->
+            {
+                final io.xio.engine.Limits limits = context.getBean(XioEngine.class).limits();
+                assertThat(limits.maxQueuedBytes()).isEqualTo(2 << 20);
+                assertThat(limits.maxUnsentBytes()).isEqualTo(16 << 20);
+                assertThat(limits.writeStallTimeout()).hasSeconds(3);
+                assertThat(limits.handshakeTimeout()).hasSeconds(2);
+                assertThat(limits.incompleteFrameTimeout()).hasSeconds(1);
+                assertThat(limits.minReceiveRate()).isEqualTo(1024);
+                assertThat(limits.maxSessions()).isEqualTo(9);
+                assertThat(limits.maxSessionsPerConnection()).isEqualTo(7);
+                assertThat(limits.maxSessionsPerPeer()).isEqualTo(8);
+                assertThat(limits.maxConnectionsPerPortal()).isEqualTo(6);
+                assertThat(limits.maxConnectionsPerPeer()).isEqualTo(5);
+            });
+        runner(ServerApplication.class).withPropertyValues("xio.limits.max-queued-size=100MB").run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(messages(context.getStartupFailure())).contains("xio.limits")
+                .contains("maxUnsentBytes").contains("maxQueuedBytes");
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OwnService
     {
@@ -150,6 +182,9 @@ class XioAutoConfigurationTest
         "xio.clients.kv.timeout=0s|xio.clients.kv.timeout|0s|must be positive",
         "xio.limits.max-in-flight=0|xio.limits.max-in-flight|0|must be at least 1",
         "xio.limits.max-message-size=10B|xio.limits.max-message-size|10B|must be from 1KB to 2GB",
+        "xio.limits.max-sessions-per-peer=0|xio.limits.max-sessions-per-peer|0|must be at least 1",
+        "xio.limits.write-stall-timeout=0s|xio.limits.write-stall-timeout|0s|must be positive",
+        "xio.limits.max-unsent-size=0B|xio.limits.max-unsent-size|0B|must be from 1B",
         "xio.codec=xml|xio.codec|xml|XML"})
     void aBadPropertyFailsStartUpNamingThePropertyAndTheValue(final String setting, final String property,
         final String value, final String reason)

@@ -68,7 +68,7 @@ class XioStarterBehaviourTest
                 }
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> kv.get("x"))
                     .isInstanceOf(io.xio.engine.SessionRejectedException.class)
-                    .hasMessageContaining("no service 'nope'");
+                    .hasMessageContaining("/nope").hasMessageContaining("no such service");
             });
     }
 

@@ -11,24 +11,32 @@ import io.xio.engine.transport.LoopCounters;
 import org.agrona.DirectBuffer;
 
 import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
 
 /**
  * Cuts a byte stream into whole frames inside pooled slabs, so that received messages are views into the
  * slab the bytes were read into (no copy), and checks each frame's header against the limits before any
  * memory is set aside for its body. A frame that does not fit the rest of the receive slab moves, with the
  * bytes already read, to a new slab: small ones to a fresh receive slab, large ones to a slab of their own
- * that the rest of the frame is then read straight into. That slab starts at 4 MiB at most and grows as the
- * bytes arrive, so a peer that merely announces a huge frame gets no huge allocation. Owner thread only.
+ * that the rest of the frame is then read straight into. That slab starts at twice the bytes held (256 KiB at
+ * least) and grows fourfold as the bytes arrive, so a peer that merely announces a huge frame gets no huge
+ * allocation. Slabs are taken when bytes come and given back by {@link #trim()} when no partial frame is held:
+ * an idle connection holds no receive buffer. The partial frame's start time is kept for the minimum-rate check.
+ * Owner thread only.
  */
 public final class FrameAssembler
 {
     static final int RECEIVE_SLAB = 64 << 10;
-    static final int LARGE_START = 4 << 20;
+    static final int LARGE_START = 256 << 10;
+    static final int BULK_START = 4 << 20;
 
     private final BufferPool pool;
     private final Limits limits;
     private final LoopCounters counters;
+    private final LongSupplier clock;
     private final Frame frame = new Frame();
+    private long delivered;
+    private long partialSince;
     private Slab slab;
     private ByteBuffer view;
     private int readPos;
@@ -41,9 +49,29 @@ public final class FrameAssembler
 
     public FrameAssembler(final BufferPool pool, final Limits limits, final LoopCounters counters)
     {
+        this(pool, limits, counters, System::nanoTime);
+    }
+
+    /** @param clock the time {@link #partialSince()} is told in */
+    public FrameAssembler(final BufferPool pool, final Limits limits, final LoopCounters counters,
+        final LongSupplier clock)
+    {
         this.pool = pool;
         this.limits = limits;
         this.counters = counters;
+        this.clock = clock;
+    }
+
+    /** Bytes held of a frame not complete yet; 0 when none. */
+    public long partialBytes()
+    {
+        return large != null ? largeFill : slab == null ? 0 : writePos - readPos;
+    }
+
+    /** When the first bytes of the frame not complete yet arrived; 0 when there is none. */
+    public long partialSince()
+    {
+        return partialSince;
     }
 
     /** Where the next bytes go: read into the returned buffer's remaining space, then call {@link #received}. */
@@ -67,12 +95,37 @@ public final class FrameAssembler
             {
                 readPos = writePos = 0;
             }
+            else if (writePos - readPos >= Frame.HEADER_LENGTH &&
+                frame.wrap(slab.buffer(), readPos).frameLength() > RECEIVE_SLAB)
+            {
+                // only now: the bytes came, not just the length announced
+                moveIncomplete(frame.frameLength(), Math.max(LARGE_START, 2 * (writePos - readPos)));
+                return writable();
+            }
             else
             {
                 replaceSlab(writePos - readPos);
             }
         }
         return view.limit(slab.capacity()).position(writePos);
+    }
+
+    /**
+     * Where the next bytes go when they come in bulk, already in the peer's memory (an rdma read of an exposed
+     * buffer): a frame that will not fit the receive slab moves to a slab of its own now, up to 4 MiB at once, so
+     * the bytes are read there in few pieces rather than trickled through the receive slab first.
+     */
+    public ByteBuffer writableInBulk()
+    {
+        if (large == null && slab != null && writePos - readPos >= Frame.HEADER_LENGTH)
+        {
+            final int length = frame.wrap(slab.buffer(), readPos).frameLength();
+            if (length > slab.capacity() - readPos && length > RECEIVE_SLAB)
+            {
+                moveIncomplete(length, Math.min(length, BULK_START));
+            }
+        }
+        return writable();
     }
 
     /** Copies as much of {@code src} as fits into {@link #writable()}, delivering frames; returns bytes taken. */
@@ -110,6 +163,26 @@ public final class FrameAssembler
         {
             return;
         }
+        final long before = delivered;
+        try
+        {
+            take(n, handler);
+        }
+        finally
+        {
+            if (closed || partialBytes() == 0)
+            {
+                partialSince = 0;
+            }
+            else if (partialSince == 0 || delivered != before)
+            {
+                partialSince = clock.getAsLong();
+            }
+        }
+    }
+
+    private void take(final int n, final LinkHandler handler)
+    {
         if (large != null)
         {
             largeFill += n;
@@ -122,6 +195,7 @@ public final class FrameAssembler
                 {
                     checkBody(whole, 0);
                     counters.frameReceived(largeLength);
+                    delivered++;
                     handler.onFrame(whole, 0, largeLength);
                 }
                 finally
@@ -150,6 +224,7 @@ public final class FrameAssembler
             {
                 checkBody(slab, readPos);
                 counters.frameReceived(length);
+                delivered++;
                 handler.onFrame(slab, readPos, length);
                 if (slab == null)
                 {
@@ -159,11 +234,7 @@ public final class FrameAssembler
             }
             else
             {
-                if (length > slab.capacity() - readPos)
-                {
-                    moveIncomplete(length);
-                }
-                return;
+                return; // the rest of it is read where the slab has room, or moved once the slab is full
             }
         }
         if (readPos == writePos && slab.refCount() == 1)
@@ -172,22 +243,33 @@ public final class FrameAssembler
         }
     }
 
-    private void moveIncomplete(final int length)
+    /**
+     * Gives the receive slab back when no partial frame is in it: called now and then (not per read, which would
+     * cost a buffer view each time), so an idle connection holds no receive buffer. Frames handed on keep the
+     * slab alive until they are released.
+     */
+    public void trim()
+    {
+        if (slab != null && readPos == writePos && large == null)
+        {
+            slab.release();
+            slab = null;
+            view = null;
+        }
+    }
+
+    /** The start of a frame larger than a receive slab moves to a slab of its own, of {@code start} bytes first. */
+    private void moveIncomplete(final int length, final int start)
     {
         final int partial = writePos - readPos;
-        if (length > RECEIVE_SLAB)
-        {
-            large = allocate(Math.min(length, LARGE_START), length);
-            largeView = large.byteBuffer().duplicate();
-            large.buffer().putBytes(0, slab.buffer(), readPos, partial);
-            largeFill = partial;
-            largeLength = length;
-            readPos = writePos;
-        }
-        else
-        {
-            replaceSlab(partial);
-        }
+        large = allocate(Math.min(length, Math.max(start, partial)), length);
+        largeView = large.byteBuffer().duplicate();
+        large.buffer().putBytes(0, slab.buffer(), readPos, partial);
+        largeFill = partial;
+        largeLength = length;
+        slab.release();
+        slab = null;
+        view = null;
     }
 
     private void growLarge()

@@ -40,17 +40,22 @@ public abstract class StreamLink implements TransportLink
     private ByteBuffer[] views = new ByteBuffer[64];
     private Slab[] viewSlabs = new Slab[64];
     private int entryCount;
+    /** Stream position where entry 0 starts. */
+    private long entriesStart;
     private int transmitIndex;
     private int releaseIndex;
     private long queuedPosition;
     private boolean flushScheduled;
     private boolean wantWritable;
     private long lastReceive;
+    /** Where the peer's reading had got to when we last looked, and when it last moved (or we had nothing). */
+    private long progressPosition;
+    private long progressNanos;
 
     protected StreamLink(final TransportContext context)
     {
         this.context = context;
-        this.assembler = new FrameAssembler(context.pool(), context.limits(), context.counters());
+        this.assembler = new FrameAssembler(context.pool(), context.limits(), context.counters(), context::nanoTime);
     }
 
     @Override
@@ -91,6 +96,7 @@ public abstract class StreamLink implements TransportLink
     @Override
     public void commit()
     {
+        noteIdleBacklog();
         stagePos += claimLength;
         queuedPosition += claimLength;
         context.counters().frameSent();
@@ -118,6 +124,61 @@ public abstract class StreamLink implements TransportLink
     public long lastReceiveNanos()
     {
         return lastReceive;
+    }
+
+    @Override
+    public long lastWriteProgressNanos()
+    {
+        return progressNanos;
+    }
+
+    @Override
+    public long incompleteFrameSince()
+    {
+        return assembler.partialSince();
+    }
+
+    @Override
+    public long incompleteFrameBytes()
+    {
+        return assembler.partialBytes();
+    }
+
+    /** A scan of the pending entries: only called when the backlog is over a limit, so rarely. */
+    @Override
+    public long largestPending()
+    {
+        long largest = 0;
+        for (int i = releaseIndex; i < entryCount; i++)
+        {
+            largest = Math.max(largest, entryEnds[i] - (i == 0 ? entriesStart : entryEnds[i - 1]));
+        }
+        return largest;
+    }
+
+    /** Gives the staging and receive slabs back while nothing is pending in them: an idle link holds no buffer. */
+    @Override
+    public void trim()
+    {
+        if (!closed && stage != null && entryCount == 0 && stageStart == stagePos)
+        {
+            forgetView(stage);
+            stage.release();
+            stage = null;
+        }
+        if (!closed)
+        {
+            assembler.trim();
+        }
+    }
+
+    /** Bytes queued while none were pending: the write-stall clock starts now, not at the last progress. */
+    private void noteIdleBacklog()
+    {
+        if (queuedPosition == progressPosition)
+        {
+            progressNanos = context.nanoTime();
+        }
     }
 
     /** Notes that bytes arrived in this loop turn. */
@@ -187,6 +248,11 @@ public abstract class StreamLink implements TransportLink
     protected final int releaseSent()
     {
         final long released = releasedPosition();
+        if (released != progressPosition)
+        {
+            progressPosition = released;
+            progressNanos = context.nanoTime();
+        }
         int count = 0;
         while (releaseIndex < entryCount && entryEnds[releaseIndex] <= released && releaseIndex < transmitIndex)
         {
@@ -195,6 +261,7 @@ public abstract class StreamLink implements TransportLink
         }
         if (releaseIndex == entryCount && entryCount > 0)
         {
+            entriesStart = entryEnds[entryCount - 1];
             entryCount = transmitIndex = releaseIndex = 0;
             if (stage != null && stageStart == stagePos && stage.refCount() == 1)
             {

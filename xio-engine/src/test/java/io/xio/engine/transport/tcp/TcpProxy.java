@@ -122,6 +122,18 @@ final class TcpProxy implements AutoCloseable
         return count;
     }
 
+    /** Resets one relayed connection, picked at random; whether there was one. */
+    boolean dropOne(final java.util.Random random)
+    {
+        final List<Pair> open = List.copyOf(pairs);
+        if (open.isEmpty())
+        {
+            return false;
+        }
+        open.get(random.nextInt(open.size())).reset();
+        return true;
+    }
+
     /** Stops forwarding on the connections open now, without closing them. */
     void silenceAll()
     {

@@ -1,0 +1,29 @@
+package io.xio.engine;
+
+/**
+ * Why an engine refused a peer something or cut it off: what {@link XioEngine#refusals()} counts. A growing count
+ * is a misbehaving or hostile peer (or limits set too tight for a legitimate one); the server's log names the peer.
+ */
+public enum PeerRefusal
+{
+    /** An ATTACH without the session's secret, or for a session that does not exist. */
+    ATTACH_PROOF,
+    /** A set-up for a service the engine does not serve. */
+    UNKNOWN_SERVICE,
+    /** A set-up over the limit of sessions per connection, per peer or per engine. */
+    SESSION_LIMIT,
+    /** A connection over the limit of connections per portal or per peer. */
+    CONNECTION_LIMIT,
+    /** A frame other than SETUP or ATTACH on a connection that carries no session yet. */
+    BEFORE_HANDSHAKE,
+    /** Too many frames for sessions the connection never carried. */
+    UNKNOWN_SESSION,
+    /** A connection that carried no session within the handshake timeout. */
+    HANDSHAKE_TIMEOUT,
+    /** A peer that read nothing for the write-stall timeout while we had bytes for it. */
+    WRITE_STALL,
+    /** A peer that let more than the unsent-bytes limit pile up for it. */
+    UNSENT_LIMIT,
+    /** A frame that arrived slower than the minimum receive rate. */
+    SLOW_FRAME
+}

@@ -1,0 +1,178 @@
+package io.xio.engine.hostile;
+
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * A peer written from {@code docs/protocol.md} alone, on a plain blocking socket: it sends whatever bytes a test
+ * wants and reads frames back, as an attacker's tool would. Not thread-safe; one test thread drives it.
+ */
+final class RawPeer implements AutoCloseable
+{
+    /** A frame read back: the header fields and the body (control body or application header and data). */
+    record Received(int type, int flags, long sessionId, long requestId, int status, byte[] body)
+    {
+        SetupCodec.Reader reader()
+        {
+            return new SetupCodec.Reader(new UnsafeBuffer(body), 0, body.length);
+        }
+    }
+
+    private final Socket socket;
+    private final OutputStream out;
+    private final DataInputStream in;
+
+    /** Connects to {@code port} on 127.0.0.1 from {@code localAddress} (another loopback address is another host). */
+    RawPeer(final String localAddress, final int port, final int receiveBuffer) throws IOException
+    {
+        socket = new Socket();
+        if (receiveBuffer > 0)
+        {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
+        socket.bind(new InetSocketAddress(InetAddress.getByName(localAddress), 0));
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+        socket.setTcpNoDelay(true);
+        out = socket.getOutputStream();
+        in = new DataInputStream(socket.getInputStream());
+    }
+
+    RawPeer(final int port) throws IOException
+    {
+        this("127.0.0.1", port, 0);
+    }
+
+    static byte[] frame(final int type, final int flags, final long sessionId, final long requestId,
+        final byte[] header, final byte[]... segments)
+    {
+        int length = Frame.HEADER_LENGTH + 4 * segments.length + header.length;
+        for (final byte[] segment : segments)
+        {
+            length += segment.length;
+        }
+        final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(length).put((byte)1).put((byte)type).putShort((short)flags).putLong(sessionId)
+            .putLong(requestId).putInt(header.length).putShort((short)segments.length).putShort((short)0);
+        for (final byte[] segment : segments)
+        {
+            frame.putInt(segment.length);
+        }
+        frame.put(header);
+        for (final byte[] segment : segments)
+        {
+            frame.put(segment);
+        }
+        return frame.array();
+    }
+
+    static byte[] setup(final long token, final String resource)
+    {
+        return frame(FrameType.SETUP, 0, 0, token,
+            new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(2048).toBytes());
+    }
+
+    static byte[] attach(final long token, final long sessionId, final byte[] proof)
+    {
+        return frame(FrameType.ATTACH, 0, sessionId, token, new SetupCodec.Writer().bytes(proof).toBytes());
+    }
+
+    static byte[] request(final long sessionId, final long id, final byte[] header)
+    {
+        return frame(FrameType.REQUEST, 0, sessionId, id, header);
+    }
+
+    static byte[] cancel(final long sessionId, final long first, final long last)
+    {
+        return frame(FrameType.CANCEL, 0, sessionId, first, new SetupCodec.Writer().i64(last).toBytes());
+    }
+
+    static byte[] keepalive()
+    {
+        return frame(FrameType.KEEPALIVE, 0, 0, 0, new byte[0]);
+    }
+
+    void send(final byte[] bytes) throws IOException
+    {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Sends and reports whether the server still took the bytes (false once it has closed on us). */
+    boolean trySend(final byte[] bytes)
+    {
+        try
+        {
+            send(bytes);
+            return true;
+        }
+        catch (final IOException closed)
+        {
+            return false;
+        }
+    }
+
+    /** The next frame, waiting at most {@code timeout}; null if the server closed the connection. */
+    Received read(final Duration timeout) throws IOException
+    {
+        socket.setSoTimeout((int)timeout.toMillis());
+        try
+        {
+            final byte[] head = new byte[Frame.HEADER_LENGTH];
+            in.readFully(head);
+            final ByteBuffer header = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN);
+            final byte[] body = new byte[header.getInt(0) - Frame.HEADER_LENGTH];
+            in.readFully(body);
+            final int segments = header.getShort(28) & 0xFFFF;
+            final byte[] rest = java.util.Arrays.copyOfRange(body, 4 * segments, body.length);
+            return new Received(header.get(5), header.getShort(6) & 0xFFFF, header.getLong(8), header.getLong(16),
+                header.getShort(30) & 0xFFFF, rest);
+        }
+        catch (final EOFException | SocketException closed)
+        {
+            return null;
+        }
+    }
+
+    /** Whether the server closes the connection within {@code timeout}; frames it sends meanwhile are skipped. */
+    boolean closedWithin(final Duration timeout) throws IOException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline)
+        {
+            try
+            {
+                if (read(Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()))) == null)
+                {
+                    return true;
+                }
+            }
+            catch (final SocketTimeoutException stillOpen)
+            {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        socket.close();
+    }
+}
