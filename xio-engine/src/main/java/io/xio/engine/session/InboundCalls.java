@@ -130,6 +130,10 @@ final class InboundCalls
             catch (final Throwable ex)
             {
                 call.message.close(); // a handler that threw is not going to release it
+                if (ex instanceof Error error)
+                {
+                    throw error; // not the call's failure but the context's: EventLoop fails it
+                }
                 if (oneWay)
                 {
                     LOG.warn("handler of {} failed on one-way message {}", session.describe(), call.id, ex);

@@ -247,9 +247,10 @@ final class PendingRequest implements Runnable, SendCompletion
                 target.onResponse(requestId, (Message)value);
             }
         }
-        catch (final Throwable ex)
+        catch (final Exception ex)
         {
-            // Whatever it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
+            // The frame that delivered this is mid-way on a transport's read loop: log, go on. (An Error goes on
+            // up: on a context's thread it fails the context.)
             LoggerFactory.getLogger(PendingRequest.class).warn("response listener of request {} on {} failed",
                 requestId, session.describe(), ex);
         }

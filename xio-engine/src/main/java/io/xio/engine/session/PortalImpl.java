@@ -13,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
 public final class PortalImpl implements Portal
 {
     private final EngineCore engine;
-    private final Peers peers;
+    /** The context's registry; another one's after {@link #rebind}. */
+    private volatile Peers peers;
     private final SessionAcceptor acceptor;
     private volatile TransportListener listener;
     private volatile XioUri uri;
@@ -45,6 +46,51 @@ public final class PortalImpl implements Portal
             {
                 bound.completeExceptionally(ex instanceof XioException ? ex :
                     new XioException("cannot bind portal " + address + ": " + ex.getMessage(), ex));
+            }
+        });
+        return bound;
+    }
+
+    /**
+     * The portal's context failed: stops listening, on that context's thread (which owns the listener), so that
+     * its address is free for {@link #rebind}. The portal stays open.
+     */
+    public void contextFailed()
+    {
+        final TransportListener current = listener;
+        listener = null;
+        if (current != null)
+        {
+            current.close();
+        }
+    }
+
+    /**
+     * Listens again at the portal's address, on {@code fresh} (the replacement of its failed context); completes
+     * once listening. A portal that cannot bind again is closed. Any thread.
+     */
+    public CompletableFuture<Portal> rebind(final Peers fresh)
+    {
+        peers = fresh;
+        final CompletableFuture<Portal> bound = new CompletableFuture<>();
+        fresh.loop.execute(() ->
+        {
+            if (!open)
+            {
+                bound.completeExceptionally(new XioException("portal " + uri + " was closed"));
+                return;
+            }
+            try
+            {
+                listener = engine.transport(uri.scheme()).listen(uri, fresh.loop,
+                    link -> new Connection(engine, fresh, link, null, null, this).start());
+                bound.complete(this);
+            }
+            catch (final Exception ex)
+            {
+                open = false;
+                bound.completeExceptionally(new XioException("cannot bind portal " + uri + " again: " +
+                    ex.getMessage(), ex));
             }
         });
         return bound;
