@@ -159,9 +159,13 @@ public final class EngineCore
         {
             target.onEvent(event);
         }
-        catch (final Exception ex)
+        catch (final Throwable ex)
         {
-            LOG.warn("session listener failed on {}", event, ex); // an Error goes on up: it fails the context
+            if (ex instanceof VirtualMachineError error)
+            {
+                throw error; // out of memory or stack: on a context's thread, it fails the context (EventLoop)
+            }
+            LOG.warn("session listener failed on {}", event, ex);
         }
     }
 

@@ -130,9 +130,9 @@ final class InboundCalls
             catch (final Throwable ex)
             {
                 call.message.close(); // a handler that threw is not going to release it
-                if (ex instanceof Error error)
+                if (ex instanceof VirtualMachineError error)
                 {
-                    throw error; // not the call's failure but the context's: EventLoop fails it
+                    throw error; // out of memory or stack: not the call's failure but the context's (EventLoop)
                 }
                 if (oneWay)
                 {

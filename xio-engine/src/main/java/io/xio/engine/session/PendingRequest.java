@@ -247,10 +247,13 @@ final class PendingRequest implements Runnable, SendCompletion
                 target.onResponse(requestId, (Message)value);
             }
         }
-        catch (final Exception ex)
+        catch (final Throwable ex)
         {
-            // The frame that delivered this is mid-way on a transport's read loop: log, go on. (An Error goes on
-            // up: on a context's thread it fails the context.)
+            if (ex instanceof VirtualMachineError error)
+            {
+                throw error; // out of memory or stack: on a context's thread, it fails the context (EventLoop)
+            }
+            // Whatever else it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
             LoggerFactory.getLogger(PendingRequest.class).warn("response listener of request {} on {} failed",
                 requestId, session.describe(), ex);
         }
