@@ -155,6 +155,28 @@ class ContextFailureTest
     }
 
     @Test
+    void aManualContextIsRestartedInPlaceAndTheApplicationDrivesTheFreshOne()
+    {
+        final XioEngine engine = engines.start(manual("manual-restart")
+            .onContextFailure(ContextFailurePolicy.RESTART_CONTEXT));
+        final Context failed = engine.contexts().get(0);
+        failed.execute(() ->
+        {
+            throw new OutOfMemoryError("injected");
+        });
+        assertThatThrownBy(failed::doWork).isInstanceOf(ContextFailedException.class);
+        assertThat(engine.isOpen()).isTrue();
+        final Context fresh = engine.contexts().get(0);
+        assertThat(fresh).isNotSameAs(failed);
+        assertThat(fresh.state()).isEqualTo(ContextState.RUNNING);
+        final AtomicInteger ran = new AtomicInteger();
+        fresh.execute(ran::incrementAndGet);
+        fresh.doWork();
+        assertThat(ran).hasValue(1);
+        assertThat(engine.contexts().get(1).state()).as("the other context").isEqualTo(ContextState.RUNNING);
+    }
+
+    @Test
     void aStackOverflowOnAContextThreadEndsItsThreadAndClosesTheEngine()
     {
         final XioEngine engine = engines.start(engines.builder("overflow").sessionListener(events::add));

@@ -177,12 +177,12 @@ public final class EventLoop implements Context, TransportContext
      */
     private void fail(final Throwable cause)
     {
-        if (state.get() != ContextState.RUNNING)
+        if (!state.get().canMoveTo(ContextState.FAILED))
         {
             return;
         }
         failure = cause; // before the state: whoever sees FAILED sees why
-        if (!state.compareAndSet(ContextState.RUNNING, ContextState.FAILED))
+        if (!moveTo(ContextState.FAILED))
         {
             return;
         }
@@ -202,6 +202,13 @@ public final class EventLoop implements Context, TransportContext
         {
             logQuietly("closing failed context {} failed", ex);
         }
+    }
+
+    /** Moves the state on, if {@link ContextState#canMoveTo} allows it from where it is; false otherwise. */
+    private boolean moveTo(final ContextState next)
+    {
+        final ContextState current = state.get();
+        return current.canMoveTo(next) && state.compareAndSet(current, next);
     }
 
     /** Logs, unless logging itself fails (out of memory, say): nothing on a failure path may throw. */
@@ -484,7 +491,7 @@ public final class EventLoop implements Context, TransportContext
      */
     public void close()
     {
-        state.compareAndSet(ContextState.RUNNING, ContextState.CLOSED);
+        moveTo(ContextState.CLOSED); // a failed loop stays FAILED
         closed = true;
         drainClosed();
         flushAll();
