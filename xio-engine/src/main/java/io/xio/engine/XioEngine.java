@@ -434,7 +434,8 @@ public final class XioEngine implements AutoCloseable
 
     /**
      * Closes sessions, portals and connections and stops the contexts. With leak detection on, then fails
-     * with an {@link IllegalStateException} listing every received message that was never released.
+     * with an {@link IllegalStateException} listing every received message that was never released. Does
+     * nothing once closed, also when a failed context closed the engine ({@link ContextFailurePolicy#CLOSE_ENGINE}).
      */
     @Override
     public void close()
