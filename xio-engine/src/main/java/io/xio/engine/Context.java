@@ -15,6 +15,10 @@ import java.time.Duration;
  *
  * <p>{@link #execute}, {@link #wakeup}, {@link #name} and {@link #index} may be called from any thread;
  * {@link #doWork} and {@link #runOnce} only from the one thread that runs a manual context.
+ *
+ * <p>An {@link Error} on a context's thread, or any {@link Throwable} escaping its loop, makes the context
+ * {@link ContextState#FAILED}; the engine's {@link ContextFailurePolicy} says what follows. A
+ * {@link RuntimeException} from one task, timer or handler only fails that one thing and is logged.
  */
 public interface Context
 {
@@ -28,6 +32,12 @@ public interface Context
     /** Whether the context is open and its thread (if it has one of its own) alive; any thread. */
     boolean isRunning();
 
+    /** Where the context is in its life; any thread. */
+    ContextState state();
+
+    /** What made the context {@link ContextState#FAILED fail}, or null while it has not; any thread. */
+    Throwable failure();
+
     /** Whether the calling thread is this context's thread. */
     boolean inContextThread();
 
@@ -37,9 +47,17 @@ public interface Context
     /** Wakes the context if it is parked. */
     void wakeup();
 
-    /** One duty cycle without blocking; returns the amount of work done (0 when idle). Manual contexts only. */
+    /**
+     * One duty cycle without blocking; returns the amount of work done (0 when idle). Manual contexts only.
+     *
+     * @throws ContextFailedException when the context failed, in this cycle or before
+     */
     int doWork();
 
-    /** One duty cycle; when it finds no work, waits up to {@code timeout} for some. Manual contexts only. */
+    /**
+     * One duty cycle; when it finds no work, waits up to {@code timeout} for some. Manual contexts only.
+     *
+     * @throws ContextFailedException when the context failed, in this cycle or before
+     */
     int runOnce(Duration timeout);
 }

@@ -1,10 +1,11 @@
 package io.xio.engine;
 
 /**
- * A session or connection lifecycle event.
+ * A session, connection or context lifecycle event.
  *
  * @param type what happened
- * @param session the session it happened to (null for a connection-level error, e.g. a protocol violation)
+ * @param session the session it happened to (null for a connection-level error, e.g. a protocol violation, and
+ *                for a context's failure)
  * @param detail a description naming the peer
  * @param cause the failure behind it, or null
  */
@@ -23,6 +24,12 @@ public record SessionEvent(Type type, Session session, String detail, Throwable 
         /** A connection or session failed with an error. */
         ERROR,
         /** The session is closed. */
-        CLOSED
+        CLOSED,
+        /**
+         * A context failed (its {@link Context#state()} is {@link ContextState#FAILED}; the cause is what stopped
+         * it): its sessions fail, and the engine restarts the context or closes, as the detail says (see
+         * {@link ContextFailurePolicy}). Engine-wide, so only the engine's listener hears it; no session.
+         */
+        CONTEXT_FAILED
     }
 }

@@ -44,6 +44,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *          Message reply = session.request(Outbound.of("hi".getBytes())).get()) { ... }
  * }
  * }</pre>
+ *
+ * <p>Should a context fail (an {@link Error} on its thread; see {@link Context}), its sessions fail, the
+ * listener hears {@link SessionEvent.Type#CONTEXT_FAILED}, and the engine closes or restarts that context as
+ * {@link Builder#onContextFailure} says: it never goes on with a context that no longer answers.
  */
 public final class XioEngine implements AutoCloseable
 {
@@ -52,8 +56,16 @@ public final class XioEngine implements AutoCloseable
 
     private final String name;
     private final EventLoop[] loops;
+    /** Elements replaced when a context restarts, under {@link #lifecycle}. */
     private final AgentRunner[] runners;
     private final EngineCore core;
+    private final ContextSupervisor supervisor;
+    /** Orders restarting a failed context against closing the engine. */
+    private final Object lifecycle = new Object();
+    private final Limits limits;
+    private final Duration busyPoll;
+    private final boolean manualContexts;
+    private final NanoClock clock;
     private final LeakTracker leaks;
     private final List<Portal> portals = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger nextPortalContext = new AtomicInteger();
@@ -65,11 +77,15 @@ public final class XioEngine implements AutoCloseable
         name = builder.name != null ? builder.name : "xio-" + ENGINES.incrementAndGet();
         leaks = builder.leakDetection ? new LeakTracker() : null;
         connectTimeout = builder.connectTimeout;
+        limits = builder.limits;
+        busyPoll = builder.busyPoll;
+        manualContexts = builder.manualContexts;
+        clock = builder.clock;
+        supervisor = new ContextSupervisor(this, builder.contextFailurePolicy);
         loops = new EventLoop[builder.contexts];
         for (int i = 0; i < loops.length; i++)
         {
-            loops[i] = new EventLoop(name + "-ctx-" + i, i, builder.limits, builder.busyPoll, builder.manualContexts,
-                builder.clock);
+            loops[i] = newLoop(i);
         }
         core = new EngineCore(new EngineSettings(name, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
@@ -83,18 +99,90 @@ public final class XioEngine implements AutoCloseable
             runners = new AgentRunner[loops.length];
             for (int i = 0; i < loops.length; i++)
             {
-                final EventLoop loop = loops[i];
-                runners[i] = new AgentRunner(new LoopIdleStrategy(loop),
-                    ex -> LOG.error("context {} failed", loop.name(), ex), null, loop.agent());
-                AgentRunner.startOnThread(runners[i], r ->
-                {
-                    final Thread thread = new Thread(r, loop.name());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+                runners[i] = start(loops[i]);
             }
         }
         core.start();
+    }
+
+    private EventLoop newLoop(final int index)
+    {
+        return new EventLoop(name + "-ctx-" + index, index, limits, busyPoll, manualContexts, clock, supervisor);
+    }
+
+    private static AgentRunner start(final EventLoop loop)
+    {
+        final AgentRunner runner = new AgentRunner(new LoopIdleStrategy(loop), ex ->
+        {
+            if (!loop.isTermination(ex))
+            {
+                LOG.error("context {} failed", loop.name(), ex); // onStart or onClose: the loop guards the rest
+            }
+        }, null, loop.agent());
+        AgentRunner.startOnThread(runner, r ->
+        {
+            final Thread thread = new Thread(r, loop.name());
+            thread.setDaemon(true);
+            return thread;
+        });
+        return runner;
+    }
+
+    /**
+     * Puts a fresh context in the place of {@code failed}, on a thread of its own, and binds the failed one's
+     * portals again on it. False when the engine closed meanwhile. On the failed context's thread.
+     */
+    boolean restart(final EventLoop failed)
+    {
+        final int index = failed.index();
+        final EventLoop fresh;
+        synchronized (lifecycle)
+        {
+            if (closed.get())
+            {
+                return false;
+            }
+            fresh = newLoop(index);
+            if (runners != null)
+            {
+                try
+                {
+                    runners[index] = start(fresh);
+                }
+                catch (final RuntimeException | Error ex)
+                {
+                    fresh.close(); // no thread for it (out of memory, say): the caller closes the engine
+                    throw ex;
+                }
+            }
+            core.replace(index, fresh);
+        }
+        for (final Portal portal : portalsOn(failed))
+        {
+            ((PortalImpl)portal).rebind(core.peers(index)).whenComplete((bound, ex) ->
+            {
+                if (ex != null)
+                {
+                    LOG.error("portal {} is closed: it could not listen again after its context failed", portal, ex);
+                }
+            });
+        }
+        LOG.warn("context {} restarted on a new thread", fresh.name());
+        return true;
+    }
+
+    EngineCore core()
+    {
+        return core;
+    }
+
+    /** The portals served by {@code loop}, open or not. */
+    List<Portal> portalsOn(final EventLoop loop)
+    {
+        synchronized (portals)
+        {
+            return portals.stream().filter(portal -> portal.context() == loop).toList();
+        }
     }
 
     public static Builder builder()
@@ -107,10 +195,28 @@ public final class XioEngine implements AutoCloseable
         return name;
     }
 
-    /** The engine's contexts, in index order. */
+    /**
+     * The engine's contexts, in index order. A restarted context ({@link ContextFailurePolicy#RESTART_CONTEXT})
+     * is a new one in the failed one's place: ask again rather than keep the list.
+     */
     public List<Context> contexts()
     {
         return List.of(loops);
+    }
+
+    /**
+     * The contexts that failed since the engine started, oldest first (at most the last 16). Each tells its
+     * {@link Context#failure() cause}; a restarted one is no longer among {@link #contexts()}. Any thread.
+     */
+    public List<Context> failedContexts()
+    {
+        return supervisor.failures();
+    }
+
+    /** False once the engine is closed: by {@link #close()}, or by itself after a context failed. Any thread. */
+    public boolean isOpen()
+    {
+        return !closed.get();
     }
 
     /** Registers the handler of requests to sessions for {@code resource}; replaces an earlier one. */
@@ -343,14 +449,18 @@ public final class XioEngine implements AutoCloseable
 
     /**
      * Closes sessions, portals and connections and stops the contexts. With leak detection on, then fails
-     * with an {@link IllegalStateException} listing every received message that was never released.
+     * with an {@link IllegalStateException} listing every received message that was never released. Does
+     * nothing once closed, also when a failed context closed the engine ({@link ContextFailurePolicy#CLOSE_ENGINE}).
      */
     @Override
     public void close()
     {
-        if (!closed.compareAndSet(false, true))
+        synchronized (lifecycle)
         {
-            return;
+            if (!closed.compareAndSet(false, true))
+            {
+                return;
+            }
         }
         core.sessions().forEach(Session::close);
         new ArrayList<>(portals).forEach(Portal::close);
@@ -360,20 +470,38 @@ public final class XioEngine implements AutoCloseable
             final int index = i;
             final CompletableFuture<Void> done = new CompletableFuture<>();
             closing[i] = done;
-            if (runners == null)
+            if (loops[i].state() != ContextState.RUNNING)
             {
-                loops[i].runOnce(Duration.ZERO); // binds the context to this thread and runs the queued closes
-                core.closeAll(index);
-                loops[i].runOnce(Duration.ZERO);
+                done.complete(null); // failed: its connections were closed then
+            }
+            else if (runners == null)
+            {
+                try
+                {
+                    loops[i].runOnce(Duration.ZERO); // binds the context to this thread and runs the queued closes
+                    core.closeAll(index);
+                    loops[i].runOnce(Duration.ZERO);
+                }
+                catch (final ContextFailedException ex)
+                {
+                    // it failed just now, and its failure closed what it had
+                }
                 done.complete(null);
             }
             else
             {
-                loops[i].execute(() ->
+                try
                 {
-                    core.closeAll(index);
-                    done.complete(null);
-                });
+                    loops[i].execute(() ->
+                    {
+                        core.closeAll(index);
+                        done.complete(null);
+                    });
+                }
+                catch (final XioException ex)
+                {
+                    done.complete(null); // it failed just now, and its failure closed what it had
+                }
             }
         }
         try
@@ -388,7 +516,11 @@ public final class XioEngine implements AutoCloseable
         {
             for (final AgentRunner runner : runners)
             {
-                runner.close();
+                if (runner.thread() != Thread.currentThread())
+                {
+                    runner.close();
+                }
+                // else: a failed context closes the engine; its runner ends once the failure is handled
             }
         }
         else
@@ -428,6 +560,7 @@ public final class XioEngine implements AutoCloseable
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
+        private ContextFailurePolicy contextFailurePolicy = ContextFailurePolicy.CLOSE_ENGINE;
         private NanoClock clock = SystemNanoClock.INSTANCE;
         private final Map<String, Transport> transports = new LinkedHashMap<>();
 
@@ -528,6 +661,19 @@ public final class XioEngine implements AutoCloseable
         public Builder sessionListener(final SessionListener value)
         {
             listener = value == null ? SessionListener.NONE : value;
+            return this;
+        }
+
+        /**
+         * What the engine does once a context failed (an {@link Error} on its thread): close itself (the default,
+         * {@link ContextFailurePolicy#CLOSE_ENGINE}: the failed context's state is unknown, and a clean stop with
+         * the health DOWN lets an orchestrator restart the process whole) or put a fresh context in the failed
+         * one's place ({@link ContextFailurePolicy#RESTART_CONTEXT}). Either way, the failed context's sessions
+         * fail first.
+         */
+        public Builder onContextFailure(final ContextFailurePolicy value)
+        {
+            contextFailurePolicy = java.util.Objects.requireNonNull(value, "onContextFailure");
             return this;
         }
 

@@ -1,6 +1,7 @@
 package io.xio.actuate.health;
 
 import io.xio.engine.Context;
+import io.xio.engine.ContextState;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
@@ -15,7 +16,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code xio} health: UP when every context runs and every portal the application exports is bound.
+ * The {@code xio} health: UP when every context runs and every portal the application exports is bound. A context
+ * that failed (an Error on its thread) shows as {@code failed: <cause>} and makes the health DOWN for as long as it
+ * is one of the engine's contexts, that is until it is restarted ({@code xio.on-context-failure}); the
+ * {@code failures} detail lists every context that failed, restarted or not.
  * Clients are listed with their session's state; one that cannot reach its server makes the health DOWN only
  * when {@code management.health.xio.require-clients} is set, since a server being down is usually that
  * server's problem, not this application's. Each check also starts opening the sessions of clients not
@@ -45,8 +49,14 @@ public final class XioHealthIndicator extends AbstractHealthIndicator
         final Map<String, Object> contexts = new LinkedHashMap<>();
         for (final Context context : engine.contexts())
         {
-            contexts.put(context.name(), context.isRunning() ? "running" : "stopped");
+            contexts.put(context.name(), context.state() == ContextState.FAILED ? "failed: " + context.failure() :
+                context.isRunning() ? "running" : "stopped");
             up &= context.isRunning();
+        }
+        final Map<String, Object> failures = new LinkedHashMap<>();
+        for (final Context failed : engine.failedContexts())
+        {
+            failures.put(failed.name(), String.valueOf(failed.failure())); // a restarted one may fail again: last wins
         }
         final List<Portal> bound = engine.portals();
         final Map<String, Object> portals = new LinkedHashMap<>();
@@ -97,6 +107,7 @@ public final class XioHealthIndicator extends AbstractHealthIndicator
                 : org.springframework.boot.health.contributor.Status.DOWN)
             .withDetail("engine", engine.name())
             .withDetail("contexts", contexts)
+            .withDetail("failures", failures)
             .withDetail("portals", portals)
             .withDetail("sessions", Map.of("server", serverSessions, "client", clientSessions))
             .withDetail("connections", connections)

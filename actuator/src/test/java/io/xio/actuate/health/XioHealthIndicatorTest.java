@@ -2,6 +2,7 @@ package io.xio.actuate.health;
 
 
 import io.xio.actuate.sample.Runners;
+import io.xio.engine.Context;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientStatus;
 import org.junit.jupiter.api.Test;
@@ -84,6 +85,54 @@ class XioHealthIndicatorTest
             final Health health = health(indicator);
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("contexts")).containsValue("stopped");
+        });
+    }
+
+    @Test
+    void downWithTheFailedContextAndItsCauseOnceAContextFailed()
+    {
+        Runners.server().run(server ->
+        {
+            final XioHealthIndicator indicator = server.getBean(XioHealthIndicator.class);
+            final XioEngine engine = server.getBean(XioEngine.class);
+            engine.contexts().get(0).execute(() ->
+            {
+                throw new OutOfMemoryError("injected for the health check");
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> !engine.isOpen());
+            final Health health = health(indicator);
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("contexts")).containsExactly(
+                Map.entry("xio-ctx-0", "failed: java.lang.OutOfMemoryError: injected for the health check"));
+            assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("failures")).containsExactly(
+                Map.entry("xio-ctx-0", "java.lang.OutOfMemoryError: injected for the health check"));
+            assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("portals")).containsValue("closed");
+        });
+    }
+
+    @Test
+    void upAgainOnceTheFailedContextRestartedWithTheFailureStillListed()
+    {
+        Runners.server().withPropertyValues("xio.on-context-failure=restart-context").run(server ->
+        {
+            final XioHealthIndicator indicator = server.getBean(XioHealthIndicator.class);
+            final XioEngine engine = server.getBean(XioEngine.class);
+            final Context failed = engine.contexts().get(0);
+            failed.execute(() ->
+            {
+                throw new StackOverflowError("injected");
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> engine.contexts().get(0) != failed);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(health(indicator).getStatus()).isEqualTo(Status.UP));
+            final Health health = health(indicator);
+            assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("contexts"))
+                .containsExactly(Map.entry("xio-ctx-0", "running"));
+            assertThat((Map<String, Object>)(Map<?, ?>)health.getDetails().get("failures"))
+                .containsExactly(Map.entry("xio-ctx-0", "java.lang.StackOverflowError: injected"));
+            // The portal listens again where it did, so a client finds the service.
+            Runners.client(Runners.greeterUri(server)).run(client ->
+                assertThat(Runners.greeter(client).greet("again")).isEqualTo("hello again"));
         });
     }
 

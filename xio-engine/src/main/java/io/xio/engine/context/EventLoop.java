@@ -1,6 +1,8 @@
 package io.xio.engine.context;
 
 import io.xio.engine.Context;
+import io.xio.engine.ContextFailedException;
+import io.xio.engine.ContextState;
 import io.xio.engine.Limits;
 import io.xio.engine.XioException;
 import io.xio.engine.memory.BufferPool;
@@ -12,6 +14,7 @@ import io.xio.engine.transport.TransportLink;
 import org.agrona.DeadlineTimerWheel;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
@@ -24,6 +27,7 @@ import java.nio.channels.Selector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The implementation of a {@link Context}: an Agrona {@link Agent} whose duty cycle drains the command queue,
@@ -31,9 +35,21 @@ import java.util.concurrent.TimeUnit;
  * idle it spins for the busy-poll time, then blocks in {@code select} until a timer is due or another thread
  * calls {@link #wakeup()}. Everything except {@link #execute}, {@link #wakeup} and the getters is for the
  * loop's own thread.
+ *
+ * <p>A {@link RuntimeException} from a task, timer or selection handler is logged and the loop goes on. An
+ * {@link Error} there, or anything escaping the duty cycle or the idle wait, fails the loop
+ * ({@link ContextState#FAILED}): it stops running, and its {@link FailureHandler} is told on the loop's own
+ * thread, which still owns everything the loop ran and so is the one to clean it up.
  */
 public final class EventLoop implements Context, TransportContext
 {
+    /** Hears that a loop failed, on that loop's thread, once; must not throw (whatever it throws is dropped). */
+    @FunctionalInterface
+    public interface FailureHandler
+    {
+        void onFailure(EventLoop loop, Throwable cause);
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
     private static final int COMMANDS_PER_TURN = 1024;
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -57,6 +73,11 @@ public final class EventLoop implements Context, TransportContext
     private final NanoClock clock;
     private final long busyPollNanos;
     private final boolean manual;
+    private final FailureHandler failureHandler;
+    private final AtomicReference<ContextState> state = new AtomicReference<>(ContextState.RUNNING);
+    /** Ends an agent's runner after a failure; made up front, since a failure may leave no memory to make it. */
+    private final AgentTerminationException terminated;
+    private volatile Throwable failure;
     private volatile boolean parked;
     private volatile boolean closed;
     private volatile Thread thread;
@@ -66,11 +87,16 @@ public final class EventLoop implements Context, TransportContext
     private int turns;
     private long nextDeadline;
 
-    /** @param clock the time of loop turns and timers; spinning and idle accounting measure real time */
+    /**
+     * @param clock the time of loop turns and timers; spinning and idle accounting measure real time
+     * @param failureHandler told when the loop fails, on its thread
+     */
     public EventLoop(final String name, final int index, final Limits limits, final Duration busyPoll,
-        final boolean manual, final NanoClock clock)
+        final boolean manual, final NanoClock clock, final FailureHandler failureHandler)
     {
         this.clock = clock;
+        this.failureHandler = failureHandler;
+        this.terminated = new AgentTerminationException("context " + name + " failed", null, false, false);
         this.name = name;
         this.index = index;
         this.limits = limits;
@@ -109,15 +135,98 @@ public final class EventLoop implements Context, TransportContext
             @Override
             public int doWork()
             {
-                return dutyCycle();
+                if (state.get() == ContextState.RUNNING)
+                {
+                    try
+                    {
+                        return dutyCycle();
+                    }
+                    catch (final Throwable ex)
+                    {
+                        fail(ex);
+                    }
+                }
+                throw terminated; // the runner stops; its onClose closes whatever the failure left open
             }
 
             @Override
             public void onClose()
             {
-                EventLoop.this.close();
+                try
+                {
+                    EventLoop.this.close();
+                }
+                catch (final Throwable ex)
+                {
+                    // Thrown out of here, an Error would end the runner's thread with nothing but a stack trace.
+                    logQuietly("closing context {} failed", ex);
+                }
             }
         };
+    }
+
+    /** Whether {@code ex} is how this loop's agent ends its runner after a failure (not itself worth a log line). */
+    public boolean isTermination(final Throwable ex)
+    {
+        return ex == terminated;
+    }
+
+    /**
+     * Marks the loop failed and tells the failure handler; afterwards closes the loop. Runs once, on the loop's
+     * thread. Allocates nothing itself: the handler is the one to free memory before it needs any.
+     */
+    private void fail(final Throwable cause)
+    {
+        if (!state.get().canMoveTo(ContextState.FAILED))
+        {
+            return;
+        }
+        failure = cause; // before the state: whoever sees FAILED sees why
+        if (!moveTo(ContextState.FAILED))
+        {
+            return;
+        }
+        try
+        {
+            failureHandler.onFailure(this, cause);
+        }
+        catch (final Throwable ex)
+        {
+            logQuietly("the failure handler of context {} failed", ex);
+        }
+        try
+        {
+            close();
+        }
+        catch (final Throwable ex)
+        {
+            logQuietly("closing failed context {} failed", ex);
+        }
+    }
+
+    /** Moves the state on, if {@link ContextState#canMoveTo} allows it from where it is; false otherwise. */
+    private boolean moveTo(final ContextState next)
+    {
+        final ContextState current = state.get();
+        return current.canMoveTo(next) && state.compareAndSet(current, next);
+    }
+
+    /** Logs, unless logging itself fails (out of memory, say): nothing on a failure path may throw. */
+    private void logQuietly(final String message, final Throwable ex)
+    {
+        try
+        {
+            LOG.error(message, name, ex);
+        }
+        catch (final Throwable ignored)
+        {
+            // nowhere left to report it
+        }
+    }
+
+    private ContextFailedException failedException()
+    {
+        return new ContextFailedException("context " + name + " failed: " + failure, failure);
     }
 
     private void bindThread()
@@ -135,7 +244,24 @@ public final class EventLoop implements Context, TransportContext
     {
         requireManual();
         bindThread();
-        return dutyCycle();
+        requireNotFailed();
+        try
+        {
+            return dutyCycle();
+        }
+        catch (final Throwable ex)
+        {
+            fail(ex);
+            throw failedException();
+        }
+    }
+
+    private void requireNotFailed()
+    {
+        if (state.get() == ContextState.FAILED)
+        {
+            throw failedException();
+        }
     }
 
     private int dutyCycle()
@@ -179,13 +305,14 @@ public final class EventLoop implements Context, TransportContext
         return count;
     }
 
+    /** Runs one task: a RuntimeException fails only the task; an Error goes on up and fails the loop. */
     private void run(final Runnable task)
     {
         try
         {
             task.run();
         }
-        catch (final Throwable ex)
+        catch (final RuntimeException ex)
         {
             LOG.error("task failed on context {}", name, ex);
         }
@@ -218,9 +345,9 @@ public final class EventLoop implements Context, TransportContext
             {
                 handler.onSelected(key);
             }
-            catch (final Throwable ex)
+            catch (final RuntimeException ex)
             {
-                LOG.error("selection handler failed on context {}", name, ex);
+                LOG.error("selection handler failed on context {}", name, ex); // an Error fails the loop
             }
         }
     }
@@ -254,6 +381,10 @@ public final class EventLoop implements Context, TransportContext
     /** Called by the idle strategy after a turn with no work. */
     void idle()
     {
+        if (state.get() != ContextState.RUNNING)
+        {
+            return; // failed in the last turn: the next one ends the runner
+        }
         final long now = System.nanoTime();
         if (idleSince == 0)
         {
@@ -264,7 +395,14 @@ public final class EventLoop implements Context, TransportContext
             Thread.onSpinWait();
             return;
         }
-        park(MAX_PARK_NANOS);
+        try
+        {
+            park(MAX_PARK_NANOS); // selection handlers run in a blocking select too
+        }
+        catch (final Throwable ex)
+        {
+            fail(ex);
+        }
     }
 
     void resetIdle()
@@ -320,13 +458,22 @@ public final class EventLoop implements Context, TransportContext
     {
         requireManual();
         bindThread();
-        final int work = dutyCycle();
-        if (work == 0 && !timeout.isZero())
+        requireNotFailed();
+        try
         {
-            park(timeout.toNanos());
-            return dutyCycle();
+            final int work = dutyCycle();
+            if (work == 0 && !timeout.isZero())
+            {
+                park(timeout.toNanos());
+                return dutyCycle();
+            }
+            return work;
         }
-        return work;
+        catch (final Throwable ex)
+        {
+            fail(ex);
+            throw failedException();
+        }
     }
 
     private void requireManual()
@@ -338,9 +485,13 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
-    /** Stops the loop: runs the tasks still queued, flushes, closes the selector. The loop's thread only. */
+    /**
+     * Stops the loop: runs the tasks still queued, flushes, closes the selector. The loop's thread only. A failed
+     * loop stays {@link ContextState#FAILED}.
+     */
     public void close()
     {
+        moveTo(ContextState.CLOSED); // a failed loop stays FAILED
         closed = true;
         drainClosed();
         flushAll();
@@ -359,13 +510,13 @@ public final class EventLoop implements Context, TransportContext
     {
         if (closed)
         {
-            throw new XioException("context " + name + " is closed");
+            throw closedException();
         }
         while (!commands.offer(task))
         {
             if (closed)
             {
-                throw new XioException("context " + name + " is closed");
+                throw closedException();
             }
             if (inContextThread())
             {
@@ -384,7 +535,15 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
-    /** Runs queued tasks after the loop stopped; serialized, since late callers may race here. */
+    private XioException closedException()
+    {
+        return failure != null ? failedException() : new XioException("context " + name + " is closed");
+    }
+
+    /**
+     * Runs queued tasks after the loop stopped; serialized, since late callers may race here. Each runs whatever
+     * the one before threw, an Error included: a task never run may be a caller never answered.
+     */
     private void drainClosed()
     {
         synchronized (commands)
@@ -392,7 +551,14 @@ public final class EventLoop implements Context, TransportContext
             Runnable task;
             while ((task = commands.poll()) != null)
             {
-                run(task);
+                try
+                {
+                    task.run();
+                }
+                catch (final Throwable ex)
+                {
+                    logQuietly("task failed on closed context {}", ex);
+                }
             }
         }
     }
@@ -494,7 +660,19 @@ public final class EventLoop implements Context, TransportContext
     public boolean isRunning()
     {
         final Thread owner = thread;
-        return !closed && (owner == null || owner.isAlive());
+        return state.get() == ContextState.RUNNING && !closed && (owner == null || owner.isAlive());
+    }
+
+    @Override
+    public ContextState state()
+    {
+        return state.get();
+    }
+
+    @Override
+    public Throwable failure()
+    {
+        return failure;
     }
 
     @Override

@@ -170,6 +170,12 @@ public final class EngineCore
         }
     }
 
+    /** Tells the engine's listener of an engine-wide event (a context's failure). */
+    public void fire(final SessionEvent event)
+    {
+        notify(listener, event);
+    }
+
     void fire(final SessionListener sessionListener, final SessionEvent event)
     {
         notify(sessionListener, event);
@@ -187,8 +193,52 @@ public final class EngineCore
         }
         catch (final Throwable ex)
         {
+            if (ex instanceof VirtualMachineError error)
+            {
+                throw error; // out of memory or stack: on a context's thread, it fails the context (EventLoop)
+            }
             LOG.warn("session listener failed on {}", event, ex);
         }
+    }
+
+    /**
+     * Context {@code index} failed: fails every session with a lane there, so that their callers hear
+     * {@code cause} instead of waiting for a loop that no longer runs, and closes the context's connections.
+     * On the failed context's thread, which still owns them. Each session on its own: one that cannot be
+     * failed keeps none of the others from it.
+     */
+    public void contextFailed(final int index, final Throwable cause)
+    {
+        final EventLoop failed = loops[index];
+        for (final SessionImpl session : sessions())
+        {
+            try
+            {
+                if (session.usesContext(failed))
+                {
+                    session.fail(cause);
+                }
+            }
+            catch (final Throwable ex)
+            {
+                LOG.error("session {} could not be failed with its context {}", session, failed.name(), ex);
+            }
+        }
+        peers[index].closeAll();
+    }
+
+    /**
+     * Puts {@code fresh} in the place of the failed context {@code index} and starts its keepalive. Sessions
+     * opened from now on use it; a thread still holding the failed one gets a ContextFailedException from it.
+     * Both arrays' elements are read without a lock: their objects' fields are final, so a reader sees either
+     * the failed context or the whole fresh one.
+     */
+    public void replace(final int index, final EventLoop fresh)
+    {
+        final Peers replacement = new Peers(this, fresh);
+        loops[index] = fresh;
+        peers[index] = replacement;
+        fresh.execute(replacement::startKeepalive);
     }
 
     /** Closes every connection on every context; called on the contexts while the engine closes. */

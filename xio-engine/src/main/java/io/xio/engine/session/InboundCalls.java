@@ -153,6 +153,10 @@ final class InboundCalls
             catch (final Throwable ex)
             {
                 call.message.close(); // a handler that threw is not going to release it
+                if (ex instanceof VirtualMachineError error)
+                {
+                    throw error; // out of memory or stack: not the call's failure but the context's (EventLoop)
+                }
                 if (oneWay)
                 {
                     LOG.warn("handler of {} failed on one-way message {}", session.describe(), call.id, ex);

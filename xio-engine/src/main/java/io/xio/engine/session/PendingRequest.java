@@ -249,7 +249,11 @@ final class PendingRequest implements Runnable, SendCompletion
         }
         catch (final Throwable ex)
         {
-            // Whatever it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
+            if (ex instanceof VirtualMachineError error)
+            {
+                throw error; // out of memory or stack: on a context's thread, it fails the context (EventLoop)
+            }
+            // Whatever else it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
             LoggerFactory.getLogger(PendingRequest.class).warn("response listener of request {} on {} failed",
                 requestId, session.describe(), ex);
         }

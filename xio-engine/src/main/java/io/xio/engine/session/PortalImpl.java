@@ -8,18 +8,20 @@ import io.xio.engine.XioUri;
 import io.xio.engine.transport.TransportListener;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** A bound portal: a transport listener on one context plus the acceptor that answers set-ups there. */
 public final class PortalImpl implements Portal
 {
     private final EngineCore engine;
-    private final Peers peers;
+    /** The context's registry; another one's after {@link #rebind}. */
+    private volatile Peers peers;
     private final SessionAcceptor acceptor;
     private volatile TransportListener listener;
     private volatile XioUri uri;
     private volatile boolean open = true;
-    /** Connections accepted here and open: the portal's context thread only. */
-    private int connections;
+    /** Connections accepted here and open (atomic: a failed context's close while its replacement accepts). */
+    private final AtomicInteger connections = new AtomicInteger();
 
     private PortalImpl(final EngineCore engine, final Peers peers, final SessionAcceptor acceptor)
     {
@@ -67,17 +69,62 @@ public final class PortalImpl implements Portal
 
     boolean tryAddConnection(final int max)
     {
-        if (connections >= max)
+        if (connections.incrementAndGet() > max)
         {
+            connections.decrementAndGet();
             return false;
         }
-        connections++;
         return true;
     }
 
     void removeConnection()
     {
-        connections--;
+        connections.decrementAndGet();
+    }
+
+    /**
+     * The portal's context failed: stops listening, on that context's thread (which owns the listener), so that
+     * its address is free for {@link #rebind}. The portal stays open.
+     */
+    public void contextFailed()
+    {
+        final TransportListener current = listener;
+        listener = null;
+        if (current != null)
+        {
+            current.close();
+        }
+    }
+
+    /**
+     * Listens again at the portal's address, on {@code fresh} (the replacement of its failed context); completes
+     * once listening. A portal that cannot bind again is closed. Any thread.
+     */
+    public CompletableFuture<Portal> rebind(final Peers fresh)
+    {
+        peers = fresh;
+        final CompletableFuture<Portal> bound = new CompletableFuture<>();
+        fresh.loop.execute(() ->
+        {
+            if (!open)
+            {
+                bound.completeExceptionally(new XioException("portal " + uri + " was closed"));
+                return;
+            }
+            try
+            {
+                listener = engine.transport(uri.scheme()).listen(uri, fresh.loop,
+                    this::accepted);
+                bound.complete(this);
+            }
+            catch (final Exception ex)
+            {
+                open = false;
+                bound.completeExceptionally(new XioException("cannot bind portal " + uri + " again: " +
+                    ex.getMessage(), ex));
+            }
+        });
+        return bound;
     }
 
     SessionAcceptor acceptor()

@@ -282,6 +282,19 @@ public final class SessionImpl implements Session
         }
     }
 
+    /** Whether a lane of this session is on {@code loop}. Any thread. */
+    boolean usesContext(final io.xio.engine.context.EventLoop loop)
+    {
+        for (final Lane lane : lanes.all())
+        {
+            if (lane.loop == loop)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     int laneCount()
     {
         return lanes.count();

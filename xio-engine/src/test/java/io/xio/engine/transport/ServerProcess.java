@@ -1,11 +1,13 @@
 package io.xio.engine.transport;
 
+import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.RequestReuse;
+import io.xio.engine.SessionEvent;
 import io.xio.engine.XioEngine;
 
 import java.io.BufferedReader;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -23,20 +26,45 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A server in a JVM of its own, for tests where the peer process dies and for latency benchmarks: binds the URI
- * it is given, serves "echo", "echo-reuse" (the same, allocation-free: {@link RequestReuse#AFTER_ANSWER}) and
- * "hold" (never answers), prints {@code READY <portal uri>}, and runs until killed or its standard input closes.
- * Its one context busy-polls for {@code -Dxio.server.busyPollMillis} (default 0) before parking. {@link #start}
- * launches it and waits for that line.
+ * it is given, serves "echo", "echo-reuse" (the same, allocation-free: {@link RequestReuse#AFTER_ANSWER}), "hold"
+ * (never answers) and "hog" (fills the heap on the context thread until it runs out), prints
+ * {@code READY <portal uri>}, and runs until killed or its standard input closes. Its one context busy-polls for
+ * {@code -Dxio.server.busyPollMillis} (default 0) before parking; {@code -Dxio.server.onContextFailure} sets its
+ * {@link ContextFailurePolicy}. Should its engine close itself, it prints {@code ENGINE CLOSED <cause>} and exits
+ * with {@link #ENGINE_CLOSED}. {@link #start} launches it and waits for the READY line; what it prints later is
+ * kept for {@link #output}.
  */
 public final class ServerProcess implements AutoCloseable
 {
+    /** The exit code of a server whose engine closed itself. */
+    public static final int ENGINE_CLOSED = 3;
+
     private final Process process;
     private final String uri;
+    private final StringBuffer output = new StringBuffer();
 
-    private ServerProcess(final Process process, final String uri)
+    private ServerProcess(final Process process, final String uri, final BufferedReader out)
     {
         this.process = process;
         this.uri = uri;
+        // Read on, so that a server that logs a lot never blocks on a full pipe; ends with the process.
+        final Thread drain = new Thread(() ->
+        {
+            try
+            {
+                String line;
+                while ((line = out.readLine()) != null)
+                {
+                    output.append(line).append('\n');
+                }
+            }
+            catch (final IOException ex)
+            {
+                // the process is gone
+            }
+        }, "server-process-output");
+        drain.setDaemon(true);
+        drain.start();
     }
 
     /**
@@ -62,13 +90,31 @@ public final class ServerProcess implements AutoCloseable
             process.destroyForcibly();
             throw new IllegalStateException("the server process ended before it was ready; it printed:\n" + log);
         }
-        return new ServerProcess(process, line.substring("READY ".length()));
+        return new ServerProcess(process, line.substring("READY ".length()), out);
     }
 
     /** The portal the server bound, with its real port. */
     public String uri()
     {
         return uri;
+    }
+
+    /** What the server printed after its READY line, so far. */
+    public String output()
+    {
+        return output.toString();
+    }
+
+    /** The exit code once the process ended within {@code timeout}; empty while it still runs. */
+    public Optional<Integer> exitCode(final Duration timeout) throws InterruptedException
+    {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? Optional.of(process.exitValue()) :
+            Optional.empty();
+    }
+
+    public boolean isAlive()
+    {
+        return process.isAlive();
     }
 
     /** Kills the process as {@code kill -9} would; true once it is gone. */
@@ -100,7 +146,10 @@ public final class ServerProcess implements AutoCloseable
     {
         final ConcurrentLinkedQueue<InboundRequest> held = new ConcurrentLinkedQueue<>();
         final Duration busyPoll = Duration.ofMillis(Long.getLong("xio.server.busyPollMillis", 0));
-        try (XioEngine engine = XioEngine.builder().name("child").contexts(1).busyPoll(busyPoll).build())
+        final ContextFailurePolicy policy = ContextFailurePolicy.valueOf(System.getProperty(
+            "xio.server.onContextFailure", ContextFailurePolicy.CLOSE_ENGINE.name()));
+        try (XioEngine engine = XioEngine.builder().name("child").contexts(1).busyPoll(busyPoll)
+            .onContextFailure(policy).sessionListener(ServerProcess::printContextFailure).build())
         {
             engine.register("echo", request ->
                 request.respond(Outbound.of(request.message().header()).releaseAfterSend(request.message())));
@@ -110,7 +159,19 @@ public final class ServerProcess implements AutoCloseable
                 request.message().close();
                 held.add(request);
             });
+            engine.register("hog", request ->
+            {
+                request.message().close();
+                final java.util.List<long[]> hoard = new java.util.ArrayList<>();
+                while (true)
+                {
+                    hoard.add(new long[1 << 16]); // 512 KiB a time, until the heap is gone
+                }
+            });
             final Portal portal = engine.bind(args[0]);
+            final Thread watch = new Thread(() -> exitOnceClosed(engine), "engine-watch");
+            watch.setDaemon(true);
+            watch.start();
             System.out.println("READY " + portal.uri());
             System.out.flush();
             while (System.in.read() >= 0)
@@ -118,6 +179,38 @@ public final class ServerProcess implements AutoCloseable
                 Thread.onSpinWait(); // the parent closes our stdin to stop us
             }
         }
+    }
+
+    private static void printContextFailure(final SessionEvent event)
+    {
+        if (event.type() == SessionEvent.Type.CONTEXT_FAILED)
+        {
+            System.out.println("CONTEXT FAILED " + event.detail());
+            System.out.flush();
+        }
+    }
+
+    private static void exitOnceClosed(final XioEngine engine)
+    {
+        while (engine.isOpen())
+        {
+            try
+            {
+                Thread.sleep(20);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+        }
+        if (engine.failedContexts().isEmpty())
+        {
+            return; // closed the ordinary way, as main ends
+        }
+        System.out.println("ENGINE CLOSED " + engine.failedContexts().stream()
+            .map(context -> context.name() + " failed: " + context.failure()).toList());
+        System.out.flush();
+        System.exit(ENGINE_CLOSED);
     }
 
     /**

@@ -13,6 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -37,11 +38,10 @@ public class XioAutoConfiguration
     public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
     {
         final XioEngine.Builder builder = XioEngine.builder().name("xio");
-        if (properties.getContexts() != null)
-        {
-            builder.contexts(properties.getContexts());
-        }
-        builder.busyPoll(properties.getIdle().getBusyPoll());
+        final PropertyMapper map = PropertyMapper.get();
+        map.from(properties::getContexts).to(builder::contexts);
+        map.from(properties.getIdle()::getBusyPoll).to(builder::busyPoll);
+        map.from(properties::getOnContextFailure).to(builder::onContextFailure);
         builder.limits(limits(properties.getLimits()));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();

@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.XioUri;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
@@ -21,6 +22,15 @@ public class XioProperties
     private Integer contexts;
 
     private final Idle idle = new Idle();
+
+    /**
+     * What the engine does once one of its contexts failed (an Error such as OutOfMemoryError on its thread):
+     * close-engine closes the engine, and the xio health stays DOWN with the cause, so that the orchestrator
+     * restarts the application, since what the failed context was half-way through is unknown; restart-context
+     * puts a fresh context in its place and binds its portals again, so that only its sessions are lost. Either
+     * way, the failed context's sessions fail first.
+     */
+    private ContextFailurePolicy onContextFailure = ContextFailurePolicy.CLOSE_ENGINE;
 
     /** Server portals, e.g. {@code tcp://0.0.0.0:7000} or {@code shm://kv}; none makes a client-only application. */
     private List<Portal> portals = new ArrayList<>();
@@ -56,6 +66,16 @@ public class XioProperties
     public Idle getIdle()
     {
         return idle;
+    }
+
+    public ContextFailurePolicy getOnContextFailure()
+    {
+        return onContextFailure;
+    }
+
+    public void setOnContextFailure(final ContextFailurePolicy onContextFailure)
+    {
+        this.onContextFailure = onContextFailure;
     }
 
     public List<Portal> getPortals()

@@ -1,5 +1,7 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.engine.Context;
+import io.xio.engine.ContextState;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
@@ -17,6 +19,7 @@ import org.springframework.context.annotation.Configuration;
 import tools.jackson.dataformat.smile.SmileMapper;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
@@ -154,6 +157,39 @@ class XioAutoConfigurationTest
         });
     }
 
+    @ParameterizedTest
+    @CsvSource({"xio.codec=smile, false", "xio.on-context-failure=close-engine, false",
+        "xio.on-context-failure=restart-context, true"})
+    void theContextFailurePolicyClosesTheEngineUnlessToldToRestartTheContext(final String setting,
+        final boolean restarts)
+    {
+        runner(ServerApplication.class).withPropertyValues(setting).run(context ->
+        {
+            assertThat(context).hasNotFailed();
+            final XioEngine engine = context.getBean(XioEngine.class);
+            final Context failing = engine.contexts().get(0);
+            failing.execute(() ->
+            {
+                throw new OutOfMemoryError("injected");
+            });
+            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!handled(engine, failing) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertThat(handled(engine, failing)).as("failure handled").isTrue();
+            assertThat(engine.isOpen()).isEqualTo(restarts);
+            assertThat(engine.contexts().get(0).state())
+                .isEqualTo(restarts ? ContextState.RUNNING : ContextState.FAILED);
+        });
+    }
+
+    /** Whether the engine closed itself or put a fresh context in the failed one's place. */
+    private static boolean handled(final XioEngine engine, final Context failed)
+    {
+        return failed.state() == ContextState.FAILED && (engine.contexts().get(0) != failed || !engine.isOpen());
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OwnService
     {
@@ -185,7 +221,8 @@ class XioAutoConfigurationTest
         "xio.limits.max-sessions-per-peer=0|xio.limits.max-sessions-per-peer|0|must be at least 1",
         "xio.limits.write-stall-timeout=0s|xio.limits.write-stall-timeout|0s|must be positive",
         "xio.limits.max-unsent-size=0B|xio.limits.max-unsent-size|0B|must be from 1B",
-        "xio.codec=xml|xio.codec|xml|XML"})
+        "xio.codec=xml|xio.codec|xml|XML",
+        "xio.on-context-failure=reboot|xio.on-context-failure|reboot|REBOOT"})
     void aBadPropertyFailsStartUpNamingThePropertyAndTheValue(final String setting, final String property,
         final String value, final String reason)
     {

@@ -130,8 +130,10 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         {
             return in.read(this, limit);
         }
-        catch (final Throwable ex)
+        catch (final Exception | InternalError ex)
         {
+            // InternalError: a fault reading the mapping, which a peer that truncates its file causes. Any other
+            // Error is not the ring's fault: it goes on up and fails the context (see EventLoop).
             close(new ConnectionException("shm connection " + remote + " failed reading its ring: " + ex, ex));
             return 0;
         }
