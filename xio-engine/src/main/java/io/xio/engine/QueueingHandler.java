@@ -9,14 +9,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A handler for work too slow for a context thread: runs each request's {@link Work} on an executor, at most
- * {@code workers} at once, with at most {@code maxQueued} more requests waiting for a worker. A request that
- * finds every worker busy and the queue full is turned away at once with back-pressure
+ * {@code workers} requests in progress at once, with at most {@code maxQueued} more waiting to start. A request
+ * that finds every place taken and the queue full is turned away at once with back-pressure
  * ({@link InboundRequest#refuse}) instead of waiting past its caller's deadline, and a request its sender
  * cancelled while it waited is turned away instead of run. Register it in place of the handler:
  * {@code engine.register("kv", new QueueingHandler(executor, 8, QueueingHandler.defaultMaxQueued(8), work))}.
  *
- * <p>Thread-safe: {@link #onRequest} runs on context threads, the work on the executor's threads; the figures
- * may be read from any thread. Nothing is allocated per request here (the executor may allocate).
+ * <p>Thread-safe: {@link #onRequest} runs on context threads, the work on the executor's threads,
+ * {@link #finished} on any; the figures may be read from any thread. Nothing is allocated per request here (the
+ * executor may allocate).
  */
 public final class QueueingHandler implements RequestHandler
 {
@@ -25,7 +26,7 @@ public final class QueueingHandler implements RequestHandler
     /** Why a request was turned away unrun. */
     public enum Refusal
     {
-        /** Every worker was busy and the queue was full. */
+        /** Every place was taken and the queue was full. */
         FULL,
         /** Its sender cancelled it while it waited (in protocol v1 also how a passed deadline shows). */
         CANCELLED
@@ -37,11 +38,14 @@ public final class QueueingHandler implements RequestHandler
     {
         /**
          * Runs one request: answers it, now or later and from any thread, and closes its message, as a
-         * {@link RequestHandler} does; a throw becomes an error answer. The worker is free once this returns.
+         * {@link RequestHandler} does; a throw becomes an error answer.
          *
          * @param arrivedNanos {@link System#nanoTime()} when the request reached the handler, before it waited
+         * @return true when the request is finished with, so its place goes to the next one; false when it goes
+         *         on elsewhere (answered later, from another thread) and keeps its place until that code calls
+         *         {@link QueueingHandler#finished()}, once
          */
-        void run(InboundRequest request, long arrivedNanos) throws Exception;
+        boolean run(InboundRequest request, long arrivedNanos) throws Exception;
 
         /**
          * A request this work will not see: closes its message and answers it. By default closes it and
@@ -59,27 +63,29 @@ public final class QueueingHandler implements RequestHandler
     private final Work work;
     private final int workers;
     private final int maxQueued;
+    private final Runnable drain = this::drain;
     private final Object lock = new Object();
-    // A ring of waiting requests and their arrival times, and the workers not running; guarded by lock.
-    private final InboundRequest[] queue;
+    // Guarded by lock: a ring of requests not started yet and their arrival times; of them, `promised` are
+    // promised to drains handed to the executor and not begun yet; the places not taken.
+    private final InboundRequest[] ring;
     private final long[] arrivals;
-    private final Worker[] idle;
-    private int idleCount;
     private int head;
     private int size;
+    private int promised;
+    private int free;
     private final AtomicLong refusedFull = new AtomicLong();
     private final AtomicLong refusedCancelled = new AtomicLong();
 
     /**
-     * @param executor runs the workers; it should start each at once (a thread per task, or at least
-     *                 {@code workers} threads), else requests also wait in it
-     * @param workers  requests run at once, at least 1
-     * @param maxQueued requests waiting for a worker, at least 0; {@link #defaultMaxQueued} suits most services
-     * @param work     what each request runs
+     * @param executor  runs the work; it should start each task at once (a thread per task, or at least
+     *                  {@code workers} threads), else requests also wait in it
+     * @param workers   requests in progress at once, at least 1
+     * @param maxQueued requests waiting to start, at least 0; {@link #defaultMaxQueued} suits most services
+     * @param work      what each request runs
      */
     public QueueingHandler(final Executor executor, final int workers, final int maxQueued, final Work work)
     {
-        if (workers < 1 || maxQueued < 0)
+        if (workers < 1 || maxQueued < 0 || (long)workers + maxQueued > Integer.MAX_VALUE - 8)
         {
             throw new IllegalArgumentException("workers must be at least 1 and maxQueued at least 0, were " +
                 workers + " and " + maxQueued);
@@ -88,14 +94,9 @@ public final class QueueingHandler implements RequestHandler
         this.work = java.util.Objects.requireNonNull(work, "work");
         this.workers = workers;
         this.maxQueued = maxQueued;
-        this.queue = new InboundRequest[Math.max(1, maxQueued)];
-        this.arrivals = new long[queue.length];
-        this.idle = new Worker[workers];
-        for (int i = 0; i < workers; i++)
-        {
-            idle[i] = new Worker();
-        }
-        this.idleCount = workers;
+        this.ring = new InboundRequest[workers + maxQueued];
+        this.arrivals = new long[ring.length];
+        this.free = workers;
     }
 
     /**
@@ -107,78 +108,80 @@ public final class QueueingHandler implements RequestHandler
      */
     public static int defaultMaxQueued(final int workers)
     {
-        return (int)Math.min(Integer.MAX_VALUE, 2L * workers);
+        return (int)Math.min(Integer.MAX_VALUE - 8L - workers, 2L * workers);
     }
 
     @Override
     public void onRequest(final InboundRequest request)
     {
         final long arrived = System.nanoTime();
-        final Worker worker;
+        final boolean start;
+        final boolean full;
         synchronized (lock)
         {
-            if (idleCount > 0)
+            start = free > 0;
+            full = !start && size - promised >= maxQueued;
+            if (!full)
             {
-                worker = idle[--idleCount];
-                idle[idleCount] = null;
-                worker.first = request;
-                worker.firstArrived = arrived;
+                push(request, arrived);
             }
-            else if (size < maxQueued)
+            if (start)
             {
-                int tail = head + size;
-                tail = tail >= queue.length ? tail - queue.length : tail;
-                queue[tail] = request;
-                arrivals[tail] = arrived;
-                size++;
-                return;
+                free--;
+                promised++;
+            }
+        }
+        if (start)
+        {
+            startDrain(request, arrived);
+        }
+        else if (full)
+        {
+            refusedFull.incrementAndGet();
+            turnAway(request, Refusal.FULL, arrived);
+        }
+    }
+
+    /**
+     * A request whose {@link Work#run} returned false is finished with: its place goes to the next request
+     * waiting, if any. Any thread, once per such request.
+     */
+    public void finished()
+    {
+        final boolean next;
+        synchronized (lock)
+        {
+            next = size > promised;
+            if (next)
+            {
+                promised++;
             }
             else
             {
-                worker = null;
+                free++;
             }
         }
-        if (worker != null && start(worker))
+        if (next)
         {
-            return;
-        }
-        refusedFull.incrementAndGet();
-        turnAway(request, Refusal.FULL, arrived);
-    }
-
-    private boolean start(final Worker worker)
-    {
-        try
-        {
-            executor.execute(worker);
-            return true;
-        }
-        catch (final RejectedExecutionException ex)
-        {
-            synchronized (lock)
-            {
-                worker.first = null;
-                idle[idleCount++] = worker;
-            }
-            return false;
+            startDrain(null, 0);
         }
     }
 
-    /** Requests waiting for a worker now: never more than {@link #maxQueued()}. */
+    /** Requests waiting to start now: never more than {@link #maxQueued()}. */
     public int queued()
     {
         synchronized (lock)
         {
-            return size;
+            return size - promised;
         }
     }
 
-    /** Requests being run now (their work has not returned): never more than {@link #workers()}. */
-    public int running()
+    /** Requests in progress now (started or about to, and not finished with): at most {@link #workers()}. */
+    public int inProgress()
     {
         synchronized (lock)
         {
-            return workers - idleCount;
+            return workers - free;
         }
     }
 
@@ -192,7 +195,7 @@ public final class QueueingHandler implements RequestHandler
         return maxQueued;
     }
 
-    /** Requests turned away since start because every worker was busy and the queue full. */
+    /** Requests turned away since start because every place was taken and the queue full. */
     public long refusedFull()
     {
         return refusedFull.get();
@@ -202,6 +205,95 @@ public final class QueueingHandler implements RequestHandler
     public long refusedCancelled()
     {
         return refusedCancelled.get();
+    }
+
+    private void push(final InboundRequest request, final long arrived)
+    {
+        final int tail = index(head + size);
+        ring[tail] = request;
+        arrivals[tail] = arrived;
+        size++;
+    }
+
+    private int index(final int at)
+    {
+        return at >= ring.length ? at - ring.length : at;
+    }
+
+    /** Hands a drain to the executor; if it refuses, the place is given back and {@code request} turned away. */
+    private void startDrain(final InboundRequest request, final long arrived)
+    {
+        try
+        {
+            executor.execute(drain);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            final boolean removed;
+            synchronized (lock)
+            {
+                promised--;
+                free++;
+                removed = request != null && remove(request);
+            }
+            if (removed)
+            {
+                refusedFull.incrementAndGet();
+                turnAway(request, Refusal.FULL, arrived);
+            }
+        }
+    }
+
+    /** Takes {@code request} out of the ring, if it is still there (a rare path: the executor refused). */
+    private boolean remove(final InboundRequest request)
+    {
+        for (int i = size - 1; i >= 0; i--)
+        {
+            if (ring[index(head + i)] == request)
+            {
+                for (int j = i; j < size - 1; j++)
+                {
+                    ring[index(head + j)] = ring[index(head + j + 1)];
+                    arrivals[index(head + j)] = arrivals[index(head + j + 1)];
+                }
+                ring[index(head + size - 1)] = null;
+                size--;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** On a worker thread: runs the oldest request, and then the next ones while its place is not passed on. */
+    private void drain()
+    {
+        InboundRequest request;
+        long arrived;
+        synchronized (lock)
+        {
+            promised--;
+            request = ring[head];
+            arrived = arrivals[head];
+            ring[head] = null;
+            head = index(head + 1);
+            size--;
+        }
+        while (runOne(request, arrived))
+        {
+            synchronized (lock)
+            {
+                if (size == promised)
+                {
+                    free++;
+                    return;
+                }
+                request = ring[head];
+                arrived = arrivals[head];
+                ring[head] = null;
+                head = index(head + 1);
+                size--;
+            }
+        }
     }
 
     /**
@@ -214,17 +306,18 @@ public final class QueueingHandler implements RequestHandler
         return !request.isCancelled();
     }
 
-    private void runOne(final InboundRequest request, final long arrived)
+    /** Runs or turns away one request; true when its place is free for the next. */
+    private boolean runOne(final InboundRequest request, final long arrived)
     {
         if (!worthStarting(request))
         {
             refusedCancelled.incrementAndGet();
             turnAway(request, Refusal.CANCELLED, arrived);
-            return;
+            return true;
         }
         try
         {
-            work.run(request, arrived);
+            return work.run(request, arrived);
         }
         catch (final Throwable ex)
         {
@@ -232,7 +325,7 @@ public final class QueueingHandler implements RequestHandler
             if (request.isOneWay())
             {
                 LOG.warn("work on one-way message {} of {} failed", request.requestId(), request.session(), ex);
-                return;
+                return true;
             }
             try
             {
@@ -242,6 +335,7 @@ public final class QueueingHandler implements RequestHandler
             {
                 // it threw after answering: the answer stands
             }
+            return true;
         }
     }
 
@@ -254,42 +348,6 @@ public final class QueueingHandler implements RequestHandler
         catch (final RuntimeException ex)
         {
             LOG.warn("turning away request {} of {} ({}) failed", request.requestId(), request.session(), why, ex);
-        }
-    }
-
-    /** Runs the request it was started with, then queued ones until none is left, then goes idle. */
-    private final class Worker implements Runnable
-    {
-        // Written under the lock before the executor runs this worker, which publishes it to the worker's thread.
-        private InboundRequest first;
-        private long firstArrived;
-
-        @Override
-        public void run()
-        {
-            InboundRequest request = first;
-            long arrived = firstArrived;
-            first = null;
-            while (request != null)
-            {
-                runOne(request, arrived);
-                synchronized (lock)
-                {
-                    if (size == 0)
-                    {
-                        idle[idleCount++] = this;
-                        request = null;
-                    }
-                    else
-                    {
-                        request = queue[head];
-                        arrived = arrivals[head];
-                        queue[head] = null;
-                        head = head + 1 == queue.length ? 0 : head + 1;
-                        size--;
-                    }
-                }
-            }
         }
     }
 }

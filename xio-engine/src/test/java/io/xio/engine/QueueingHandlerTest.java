@@ -48,7 +48,7 @@ class QueueingHandlerTest
     }
 
     /** Holds every request until {@link #release}, then echoes it; counts how many ran at once. */
-    private void heldEcho(final InboundRequest request, final long arrivedNanos) throws Exception
+    private boolean heldEcho(final InboundRequest request, final long arrivedNanos) throws Exception
     {
         mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
         try
@@ -56,6 +56,7 @@ class QueueingHandlerTest
             ran.add(text(request.message().header()));
             assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
             ECHO.onRequest(request);
+            return true;
         }
         finally
         {
@@ -113,7 +114,7 @@ class QueueingHandlerTest
                         assertThat(remote.isBackPressure()).isTrue()));
             assertThat(handler.refusedFull()).isEqualTo(20 - workers - maxQueued);
             assertThat(handler.queued()).isEqualTo(maxQueued);
-            assertThat(handler.running()).isEqualTo(workers);
+            assertThat(handler.inProgress()).isEqualTo(workers);
             assertThat(server.statistics().backPressureRejections()).isEqualTo(20 - workers - maxQueued);
             await().atMost(Duration.ofSeconds(5)).until(() -> server.sessions().stream()
                 .mapToInt(s -> s.statistics().executing()).sum() == workers + maxQueued);
@@ -134,7 +135,7 @@ class QueueingHandlerTest
             assertThat(ran).hasSize(workers + maxQueued);
             assertThat(mostRunning.get()).isEqualTo(workers);
             assertThat(mostHeld.get()).isBetween(workers + maxQueued, workers + maxQueued + server.contexts().size());
-            await().atMost(Duration.ofSeconds(5)).until(() -> handler.running() == 0 && handler.queued() == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> handler.inProgress() == 0 && handler.queued() == 0);
         }
     }
 
@@ -145,9 +146,9 @@ class QueueingHandlerTest
         final QueueingHandler handler = new QueueingHandler(executor, 1, 2, new QueueingHandler.Work()
         {
             @Override
-            public void run(final InboundRequest request, final long arrivedNanos) throws Exception
+            public boolean run(final InboundRequest request, final long arrivedNanos) throws Exception
             {
-                heldEcho(request, arrivedNanos);
+                return heldEcho(request, arrivedNanos);
             }
 
             @Override
@@ -166,7 +167,7 @@ class QueueingHandlerTest
         {
             final XioFuture<Message> held = session.request(Outbound.of(utf8("held")),
                 CallOptions.timeout(Duration.ofSeconds(30)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> handler.running() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> handler.inProgress() == 1);
             final XioFuture<Message> impatient = session.request(Outbound.of(utf8("impatient")),
                 CallOptions.timeout(Duration.ofMillis(200)));
             assertThatThrownBy(() -> impatient.get(5, TimeUnit.SECONDS)).cause()
@@ -199,6 +200,7 @@ class QueueingHandlerTest
                 throw new IllegalArgumentException("no boom here");
             }
             ECHO.onRequest(request);
+            return true;
         });
         final XioEngine server = engines.start("server");
         server.register("slow", handler);
@@ -220,11 +222,48 @@ class QueueingHandlerTest
     }
 
     @Test
+    void workThatAnswersLaterKeepsItsPlaceUntilItSaysItFinished() throws Exception
+    {
+        final java.util.concurrent.LinkedBlockingQueue<InboundRequest> later =
+            new java.util.concurrent.LinkedBlockingQueue<>();
+        final QueueingHandler[] handler = new QueueingHandler[1];
+        handler[0] = new QueueingHandler(executor, 1, 0, (request, arrived) ->
+        {
+            ran.add(text(request.message().header()));
+            later.add(request); // answered from the test thread: the worker returns at once
+            return false;
+        });
+        final XioEngine server = engines.start("server");
+        server.register("async", handler[0]);
+        final Portal portal = server.bind("tcp://127.0.0.1:0");
+        final XioEngine client = engines.start("client");
+        try (Session session = client.connect(portal.uri().withResource("async").toString()))
+        {
+            final XioFuture<Message> first = session.request(Outbound.of(utf8("first")));
+            final InboundRequest pending = later.poll(10, TimeUnit.SECONDS);
+            assertThat(handler[0].inProgress()).isOne();
+            // No worker thread runs it, but it still holds the only place.
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("second"))).get(10, TimeUnit.SECONDS))
+                .cause().isInstanceOfSatisfying(RemoteException.class, remote ->
+                    assertThat(remote.isBackPressure()).isTrue());
+            ECHO.onRequest(pending);
+            handler[0].finished();
+            first.get(10, TimeUnit.SECONDS).close();
+            final XioFuture<Message> third = session.request(Outbound.of(utf8("third")));
+            ECHO.onRequest(later.poll(10, TimeUnit.SECONDS));
+            handler[0].finished();
+            third.get(10, TimeUnit.SECONDS).close();
+            assertThat(ran).containsExactly("first", "third");
+            assertThat(handler[0].inProgress()).isZero();
+        }
+    }
+
+    @Test
     void boundsAreChecked()
     {
-        assertThatThrownBy(() -> new QueueingHandler(executor, 0, 2, (r, t) -> { }))
+        assertThatThrownBy(() -> new QueueingHandler(executor, 0, 2, (r, t) -> true))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers");
-        assertThatThrownBy(() -> new QueueingHandler(executor, 1, -1, (r, t) -> { }))
+        assertThatThrownBy(() -> new QueueingHandler(executor, 1, -1, (r, t) -> true))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxQueued");
         assertThat(QueueingHandler.defaultMaxQueued(8)).isEqualTo(16);
     }
