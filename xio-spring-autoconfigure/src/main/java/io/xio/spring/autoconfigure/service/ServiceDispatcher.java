@@ -234,29 +234,25 @@ public final class ServiceDispatcher implements RequestHandler
                 request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
                 stage.whenComplete((value, ex) ->
                 {
-                    try
+                    if (queue != null)
                     {
-                        if (request.isCancelled())
-                        {
-                            // Cancelling the future does not stop work it started, which may still read the
-                            // arguments' views: the buffer is abandoned to the GC instead of reused.
-                            message.abandon();
-                            running.decrementAndGet();
-                            calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
-                            return;
-                        }
-                        answer(request, message, called, value,
-                            ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
-                                ? ex.getCause() : ex,
-                            XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
+                        // The service's work is done: the next call may start while this one's answer goes out,
+                        // and a caller that sends its next call on this answer finds the place free.
+                        queue.finished();
                     }
-                    finally
+                    if (request.isCancelled())
                     {
-                        if (queue != null)
-                        {
-                            queue.finished(); // the call's place among the bounded ones goes to the next
-                        }
+                        // Cancelling the future does not stop work it started, which may still read the
+                        // arguments' views: the buffer is abandoned to the GC instead of reused.
+                        message.abandon();
+                        running.decrementAndGet();
+                        calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
+                        return;
                     }
+                    answer(request, message, called, value,
+                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
+                            ? ex.getCause() : ex,
+                        XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
                 });
                 return false;
             }
