@@ -45,6 +45,9 @@ public final class ServiceDispatcher implements RequestHandler
     /** Calls queued or running, bounded or not: a last resort against unbounded threads and memory. */
     private static final int MAX_QUEUED = 4096;
     private static final String UNKNOWN_METHOD = "unknown";
+    // What refusals are recorded with, made once: under overload they come thousands a second, on a context thread.
+    private final BackPressureException overfull;
+    private final BackPressureException boundsFull;
 
     private final XioInstrumentation instrumentation;
     /** Recorders by transport, then by method wire name: a call's kind is only known once it arrives. */
@@ -79,6 +82,11 @@ public final class ServiceDispatcher implements RequestHandler
         this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
         this.queue = maxConcurrentCalls > 0
             ? new QueueingHandler(worker, maxConcurrentCalls, maxQueuedCalls, new Bounded()) : null;
+        this.overfull = new BackPressureException("service '" + resource + "' has " + MAX_QUEUED +
+            " calls queued or running");
+        this.boundsFull = new BackPressureException("service '" + resource + "' has " + maxConcurrentCalls +
+            " calls in progress and " + maxQueuedCalls + " waiting, its bounds (xio.server.services." + resource +
+            ".*)");
         for (final Method method : api.getMethods())
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
@@ -130,7 +138,7 @@ public final class ServiceDispatcher implements RequestHandler
         // One-way messages count as delivered once queued: these bounds are their back-pressure.
         if (queued > MAX_QUEUED)
         {
-            turnAway(request, start, XioCallOutcome.BACK_PRESSURE, "has " + MAX_QUEUED + " calls queued or running");
+            turnAway(request, start, XioCallOutcome.BACK_PRESSURE, overfull);
             return;
         }
         if (queue != null)
@@ -144,7 +152,8 @@ public final class ServiceDispatcher implements RequestHandler
         }
         catch (final RejectedExecutionException ex)
         {
-            turnAway(request, start, XioCallOutcome.BACK_PRESSURE, "is saturated: " + ex.getMessage());
+            turnAway(request, start, XioCallOutcome.BACK_PRESSURE,
+                new BackPressureException("service '" + resource + "' is saturated: " + ex.getMessage()));
         }
     }
 
@@ -167,13 +176,12 @@ public final class ServiceDispatcher implements RequestHandler
      * at once and answered with back-pressure, which carries no text (the reason is recorded here only).
      */
     private void turnAway(final InboundRequest request, final long start, final XioCallOutcome outcome,
-        final String why)
+        final Throwable why)
     {
         running.decrementAndGet();
         final Message message = request.message();
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stopSafely(recorder.start(), start, outcome, outcome == XioCallOutcome.BACK_PRESSURE
-            ? new BackPressureException("service '" + resource + "' " + why) : null);
+        recorder.stopSafely(recorder.start(), start, outcome, why);
         message.close();
         request.refuse(); // sends nothing to a cancelled call or a one-way message
     }
@@ -192,13 +200,11 @@ public final class ServiceDispatcher implements RequestHandler
         {
             if (why == QueueingHandler.Refusal.CANCELLED)
             {
-                turnAway(request, arrivedNanos, XioCallOutcome.CANCELLED, "lost its caller while it waited");
+                turnAway(request, arrivedNanos, XioCallOutcome.CANCELLED, null); // its caller gave up as it waited
             }
             else
             {
-                turnAway(request, arrivedNanos, XioCallOutcome.BACK_PRESSURE, "has " + queue.workers() +
-                    " calls running and " + queue.maxQueued() + " waiting, its bounds (xio.server.services." +
-                    resource + ".*)");
+                turnAway(request, arrivedNanos, XioCallOutcome.BACK_PRESSURE, boundsFull);
             }
         }
     }
