@@ -1,6 +1,9 @@
 package io.xio.engine;
 
-/** Too many requests are in flight or queued; the caller asked not to wait. Retry later or slow down. */
+/**
+ * Too many requests are in flight or queued: here (the caller asked not to wait), or at the receiver, which
+ * turned the request away unrun (then the cause is the peer's answer). Retry later or slow down.
+ */
 public final class BackPressureException extends XioException
 {
     private static final long serialVersionUID = 1L;
@@ -8,5 +11,10 @@ public final class BackPressureException extends XioException
     public BackPressureException(final String message)
     {
         super(message);
+    }
+
+    public BackPressureException(final String message, final Throwable cause)
+    {
+        super(message, cause);
     }
 }

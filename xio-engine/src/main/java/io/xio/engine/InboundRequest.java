@@ -1,8 +1,9 @@
 package io.xio.engine;
 
 /**
- * A request or one-way message as its receiver sees it. {@link #respond} and {@link #fail} may be called once,
- * from any thread, at any time ("whenever the data is ready"); after a cancel they do nothing.
+ * A request or one-way message as its receiver sees it. One of {@link #respond}, {@link #fail} and
+ * {@link #refuse} may be called, once, from any thread, at any time ("whenever the data is ready"); after a
+ * cancel they do nothing.
  */
 public interface InboundRequest
 {
@@ -21,6 +22,15 @@ public interface InboundRequest
 
     /** Sends an error response carrying the exception's class name and message. */
     void fail(Throwable error);
+
+    /**
+     * Turns the request away unrun because this side is too busy: the sender gets a back-pressure answer (status
+     * BACK_PRESSURE, no body) at once, which its {@link XioFuture} reports as a {@link RemoteException} whose
+     * {@link RemoteException#isBackPressure()} is true, and may retry later. Counted with the session's
+     * back-pressure refusals. A one-way message is dropped: nothing is sent (a receipt, if asked for, left
+     * before the handler ran).
+     */
+    void refuse();
 
     /** Whether the sender cancelled this request; its response would be dropped. */
     boolean isCancelled();

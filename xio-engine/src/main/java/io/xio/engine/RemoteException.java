@@ -27,6 +27,16 @@ public final class RemoteException extends XioException
         return status;
     }
 
+    /**
+     * Whether the peer turned the request away unrun for lack of room (status BACK_PRESSURE): too many of the
+     * session's requests executing there, or its handler {@link InboundRequest#refuse refused} it. Retrying later
+     * is safe.
+     */
+    public boolean isBackPressure()
+    {
+        return status == io.xio.engine.protocol.Status.BACK_PRESSURE;
+    }
+
     /** Class name of the exception the remote handler threw, or null when the failure was not a throw. */
     public String remoteType()
     {

@@ -6,7 +6,10 @@ public final class Status
     public static final int OK = 0;
     /** The handler failed; the application header carries "type\nmessage" in UTF-8. */
     public static final int APPLICATION_ERROR = 1;
-    /** The receiver had too many requests of this session executing. */
+    /**
+     * The receiver turned the request away unrun: too many of the session's requests executing, or its handler
+     * refused it (a full queue).
+     */
     public static final int BACK_PRESSURE = 2;
     /** This side has no handler for requests on the session (a client session opened without one). */
     public static final int NO_HANDLER = 3;
@@ -25,7 +28,7 @@ public final class Status
         {
             case OK: return "ok";
             case APPLICATION_ERROR: return "application error";
-            case BACK_PRESSURE: return "receiver has too many requests executing";
+            case BACK_PRESSURE: return "receiver too busy: too many requests executing or queued";
             case NO_HANDLER: return "no handler for requests on this session";
             case RESPONSE_LOST: return "request executed, but its response was lost with the connection";
             case OUTSIDE_WINDOW: return "retransmitted request is outside the deduplication window";

@@ -275,6 +275,26 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         }
     }
 
+    @Override
+    public void refuse()
+    {
+        if (isOneWay())
+        {
+            lane.session.rejected(); // its receipt, if asked for, left before the handler ran: nothing to send
+            return;
+        }
+        if (moveFrom(EXECUTING, ANSWERED))
+        {
+            lane.session.rejected();
+            lane.session.answered(this, Status.BACK_PRESSURE, Outbound.empty());
+            return;
+        }
+        if (!answeredAfterCancel())
+        {
+            throw new IllegalStateException("request " + id + " was already answered");
+        }
+    }
+
     /** Answers with a bare status (no handler ran). */
     void refuse(final int status)
     {

@@ -167,11 +167,17 @@ public class XioProperties
         }
     }
 
-    /** How the server spreads sessions over its portals. */
+    /** The server side: how sessions spread over the portals, and bounds on each service's calls. */
     public static class Server
     {
         /** Redirect policy of the first portal over all portals: none, round-robin or hash. */
         private Redirect redirect = Redirect.NONE;
+
+        /**
+         * Bounds on the calls of exported services, each under {@code xio.server.services.<resource>}, the name
+         * the service is exported as.
+         */
+        private Map<String, Service> services = new LinkedHashMap<>();
 
         public Redirect getRedirect()
         {
@@ -181,6 +187,68 @@ public class XioProperties
         public void setRedirect(final Redirect redirect)
         {
             this.redirect = redirect;
+        }
+
+        public Map<String, Service> getServices()
+        {
+            return services;
+        }
+
+        public void setServices(final Map<String, Service> services)
+        {
+            this.services = services;
+        }
+    }
+
+    /**
+     * Bounds on one exported service's calls (services dispatched to workers): how many run at once, and how
+     * many may wait for a worker. A call that finds both full is refused at once with back-pressure, which the
+     * caller sees as {@code io.xio.engine.BackPressureException}, rather than wait longer than it is worth.
+     */
+    public static class Service
+    {
+        /**
+         * Most calls of the service in progress at once (running, or until the future it returned completes): its
+         * real parallelism, the size of the pool or the number of cores it works with, say. Default: no bound,
+         * every call starts at once on a worker of its own, and an overloaded service's calls wait inside it,
+         * where they cannot be told from running ones.
+         */
+        private Integer maxConcurrentCalls;
+
+        /**
+         * Most calls waiting for one of the {@code max-concurrent-calls} to finish; 0 refuses a call whenever
+         * that many are in progress. Needs {@code max-concurrent-calls}. Default: twice
+         * {@code max-concurrent-calls}, so an accepted call waits about two calls' time at most, however slow the
+         * service.
+         */
+        private Integer maxQueuedCalls;
+
+        public Integer getMaxConcurrentCalls()
+        {
+            return maxConcurrentCalls;
+        }
+
+        public void setMaxConcurrentCalls(final Integer maxConcurrentCalls)
+        {
+            if (maxConcurrentCalls != null && maxConcurrentCalls < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + maxConcurrentCalls);
+            }
+            this.maxConcurrentCalls = maxConcurrentCalls;
+        }
+
+        public Integer getMaxQueuedCalls()
+        {
+            return maxQueuedCalls;
+        }
+
+        public void setMaxQueuedCalls(final Integer maxQueuedCalls)
+        {
+            if (maxQueuedCalls != null && maxQueuedCalls < 0)
+            {
+                throw new IllegalArgumentException("must not be negative, was " + maxQueuedCalls);
+            }
+            this.maxQueuedCalls = maxQueuedCalls;
         }
     }
 

@@ -217,6 +217,8 @@ class XioAutoConfigurationTest
         "xio.clients.kv.uri=tcp://localhost:7000|xio.clients.kv.uri|tcp://localhost:7000|names no resource",
         "xio.clients.kv.timeout=0s|xio.clients.kv.timeout|0s|must be positive",
         "xio.limits.max-in-flight=0|xio.limits.max-in-flight|0|must be at least 1",
+        "xio.server.services.kv.max-concurrent-calls=0|xio.server.services.kv.max-concurrent-calls|0|at least 1",
+        "xio.server.services.kv.max-queued-calls=-1|xio.server.services.kv.max-queued-calls|-1|must not be negative",
         "xio.limits.max-message-size=10B|xio.limits.max-message-size|10B|must be from 1KB to 2GB",
         "xio.limits.max-sessions-per-peer=0|xio.limits.max-sessions-per-peer|0|must be at least 1",
         "xio.limits.write-stall-timeout=0s|xio.limits.write-stall-timeout|0s|must be positive",

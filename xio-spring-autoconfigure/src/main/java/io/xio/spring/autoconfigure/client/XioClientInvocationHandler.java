@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
+import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.Context;
 import io.xio.engine.Message;
@@ -222,7 +223,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     /** Records how the call failed (as the engine reported it), then fails the caller's future. */
-    private static void fail(final CompletableFuture<Object> result, final Throwable failure, final Method method,
+    private void fail(final CompletableFuture<Object> result, final Throwable failure, final Method method,
         final CallRecorder recorder, final Object started, final long start)
     {
         recorder.stopSafely(started, start, XioCallOutcome.of(failure), failure);
@@ -290,9 +291,18 @@ final class XioClientInvocationHandler implements InvocationHandler
         return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
     }
 
-    /** The server's exception as the same type when this side can make one, else {@link XioRemoteException}. */
-    private static Throwable translate(final Throwable failure, final Method method)
+    /**
+     * The server's exception as the same type when this side can make one, else {@link XioRemoteException}; a
+     * call the server turned away for lack of room as {@link BackPressureException}, with the server's answer as
+     * its cause, the same type a call refused on this side for lack of room gets.
+     */
+    private Throwable translate(final Throwable failure, final Method method)
     {
+        if (failure instanceof RemoteException remote && remote.isBackPressure())
+        {
+            return new BackPressureException(api.getSimpleName() + "." + method.getName() + " was turned away " +
+                "unrun by " + uri + ": the service is too busy; retry later or slow down", remote);
+        }
         if (!(failure instanceof RemoteException remote) || remote.remoteType() == null)
         {
             return failure;

@@ -21,7 +21,7 @@ public enum XioCallOutcome
     TIMEOUT,
     /** The caller cancelled it. */
     CANCELLED,
-    /** Refused for lack of room: too many in flight, or the service's queue was full. */
+    /** Refused for lack of room (too many in flight, the service's bounds full) or because the service stops. */
     BACK_PRESSURE,
     /** No connection could carry it. */
     CONNECTION_ERROR,
@@ -56,10 +56,10 @@ public enum XioCallOutcome
         {
             return CONNECTION_ERROR;
         }
-        if (failure instanceof RemoteException remote &&
-            RejectedExecutionException.class.getName().equals(remote.remoteType()))
+        if (failure instanceof RemoteException remote && (remote.isBackPressure() ||
+            RejectedExecutionException.class.getName().equals(remote.remoteType())))
         {
-            return BACK_PRESSURE; // the service turned the call away (shutting down, or its queue full)
+            return BACK_PRESSURE; // the server turned the call away: too busy, or shutting down
         }
         if (failure instanceof RemoteException || failure instanceof XioRemoteException)
         {

@@ -1,9 +1,11 @@
 package io.xio.spring.autoconfigure.service;
 
 import io.xio.annotation.XioService;
+import io.xio.engine.BackPressureException;
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.QueueingHandler;
 import io.xio.engine.RequestHandler;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;
@@ -27,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Serves one exported bean: finds the method a request names, decodes its arguments (data segments as
  * read-only views into the received message, valid until the method returns or its future completes), runs it
- * inline or on the worker executor, and answers with the result or the exception. Thread-safe.
+ * inline or on the worker executor, and answers with the result or the exception. With bounds on its calls, at
+ * most that many run at once and that many more wait; a call beyond them, or one whose caller cancelled it while
+ * it waited, is turned away unrun with back-pressure. Thread-safe.
  */
 public final class ServiceDispatcher implements RequestHandler
 {
@@ -36,8 +40,14 @@ public final class ServiceDispatcher implements RequestHandler
     private final Map<String, ServiceMethod> methods = new HashMap<>();
     private final XioCodec codec;
     private final Executor executor;
+    /** Set when the calls are bounded: runs them on the executor, so many at once, with so many waiting. */
+    private final QueueingHandler queue;
+    /** Calls queued or running, bounded or not: a last resort against unbounded threads and memory. */
     private static final int MAX_QUEUED = 4096;
     private static final String UNKNOWN_METHOD = "unknown";
+    // What refusals are recorded with, made once: under overload they come thousands a second, on a context thread.
+    private final BackPressureException overfull;
+    private final BackPressureException boundsFull;
 
     private final XioInstrumentation instrumentation;
     /** Recorders by transport, then by method wire name: a call's kind is only known once it arrives. */
@@ -49,11 +59,34 @@ public final class ServiceDispatcher implements RequestHandler
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
     {
+        this(resource, api, target, codec, dispatch, worker, instrumentation, 0, 0);
+    }
+
+    /**
+     * A service whose calls are bounded: at most {@code maxConcurrentCalls} run at once on {@code worker}, at
+     * most {@code maxQueuedCalls} more wait; {@code maxConcurrentCalls} 0 leaves them unbounded.
+     */
+    public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
+        final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
+        final int maxConcurrentCalls, final int maxQueuedCalls)
+    {
+        if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
+        {
+            throw new IllegalArgumentException("service '" + resource + "' runs inline on the context thread: its " +
+                "calls cannot be bounded");
+        }
         this.instrumentation = instrumentation;
         this.resource = resource;
         this.target = target;
         this.codec = codec;
         this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
+        this.queue = maxConcurrentCalls > 0
+            ? new QueueingHandler(worker, maxConcurrentCalls, maxQueuedCalls, new Bounded()) : null;
+        this.overfull = new BackPressureException("service '" + resource + "' has " + MAX_QUEUED +
+            " calls queued or running");
+        this.boundsFull = new BackPressureException("service '" + resource + "' has " + maxConcurrentCalls +
+            " calls in progress and " + maxQueuedCalls + " waiting, its bounds (xio.server.services." + resource +
+            ".*)");
         for (final Method method : api.getMethods())
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
@@ -79,6 +112,12 @@ public final class ServiceDispatcher implements RequestHandler
         return running.get();
     }
 
+    /** Calls waiting for a worker now: at most the bound, and always 0 when the calls are not bounded. */
+    public int queued()
+    {
+        return queue == null ? 0 : queue.queued();
+    }
+
     /** Refuse new calls from now on: the application is shutting down. */
     public void drain()
     {
@@ -91,11 +130,20 @@ public final class ServiceDispatcher implements RequestHandler
         final Message message = request.message();
         final long start = System.nanoTime();
         final int queued = running.incrementAndGet();
-        if (draining || queued > MAX_QUEUED)
+        if (draining)
         {
-            // One-way messages count as delivered once queued: this bound is their back-pressure.
-            refuse(request, message, start, draining ? "is shutting down" : "has " + MAX_QUEUED +
-                " calls queued or running");
+            refuse(request, message, start, "is shutting down");
+            return;
+        }
+        // One-way messages count as delivered once queued: these bounds are their back-pressure.
+        if (queued > MAX_QUEUED)
+        {
+            turnAway(request, start, XioCallOutcome.BACK_PRESSURE, overfull);
+            return;
+        }
+        if (queue != null)
+        {
+            queue.onRequest(request);
             return;
         }
         try
@@ -104,11 +152,12 @@ public final class ServiceDispatcher implements RequestHandler
         }
         catch (final RejectedExecutionException ex)
         {
-            refuse(request, message, start, "is saturated: " + ex.getMessage());
+            turnAway(request, start, XioCallOutcome.BACK_PRESSURE,
+                new BackPressureException("service '" + resource + "' is saturated: " + ex.getMessage()));
         }
     }
 
-    /** A call this service will not run: released at once, and the caller told (one-way senders are not). */
+    /** A call refused because the service stops: the caller is told why (one-way senders are not). */
     private void refuse(final InboundRequest request, final Message message, final long start, final String why)
     {
         running.decrementAndGet();
@@ -122,7 +171,46 @@ public final class ServiceDispatcher implements RequestHandler
         }
     }
 
-    private void invoke(final InboundRequest request, final Message message, final long start)
+    /**
+     * A call this service will not run, for lack of room or because its caller gave up while it waited: released
+     * at once and answered with back-pressure, which carries no text (the reason is recorded here only).
+     */
+    private void turnAway(final InboundRequest request, final long start, final XioCallOutcome outcome,
+        final Throwable why)
+    {
+        running.decrementAndGet();
+        final Message message = request.message();
+        final CallRecorder recorder = recorder(request, methodName(message));
+        recorder.stopSafely(recorder.start(), start, outcome, why);
+        message.close();
+        request.refuse(); // sends nothing to a cancelled call or a one-way message
+    }
+
+    /** The bounded service's side of its queue. */
+    private final class Bounded implements QueueingHandler.Work
+    {
+        @Override
+        public boolean run(final InboundRequest request, final long arrivedNanos)
+        {
+            return invoke(request, request.message(), arrivedNanos);
+        }
+
+        @Override
+        public void refused(final InboundRequest request, final QueueingHandler.Refusal why, final long arrivedNanos)
+        {
+            if (why == QueueingHandler.Refusal.CANCELLED)
+            {
+                turnAway(request, arrivedNanos, XioCallOutcome.CANCELLED, null); // its caller gave up as it waited
+            }
+            else
+            {
+                turnAway(request, arrivedNanos, XioCallOutcome.BACK_PRESSURE, boundsFull);
+            }
+        }
+    }
+
+    /** Runs a call; true when it is over, false when a future the method returned will finish it. */
+    private boolean invoke(final InboundRequest request, final Message message, final long start)
     {
         ServiceMethod method = null;
         CallRecorder recorder = null;
@@ -152,6 +240,12 @@ public final class ServiceDispatcher implements RequestHandler
                 request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
                 stage.whenComplete((value, ex) ->
                 {
+                    if (queue != null)
+                    {
+                        // The service's work is done: the next call may start while this one's answer goes out,
+                        // and a caller that sends its next call on this answer finds the place free.
+                        queue.finished();
+                    }
                     if (request.isCancelled())
                     {
                         // Cancelling the future does not stop work it started, which may still read the
@@ -166,11 +260,9 @@ public final class ServiceDispatcher implements RequestHandler
                             ? ex.getCause() : ex,
                         XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
                 });
+                return false;
             }
-            else
-            {
-                answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start);
-            }
+            answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start);
         }
         catch (final InvocationTargetException ex)
         {
@@ -186,6 +278,7 @@ public final class ServiceDispatcher implements RequestHandler
             }
             answer(request, message, method, null, ex, XioCallOutcome.ERROR, recorder, started, start);
         }
+        return true;
     }
 
     private String methodName(final Message message)

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure.service;
 
 import io.xio.annotation.XioService;
 import io.xio.engine.Portal;
+import io.xio.engine.QueueingHandler;
 import io.xio.engine.Redirectors;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
@@ -103,10 +104,20 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 throw new IllegalStateException("two @XioService beans export the resource '" + resource +
                     "' (the second is " + type.getName() + "); give one of them another name");
             }
+            final XioProperties.Service bounds = properties.getServer().getServices().get(resource);
+            final int maxConcurrent = maxConcurrentCalls(resource, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
-                settings.dispatch(), worker, instrumentation);
+                settings.dispatch(), worker, instrumentation, maxConcurrent, maxQueuedCalls(resource, bounds));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher);
+        }
+        for (final String named : properties.getServer().getServices().keySet())
+        {
+            if (dispatchers.stream().noneMatch(d -> d.resource().equals(named)))
+            {
+                throw new IllegalStateException("xio.server.services." + named + " names no exported service; " +
+                    "the @XioService resources are " + dispatchers.stream().map(ServiceDispatcher::resource).toList());
+            }
         }
         final List<XioProperties.Portal> configured = properties.getPortals();
         for (int i = configured.size() - 1; i >= 0; i--) // the first portal last: it may redirect to the others
@@ -122,6 +133,39 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             }
             portals.add(0, engine.bind(uri, acceptor));
         }
+    }
+
+    /** The bound on a service's calls running at once, 0 for none; fails naming the property it cannot apply. */
+    private static int maxConcurrentCalls(final String resource, final XioService settings,
+        final XioProperties.Service bounds)
+    {
+        if (bounds == null || bounds.getMaxConcurrentCalls() == null)
+        {
+            if (bounds != null && bounds.getMaxQueuedCalls() != null)
+            {
+                throw new IllegalStateException("xio.server.services." + resource + ".max-queued-calls needs " +
+                    "xio.server.services." + resource + ".max-concurrent-calls: without a bound on the calls " +
+                    "running, every call starts at once and none waits");
+            }
+            return 0;
+        }
+        if (settings.dispatch() == XioService.Dispatch.INLINE)
+        {
+            throw new IllegalStateException("xio.server.services." + resource + ".max-concurrent-calls cannot " +
+                "apply: the service runs inline on the context thread (@XioService(dispatch = INLINE))");
+        }
+        return bounds.getMaxConcurrentCalls();
+    }
+
+    /** The bound on a service's calls waiting; by default twice those it runs at once. */
+    private static int maxQueuedCalls(final String resource, final XioProperties.Service bounds)
+    {
+        if (bounds == null || bounds.getMaxConcurrentCalls() == null)
+        {
+            return 0;
+        }
+        return bounds.getMaxQueuedCalls() != null ? bounds.getMaxQueuedCalls()
+            : QueueingHandler.defaultMaxQueued(bounds.getMaxConcurrentCalls());
     }
 
     private static Class<?> exportedInterface(final Class<?> type, final XioService settings)
@@ -149,6 +193,12 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
         final int colon = address.lastIndexOf(':');
         return colon > address.indexOf("://") + 2 ? address.substring(0, colon) : address;
+    }
+
+    /** The exported services. */
+    public List<ServiceDispatcher> services()
+    {
+        return List.copyOf(dispatchers);
     }
 
     /** The bound portals, with their real ports. */

@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.observation;
 
+import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.XioTimeoutException;
@@ -26,6 +27,10 @@ class XioCallOutcomeTest
         assertThat(XioCallOutcome.of(new RemoteException("tcp://h:1/kv", 1,
             RejectedExecutionException.class.getName(), "service 'kv' is shutting down")))
             .isEqualTo(XioCallOutcome.BACK_PRESSURE);
+        // A server too busy to run it answers with the back-pressure status (2), which carries no text.
+        assertThat(XioCallOutcome.of(new RemoteException("tcp://h:1/kv", 2, null, null)))
+            .isEqualTo(XioCallOutcome.BACK_PRESSURE);
+        assertThat(XioCallOutcome.of(new BackPressureException("full"))).isEqualTo(XioCallOutcome.BACK_PRESSURE);
         assertThat(XioCallOutcome.of(new IllegalArgumentException("bad argument"))).isEqualTo(XioCallOutcome.ERROR);
     }
 }
