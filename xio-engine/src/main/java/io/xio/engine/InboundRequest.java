@@ -25,8 +25,9 @@ public interface InboundRequest
 
     /**
      * Turns the request away unrun because this side is too busy: the sender gets a back-pressure answer (status
-     * BACK_PRESSURE, no body) at once, which its {@link XioFuture} reports as a {@link RemoteException} whose
-     * {@link RemoteException#isBackPressure()} is true, and may retry later. Counted with the session's
+     * BACK_PRESSURE, no body) at once, which its {@link XioFuture} reports as a {@link BackPressureException}
+     * (cause: a {@link RemoteException} whose {@link RemoteException#isBackPressure()} is true), and may retry
+     * later. Counted with the session's
      * back-pressure refusals. A one-way message is dropped: nothing is sent (a receipt, if asked for, left
      * before the handler ran).
      */

@@ -30,7 +30,7 @@ public final class RemoteException extends XioException
     /**
      * Whether the peer turned the request away unrun for lack of room (status BACK_PRESSURE): too many of the
      * session's requests executing there, or its handler {@link InboundRequest#refuse refused} it. Retrying later
-     * is safe.
+     * is safe. Callers get such a refusal as a {@link BackPressureException} with this as its cause.
      */
     public boolean isBackPressure()
     {

@@ -425,6 +425,12 @@ public final class XioEngine implements AutoCloseable
         return core.refusals();
     }
 
+    /** How many times this engine refused a peer {@code kind} since it started. Any thread. */
+    public long refusals(final PeerRefusal kind)
+    {
+        return core.refusals(kind);
+    }
+
     /** The portals bound and still open. Any thread; a snapshot. */
     public List<Portal> portals()
     {

@@ -110,6 +110,7 @@ class QueueingHandlerTest
             assertThat(release.getCount()).isOne();
             assertThat(refused).hasSize(20 - workers - maxQueued).allSatisfy(call ->
                 assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOf(BackPressureException.class).cause()
                     .isInstanceOfSatisfying(RemoteException.class, remote ->
                         assertThat(remote.isBackPressure()).isTrue()));
             assertThat(handler.refusedFull()).isEqualTo(20 - workers - maxQueued);
@@ -244,8 +245,8 @@ class QueueingHandlerTest
             assertThat(handler[0].inProgress()).isOne();
             // No worker thread runs it, but it still holds the only place.
             assertThatThrownBy(() -> session.request(Outbound.of(utf8("second"))).get(10, TimeUnit.SECONDS))
-                .cause().isInstanceOfSatisfying(RemoteException.class, remote ->
-                    assertThat(remote.isBackPressure()).isTrue());
+                .cause().isInstanceOf(BackPressureException.class).cause()
+                .isInstanceOfSatisfying(RemoteException.class, remote -> assertThat(remote.isBackPressure()).isTrue());
             ECHO.onRequest(pending);
             handler[0].finished();
             first.get(10, TimeUnit.SECONDS).close();

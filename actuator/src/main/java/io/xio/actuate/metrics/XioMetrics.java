@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.xio.engine.Context;
 import io.xio.engine.EngineStatistics;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 
@@ -45,6 +46,12 @@ public final class XioMetrics implements MeterBinder
             EngineStatistics::retransmits);
         counter(registry, "xio.backpressure.rejections", "Requests refused for lack of room, here or by the peer",
             null, EngineStatistics::backPressureRejections);
+        for (final PeerRefusal kind : PeerRefusal.values())
+        {
+            FunctionCounter.builder("xio.peer.refusals", engine, e -> e.refusals(kind))
+                .description("What peers were refused or cut off for (a hostile, broken or too tightly limited peer)")
+                .tags("engine", name, "kind", kind.name().toLowerCase(java.util.Locale.ROOT)).register(registry);
+        }
         Gauge.builder("xio.frames.per.write", engine, e -> e.statistics().framesPerWrite())
             .description("Frames per transport write since start: above 1 when small messages coalesce")
             .tag("engine", name).register(registry);

@@ -58,6 +58,17 @@ class XioMetricsTest
             assertThat(clientMeters.get("xio.requests.in.flight").tag("side", "client").gauge().value()).isZero();
             assertThat(clientMeters.find("xio.retransmits").functionCounter()).isNotNull();
             assertThat(clientMeters.find("xio.backpressure.rejections").functionCounter()).isNotNull();
+            // A stranger's keepalive before any set-up: refused, and counted by kind.
+            try (java.net.Socket stranger = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(),
+                io.xio.engine.XioUri.parse(Runners.greeterUri(server)).port()))
+            {
+                stranger.getOutputStream().write(java.nio.ByteBuffer.allocate(32)
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, 32).put(4, (byte)1).put(5, (byte)13).array());
+                await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(serverMeters
+                    .get("xio.peer.refusals").tag("kind", "before_handshake").functionCounter().count()).isOne());
+            }
+            assertThat(serverMeters.get("xio.peer.refusals").tag("kind", "attach_proof").functionCounter().count())
+                .isZero();
         }));
     }
 

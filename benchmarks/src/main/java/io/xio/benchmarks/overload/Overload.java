@@ -487,9 +487,9 @@ public final class Overload
                 {
                     answered.increment(); // a deadline that passes fails the call: an answer is in time
                 }
-                else if (cause instanceof RemoteException remote && remote.isBackPressure())
+                else if (cause instanceof BackPressureException && cause.getCause() instanceof RemoteException)
                 {
-                    refused.increment();
+                    refused.increment(); // the server's refusal; without a remote cause it is this side's window
                 }
                 else if (cause instanceof XioTimeoutException)
                 {

@@ -580,6 +580,12 @@ public final class EventLoop implements Context, TransportContext
         return id;
     }
 
+    /** Timers scheduled and not yet expired or cancelled. The loop's thread. */
+    public long timerCount()
+    {
+        return timers.timerCount();
+    }
+
     @Override
     public void cancelTimer(final long timerId)
     {

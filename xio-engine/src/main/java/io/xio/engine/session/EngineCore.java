@@ -89,6 +89,12 @@ public final class EngineCore
         return refusals.snapshot();
     }
 
+    /** How many refusals of {@code kind} since the engine started. Any thread. */
+    public long refusals(final PeerRefusal kind)
+    {
+        return refusals.count(kind);
+    }
+
     void rejected()
     {
         backPressureRejections.incrementAndGet();

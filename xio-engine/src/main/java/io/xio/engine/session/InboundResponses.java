@@ -1,7 +1,9 @@
 package io.xio.engine.session;
 
 import io.xio.engine.Message;
+import io.xio.engine.BackPressureException;
 import io.xio.engine.RemoteException;
+import io.xio.engine.XioException;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.SetupCodec;
@@ -187,7 +189,22 @@ final class InboundResponses
         Messages.placeIn(message, output, output.position());
     }
 
-    private RemoteException remoteFailure(final Frame frame, final int status)
+    /**
+     * What a non-OK status tells the caller: a refusal for lack of room is a {@link BackPressureException} (the
+     * call never ran, retrying later is safe), with the peer's answer as its cause, as a refusal on this side is.
+     */
+    private XioException remoteFailure(final Frame frame, final int status)
+    {
+        final RemoteException remote = remoteException(frame, status);
+        if (status == Status.BACK_PRESSURE)
+        {
+            return new BackPressureException("turned away unrun by " + session.uri.withResource(session.resource) +
+                ": too busy now; retry later or slow down", remote);
+        }
+        return remote;
+    }
+
+    private RemoteException remoteException(final Frame frame, final int status)
     {
         String type = null;
         String text = null;

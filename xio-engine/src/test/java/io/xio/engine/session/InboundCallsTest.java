@@ -140,6 +140,28 @@ class InboundCallsTest
     }
 
     @Test
+    void sessionsLeftWithoutAConnectionExpireThroughOneTimerNotOneEach()
+    {
+        // One timer each, all due in one tick, once grew the context's timer wheel by tens of megabytes for good.
+        link = server.wire.accept();
+        for (int i = 1; i <= 500; i++)
+        {
+            link.deliver(PeerFrames.setup(i, "echo"));
+        }
+        server.turn();
+        assertThat(link.sent(FrameType.SETUP_ACCEPT)).hasSize(500);
+        final io.xio.engine.context.EventLoop loop = (io.xio.engine.context.EventLoop)server.engine.contexts().get(0);
+        final long before = loop.timerCount();
+        link.reset();
+        server.turn();
+        assertThat(server.engine.sessions()).as("lingering for their client to come back").hasSize(500);
+        assertThat(loop.timerCount() - before).isOne();
+        server.advance(java.time.Duration.ofSeconds(3));
+        assertThat(server.engine.sessions()).as("expired after the reconnect timeout").isEmpty();
+        assertThat(loop.timerCount()).isLessThanOrEqualTo(before);
+    }
+
+    @Test
     void anAttachToASessionThatDoesNotExistIsRejected()
     {
         link = server.wire.accept();

@@ -138,10 +138,7 @@ class TcpTransportTest
         server.register("count", request -> executor.submit(() ->
         {
             executions.computeIfAbsent(request.requestId(), id -> new AtomicInteger()).incrementAndGet();
-            try (Message message = request.message())
-            {
-                request.respond(Outbound.of(message.header()));
-            }
+            request.respond(Outbound.of(request.message().header()).releaseAfterSend(request.message()));
         }));
         final Portal portal = server.bind("tcp://127.0.0.1:0");
         final XioEngine client = engines.start("client");

@@ -298,7 +298,8 @@ final class XioClientInvocationHandler implements InvocationHandler
      */
     private Throwable translate(final Throwable failure, final Method method)
     {
-        if (failure instanceof RemoteException remote && remote.isBackPressure())
+        if (failure instanceof BackPressureException refused && refused.getCause() instanceof RemoteException remote &&
+            remote.isBackPressure())
         {
             return new BackPressureException(api.getSimpleName() + "." + method.getName() + " was turned away " +
                 "unrun by " + uri + ": the service is too busy; retry later or slow down", remote);

@@ -1,0 +1,96 @@
+package io.xio.engine.hostile;
+
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.Session;
+import io.xio.engine.TestEngines;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioUri;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.transport.ServerProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static io.xio.engine.TestEngines.text;
+import static io.xio.engine.TestEngines.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The set-up flood that once left an OutOfMemoryError'd zombie, against a server in a child JVM with a 64 MiB
+ * heap and default limits: 2 connections of 4,096 SETUPs each. The limits hold it to a few megabytes, so the
+ * server stays alive and keeps answering.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SmallHeapFloodProcessTest
+{
+    private static final int SETUPS = 4_096;
+
+    private final TestEngines engines = new TestEngines();
+    private ServerProcess child;
+
+    @AfterEach
+    void close() throws InterruptedException
+    {
+        try
+        {
+            engines.close();
+        }
+        finally
+        {
+            if (child != null)
+            {
+                child.kill();
+            }
+        }
+    }
+
+    @Test
+    void aSetUpFloodLeavesASmallHeapServerAliveAndAnswering() throws Exception
+    {
+        child = ServerProcess.start("tcp://127.0.0.1:0", "-Xmx64m", "-XX:+UseSerialGC");
+        final int port = XioUri.parse(child.uri()).port();
+        int accepted = 0;
+        int rejected = 0;
+        for (int c = 0; c < 2; c++)
+        {
+            try (RawPeer flood = new RawPeer("127.0.0.2", port, 0))
+            {
+                final byte[] one = RawPeer.setup(1, "echo");
+                final ByteBuffer all = ByteBuffer.allocate(SETUPS * one.length);
+                for (int i = 1; i <= SETUPS; i++)
+                {
+                    all.put(RawPeer.setup(i, "echo"));
+                }
+                flood.send(all.array());
+                for (int i = 0; i < SETUPS; i++)
+                {
+                    final RawPeer.Received answer = flood.read(Duration.ofSeconds(20));
+                    assertThat(answer).as("answer %d; the server printed:%n%s", i, child.output()).isNotNull();
+                    if (answer.type() == FrameType.SETUP_ACCEPT)
+                    {
+                        accepted++;
+                    }
+                    else
+                    {
+                        rejected++;
+                    }
+                }
+            }
+        }
+        assertThat(accepted).as("the default limit of sessions per connection, twice").isEqualTo(2 * 1024);
+        assertThat(rejected).isEqualTo(2 * (SETUPS - 1024));
+        final XioEngine client = engines.start(engines.builder("client").contexts(1));
+        try (Session session = client.connect(child.uri() + "/echo");
+             Message reply = session.request(Outbound.of(utf8("still there?"))).get(10, TimeUnit.SECONDS))
+        {
+            assertThat(text(reply.header())).isEqualTo("still there?");
+        }
+        assertThat(child.isAlive()).as("alive; it printed:%n%s", child.output()).isTrue();
+        assertThat(child.output()).doesNotContain("OutOfMemoryError");
+    }
+}
