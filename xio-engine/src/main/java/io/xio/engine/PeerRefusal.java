@@ -8,6 +8,8 @@ public enum PeerRefusal
 {
     /** An ATTACH without the session's secret, or for a session that does not exist. */
     ATTACH_PROOF,
+    /** Too many failed set-ups or attaches on one connection within a sweep of the connections. */
+    FAILED_HANDSHAKES,
     /** A set-up for a service the engine does not serve. */
     UNKNOWN_SERVICE,
     /** A set-up over the limit of sessions per connection, per peer or per engine. */

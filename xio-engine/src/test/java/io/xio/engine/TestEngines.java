@@ -18,6 +18,16 @@ public final class TestEngines implements AutoCloseable
      */
     private static final long SCALE = Math.max(1, Long.getLong("xio.test.timeScale", 1));
 
+    /**
+     * The engine's limits, with its limits on time stretched by the same scale; under emulation the write-stall
+     * timeout is 5 minutes, since a large buffer read one-sided (rdma) shows its sender no progress until the read
+     * ends, which can take minutes there.
+     */
+    public static final Limits LIMITS = SCALE == 1 ? Limits.DEFAULT : Limits.DEFAULT
+        .withWriteStallTimeout(Duration.ofMinutes(5))
+        .withHandshakeTimeout(Limits.DEFAULT.handshakeTimeout().multipliedBy(SCALE))
+        .withIncompleteFrameTimeout(Limits.DEFAULT.incompleteFrameTimeout().multipliedBy(SCALE));
+
     private final List<XioEngine> engines = new ArrayList<>();
 
     public XioEngine.Builder builder(final String name)
@@ -27,6 +37,7 @@ public final class TestEngines implements AutoCloseable
             .contexts(2)
             .busyPoll(Duration.ZERO)
             .leakDetection(true)
+            .limits(LIMITS)
             .keepalive(Duration.ofMillis(200), Duration.ofSeconds(3).multipliedBy(SCALE))
             .reconnectTimeout(Duration.ofSeconds(10).multipliedBy(SCALE))
             .connectTimeout(Duration.ofSeconds(3).multipliedBy(SCALE));

@@ -63,12 +63,17 @@ final class Connection implements LinkHandler
     private long lastReceived;
     private long lastSent;
     private String peerHost;
-    /** The sessions that left this connection last: their late frames are expected, others' are not. */
-    private final long[] ended = new long[256];
+    /**
+     * The sessions that left this connection last, as many as it may carry (allocated when the first one leaves):
+     * their late frames are expected, others' are not. Session ids are positive, so -1 marks an empty slot.
+     */
+    private long[] ended;
     private int endedNext;
-    /** Frames for sessions never carried here; a few are a race with a close elsewhere, many are a probe. */
+    /** Frames for sessions never carried here since the last sweep: a few are a race, thousands are a probe. */
     private int strangeFrames;
-    static final int MAX_STRANGE_FRAMES = 1024;
+    static final int MAX_STRANGE_FRAMES = 4096;
+    /** How long a peer over the unsent limit may go without reading anything before it is cut off. */
+    static final long UNSENT_GRACE_NANOS = 1_000_000_000L;
     /** Whether this accepted connection counts against its portal's and its host's shares. */
     private boolean counted;
 
@@ -127,6 +132,11 @@ final class Connection implements LinkHandler
     void start()
     {
         peers.added(this);
+        if (portal != null)
+        {
+            // A stranger may send only a SETUP or an ATTACH: no frame of it can be larger than a control frame.
+            link.limitFrames(io.xio.engine.protocol.Frame.HEADER_LENGTH + engine.limits.maxHeaderBytes());
+        }
         link.start(this);
     }
 
@@ -190,6 +200,10 @@ final class Connection implements LinkHandler
     /** Whether this connection carries session {@code sessionId}, or did until a moment ago. */
     private boolean carried(final long sessionId)
     {
+        if (ended == null)
+        {
+            return false;
+        }
         for (final long id : ended)
         {
             if (id == sessionId)
@@ -209,14 +223,24 @@ final class Connection implements LinkHandler
     void addLane(final long sessionId, final Lane lane)
     {
         lanes.put(sessionId, lane);
-        handshaken = true;
+        if (!handshaken)
+        {
+            handshaken = true;
+            link.limitFrames(engine.limits.maxMessageBytes());
+        }
     }
 
     void removeLane(final long sessionId, final Lane lane)
     {
         if (lanes.remove(sessionId, lane))
         {
-            ended[endedNext++ & (ended.length - 1)] = sessionId;
+            if (ended == null)
+            {
+                ended = new long[engine.limits.maxSessionsPerConnection()];
+                java.util.Arrays.fill(ended, -1);
+            }
+            ended[endedNext] = sessionId;
+            endedNext = (endedNext + 1) % ended.length;
         }
         if (lanes.isEmpty())
         {
@@ -232,6 +256,11 @@ final class Connection implements LinkHandler
     void checkTimeouts(final long now)
     {
         link.trim();
+        strangeFrames = 0;
+        if (handshake != null)
+        {
+            handshake.newPeriod();
+        }
         final io.xio.engine.Limits limits = engine.limits;
         if (portal != null && lanes.isEmpty() && now - lanelessSince > limits.handshakeTimeout().toNanos())
         {
@@ -257,7 +286,7 @@ final class Connection implements LinkHandler
         }
     }
 
-    private void refuse(final PeerRefusal kind, final String why)
+    void refuse(final PeerRefusal kind, final String why)
     {
         close(refusal(kind, why));
     }
@@ -281,14 +310,18 @@ final class Connection implements LinkHandler
     }
 
     /**
-     * After a send: a peer that lets more than the limit pile up is cut off (at the next turn, not mid-send). The
-     * frame sent on top of a backlog under the limit is let through, however large, and the largest message waiting
-     * does not count: one message of any legal size always fits, next to frames up to the limit.
+     * Before a send: a peer that lets more than the limit pile up and reads nothing for a while is cut off (at the
+     * next turn, not mid-send). The largest message waiting does not count (one message of any legal size always
+     * fits), nor does a backlog the peer is reading: answers to calls started before the backlog grew may exceed
+     * the limit for a moment when they are large; it is a peer that stops reading that must not cost more.
      */
-    private void checkUnsent(final long before)
+    private void checkUnsent()
     {
         final long limit = engine.limits.maxUnsentBytes();
-        if (!overflowed && before > limit && before - link.largestPending() > limit)
+        final long backlog = link.backlog();
+        if (!overflowed && backlog > limit &&
+            peers.loop.nanoTime() - link.lastWriteProgressNanos() > UNSENT_GRACE_NANOS &&
+            backlog - link.largestPending() > limit)
         {
             overflowed = true;
             peers.loop.execute(() -> refuse(PeerRefusal.UNSENT_LIMIT, link.backlog() + " bytes unsent, over " +
@@ -368,11 +401,9 @@ final class Connection implements LinkHandler
         {
             return FrameEncoder.NO_ROOM;
         }
+        checkUnsent();
         lastSent = peers.loop.nanoTime();
-        final long before = link.backlog();
-        final int result = encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
-        checkUnsent(before);
-        return result;
+        return encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
     }
 
     /** Offers {@code output} for the response to request {@code id}; the bytes offered, or -1 (not offered). */
@@ -389,13 +420,12 @@ final class Connection implements LinkHandler
         {
             return FrameEncoder.NO_ROOM;
         }
-        final long before = link.backlog();
+        checkUnsent();
         final int result = encoder.encodeInto(link, flags, sessionId, id, status, message, address, key, length,
             completion);
         if (result != FrameEncoder.NOT_WRITABLE)
         {
             lastSent = peers.loop.nanoTime();
-            checkUnsent(before);
         }
         return result;
     }
@@ -414,11 +444,9 @@ final class Connection implements LinkHandler
     {
         if (open && !overflowed)
         {
+            checkUnsent();
             lastSent = peers.loop.nanoTime();
-            final long before = link.backlog();
-            final boolean queued = encoder.encodeControl(link, type, flags, sessionId, id, status, body);
-            checkUnsent(before);
-            return queued;
+            return encoder.encodeControl(link, type, flags, sessionId, id, status, body);
         }
         return false;
     }

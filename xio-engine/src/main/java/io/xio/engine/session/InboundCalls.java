@@ -94,6 +94,7 @@ final class InboundCalls
                 if (running instanceof ServerCall executing)
                 {
                     executing.replyVia(lane, id);
+                    unparkElsewhere(executing);
                 }
                 if (!oneWay && session.window.isDone(id))
                 {
@@ -126,13 +127,66 @@ final class InboundCalls
         }
     }
 
-    /** Starts the parked calls while the connection has room; all of them when {@code all} (the lane is down). */
-    void startParked(final boolean all)
+    /** Starts the parked calls while the connection has room. */
+    void startParked()
     {
         ServerCall call;
-        while ((all || lane.isUp() && lane.connection().writable()) && (call = parked.poll()) != null)
+        while (lane.isUp() && lane.connection().writable() && (call = parked.poll()) != null)
         {
             dispatch(call, (call.flags & FrameFlags.ONE_WAY) != 0);
+        }
+    }
+
+    /**
+     * A retransmit of {@code call} came on this lane: its client gave up on the connection the call is parked on,
+     * which may be dead, so the call starts now instead of waiting for that connection's room or end.
+     */
+    private void unparkElsewhere(final ServerCall call)
+    {
+        final Lane holder = call.lane;
+        if (holder == lane)
+        {
+            return;
+        }
+        if (holder.loop == lane.loop)
+        {
+            holder.inbound.unpark(call);
+        }
+        else
+        {
+            holder.loop.execute(() -> holder.inbound.unpark(call));
+        }
+    }
+
+    private void unpark(final ServerCall call)
+    {
+        if (parked.remove(call))
+        {
+            dispatch(call, (call.flags & FrameFlags.ONE_WAY) != 0);
+        }
+    }
+
+    /**
+     * The lane is down or closed: its parked calls never ran, so they are given back (the window forgets them)
+     * for a retransmit to run once, with an answer that has somewhere to go. One that a cancel reached first
+     * runs, as any cancelled call does, so that its answer settles the window; so does a one-way message.
+     */
+    void dropParked()
+    {
+        ServerCall call;
+        while ((call = parked.poll()) != null)
+        {
+            // A one-way message may have had its receipt: its sender does not send it again, so it runs here.
+            if ((call.flags & FrameFlags.ONE_WAY) == 0 && call.abandon())
+            {
+                session.executing.decrementAndGet();
+                session.window.abandon(call.id);
+                call.message.close(); // a pooled call is then left to the collector: it holds the window no more
+            }
+            else
+            {
+                dispatch(call, (call.flags & FrameFlags.ONE_WAY) != 0);
+            }
         }
     }
 

@@ -185,7 +185,7 @@ final class Lane
         moveTo(down);
         // Down before anyone hears of it: the calls the fence releases may close the session or send again.
         fence.fenceAll();
-        inbound.startParked(true); // their answers go by another connection, or wait in the window for a resend
+        inbound.dropParked(); // never started: a retransmit on another connection runs them
         if (state != down)
         {
             return; // closed by one of those callbacks
@@ -244,7 +244,7 @@ final class Lane
             }
         }
         outbound.failAll(cause);
-        inbound.startParked(true);
+        inbound.dropParked();
     }
 
     // ---- this side's requests (from the session and its requests) ----
@@ -298,7 +298,7 @@ final class Lane
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
         outbound.drainWaiting();
-        inbound.startParked(false);
+        inbound.startParked();
     }
 
     /** Sends a call's answer on this lane (or another of the session when this one is down). */

@@ -30,7 +30,7 @@ final class ServerHandshake
     private static final Logger LOG = LoggerFactory.getLogger(ServerHandshake.class);
     /** Longest reason sent back: an acceptor's reason is the application's, but it must not echo unbounded input. */
     static final int MAX_REASON_BYTES = 512;
-    /** Failed set-ups and attaches one connection may make before it is closed. */
+    /** Failed set-ups and attaches one connection may make between two sweeps of the connections. */
     static final int MAX_FAILED = 16;
     static final String NO_SERVICE = "no such service at this portal";
     static final String NO_SESSION = "no such session, or not yours (the server restarted, or the session expired)";
@@ -151,6 +151,15 @@ final class ServerHandshake
             throw new ProtocolViolationException("ATTACH of session " + frame.sessionId() +
                 " on a connection that carries it already");
         }
+        if (connection.laneCount() >= engine.limits.maxSessionsPerConnection())
+        {
+            engine.refusals.refused(PeerRefusal.SESSION_LIMIT, connection.remoteAddress(), "attach over the limit " +
+                "of " + engine.limits.maxSessionsPerConnection() + " sessions on this connection");
+            connection.sendControl(FrameType.ATTACH_REJECT, 0, frame.sessionId(), token, 0,
+                new SetupCodec.Writer().string(BUSY).toBytes());
+            failedOnce();
+            return;
+        }
         // Unknown session and wrong secret get the same answer: the answer must not tell which ids exist.
         final boolean proven = session != null && session.provenBy(proof);
         final Lane lane = proven ? session.newServerLane(connection.peers) : null;
@@ -169,15 +178,23 @@ final class ServerHandshake
         connection.sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, Connection.NO_BODY);
     }
 
-    /** A peer that keeps failing its handshakes is probing, not setting up: after a few it is cut off. */
+    /**
+     * A peer that keeps failing its handshakes is probing, not setting up: a few per sweep are a client retrying,
+     * more close the connection (each failure costs an acceptor call and an answer).
+     */
     private void failedOnce()
     {
-        if (++failed >= MAX_FAILED && connection.laneCount() == 0)
+        if (++failed >= MAX_FAILED)
         {
             connection.link.flush(); // the answers so far still go: the peer hears why, then the close
-            connection.close(new ProtocolViolationException(failed + " failed set-ups or attaches on one " +
-                "connection"));
+            connection.refuse(PeerRefusal.FAILED_HANDSHAKES, failed + " failed set-ups or attaches");
         }
+    }
+
+    /** The sweep came by: the failures counted so far are forgotten. */
+    void newPeriod()
+    {
+        failed = 0;
     }
 
     /** {@code reason} cut to {@link #MAX_REASON_BYTES} of UTF-8. */

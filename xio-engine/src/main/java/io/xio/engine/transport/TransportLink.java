@@ -105,6 +105,14 @@ public interface TransportLink
         return 0;
     }
 
+    /**
+     * Frames longer than {@code maxLength} close the link from now on, checked as soon as their header is in (a
+     * connection that has not set up may send only small frames); the limits' maximum otherwise.
+     */
+    default void limitFrames(final int maxLength)
+    {
+    }
+
     /** Gives back buffers that nothing pending needs, now and then (an idle connection should cost little). */
     default void trim()
     {

@@ -254,7 +254,7 @@ public abstract class TransportConformanceTest
     void oversizedResponseFailsTheCallNotTheConnection() throws Exception
     {
         final XioEngine strict = engines.start(engines.builder("strict")
-            .limits(Limits.DEFAULT.withMaxMessageBytes(64 << 10)));
+            .limits(TestEngines.LIMITS.withMaxMessageBytes(64 << 10)));
         strict.register("big", request ->
         {
             request.message().close();
@@ -556,7 +556,7 @@ public abstract class TransportConformanceTest
     @Test
     void fullSessionRefusesOrWaitsAsTheCallerChose() throws Exception
     {
-        final XioEngine small = engines.start(engines.builder("small").limits(Limits.DEFAULT.withMaxInFlight(8)));
+        final XioEngine small = engines.start(engines.builder("small").limits(TestEngines.LIMITS.withMaxInFlight(8)));
         final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
         server.register("hold", held::add);
         final Portal portal = server.bind(portalAddress());
@@ -605,7 +605,7 @@ public abstract class TransportConformanceTest
     {
         // Small bounds, so both sides hold back their peer's requests most of the time: each keeps reading (the
         // answers to its own requests must get through), and both floods complete.
-        final Limits tight = Limits.DEFAULT.withMaxQueuedBytes(256 << 10).withMaxInFlight(64);
+        final Limits tight = TestEngines.LIMITS.withMaxQueuedBytes(256 << 10).withMaxInFlight(64);
         final XioEngine a = engines.start(configure(engines.builder("a").limits(tight).contexts(1)));
         final XioEngine b = engines.start(configure(engines.builder("b").limits(tight).contexts(1)));
         final java.util.concurrent.CompletableFuture<Session> bSide = new java.util.concurrent.CompletableFuture<>();
@@ -661,7 +661,7 @@ public abstract class TransportConformanceTest
         // The blocked receiver sends no keepalives meanwhile: give it time rather than a reconnect.
         final XioEngine sender = engines.start(engines.builder("sender")
             .keepalive(Duration.ofMillis(200), Duration.ofSeconds(60))
-            .limits(Limits.DEFAULT.withMaxInFlight(64).withMaxQueuedBytes(1 << 20)));
+            .limits(TestEngines.LIMITS.withMaxInFlight(64).withMaxQueuedBytes(1 << 20)));
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicInteger seen = new AtomicInteger();
         server.register("slow", request ->

@@ -57,7 +57,8 @@ public class XioAutoConfiguration
                 .withMaxHeaderBytes((int)properties.getMaxHeaderSize().toBytes())
                 .withMaxInFlight(properties.getMaxInFlight())
                 .withMaxQueuedBytes((int)properties.getMaxQueuedSize().toBytes())
-                .withMaxUnsentBytes(properties.getMaxUnsentSize().toBytes())
+                .withMaxUnsentBytes(properties.getMaxUnsentSize() != null ? properties.getMaxUnsentSize().toBytes() :
+                    Math.max(Limits.DEFAULT.maxUnsentBytes(), properties.getMaxQueuedSize().toBytes()))
                 .withWriteStallTimeout(properties.getWriteStallTimeout())
                 .withHandshakeTimeout(properties.getHandshakeTimeout())
                 .withIncompleteFrameTimeout(properties.getIncompleteFrameTimeout())

@@ -339,10 +339,10 @@ public class XioProperties
         private DataSize maxQueuedSize = DataSize.ofMegabytes(8);
 
         /**
-         * Unsent bytes at which a connection is closed (the largest message waiting does not count): what a peer
-         * that stops reading may cost.
+         * Unsent bytes at which a connection whose peer stopped reading is closed (the largest message waiting does
+         * not count): what such a peer may cost. Default: 64MB, or max-queued-size if that is larger.
          */
-        private DataSize maxUnsentSize = DataSize.ofMegabytes(64);
+        private DataSize maxUnsentSize;
 
         /** How long a peer may read nothing while there are bytes for it before it is disconnected. */
         private Duration writeStallTimeout = Duration.ofSeconds(15);
@@ -434,7 +434,7 @@ public class XioProperties
 
         public void setMaxUnsentSize(final DataSize maxUnsentSize)
         {
-            this.maxUnsentSize = size(maxUnsentSize, Long.MAX_VALUE);
+            this.maxUnsentSize = maxUnsentSize == null ? null : size(maxUnsentSize, Long.MAX_VALUE);
         }
 
         public Duration getWriteStallTimeout()

@@ -150,6 +150,9 @@ class XioAutoConfigurationTest
                 assertThat(limits.maxConnectionsPerPeer()).isEqualTo(5);
             });
         runner(ServerApplication.class).withPropertyValues("xio.limits.max-queued-size=100MB").run(context ->
+            assertThat(context.getBean(XioEngine.class).limits().maxUnsentBytes()).isEqualTo(100L << 20));
+        runner(ServerApplication.class).withPropertyValues("xio.limits.max-queued-size=2MB",
+            "xio.limits.max-unsent-size=1MB").run(context ->
         {
             assertThat(context).hasFailed();
             assertThat(messages(context.getStartupFailure())).contains("xio.limits")

@@ -36,6 +36,7 @@ public final class FrameAssembler
     private final LongSupplier clock;
     private final Frame frame = new Frame();
     private long delivered;
+    private int maxFrameLength = Integer.MAX_VALUE;
     private long partialSince;
     private Slab slab;
     private ByteBuffer view;
@@ -60,6 +61,12 @@ public final class FrameAssembler
         this.limits = limits;
         this.counters = counters;
         this.clock = clock;
+    }
+
+    /** Frames longer than {@code maxLength} are refused from now on, as soon as their header is in. */
+    public void limitFrames(final int maxLength)
+    {
+        maxFrameLength = maxLength;
     }
 
     /** Bytes held of a frame not complete yet; 0 when none. */
@@ -220,6 +227,11 @@ public final class FrameAssembler
                 throw new ProtocolViolationException(error);
             }
             final int length = frame.frameLength();
+            if (length > maxFrameLength)
+            {
+                throw new ProtocolViolationException("frame length " + length + " exceeds the " + maxFrameLength +
+                    " bytes a peer may send before it has set up");
+            }
             if (length <= writePos - readPos)
             {
                 checkBody(slab, readPos);

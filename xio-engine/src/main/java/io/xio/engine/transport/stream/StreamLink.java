@@ -144,6 +144,12 @@ public abstract class StreamLink implements TransportLink
         return assembler.partialBytes();
     }
 
+    @Override
+    public void limitFrames(final int maxLength)
+    {
+        assembler.limitFrames(maxLength);
+    }
+
     /** A scan of the pending entries: only called when the backlog is over a limit, so rarely. */
     @Override
     public long largestPending()
