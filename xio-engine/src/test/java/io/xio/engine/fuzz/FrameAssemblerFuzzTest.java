@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.fail;
  *       {@code feed(DirectBuffer, ...)} as shm does, 2 {@code writable()} and {@code received} as tcp does;
  *       3: the application ends the link during the next delivery, by closing it if {@code a & 16} is clear,
  *       else by throwing), {@code a & 4} toggles holding every message delivered, {@code a & 8} releases the
- *       messages held, {@code (a >>> 4) & 3} picks the repeat size: 61 B, 4 KiB, 65533 B or 1 MiB.</li>
+ *       messages held, {@code (a >>> 4) & 3} picks the repeat size: 61, 4093, 65533 or 1 MiB.</li>
  * </ul>
  * {@link SeedCorpus} writes the committed seeds in this form; inputs in {@code FrameAssemblerFuzzTestInputs/stream}
  * and {@code .../largeFrames}; docs/fuzzing.md.
@@ -52,14 +52,16 @@ import static org.assertj.core.api.Assertions.fail;
 class FrameAssemblerFuzzTest
 {
     /** Stream bytes per input of {@link #stream}: four receive slabs and more, fast enough for millions of runs. */
-    static final int STREAM_CAP = 320 << 10;
+    static final int STREAM_CAP = 192 << 10;
     /** Stream bytes per input of {@link #largeFrames}: past the first large buffer, so that it must grow. */
     static final int LARGE_STREAM_CAP = 12 << 20;
     /** The most a frame's announcement may buy before its bytes arrive (docs/protocol.md §6: 4 MiB). */
     static final int FIRST_LARGE = 4 << 20;
-    private static final int[] REPEAT_PIECES = {61, 4 << 10, 65533, 1 << 20};
+    private static final int[] REPEAT_PIECES = {61, 4093, 65533, 1 << 20};
     /** One pool for the whole run, as a context has: it keeps idle slabs, so runs do not allocate afresh. */
     private static final BufferPool POOL = new BufferPool("fuzz");
+    /** The stream's bytes, kept from run to run: zeroing a fresh array each time would cost more than the run. */
+    private static byte[] streamSpace = new byte[4096];
 
     @FuzzTest
     void stream(final byte[] input)
@@ -88,8 +90,8 @@ class FrameAssemblerFuzzTest
         private final FrameAssembler assembler = new FrameAssembler(POOL, Limits.DEFAULT, new LoopCounters());
         private final Frame frame = new Frame();
         private final List<Slab> held = new ArrayList<>();
-        private final RuntimeException thrownByApplication = new IllegalStateException("the application failed");
-        private byte[] stream = new byte[4096];
+        private RuntimeException thrownByApplication; // made only when needed: a stack trace costs a run's time
+        private byte[] stream = streamSpace;
         private UnsafeBuffer streamBuffer = new UnsafeBuffer(stream);
         private int streamLength;
         private int delivered;
@@ -228,6 +230,7 @@ class FrameAssemblerFuzzTest
             {
                 stream = Arrays.copyOf(stream, Math.max(capacity, stream.length * 2));
                 streamBuffer = new UnsafeBuffer(stream);
+                streamSpace = stream;
             }
         }
 
@@ -378,6 +381,7 @@ class FrameAssemblerFuzzTest
             else if (endLinkAt == 1)
             {
                 ended = true;
+                thrownByApplication = new IllegalStateException("the application failed");
                 throw thrownByApplication;
             }
         }
