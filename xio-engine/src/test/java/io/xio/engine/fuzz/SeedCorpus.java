@@ -100,6 +100,8 @@ final class SeedCorpus
         streams.put("throw-in-delivery", new Program().settings(3 | 16).bytes(all).toBytes());
         final byte[] bad = frames().get("invalid-version-2");
         streams.put("violation-after-frames", new Program().settings(2).bytes(all).chunks(bad, 3).toBytes());
+        streams.put("body-violation-after-frames", new Program().settings(1).bytes(all)
+            .bytes(frames().get("invalid-negative-segment")).toBytes());
         return streams;
     }
 
