@@ -1,0 +1,332 @@
+package io.xio.engine.fuzz;
+
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.FrameType;
+import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.protocol.Status;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The committed seeds of the fuzz targets, built from the protocol (docs/protocol.md) so that fuzzing starts
+ * from frames the engine really exchanges rather than from noise. {@link SeedCorpusTest} holds the files in
+ * {@code src/test/resources/io/xio/engine/fuzz} to this and rewrites them when asked (docs/fuzzing.md).
+ */
+final class SeedCorpus
+{
+    static final long SESSION = 0x1234_5678_9ABCL;
+
+    private SeedCorpus()
+    {
+    }
+
+    /** Seed files by directory (relative to the fuzz package's resources), then by file name. */
+    static Map<String, Map<String, byte[]>> all()
+    {
+        final Map<String, Map<String, byte[]>> all = new LinkedHashMap<>();
+        all.put("FrameFuzzTestInputs/checks", frames());
+        all.put("FrameAssemblerFuzzTestInputs/stream", streams());
+        all.put("FrameAssemblerFuzzTestInputs/largeFrames", largeStreams());
+        all.put("SetupCodecFuzzTestInputs/reader", bodies());
+        all.put("ServerConnectionFuzzTestInputs/inbound", conversations());
+        return all;
+    }
+
+    /** One of each frame type that a v1 stream carries, and two the checks must refuse. */
+    static Map<String, byte[]> frames()
+    {
+        final Map<String, byte[]> frames = new LinkedHashMap<>();
+        frames.put("valid-setup", frame(FrameType.SETUP, 0, 0, 1, 0, setupBody()));
+        frames.put("valid-setup-accept", frame(FrameType.SETUP_ACCEPT, 0, SESSION, 1, 0, acceptBody()));
+        frames.put("valid-setup-reject", frame(FrameType.SETUP_REJECT, 0, 0, 2, 0, reasonBody()));
+        frames.put("valid-setup-redirect", frame(FrameType.SETUP_REDIRECT, 0, 0, 3, 0, redirectBody()));
+        frames.put("valid-attach", frame(FrameType.ATTACH, 0, SESSION, 4, 0, new byte[0]));
+        frames.put("valid-request", frame(FrameType.REQUEST, FrameFlags.RECEIPT_REQUESTED, SESSION, 7, 0,
+            utf8("get user:42"), utf8("abc"), new byte[100]));
+        frames.put("valid-response-error", frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, SESSION, 7,
+            Status.APPLICATION_ERROR, utf8("java.lang.IllegalStateException\nboom")));
+        frames.put("valid-response-written", writtenResponse(4096, 4096));
+        frames.put("valid-receipt", frame(FrameType.RECEIPT, 0, SESSION, 7, 0, new byte[0]));
+        frames.put("valid-cancel", frame(FrameType.CANCEL, 0, SESSION, 3, 0,
+            new SetupCodec.Writer().i64(9).toBytes()));
+        frames.put("valid-cancel-result", frame(FrameType.CANCEL_RESULT, 0, SESSION, 3, 0,
+            new SetupCodec.Writer().i64(9).i32(2).toBytes()));
+        frames.put("valid-keepalive", frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0]));
+        frames.put("valid-data-descriptor", frame(FrameType.DATA_DESCRIPTOR, 0, SESSION, 8, 0,
+            new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes()));
+        frames.put("valid-close", frame(FrameType.CLOSE, 0, SESSION, 0, 0,
+            new SetupCodec.Writer().string("closed by the application").toBytes()));
+        final byte[] version2 = frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0]);
+        version2[Frame.VERSION_OFFSET] = 2;
+        frames.put("invalid-version-2", version2);
+        final byte[] negative = frame(FrameType.REQUEST, 0, SESSION, 1, 0, new byte[0], new byte[8]);
+        new UnsafeBuffer(negative).putInt(Frame.HEADER_LENGTH, -8, Frame.ORDER);
+        frames.put("invalid-negative-segment", negative);
+        return frames;
+    }
+
+    /** Programs for {@link FrameAssemblerFuzzTest} (its Javadoc has the commands). */
+    static Map<String, byte[]> streams()
+    {
+        final ByteArrayOutputStream valid = new ByteArrayOutputStream();
+        frames().forEach((name, frame) ->
+        {
+            if (name.startsWith("valid-"))
+            {
+                valid.writeBytes(frame);
+            }
+        });
+        final byte[] all = valid.toByteArray();
+        final Map<String, byte[]> streams = new LinkedHashMap<>();
+        streams.put("valid-frames-whole", new Program().bytes(all).toBytes());
+        streams.put("valid-frames-tcp-5-byte-reads", new Program().settings(2).chunks(all, 5).toBytes());
+        streams.put("valid-frames-shm-held", new Program().settings(1 | 4).chunks(all, 64).settings(8).toBytes());
+        // 44-byte frames, which do not divide a 64 KiB slab, held by the application as the slab fills
+        final byte[] small = frame(FrameType.REQUEST, 0, SESSION, 5, 0, utf8("twelve bytes"));
+        streams.put("frames-across-slabs-held", new Program().settings(4 | 16).bytes(small).repeat(255, 3)
+            .settings(8).bytes(small).toBytes());
+        // a frame filling most of a slab, then one that straddles its end and moves with its first bytes
+        streams.put("frame-straddling-a-slab", new Program().settings(16).bytes(segmentHeader(65_000))
+            .zeros(65_000).bytes(segmentHeader(2_000)).zeros(2_000).bytes(small).toBytes());
+        // a frame of a slab of its own, held by the application, which closes the link as it arrives
+        streams.put("large-frame-held-closed-in-delivery", new Program().settings(1 | 4 | 48)
+            .bytes(segmentHeader(70_000)).zeros(69_999).settings(3).bytes(new byte[1]).toBytes());
+        streams.put("throw-in-delivery", new Program().settings(3 | 16).bytes(all).toBytes());
+        final byte[] bad = frames().get("invalid-version-2");
+        streams.put("violation-after-frames", new Program().settings(2).bytes(all).chunks(bad, 3).toBytes());
+        streams.put("body-violation-after-frames", new Program().settings(1).bytes(all)
+            .bytes(frames().get("invalid-negative-segment")).toBytes());
+        return streams;
+    }
+
+    /** Programs for {@link FrameAssemblerFuzzTest#largeFrames}. */
+    static Map<String, byte[]> largeStreams()
+    {
+        final byte[] small = frame(FrameType.REQUEST, 0, SESSION, 5, 0, utf8("twelve bytes"));
+        final Map<String, byte[]> streams = new LinkedHashMap<>();
+        // 5 MiB of data: a slab of its own that grows as the bytes arrive, then a small frame after it
+        streams.put("large-frame-grows", new Program().settings(48).bytes(segmentHeader(5 << 20))
+            .zeros(5 << 20).bytes(small).toBytes());
+        // a header announcing 200 MiB: the assembler must not set that aside for it, nor grow past the bytes in
+        streams.put("huge-announcement", new Program().settings(48).bytes(segmentHeader(200 << 20))
+            .bytes(new byte[100]).repeat(255, 10).toBytes());
+        return streams;
+    }
+
+    /**
+     * What a client sends once its session on {@code echo} is open, for {@link ServerConnectionFuzzTest}
+     * (session 1 is that session, 2 the latest the server accepted).
+     */
+    static Map<String, byte[]> conversations()
+    {
+        final long first = ServerConnectionFuzzTest.FIRST_SESSION;
+        final long latest = ServerConnectionFuzzTest.LATEST_SESSION;
+        final Map<String, byte[]> talks = new LinkedHashMap<>();
+        talks.put("requests-retransmit-cancel", concat(
+            frame(FrameType.REQUEST, FrameFlags.RECEIPT_REQUESTED, first, 1, 0, utf8("one"), utf8("data")),
+            frame(FrameType.REQUEST, FrameFlags.RETRANSMIT, first, 1, 0, utf8("one"), utf8("data")),
+            frame(FrameType.REQUEST, FrameFlags.ONE_WAY, first, 2, 0, utf8("two")),
+            frame(FrameType.CANCEL, 0, first, 1, 0, new SetupCodec.Writer().i64(3).toBytes()),
+            frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0])));
+        talks.put("held-then-cancelled", concat(
+            frame(FrameType.SETUP, 0, 0, 2, 0, new SetupCodec.Writer().u8(0).string("hold").map(Map.of())
+                .i32(1024).i32(2048).toBytes()),
+            frame(FrameType.REQUEST, 0, latest, 1, 0, utf8("wait")),
+            frame(FrameType.DATA_DESCRIPTOR, 0, latest, 2, 0,
+                new SetupCodec.Writer().i64(0x1000).i32(42).i32(4096).toBytes()),
+            frame(FrameType.REQUEST, 0, latest, 2, 0, utf8("wait too")),
+            frame(FrameType.CANCEL, 0, latest, 1, 0, new SetupCodec.Writer().i64(2).toBytes()),
+            frame(FrameType.CLOSE, 0, latest, 0, 0, new SetupCodec.Writer().string("bye").toBytes())));
+        talks.put("failing-service-and-attach", concat(
+            frame(FrameType.SETUP, 0, 0, 3, 0, new SetupCodec.Writer().u8(1).string("fail")
+                .map(Map.of("token", "s3cr3t")).i32(8).i32(16).toBytes()),
+            frame(FrameType.REQUEST, 0, latest, 1, 0, utf8("boom")),
+            frame(FrameType.ATTACH, 0, 77, 4, 0, new byte[0]),
+            frame(FrameType.SETUP, 0, 0, 5, 0, new SetupCodec.Writer().u8(0).string("nothing-here").map(Map.of())
+                .i32(1).i32(1).toBytes()),
+            frame(FrameType.ATTACH, 0, first, 6, 0, new byte[0])));
+        talks.put("answers-a-server-never-gets", concat(
+            frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, first, 1, Status.OK, utf8("?")),
+            frame(FrameType.SETUP_ACCEPT, 0, first, 1, 0, acceptBody())));
+        return talks;
+    }
+
+    private static byte[] concat(final byte[]... frames)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (final byte[] frame : frames)
+        {
+            out.writeBytes(frame);
+        }
+        return out.toByteArray();
+    }
+
+    /** Control bodies of docs/protocol.md §3 for the reader. */
+    static Map<String, byte[]> bodies()
+    {
+        final Map<String, byte[]> bodies = new LinkedHashMap<>();
+        bodies.put("setup", setupBody());
+        bodies.put("setup-accept", acceptBody());
+        bodies.put("reason", reasonBody());
+        bodies.put("redirect", redirectBody());
+        bodies.put("cancel-result", new SetupCodec.Writer().i64(9).i32(2).toBytes());
+        bodies.put("data-descriptor", new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes());
+        return bodies;
+    }
+
+    private static byte[] setupBody()
+    {
+        return new SetupCodec.Writer().u8(0).string("kv").map(Map.of("token", "s3cr3t")).i32(1024).i32(2048)
+            .toBytes();
+    }
+
+    private static byte[] acceptBody()
+    {
+        return new SetupCodec.Writer().map(Map.of("node", "a")).i32(1024).i32(2048).toBytes();
+    }
+
+    private static byte[] reasonBody()
+    {
+        return new SetupCodec.Writer().string("no service 'kv' at tcp://127.0.0.1:7070; it has [blobs]").toBytes();
+    }
+
+    private static byte[] redirectBody()
+    {
+        return new SetupCodec.Writer().strings(List.of("tcp://127.0.0.1:7071", "tcp://127.0.0.1:7072")).toBytes();
+    }
+
+    /** The fixed header and table of a REQUEST with one segment of {@code length} bytes, none of them. */
+    private static byte[] segmentHeader(final int length)
+    {
+        final byte[] header = new byte[Frame.HEADER_LENGTH + Frame.SEGMENT_ENTRY_LENGTH];
+        final UnsafeBuffer buffer = new UnsafeBuffer(header);
+        Frame.writeHeader(buffer, 0, header.length + length, FrameType.REQUEST, 0, SESSION, 11, 0, 1, 0);
+        buffer.putInt(Frame.HEADER_LENGTH, length, Frame.ORDER);
+        return header;
+    }
+
+    static byte[] frame(final int type, final int flags, final long sessionId, final long requestId, final int status,
+        final byte[] header, final byte[]... segments)
+    {
+        long data = 0;
+        for (final byte[] segment : segments)
+        {
+            data += segment.length;
+        }
+        final int length = (int)Frame.frameLength(header.length, segments.length, data);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
+        Frame.writeHeader(buffer, 0, length, type, flags, sessionId, requestId, header.length, segments.length,
+            status);
+        int at = Frame.HEADER_LENGTH;
+        for (final byte[] segment : segments)
+        {
+            buffer.putInt(at, segment.length, Frame.ORDER);
+            at += Frame.SEGMENT_ENTRY_LENGTH;
+        }
+        buffer.putBytes(at, header);
+        at += header.length;
+        for (final byte[] segment : segments)
+        {
+            buffer.putBytes(at, segment);
+            at += segment.length;
+        }
+        return buffer.byteArray();
+    }
+
+    private static byte[] writtenResponse(final int... lengths)
+    {
+        final int length = Frame.HEADER_LENGTH + lengths.length * Frame.SEGMENT_ENTRY_LENGTH;
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
+        Frame.writeHeader(buffer, 0, length, FrameType.RESPONSE, FrameFlags.DATA_WRITTEN, SESSION, 7, 0,
+            lengths.length, Status.OK);
+        for (int i = 0; i < lengths.length; i++)
+        {
+            buffer.putInt(Frame.HEADER_LENGTH + i * Frame.SEGMENT_ENTRY_LENGTH, lengths[i], Frame.ORDER);
+        }
+        return buffer.byteArray();
+    }
+
+    static byte[] utf8(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Writes {@link FrameAssemblerFuzzTest}'s commands. */
+    static final class Program
+    {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        /** One chunk of the stream (command 1, as many as needed of at most 65535 bytes). */
+        Program bytes(final byte[] chunk)
+        {
+            for (int at = 0; at < chunk.length || at == 0; at += 0xFFFF)
+            {
+                final int n = Math.min(0xFFFF, chunk.length - at);
+                out.write(1);
+                out.write(n & 0xFF);
+                out.write(n >>> 8);
+                out.write(chunk, at, n);
+                if (n == 0)
+                {
+                    break;
+                }
+            }
+            return this;
+        }
+
+        /** The bytes in chunks of {@code size} (1..64, command 0). */
+        Program chunks(final byte[] bytes, final int size)
+        {
+            for (int at = 0; at < bytes.length; at += size)
+            {
+                final int n = Math.min(size, bytes.length - at);
+                out.write((n - 1) << 2);
+                out.write(bytes, at, n);
+            }
+            return this;
+        }
+
+        /** The last chunk {@code (times + 1) << shift} times more (command 2). */
+        Program repeat(final int times, final int shift)
+        {
+            out.write(shift << 2 | 2);
+            out.write(times);
+            return this;
+        }
+
+        /** {@code n} zero bytes: one, then that chunk repeated (command 2) as often as it takes. */
+        Program zeros(final int n)
+        {
+            chunks(new byte[1], 1);
+            int left = n - 1;
+            for (int shift = 24; shift >= 0; shift--)
+            {
+                for (int times = left >>> shift; times > 0; times = left >>> shift)
+                {
+                    final int now = Math.min(times, 256);
+                    repeat(now - 1, shift);
+                    left -= now << shift;
+                }
+            }
+            return this;
+        }
+
+        /** Command 3 with the given argument bits. */
+        Program settings(final int arg)
+        {
+            out.write(arg << 2 | 3);
+            return this;
+        }
+
+        byte[] toBytes()
+        {
+            return out.toByteArray();
+        }
+    }
+}
