@@ -46,7 +46,9 @@ class FrameFuzzTest
 
     private static Limits tight(final int maxMessageBytes, final int maxHeaderBytes, final int maxSegments)
     {
-        return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, 1, 1, 1, 0);
+        final java.time.Duration second = java.time.Duration.ofSeconds(1);
+        return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, 1, 1, 1, 0, 1, second, second, second, 1, 1, 1,
+            1, 1, 1);
     }
 
     private void checkAgainst(final byte[] input, final Limits limits)
