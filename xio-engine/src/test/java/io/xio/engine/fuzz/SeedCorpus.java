@@ -5,6 +5,7 @@ import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.protocol.Status;
+import io.xio.engine.session.PeerFrames;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
@@ -214,29 +215,7 @@ final class SeedCorpus
     static byte[] frame(final int type, final int flags, final long sessionId, final long requestId, final int status,
         final byte[] header, final byte[]... segments)
     {
-        long data = 0;
-        for (final byte[] segment : segments)
-        {
-            data += segment.length;
-        }
-        final int length = (int)Frame.frameLength(header.length, segments.length, data);
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
-        Frame.writeHeader(buffer, 0, length, type, flags, sessionId, requestId, header.length, segments.length,
-            status);
-        int at = Frame.HEADER_LENGTH;
-        for (final byte[] segment : segments)
-        {
-            buffer.putInt(at, segment.length, Frame.ORDER);
-            at += Frame.SEGMENT_ENTRY_LENGTH;
-        }
-        buffer.putBytes(at, header);
-        at += header.length;
-        for (final byte[] segment : segments)
-        {
-            buffer.putBytes(at, segment);
-            at += segment.length;
-        }
-        return buffer.byteArray();
+        return PeerFrames.frame(type, flags, sessionId, requestId, status, header, segments);
     }
 
     private static byte[] writtenResponse(final int... lengths)

@@ -32,28 +32,24 @@ class SmallHeapFloodProcessTest
     private static final int SETUPS = 4_096;
 
     private final TestEngines engines = new TestEngines();
-    private ServerProcess child;
 
     @AfterEach
-    void close() throws InterruptedException
+    void close()
     {
-        try
-        {
-            engines.close();
-        }
-        finally
-        {
-            if (child != null)
-            {
-                child.kill();
-            }
-        }
+        engines.close();
     }
 
     @Test
     void aSetUpFloodLeavesASmallHeapServerAliveAndAnswering() throws Exception
     {
-        child = ServerProcess.start("tcp://127.0.0.1:0", "-Xmx64m", "-XX:+UseSerialGC");
+        try (ServerProcess child = ServerProcess.start("tcp://127.0.0.1:0", "-Xmx64m", "-XX:+UseSerialGC"))
+        {
+            flood(child);
+        }
+    }
+
+    private void flood(final ServerProcess child) throws Exception
+    {
         final int port = XioUri.parse(child.uri()).port();
         int accepted = 0;
         int rejected = 0;

@@ -8,15 +8,15 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-/** Frames as a peer writes them (layout in docs/protocol.md), for tests that play the peer. */
-final class PeerFrames
+/** Frames as a peer writes them (layout in docs/protocol.md), for tests that play the peer (the fuzz seeds too). */
+public final class PeerFrames
 {
     private PeerFrames()
     {
     }
 
-    static byte[] frame(final int type, final int flags, final long sessionId, final long requestId, final int status,
-        final byte[] header, final byte[]... segments)
+    public static byte[] frame(final int type, final int flags, final long sessionId, final long requestId,
+        final int status, final byte[] header, final byte[]... segments)
     {
         long data = 0;
         for (final byte[] segment : segments)

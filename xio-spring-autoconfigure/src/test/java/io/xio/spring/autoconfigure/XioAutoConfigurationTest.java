@@ -175,12 +175,8 @@ class XioAutoConfigurationTest
             {
                 throw new OutOfMemoryError("injected");
             });
-            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!handled(engine, failing) && System.nanoTime() < deadline)
-            {
-                Thread.sleep(10);
-            }
-            assertThat(handled(engine, failing)).as("failure handled").isTrue();
+            org.awaitility.Awaitility.await("failure handled").atMost(Duration.ofSeconds(10))
+                .until(() -> handled(engine, failing));
             assertThat(engine.isOpen()).isEqualTo(restarts);
             assertThat(engine.contexts().get(0).state())
                 .isEqualTo(restarts ? ContextState.RUNNING : ContextState.FAILED);
