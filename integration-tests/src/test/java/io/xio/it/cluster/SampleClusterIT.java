@@ -40,7 +40,7 @@ class SampleClusterIT
         {
             server.start();
             client.start();
-            assertThat(client.printed()).contains("2000 verified, 0 mismatched");
+            client.awaitPrinted("2000 verified, 0 mismatched");
 
             final JsonNode health = client.actuator("health");
             assertThat(health.path("status").asString()).isEqualTo("UP");
@@ -91,7 +91,7 @@ class SampleClusterIT
                 clients.parallelStream().forEach(SampleContainer::start);
                 for (final SampleContainer client : clients)
                 {
-                    assertThat(client.printed()).contains("200 verified, 0 mismatched");
+                    client.awaitPrinted("200 verified, 0 mismatched");
                 }
                 // Each client's session landed on portal 7071 or 7072 (the entry portal only redirects): two each.
                 final Map<Integer, Integer> sessionsByPort = new TreeMap<>();
@@ -117,7 +117,7 @@ class SampleClusterIT
         {
             server.start();
             client.start();
-            final int before = lastGoodRound(client.printed());
+            final int before = lastGoodRound(client.awaitPrinted("round 1: "));
             server.getDockerClient().restartContainerCmd(server.getContainerId()).withTimeout(5).exec();
             // The restarted store is empty: a round after it stores everything again and reads it all back.
             await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))

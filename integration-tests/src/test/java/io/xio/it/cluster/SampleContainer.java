@@ -19,6 +19,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 /**
  * The sample app's jar in a container of its own (its own host name and address on the test's network), run as
  * server or client, with its actuator port published to the test.
@@ -76,6 +79,16 @@ final class SampleContainer extends GenericContainer<SampleContainer>
     String printed()
     {
         return String.join("\n", output);
+    }
+
+    /**
+     * Waits until the container has printed {@code text}. The start-up wait strategy reads the log on a stream of its
+     * own, so when {@code start()} returns, the line it saw may not have reached {@link #printed()} yet.
+     */
+    String awaitPrinted(final String text)
+    {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(printed()).contains(text));
+        return printed();
     }
 
     /** An actuator endpoint's JSON, read from the test's side. */
