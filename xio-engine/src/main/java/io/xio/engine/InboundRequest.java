@@ -1,5 +1,7 @@
 package io.xio.engine;
 
+import java.time.Duration;
+
 /**
  * A request or one-way message as its receiver sees it. One of {@link #respond}, {@link #fail} and
  * {@link #refuse} may be called, once, from any thread, at any time ("whenever the data is ready"); after a
@@ -32,6 +34,44 @@ public interface InboundRequest
      * before the handler ran).
      */
     void refuse();
+
+    /**
+     * The metadata the sender attached (read-only; {@link Metadata#EMPTY} when none): the message's
+     * {@link Message#metadata()}, so read it before closing the message.
+     */
+    default Metadata metadata()
+    {
+        return message().metadata();
+    }
+
+    /**
+     * Whether the sender said how long it waits for the answer. An xio sender always does (the call's timeout, else
+     * its session's default), so this is false only for peers that send no call context.
+     */
+    boolean hasDeadline();
+
+    /**
+     * When the sender gives up on this request, on this engine's clock ({@link System#nanoTime()} unless the
+     * engine was built with another): the time it arrived plus the time the sender said it still had. Meaningful
+     * only when {@link #hasDeadline()}. A client call made while serving this one should not wait longer.
+     */
+    long deadline();
+
+    /** Time left until {@link #deadline()} ({@link Duration#ZERO} once passed), or null without a deadline. */
+    Duration timeRemaining();
+
+    /** Whether {@link #deadline()} has passed; false without a deadline. Allocates nothing. */
+    boolean isExpired();
+
+    /**
+     * Turns the request away unrun if its deadline has passed: the sender gets status DEADLINE_EXCEEDED, which its
+     * future reports as an {@link XioTimeoutException}; a one-way message is dropped. For handlers that queue work:
+     * call it just before starting a request that waited. xio calls it itself before it hands a request to the
+     * handler. Either way the handler still closes the message.
+     *
+     * @return true when the request was turned away (do not run or answer it), false when it may run
+     */
+    boolean refuseIfExpired();
 
     /** Whether the sender cancelled this request; its response would be dropped. */
     boolean isCancelled();

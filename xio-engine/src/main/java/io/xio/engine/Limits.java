@@ -27,6 +27,8 @@ import java.time.Duration;
  * @param maxSessionsPerPeer most sessions an engine accepts from one peer address (host)
  * @param maxConnectionsPerPortal most connections a portal holds open at once
  * @param maxConnectionsPerPeer most connections an engine accepts from one peer address (host)
+ * @param maxMetadataBytes largest call context (deadline and metadata entries, {@link Metadata#encodedLength()})
+ *                         of one request or response, sent or received; at most 65535
  */
 public record Limits(
     int maxMessageBytes,
@@ -45,18 +47,20 @@ public record Limits(
     int maxSessionsPerConnection,
     int maxSessionsPerPeer,
     int maxConnectionsPerPortal,
-    int maxConnectionsPerPeer)
+    int maxConnectionsPerPeer,
+    int maxMetadataBytes)
 {
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
      * up to 16 KiB kept (so at most 32 MiB of kept responses per session); a connection closed at 64 MiB unsent
      * or after 15 s without reading, 10 s to set up, frames slower than 16 KiB/s after 2 s closed (a connection
      * is cheap to lose: sessions outlive it); 16384 sessions
-     * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host.
+     * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host; 8 KiB of
+     * call context (metadata) per call, as gRPC allows by default.
      */
     public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
         64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
-        16384, 1024, 4096, 4096, 512);
+        16384, 1024, 4096, 4096, 512, 8 << 10);
 
     public Limits
     {
@@ -97,6 +101,11 @@ public record Limits(
         positive("maxSessionsPerPeer", maxSessionsPerPeer);
         positive("maxConnectionsPerPortal", maxConnectionsPerPortal);
         positive("maxConnectionsPerPeer", maxConnectionsPerPeer);
+        positive("maxMetadataBytes", maxMetadataBytes);
+        if (maxMetadataBytes > 0xFFFF)
+        {
+            throw new IllegalArgumentException("maxMetadataBytes must be <= 65535, was " + maxMetadataBytes);
+        }
     }
 
     public Limits withMaxMessageBytes(final int value)
@@ -172,6 +181,11 @@ public record Limits(
         return copy().maxConnectionsPerPeer(value).build();
     }
 
+    public Limits withMaxMetadataBytes(final int value)
+    {
+        return copy().maxMetadataBytes(value).build();
+    }
+
     private Copy copy()
     {
         return new Copy(this);
@@ -213,6 +227,7 @@ public record Limits(
         private int maxSessionsPerPeer;
         private int maxConnectionsPerPortal;
         private int maxConnectionsPerPeer;
+        private int maxMetadataBytes;
 
         Copy(final Limits from)
         {
@@ -233,6 +248,7 @@ public record Limits(
             maxSessionsPerPeer = from.maxSessionsPerPeer;
             maxConnectionsPerPortal = from.maxConnectionsPerPortal;
             maxConnectionsPerPeer = from.maxConnectionsPerPeer;
+            maxMetadataBytes = from.maxMetadataBytes;
         }
 
         Copy maxMessageBytes(final int value)
@@ -325,12 +341,18 @@ public record Limits(
             return this;
         }
 
+        Copy maxMetadataBytes(final int value)
+        {
+            maxMetadataBytes = value;
+            return this;
+        }
+
         Limits build()
         {
             return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
                 retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,
                 minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
-                maxConnectionsPerPeer);
+                maxConnectionsPerPeer, maxMetadataBytes);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.xio.engine;
 
 import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.session.ApiBridge;
 
@@ -72,6 +73,8 @@ public final class Message implements AutoCloseable
     private static final int[] NO_SEGMENTS = new int[0];
 
     private Slab slab;
+    private int contextOffset;
+    private Metadata metadata;
     private int headerOffset;
     private int headerLength;
     private int segmentCount;
@@ -104,8 +107,11 @@ public final class Message implements AutoCloseable
     {
         this.slab = slab.retain();
         this.requestId = frame.requestId();
-        this.headerOffset = frame.headerOffset();
-        this.headerLength = frame.headerLength();
+        final int context = frame.contextLength();
+        this.contextOffset = context == 0 ? -1 : frame.headerOffset();
+        this.metadata = null;
+        this.headerOffset = frame.headerOffset() + context;
+        this.headerLength = frame.headerLength() - context;
         final int count = frame.segmentCount();
         if (segmentOffsets.length < count)
         {
@@ -156,6 +162,24 @@ public final class Message implements AutoCloseable
     public long requestId()
     {
         return requestId;
+    }
+
+    /**
+     * The metadata the sender attached ({@link Outbound#metadata(Metadata)}): a request's or one-way message's, or
+     * a response's trailers; {@link Metadata#EMPTY} when none. Read-only. Decoded on the first call, which must
+     * come before {@link #close()}; what it returns stays valid afterwards.
+     */
+    public Metadata metadata()
+    {
+        Metadata decoded = metadata;
+        if (decoded == null)
+        {
+            checkOpen();
+            decoded = contextOffset < 0 || !CallContext.hasEntries(slab.buffer(), contextOffset) ? Metadata.EMPTY :
+                CallContext.decode(slab.buffer(), contextOffset);
+            metadata = decoded;
+        }
+        return decoded;
     }
 
     /** The application header, a view valid until {@link #close()}. */

@@ -32,6 +32,7 @@ public final class Outbound
     private final ByteBuffer[] segments;
     private AutoCloseable releaseAfterSend;
     private ByteBuffer output;
+    private Metadata metadata;
 
     private Outbound(final ByteBuffer header, final ByteBuffer[] segments)
     {
@@ -89,6 +90,23 @@ public final class Outbound
         }
         this.output = buffer;
         return this;
+    }
+
+    /**
+     * Sends {@code value} with this message: a request's or one-way message's metadata, or a response's trailers.
+     * It is read when the message is written (and again for a retransmit), so it must not change until xio is done
+     * with the message. Null sends none.
+     */
+    public Outbound metadata(final Metadata value)
+    {
+        this.metadata = value;
+        return this;
+    }
+
+    /** The metadata given to {@link #metadata(Metadata)}, or null. */
+    public Metadata metadata()
+    {
+        return metadata;
     }
 
     /** The buffer given to {@link #responseInto}, or null. */

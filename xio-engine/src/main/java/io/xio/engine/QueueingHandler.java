@@ -28,8 +28,10 @@ public final class QueueingHandler implements RequestHandler
     {
         /** Every place was taken and the queue was full. */
         FULL,
-        /** Its sender cancelled it while it waited (in protocol v1 also how a passed deadline shows). */
-        CANCELLED
+        /** Its sender cancelled it while it waited. */
+        CANCELLED,
+        /** Its caller's deadline passed while it waited. */
+        EXPIRED
     }
 
     /** A service's work on one request, run on a worker thread. */
@@ -49,13 +51,17 @@ public final class QueueingHandler implements RequestHandler
 
         /**
          * A request this work will not see: closes its message and answers it. By default closes it and
-         * {@link InboundRequest#refuse refuses}, which sends nothing for a cancelled request. Called on the
-         * context thread for {@link Refusal#FULL}, on a worker thread for {@link Refusal#CANCELLED}.
+         * {@link InboundRequest#refuse refuses} it (which sends nothing for a cancelled request), or for
+         * {@link Refusal#EXPIRED} answers DEADLINE_EXCEEDED ({@link InboundRequest#refuseIfExpired}). Called on
+         * the context thread for {@link Refusal#FULL}, on a worker thread for the others.
          */
         default void refused(final InboundRequest request, final Refusal why, final long arrivedNanos)
         {
             request.message().close();
-            request.refuse();
+            if (why != Refusal.EXPIRED || !request.refuseIfExpired())
+            {
+                request.refuse();
+            }
         }
     }
 
@@ -75,6 +81,7 @@ public final class QueueingHandler implements RequestHandler
     private int free;
     private final AtomicLong refusedFull = new AtomicLong();
     private final AtomicLong refusedCancelled = new AtomicLong();
+    private final AtomicLong refusedExpired = new AtomicLong();
 
     /**
      * @param executor  runs the work; it should start each task at once (a thread per task, or at least
@@ -207,6 +214,12 @@ public final class QueueingHandler implements RequestHandler
         return refusedCancelled.get();
     }
 
+    /** Requests turned away because their caller's deadline passed while they waited. */
+    public long refusedExpired()
+    {
+        return refusedExpired.get();
+    }
+
     private void push(final InboundRequest request, final long arrived)
     {
         final int tail = index(head + size);
@@ -297,22 +310,26 @@ public final class QueueingHandler implements RequestHandler
     }
 
     /**
-     * Whether a request that waited is still worth running. Protocol v1 carries no deadline: a sender whose
-     * deadline passes cancels the request (protocol section 5.6), and that is how a request that waited too
-     * long shows here. Protocol v2 carries the deadline; its check against the time waited belongs here.
+     * Why a request that waited is no longer worth running (its sender cancelled it, or its caller's deadline
+     * passed: nobody waits for the answer), or null when it is.
      */
-    private static boolean worthStarting(final InboundRequest request)
+    private static Refusal notWorthStarting(final InboundRequest request)
     {
-        return !request.isCancelled();
+        if (request.isCancelled())
+        {
+            return Refusal.CANCELLED;
+        }
+        return request.isExpired() ? Refusal.EXPIRED : null;
     }
 
     /** Runs or turns away one request; true when its place is free for the next. */
     private boolean runOne(final InboundRequest request, final long arrived)
     {
-        if (!worthStarting(request))
+        final Refusal stale = notWorthStarting(request);
+        if (stale != null)
         {
-            refusedCancelled.incrementAndGet();
-            turnAway(request, Refusal.CANCELLED, arrived);
+            (stale == Refusal.CANCELLED ? refusedCancelled : refusedExpired).incrementAndGet();
+            turnAway(request, stale, arrived);
             return true;
         }
         try

@@ -89,7 +89,8 @@ public final class XioEngine implements AutoCloseable
         }
         core = new EngineCore(new EngineSettings(name, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
-            builder.listener, builder.clock), loops, builder.transports(), leaks);
+            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors), loops,
+            builder.transports(), leaks);
         if (builder.manualContexts)
         {
             runners = null;
@@ -569,6 +570,8 @@ public final class XioEngine implements AutoCloseable
         private ContextFailurePolicy contextFailurePolicy = ContextFailurePolicy.CLOSE_ENGINE;
         private NanoClock clock = SystemNanoClock.INSTANCE;
         private final Map<String, Transport> transports = new LinkedHashMap<>();
+        private final java.util.List<ClientInterceptor> clientInterceptors = new java.util.ArrayList<>();
+        private final java.util.List<ServerInterceptor> serverInterceptors = new java.util.ArrayList<>();
 
         private Builder()
         {
@@ -660,6 +663,27 @@ public final class XioEngine implements AutoCloseable
         public Builder manualContexts(final boolean value)
         {
             manualContexts = value;
+            return this;
+        }
+
+        /**
+         * Adds an interceptor around every request and one-way message the engine's sessions send (both sides);
+         * they run in the order added.
+         */
+        public Builder clientInterceptor(final ClientInterceptor value)
+        {
+            clientInterceptors.add(java.util.Objects.requireNonNull(value, "clientInterceptor"));
+            return this;
+        }
+
+        /**
+         * Adds an interceptor around the handler of every service registered on the engine; the first added is the
+         * outermost (sees each request first). For one service only, register it wrapped with
+         * {@link ServerInterceptor#wrap}.
+         */
+        public Builder serverInterceptor(final ServerInterceptor value)
+        {
+            serverInterceptors.add(java.util.Objects.requireNonNull(value, "serverInterceptor"));
             return this;
         }
 

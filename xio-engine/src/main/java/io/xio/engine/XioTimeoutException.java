@@ -1,6 +1,9 @@
 package io.xio.engine;
 
-/** A request's deadline passed before its response arrived; the peer was told to cancel it. */
+/**
+ * A request's deadline passed before its response arrived: here (the peer was told to cancel it), or at the peer
+ * before the request ran there (cause: a {@link RemoteException} with status DEADLINE_EXCEEDED).
+ */
 public final class XioTimeoutException extends XioException
 {
     private static final long serialVersionUID = 1L;
@@ -8,5 +11,10 @@ public final class XioTimeoutException extends XioException
     public XioTimeoutException(final String message)
     {
         super(message);
+    }
+
+    public XioTimeoutException(final String message, final Throwable cause)
+    {
+        super(message, cause);
     }
 }

@@ -63,7 +63,7 @@ class XioMetricsTest
                 io.xio.engine.XioUri.parse(Runners.greeterUri(server)).port()))
             {
                 stranger.getOutputStream().write(java.nio.ByteBuffer.allocate(32)
-                    .order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, 32).put(4, (byte)1).put(5, (byte)13).array());
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, 32).put(4, (byte)2).put(5, (byte)13).array());
                 await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(serverMeters
                     .get("xio.peer.refusals").tag("kind", "before_handshake").functionCounter().count()).isOne());
             }

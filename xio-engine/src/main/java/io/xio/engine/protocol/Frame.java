@@ -7,13 +7,13 @@ import org.agrona.MutableDirectBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Flyweight over one protocol v1 frame in a buffer (layout in {@code docs/protocol.md}). Reads and writes
+ * Flyweight over one protocol v2 frame in a buffer (layout in {@code docs/protocol.md}). Reads and writes
  * fields in place; holds no copy. Not thread-safe: one instance per owner thread, re-wrapped per frame.
  */
 public final class Frame
 {
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public static final int LENGTH_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -101,6 +101,27 @@ public final class Frame
     public int headerOffset()
     {
         return offset + HEADER_LENGTH + segmentCount() * SEGMENT_ENTRY_LENGTH;
+    }
+
+    /**
+     * Bytes of the call-context block ({@link CallContext}) at the start of the application-header area, its length
+     * field included: 0 unless the frame has {@link FrameFlags#CONTEXT}. Only for a frame whose block was checked.
+     */
+    public int contextLength()
+    {
+        return (flags() & FrameFlags.CONTEXT) == 0 ? 0 : CallContext.blockLengthAt(buffer, headerOffset());
+    }
+
+    /** Offset (absolute) of the application's own header: after the call-context block, if any. */
+    public int applicationHeaderOffset()
+    {
+        return headerOffset() + contextLength();
+    }
+
+    /** Bytes of the application's own header: {@link #headerLength()} less the call-context block. */
+    public int applicationHeaderLength()
+    {
+        return headerLength() - contextLength();
     }
 
     /** Offset (absolute) of the first data segment; segment i follows segment i-1. */

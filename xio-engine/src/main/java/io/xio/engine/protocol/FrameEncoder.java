@@ -33,16 +33,19 @@ public final class FrameEncoder
     /**
      * Encodes one message frame.
      *
+     * @param remaining nanoseconds the caller still waits, for a REQUEST's call context; or
+     *                  {@link CallContext#NO_DEADLINE}
      * @param completion told when the link is done with the message's buffers, when it references them
      *                   (a large frame), or always when {@code alwaysComplete}; may be null
      * @return {@link #NO_ROOM}, {@link #QUEUED} or {@link #COPIED}
      */
     public int encode(final TransportLink link, final int type, final int flags, final long sessionId,
-        final long requestId, final int status, final Outbound message, final SendCompletion completion,
-        final boolean alwaysComplete)
+        final long requestId, final int status, final Outbound message, final long remaining,
+        final SendCompletion completion, final boolean alwaysComplete)
     {
         final ByteBuffer header = message.header();
-        final int headerLength = header.remaining();
+        final int context = CallContext.blockLength(remaining, message.metadata());
+        final int headerLength = context + header.remaining();
         final int segments = message.segmentCount();
         final long dataLength = message.dataLength();
         final long frameLength = Frame.frameLength(headerLength, segments, dataLength);
@@ -58,16 +61,15 @@ public final class FrameEncoder
             return NO_ROOM;
         }
         int at = link.claimOffset();
-        Frame.writeHeader(buffer, at, (int)frameLength, type, flags, sessionId, requestId, headerLength, segments,
-            status);
+        Frame.writeHeader(buffer, at, (int)frameLength, type, context == 0 ? flags : flags | FrameFlags.CONTEXT,
+            sessionId, requestId, headerLength, segments, status);
         at += Frame.HEADER_LENGTH;
         for (int i = 0; i < segments; i++)
         {
             buffer.putInt(at, message.segment(i).remaining(), Frame.ORDER);
             at += Frame.SEGMENT_ENTRY_LENGTH;
         }
-        buffer.putBytes(at, header, header.position(), headerLength);
-        at += headerLength;
+        at = putHeader(buffer, at, context, remaining, message);
         if (inline)
         {
             for (int i = 0; i < segments; i++)
@@ -143,8 +145,8 @@ public final class FrameEncoder
         {
             return NOT_WRITABLE;
         }
-        final ByteBuffer header = message.header();
-        final int headerLength = header.remaining();
+        final int context = CallContext.blockLength(CallContext.NO_DEADLINE, message.metadata());
+        final int headerLength = context + message.headerLength();
         final int frameLength = (int)Frame.frameLength(headerLength, segments, 0);
         final MutableDirectBuffer buffer = link.claim(frameLength);
         if (buffer == null)
@@ -152,8 +154,9 @@ public final class FrameEncoder
             return NO_ROOM;
         }
         int at = link.claimOffset();
-        Frame.writeHeader(buffer, at, frameLength, FrameType.RESPONSE, flags | FrameFlags.DATA_WRITTEN, sessionId,
-            requestId, headerLength, segments, status);
+        Frame.writeHeader(buffer, at, frameLength, FrameType.RESPONSE,
+            flags | FrameFlags.DATA_WRITTEN | (context == 0 ? 0 : FrameFlags.CONTEXT), sessionId, requestId,
+            headerLength, segments, status);
         at += Frame.HEADER_LENGTH;
         final ByteBuffer[] scratch = scratch(segments);
         for (int i = 0; i < segments; i++)
@@ -163,10 +166,23 @@ public final class FrameEncoder
             at += Frame.SEGMENT_ENTRY_LENGTH;
             scratch[i] = segment.duplicate();
         }
-        buffer.putBytes(at, header, header.position(), headerLength);
+        putHeader(buffer, at, context, CallContext.NO_DEADLINE, message);
         link.commitInto(region.set(address, key, length), scratch, segments, completion);
         java.util.Arrays.fill(scratch, 0, segments, null);
         return QUEUED;
+    }
+
+    /** Writes the call-context block ({@code context} bytes, maybe none) and the application header; the end. */
+    private static int putHeader(final MutableDirectBuffer buffer, final int at, final int context,
+        final long remaining, final Outbound message)
+    {
+        if (context > 0)
+        {
+            CallContext.write(buffer, at, remaining, message.metadata());
+        }
+        final ByteBuffer header = message.header();
+        buffer.putBytes(at + context, header, header.position(), header.remaining());
+        return at + context + header.remaining();
     }
 
     /** The scratch array, with room for {@code segments} buffers. */

@@ -16,6 +16,11 @@ public final class FrameFlags
      * {@link FrameType#DATA_DESCRIPTOR} described; the frame carries their lengths but not their bytes.
      */
     public static final int DATA_WRITTEN = 1 << 4;
+    /**
+     * On a REQUEST or RESPONSE: the application-header area starts with a call-context block (deadline, metadata;
+     * {@link CallContext}), which its {@code headerLength} counts.
+     */
+    public static final int CONTEXT = 1 << 5;
 
     private FrameFlags()
     {

@@ -17,6 +17,8 @@ public final class Status
     public static final int RESPONSE_LOST = 4;
     /** A retransmitted request is older than the receiver's deduplication window. */
     public static final int OUTSIDE_WINDOW = 5;
+    /** The request reached its caller's deadline before it ran, so it was not run. */
+    public static final int DEADLINE_EXCEEDED = 6;
 
     private Status()
     {
@@ -32,6 +34,7 @@ public final class Status
             case NO_HANDLER: return "no handler for requests on this session";
             case RESPONSE_LOST: return "request executed, but its response was lost with the connection";
             case OUTSIDE_WINDOW: return "retransmitted request is outside the deduplication window";
+            case DEADLINE_EXCEEDED: return "the caller's deadline passed before the request ran";
             default: return "status " + status;
         }
     }

@@ -2,6 +2,7 @@ package io.xio.engine.session;
 
 import io.xio.engine.LeakTracker;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.XioFuture;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
@@ -19,6 +20,7 @@ public final class ApiBridge
 {
     private static volatile MessageAccess messages;
     private static volatile FutureAccess futures;
+    private static volatile MetadataAccess metadata;
 
     private ApiBridge()
     {
@@ -48,6 +50,39 @@ public final class ApiBridge
         void buffersReleased(XioFuture<?> future);
 
         void receiptArrived(XioFuture<?> future);
+    }
+
+    /** What {@link Metadata} lets the wire codec do: read and add encoded entries without copies or checks. */
+    public interface MetadataAccess
+    {
+        /** The key of entry {@code index}: 1 to 255 characters of one byte each. */
+        String key(Metadata metadata, int index);
+
+        /** The encoded value of entry {@code index}, not to be changed. */
+        byte[] value(Metadata metadata, int index);
+
+        /** Appends an entry decoded from the wire and checked there. */
+        void append(Metadata metadata, String key, byte[] value);
+
+        /** Makes {@code metadata} (decoded from the wire) read-only. */
+        Metadata readOnly(Metadata metadata);
+    }
+
+    /** Called once, by {@link Metadata}'s static initializer. */
+    public static void register(final MetadataAccess access)
+    {
+        if (metadata != null)
+        {
+            throw new IllegalStateException("Metadata access is registered already");
+        }
+        metadata = access;
+    }
+
+    /** For the wire codec in {@code protocol}, which is not exported either. */
+    public static MetadataAccess metadata()
+    {
+        initialize(Metadata.class);
+        return metadata;
     }
 
     /** Called once, by {@link Message}'s static initializer. */

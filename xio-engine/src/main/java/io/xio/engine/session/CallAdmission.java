@@ -5,6 +5,7 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.Limits;
 import io.xio.engine.Outbound;
 import io.xio.engine.XioException;
+import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 
 import java.time.Duration;
@@ -86,20 +87,34 @@ final class CallAdmission
     private XioException check(final Outbound message, final boolean waitWanted, final boolean mayWait,
         final Duration timeout)
     {
-        final long frameLength = Frame.frameLength(message.headerLength(), message.segmentCount(),
-            message.dataLength());
-        if (frameLength > limits.maxMessageBytes() || message.segmentCount() > limits.maxSegments() ||
-            message.headerLength() > limits.maxHeaderBytes())
+        final String oversize = oversize(message, CallContext.DEADLINE_ITEM, limits);
+        if (oversize != null)
         {
-            return new XioException("message of " + frameLength + " bytes, " +
-                message.segmentCount() + " segments and a " + message.headerLength() + "-byte header exceeds " +
-                "the limits " + limits + " of session " + session.describe());
+            return new XioException(oversize + " of session " + session.describe());
         }
         if (!session.isOpen())
         {
             return new ConnectionException("session " + session.describe() + " is closed");
         }
         return acquire(waitWanted, mayWait, timeout);
+    }
+
+    /**
+     * Why {@code message} is too large to send under {@code limits}, with a call context of {@code deadlineBytes}
+     * (a request's deadline item, or 0) plus its metadata; or null when it fits.
+     */
+    static String oversize(final Outbound message, final int deadlineBytes, final Limits limits)
+    {
+        final int metadata = deadlineBytes + (message.metadata() == null ? 0 : message.metadata().encodedLength());
+        final int header = message.headerLength() + (metadata == 0 ? 0 : CallContext.LENGTH_FIELD + metadata);
+        final long frameLength = Frame.frameLength(header, message.segmentCount(), message.dataLength());
+        if (frameLength > limits.maxMessageBytes() || message.segmentCount() > limits.maxSegments() ||
+            header > limits.maxHeaderBytes() || metadata > limits.maxMetadataBytes())
+        {
+            return "message of " + frameLength + " bytes, " + message.segmentCount() + " segments and a " + header +
+                "-byte header (" + metadata + " bytes of call context) exceeds the limits " + limits;
+        }
+        return null;
     }
 
     /** Takes an in-flight permit; returns why not, or null. */

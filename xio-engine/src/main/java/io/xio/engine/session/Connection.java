@@ -393,9 +393,14 @@ final class Connection implements LinkHandler
         }
     };
 
-    /** Encodes a message frame; returns {@link FrameEncoder#NO_ROOM}, {@code QUEUED} or {@code COPIED}. */
+    /**
+     * Encodes a message frame, with a call context when {@code remaining} (a REQUEST's deadline, else
+     * {@code CallContext.NO_DEADLINE}) or the message's metadata ask for one; returns {@link FrameEncoder#NO_ROOM},
+     * {@code QUEUED} or {@code COPIED}.
+     */
     int sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,
-        final Outbound message, final io.xio.engine.transport.SendCompletion completion, final boolean always)
+        final Outbound message, final long remaining, final io.xio.engine.transport.SendCompletion completion,
+        final boolean always)
     {
         if (!open || overflowed)
         {
@@ -403,7 +408,7 @@ final class Connection implements LinkHandler
         }
         checkUnsent();
         lastSent = peers.loop.nanoTime();
-        return encoder.encode(link, type, flags, sessionId, id, status, message, completion, always);
+        return encoder.encode(link, type, flags, sessionId, id, status, message, remaining, completion, always);
     }
 
     /** Offers {@code output} for the response to request {@code id}; the bytes offered, or -1 (not offered). */

@@ -1,5 +1,6 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.ProtocolViolationException;
 
@@ -63,8 +64,11 @@ final class DedupWindow
         }
     }
 
-    /** A kept response as a resend uses it: status, header then segments concatenated, the segment lengths. */
-    record Retained(int status, byte[] bytes, int headerLength, int[] segmentLengths)
+    /**
+     * A kept response as a resend uses it: status, header then segments concatenated, the segment lengths, and its
+     * trailers (null when none).
+     */
+    record Retained(int status, byte[] bytes, int headerLength, int[] segmentLengths, Metadata trailers)
     {
     }
 
@@ -85,6 +89,7 @@ final class DedupWindow
         int length;
         int headerLength;
         int segmentCount;
+        Metadata trailers;
         byte[] bytes = new byte[0];
         int[] segmentLengths = new int[0];
 
@@ -120,6 +125,9 @@ final class DedupWindow
             this.length = size;
             this.headerLength = header.remaining();
             this.segmentCount = count;
+            // A copy: the application may reuse its metadata once the response was sent. Most responses have none.
+            final Metadata metadata = response.metadata();
+            this.trailers = metadata == null || metadata.isEmpty() ? null : new Metadata(metadata);
             this.present = true;
         }
     }
@@ -246,8 +254,9 @@ final class DedupWindow
             return;
         }
         final long size = response == null ? -1 : response.headerLength() + response.dataLength();
+        final int trailers = response == null || response.metadata() == null ? 0 : response.metadata().encodedLength();
         Kept slotKept = segment.kept[slot];
-        if (size >= 0 && size <= maxKept)
+        if (size >= 0 && size + trailers <= maxKept)
         {
             if (slotKept == null)
             {
@@ -308,6 +317,7 @@ final class DedupWindow
         final int count = k.segmentCount;
         final int status = k.status;
         final int headerLength = k.headerLength;
+        final Metadata trailers = k.trailers;
         if (length > from.length || count > lengthsFrom.length || headerLength > length)
         {
             return null; // torn: a newer id is being kept here
@@ -319,6 +329,6 @@ final class DedupWindow
         {
             return null;
         }
-        return new Retained(status, bytes, headerLength, lengths);
+        return new Retained(status, bytes, headerLength, lengths, trailers);
     }
 }

@@ -1,5 +1,7 @@
 package io.xio.engine.session;
 
+import io.xio.engine.ClientInterceptor;
+import io.xio.engine.ServerInterceptor;
 import io.xio.engine.LeakTracker;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.Limits;
@@ -46,6 +48,9 @@ public final class EngineCore
     final long callerSpinNanos;
     final SessionListener listener;
     final NanoClock clock;
+    /** Empty when none were added: the send path then costs one length check. */
+    final ClientInterceptor[] clientInterceptors;
+    private final java.util.List<ServerInterceptor> serverInterceptors;
     /** Refusals happen on callers' threads too, so not in a context's counters. */
     private final AtomicLong backPressureRejections = new AtomicLong();
     final Refusals refusals;
@@ -69,6 +74,8 @@ public final class EngineCore
         this.callerSpinNanos = settings.callerSpin().toNanos();
         this.listener = settings.listener();
         this.clock = settings.clock();
+        this.clientInterceptors = settings.clientInterceptors().toArray(new ClientInterceptor[0]);
+        this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
@@ -129,7 +136,8 @@ public final class EngineCore
     /** Serves {@code resource} with {@code handler}, calls pooled when {@code reuseCalls}; replaces an earlier one. */
     public void register(final String resource, final RequestHandler handler, final boolean reuseCalls)
     {
-        services.put(resource, reuseCalls ? new ReusingHandler(handler) : handler);
+        final RequestHandler intercepted = ServerInterceptor.wrap(handler, serverInterceptors);
+        services.put(resource, reuseCalls ? new ReusingHandler(intercepted) : intercepted);
     }
 
     public void unregister(final String resource)

@@ -3,6 +3,7 @@ package io.xio.engine.session;
 import io.xio.engine.Outbound;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameEncoder;
 import io.xio.engine.protocol.FrameFlags;
@@ -74,6 +75,8 @@ final class InboundCalls
                     sendReceipt(id, flags);
                 }
                 call.wrap(slab, frame, session.engine.leaks);
+                call.deadline(lane.loop.nanoTime(), frame.contextLength() == 0 ? CallContext.NO_DEADLINE :
+                    CallContext.remaining(frame.buffer(), frame.headerOffset()));
                 if (!parked.isEmpty() || !lane.connection().writable())
                 {
                     parked.add(call);
@@ -200,6 +203,12 @@ final class InboundCalls
                 call.refuse(Status.NO_HANDLER);
                 return;
             }
+            if (call.expiredAtDispatch(lane.loop.nanoTime()))
+            {
+                call.message.close(); // it waited here past its caller's deadline: nobody waits for its answer
+                call.refuse(Status.DEADLINE_EXCEEDED);
+                return;
+            }
             try
             {
                 session.handler.onRequest(call);
@@ -245,7 +254,7 @@ final class InboundCalls
         if (!silent && lane.isUp())
         {
             lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
-                status, Outbound.empty(), null, false);
+                status, Outbound.empty(), CallContext.NO_DEADLINE, null, false);
         }
     }
 
@@ -273,7 +282,8 @@ final class InboundCalls
             at += kept.segmentLengths()[i];
         }
         lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
-            kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments), null, false);
+            kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments).metadata(kept.trailers()),
+            CallContext.NO_DEADLINE, null, false);
     }
 
     void onCancel(final Frame frame)
@@ -338,7 +348,7 @@ final class InboundCalls
         if (result == FrameEncoder.NOT_WRITABLE)
         {
             result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
-                session.id(), call.id, status, response, completion ? call : null, true);
+                session.id(), call.id, status, response, CallContext.NO_DEADLINE, completion ? call : null, true);
         }
         if (result == FrameEncoder.NO_ROOM)
         {

@@ -4,6 +4,7 @@ import io.xio.engine.Message;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.XioException;
+import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.SetupCodec;
@@ -201,6 +202,11 @@ final class InboundResponses
             return new BackPressureException("turned away unrun by " + session.uri.withResource(session.resource) +
                 ": too busy now; retry later or slow down", remote);
         }
+        if (status == Status.DEADLINE_EXCEEDED)
+        {
+            return new XioTimeoutException("not run by " + session.uri.withResource(session.resource) +
+                ": the call's deadline passed while it waited there", remote);
+        }
         return remote;
     }
 
@@ -210,8 +216,8 @@ final class InboundResponses
         String text = null;
         if (status == Status.APPLICATION_ERROR)
         {
-            final byte[] bytes = new byte[frame.headerLength()];
-            frame.buffer().getBytes(frame.headerOffset(), bytes);
+            final byte[] bytes = new byte[frame.applicationHeaderLength()];
+            frame.buffer().getBytes(frame.applicationHeaderOffset(), bytes);
             final String body = new String(bytes, StandardCharsets.UTF_8);
             final int newline = body.indexOf('\n');
             type = newline < 0 ? body : body.substring(0, newline);

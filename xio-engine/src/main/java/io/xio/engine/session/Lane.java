@@ -7,6 +7,7 @@ import io.xio.engine.SessionEvent;
 import io.xio.engine.XioUri;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
@@ -320,6 +321,15 @@ final class Lane
         {
             throw new ProtocolViolationException(FrameType.name(type) + " with a request id of the wrong side " +
                 "(flags " + frame.flags() + ") on session " + session.id());
+        }
+        if ((frame.flags() & FrameFlags.CONTEXT) != 0 && (type == FrameType.REQUEST || type == FrameType.RESPONSE))
+        {
+            final String problem = CallContext.check(frame, session.engine.limits.maxMetadataBytes());
+            if (problem != null)
+            {
+                throw new ProtocolViolationException(problem + " (" + FrameType.name(type) + " " +
+                    frame.requestId() + " on session " + session.id() + ")");
+            }
         }
         if (state.isClosed())
         {

@@ -133,8 +133,10 @@ final class OutboundCalls
         final ByteBuffer output = request.message.output();
         final int offered = output == null || request.exposedLength >= 0 ? -1 :
             connection.exposeOutput(flags, session.id(), request.id, output);
+        // Relative, so the peer's clock need not agree with ours; at least 1 ns: the timer fails it here anyway.
+        final long remaining = Math.max(1, request.deadline - lane.loop.nanoTime());
         final int result = connection.sendMessage(FrameType.REQUEST, flags, session.id(), request.id, 0,
-            request.message, request, request.wantsWriteCompletion());
+            request.message, remaining, request, request.wantsWriteCompletion());
         if (result == FrameEncoder.NO_ROOM)
         {
             return false; // a descriptor without its request is overwritten by the next one

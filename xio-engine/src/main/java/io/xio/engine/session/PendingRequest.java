@@ -209,6 +209,10 @@ final class PendingRequest implements Runnable, SendCompletion
         {
             failure = failure == null ? ex : failure;
         }
+        if (session.engine.clientInterceptors.length > 0)
+        {
+            session.outcome(id, outcome instanceof Message response ? response : null, failure);
+        }
         if (listener != null)
         {
             deliverToListener();

@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * A request being executed by this side's handler. Answered once from any thread; the answer is recorded in
@@ -42,6 +43,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     /** What must let go before a pooled call is reused: the handler's run, the answer, the message. */
     private static final int HOLDS = 3;
     private static final Runnable RAN = () -> { };
+    private static final long NEAR_DEADLINE = 1_000_000;
     private static final VarHandle WORD;
     private static final VarHandle ON_CANCEL;
     private static final VarHandle HELD;
@@ -77,6 +79,8 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     private Lane sendVia;
     private int answerStatus;
     private Outbound answer;
+    private boolean hasDeadline;
+    private long deadline;
     // The requester's output region for a one-sided write of the answer's data, valid on outputOn only and only
     // while no cancel arrived there after it (outputEpoch). Read and written on the receiving lane's thread.
     Connection outputOn;
@@ -112,10 +116,69 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         sendVia = null;
         answer = null;
         outputOn = null;
+        hasDeadline = false;
         ON_CANCEL.setRelease(this, null);
         HELD.setRelease(this, HOLDS);
         WORD.setVolatile(this, id << STATE_BITS | TAKEN);
         return this;
+    }
+
+    /** The sender waits {@code remaining} ns from {@code now} (engine clock), or sent no deadline (0). */
+    void deadline(final long now, final long remaining)
+    {
+        hasDeadline = remaining > 0;
+        deadline = now + remaining;
+    }
+
+    @Override
+    public boolean hasDeadline()
+    {
+        return hasDeadline;
+    }
+
+    @Override
+    public long deadline()
+    {
+        return deadline;
+    }
+
+    @Override
+    public Duration timeRemaining()
+    {
+        return hasDeadline ? Duration.ofNanos(Math.max(0, deadline - lane.session.engine.clock.nanoTime())) : null;
+    }
+
+    /**
+     * Whether the deadline has passed, judged by the loop's time of this turn ({@code turnTime}) and, when that is
+     * within a millisecond of the deadline, by the clock itself: a call with microseconds left must not run late.
+     */
+    boolean expiredAtDispatch(final long turnTime)
+    {
+        return hasDeadline && (turnTime - deadline >= 0 ||
+            deadline - turnTime < NEAR_DEADLINE && lane.session.engine.clock.nanoTime() - deadline >= 0);
+    }
+
+    /** Whether the deadline passed by {@code now} (engine clock). */
+    boolean expiredBy(final long now)
+    {
+        return hasDeadline && now - deadline >= 0;
+    }
+
+    @Override
+    public boolean isExpired()
+    {
+        return expiredBy(lane.session.engine.clock.nanoTime());
+    }
+
+    @Override
+    public boolean refuseIfExpired()
+    {
+        if (!isExpired())
+        {
+            return false;
+        }
+        refuse(Status.DEADLINE_EXCEEDED);
+        return true;
     }
 
     /** The window made this call the one executing its id: from now on it may be answered and cancelled. */

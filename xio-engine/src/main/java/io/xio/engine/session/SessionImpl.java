@@ -1,6 +1,7 @@
 package io.xio.engine.session;
 
 import io.xio.engine.CallOptions;
+import io.xio.engine.ClientInterceptor;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
@@ -14,7 +15,6 @@ import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioUri;
-import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 
 import java.nio.ByteBuffer;
@@ -349,11 +349,14 @@ public final class SessionImpl implements Session
             throw new IllegalArgumentException("a request with a ResponseListener takes no receipt; use the " +
                 "future-returning request for that");
         }
-        final long deadline = deadline(options);
+        final CallOptions sent;
+        final long deadline;
         final long requestId;
         try
         {
-            requestId = admit(message, options, deadline);
+            sent = beforeSend(message, options);
+            deadline = deadline(sent);
+            requestId = admit(message, sent, deadline);
         }
         catch (final XioException refused)
         {
@@ -369,21 +372,24 @@ public final class SessionImpl implements Session
             ? requestId : 0;
     }
 
-    private XioFuture<Object> submit(final Outbound message, final CallOptions options, final boolean oneWay)
+    private XioFuture<Object> submit(final Outbound message, final CallOptions requested, final boolean oneWay)
     {
         if (oneWay && message.output() != null)
         {
             throw new IllegalArgumentException("a one-way message takes no response, so no output buffer");
         }
-        final long deadline = deadline(options);
+        final CallOptions options;
+        final long deadline;
         final long requestId;
         try
         {
+            options = beforeSend(message, requested);
+            deadline = deadline(options);
             requestId = admit(message, options, deadline);
         }
         catch (final XioException refused)
         {
-            final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), 0);
+            final XioFuture<Object> future = Futures.newFuture(0, requested.receipt(), 0);
             future.completeExceptionally(refused);
             return future;
         }
@@ -402,6 +408,47 @@ public final class SessionImpl implements Session
         Futures.onCancel(future, () -> request.lane.cancelLater(request));
         send(request);
         return future;
+    }
+
+    /** The engine's client interceptors' say on a call about to be admitted: its options, or why it may not go. */
+    private CallOptions beforeSend(final Outbound message, final CallOptions options)
+    {
+        CallOptions result = options;
+        for (final ClientInterceptor interceptor : engine.clientInterceptors)
+        {
+            try
+            {
+                result = java.util.Objects.requireNonNull(interceptor.beforeSend(this, message, result),
+                    "the options a client interceptor returned");
+            }
+            catch (final XioException refused)
+            {
+                throw refused;
+            }
+            catch (final RuntimeException refused)
+            {
+                throw new XioException("call refused by client interceptor " + interceptor + ": " + refused, refused);
+            }
+        }
+        return result;
+    }
+
+    /** The interceptors hear a call's outcome, last first, before its caller does. On the completing thread. */
+    void outcome(final long requestId, final Message response, final Throwable failure)
+    {
+        final ClientInterceptor[] interceptors = engine.clientInterceptors;
+        for (int i = interceptors.length - 1; i >= 0; i--)
+        {
+            try
+            {
+                interceptors[i].onOutcome(this, requestId, response, failure);
+            }
+            catch (final RuntimeException ex)
+            {
+                org.slf4j.LoggerFactory.getLogger(SessionImpl.class).warn("client interceptor {} failed on the " +
+                    "outcome of request {} of {}", interceptors[i], requestId, describe(), ex);
+            }
+        }
     }
 
     /** When a call made now with {@code options} times out, on the engine's clock. */
@@ -500,16 +547,12 @@ public final class SessionImpl implements Session
             call.release(); // nothing to send
             return;
         }
-        final long frameLength = Frame.frameLength(response.headerLength(), response.segmentCount(),
-            response.dataLength());
-        if (frameLength > engine.limits.maxMessageBytes() || response.segmentCount() > engine.limits.maxSegments() ||
-            response.headerLength() > engine.limits.maxHeaderBytes())
+        final String oversize = CallAdmission.oversize(response, 0, engine.limits);
+        if (oversize != null)
         {
             // Fail the call here rather than make the peer drop the connection over an oversized frame.
             response.released();
-            final String text = XioException.class.getName() + "\nresponse of " + frameLength + " bytes, " +
-                response.segmentCount() + " segments and a " + response.headerLength() + "-byte header exceeds " +
-                "the limits " + engine.limits;
+            final String text = XioException.class.getName() + "\nthe response: " + oversize;
             sendAnswer(call, io.xio.engine.protocol.Status.APPLICATION_ERROR, Outbound.of(
                 ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
             return;

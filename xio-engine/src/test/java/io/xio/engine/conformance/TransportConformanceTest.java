@@ -1301,4 +1301,192 @@ public abstract class TransportConformanceTest
             doomed.close();
         }
     }
+
+    // ---- call context: deadline and metadata (protocol v2) ----
+
+    @Test
+    void theCallersDeadlineTravelsAndARequestQueuedPastItIsNotRun() throws Exception
+    {
+        final CountDownLatch release = new CountDownLatch(1);
+        final List<Duration> remaining = new CopyOnWriteArrayList<>();
+        final AtomicInteger ran = new AtomicInteger();
+        final io.xio.engine.QueueingHandler oneAtATime = new io.xio.engine.QueueingHandler(executor, 1, 4,
+            (request, arrived) ->
+            {
+                ran.incrementAndGet();
+                remaining.add(request.timeRemaining());
+                final String what = text(request.message().header());
+                if (what.equals("slow"))
+                {
+                    release.await(10, TimeUnit.SECONDS);
+                }
+                ECHO.onRequest(request);
+                return true;
+            });
+        server.register("queue", oneAtATime);
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = open(portal, "queue"))
+        {
+            final XioFuture<Message> slow = session.request(Outbound.of(utf8("slow")),
+                CallOptions.timeout(Duration.ofSeconds(20)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> ran.get() == 1);
+            final XioFuture<Message> queued = session.request(Outbound.of(utf8("queued")),
+                CallOptions.timeout(Duration.ofMillis(300)));
+            assertThatThrownBy(() -> queued.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(XioTimeoutException.class);
+            release.countDown();
+            slow.get(10, TimeUnit.SECONDS).close();
+            await().atMost(Duration.ofSeconds(5)).until(() ->
+                oneAtATime.refusedExpired() + oneAtATime.refusedCancelled() == 1);
+            assertThat(ran).as("the request that waited past its deadline never ran").hasValue(1);
+            // The server saw the caller's 20 s, less the time on the way.
+            assertThat(remaining.get(0)).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20));
+            try (Message after = session.request(Outbound.of(utf8("after"))).get(5, TimeUnit.SECONDS))
+            {
+                assertThat(text(after.header())).isEqualTo("after");
+            }
+        }
+    }
+
+    @Test
+    void metadataTravelsWithRequestsMessagesAndResponsesInOrderWithBinaryValues() throws Exception
+    {
+        final LinkedBlockingQueue<io.xio.engine.Metadata> oneWay = new LinkedBlockingQueue<>();
+        server.register("meta", request ->
+        {
+            final io.xio.engine.Metadata received = request.metadata();
+            if (request.isOneWay())
+            {
+                request.message().close();
+                oneWay.add(received);
+                return;
+            }
+            final io.xio.engine.Metadata trailers = new io.xio.engine.Metadata(received).add("served-by", "server");
+            final Outbound reply = Outbound.of(ByteBuffer.wrap(request.message().headerBytes())).metadata(trailers);
+            request.message().close();
+            request.respond(reply);
+        });
+        final Portal portal = server.bind(portalAddress());
+        final byte[] binary = {0, 1, 2, (byte)0xFF, '\n'};
+        final io.xio.engine.Metadata metadata = new io.xio.engine.Metadata()
+            .add("tenant", "acme").add("trace-bin", binary).add("tenant", "second").add("note", "gr\u00fc\u00dfe");
+        try (Session session = open(portal, "meta");
+             Message reply = session.request(Outbound.of(utf8("head"), utf8("data")).metadata(metadata))
+                 .get(5, TimeUnit.SECONDS))
+        {
+            assertThat(text(reply.header())).as("the application header is the application's alone").isEqualTo("head");
+            final io.xio.engine.Metadata trailers = reply.metadata();
+            assertThat(trailers.size()).isEqualTo(5);
+            assertThat(trailers.key(0)).isEqualTo("tenant");
+            assertThat(trailers.get("tenant")).isEqualTo("acme");
+            assertThat(trailers.text(2)).isEqualTo("second");
+            assertThat(trailers.getBytes("trace-bin")).containsExactly(binary);
+            assertThat(trailers.isBinary(1)).isTrue();
+            assertThat(trailers.get("note")).isEqualTo("gr\u00fc\u00dfe");
+            assertThat(trailers.get("served-by")).isEqualTo("server");
+            assertThat(trailers.isReadOnly()).isTrue();
+
+            session.send(Outbound.of(utf8("one-way")).metadata(new io.xio.engine.Metadata().add("k", "v")))
+                .get(5, TimeUnit.SECONDS);
+            assertThat(oneWay.poll(5, TimeUnit.SECONDS).get("k")).isEqualTo("v");
+            try (Message bare = session.request(Outbound.of(utf8("bare"))).get(5, TimeUnit.SECONDS))
+            {
+                assertThat(bare.metadata().get("served-by")).isEqualTo("server");
+                assertThat(bare.metadata().size()).isOne();
+            }
+        }
+    }
+
+    @Test
+    void metadataBeyondTheLimitIsRefusedBeforeItIsSent() throws Exception
+    {
+        server.register("echo", ECHO);
+        final Portal portal = server.bind(portalAddress());
+        final int limit = client.limits().maxMetadataBytes();
+        try (Session session = open(portal, "echo"))
+        {
+            final io.xio.engine.Metadata big = new io.xio.engine.Metadata().add("pad", "x".repeat(limit));
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("q")).metadata(big)).get(5, TimeUnit.SECONDS))
+                .cause().isInstanceOf(io.xio.engine.XioException.class).hasMessageContaining("call context");
+            // a response beyond the server's limit fails that call, not the connection
+            server.register("big-trailers", request ->
+            {
+                request.message().close();
+                request.respond(Outbound.empty().metadata(big));
+            });
+            try (Session other = open(portal, "big-trailers"))
+            {
+                assertThatThrownBy(() -> other.request(Outbound.of(utf8("q"))).get(5, TimeUnit.SECONDS)).cause()
+                    .isInstanceOf(RemoteException.class).hasMessageContaining("call context");
+            }
+            session.request(Outbound.of(utf8("still fine"))).get(5, TimeUnit.SECONDS).close();
+            assertThat(session.statistics().retransmits()).as("no connection was lost").isZero();
+        }
+    }
+
+    @Test
+    void interceptorsAddReadAndRefuseOnBothSides() throws Exception
+    {
+        final List<String> outcomes = new CopyOnWriteArrayList<>();
+        final XioEngine guarded = engines.start(configure(engines.builder("guarded"))
+            .serverInterceptor((request, next) ->
+            {
+                if (!"let-me-in".equals(request.metadata().get("authorization")))
+                {
+                    request.message().close();
+                    request.fail(new SecurityException("no valid token"));
+                    return;
+                }
+                next.onRequest(new io.xio.engine.ForwardingInboundRequest(request)
+                {
+                    @Override
+                    public void respond(final Outbound response)
+                    {
+                        super.respond(response.metadata(new io.xio.engine.Metadata().add("checked-by", "guard")));
+                    }
+                });
+            }));
+        guarded.register("echo", ECHO);
+        final XioEngine caller = engines.start(configure(engines.builder("caller"))
+            .clientInterceptor(new io.xio.engine.ClientInterceptor()
+            {
+                @Override
+                public CallOptions beforeSend(final Session session, final Outbound message, final CallOptions options)
+                {
+                    final String what = text(message.header());
+                    if (what.equals("forbidden"))
+                    {
+                        throw new IllegalStateException("not from here");
+                    }
+                    if (!what.equals("anonymous"))
+                    {
+                        message.metadata(new io.xio.engine.Metadata().put("authorization", "let-me-in"));
+                    }
+                    return options.withTimeout(Duration.ofSeconds(7));
+                }
+
+                @Override
+                public void onOutcome(final Session session, final long requestId, final Message response,
+                    final Throwable failure)
+                {
+                    outcomes.add(requestId + ":" + (response != null ? response.metadata().get("checked-by") :
+                        failure == null ? "sent" : failure.getClass().getSimpleName()));
+                }
+            }));
+        final Portal portal = guarded.bind(portalAddress());
+        try (Session session = caller.connect(portal.uri().withResource("echo").toString()))
+        {
+            try (Message reply = session.request(Outbound.of(utf8("hello"))).get(5, TimeUnit.SECONDS))
+            {
+                assertThat(text(reply.header())).isEqualTo("hello");
+                assertThat(reply.metadata().get("checked-by")).isEqualTo("guard");
+            }
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("anonymous"))).get(5, TimeUnit.SECONDS))
+                .cause().isInstanceOf(RemoteException.class).hasMessageContaining("no valid token")
+                .satisfies(ex -> assertThat(((RemoteException)ex).remoteType())
+                    .isEqualTo(SecurityException.class.getName()));
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("forbidden"))).get(5, TimeUnit.SECONDS))
+                .cause().isInstanceOf(io.xio.engine.XioException.class).hasMessageContaining("not from here");
+            assertThat(outcomes).containsExactly("1:guard", "2:RemoteException");
+        }
+    }
 }

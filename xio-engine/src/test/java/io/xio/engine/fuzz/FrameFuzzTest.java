@@ -48,7 +48,7 @@ class FrameFuzzTest
     {
         final java.time.Duration second = java.time.Duration.ofSeconds(1);
         return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, 1, 1, 1, 0, 1, second, second, second, 1, 1, 1,
-            1, 1, 1);
+            1, 1, 1, 1);
     }
 
     private void checkAgainst(final byte[] input, final Limits limits)
@@ -113,9 +113,9 @@ class FrameFuzzTest
         final int type = in.get(5) & 0xFF;
         final long headerLength = in.getInt(24);
         final long segments = in.getShort(28) & 0xFFFF;
-        if (version != 1)
+        if (version != 2)
         {
-            return "unsupported protocol version " + version + " (this side speaks 1)";
+            return "unsupported protocol version " + version + " (this side speaks 2)";
         }
         if (type < 1 || type > 16)
         {

@@ -39,7 +39,7 @@ final class SeedCorpus
         return all;
     }
 
-    /** One of each frame type that a v1 stream carries, and two the checks must refuse. */
+    /** One of each frame type that a v2 stream carries, and two the checks must refuse. */
     static Map<String, byte[]> frames()
     {
         final Map<String, byte[]> frames = new LinkedHashMap<>();
@@ -50,6 +50,8 @@ final class SeedCorpus
         frames.put("valid-attach", frame(FrameType.ATTACH, 0, SESSION, 4, 0, new byte[0]));
         frames.put("valid-request", frame(FrameType.REQUEST, FrameFlags.RECEIPT_REQUESTED, SESSION, 7, 0,
             utf8("get user:42"), utf8("abc"), new byte[100]));
+        frames.put("valid-request-context", frame(FrameType.REQUEST, FrameFlags.CONTEXT, SESSION, 8, 0,
+            withContext(true, "get user:42"), utf8("abc")));
         frames.put("valid-response-error", frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, SESSION, 7,
             Status.APPLICATION_ERROR, utf8("java.lang.IllegalStateException\nboom")));
         frames.put("valid-response-written", writtenResponse(4096, 4096));
@@ -63,13 +65,30 @@ final class SeedCorpus
             new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes()));
         frames.put("valid-close", frame(FrameType.CLOSE, 0, SESSION, 0, 0,
             new SetupCodec.Writer().string("closed by the application").toBytes()));
-        final byte[] version2 = frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0]);
-        version2[Frame.VERSION_OFFSET] = 2;
-        frames.put("invalid-version-2", version2);
+        final byte[] version1 = frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0]);
+        version1[Frame.VERSION_OFFSET] = 1;
+        frames.put("invalid-version-1", version1);
         final byte[] negative = frame(FrameType.REQUEST, 0, SESSION, 1, 0, new byte[0], new byte[8]);
         new UnsafeBuffer(negative).putInt(Frame.HEADER_LENGTH, -8, Frame.ORDER);
         frames.put("invalid-negative-segment", negative);
         return frames;
+    }
+
+    /**
+     * A call-context block (docs/protocol.md §2.4) with a deadline of 5 s when {@code deadline}, a text and a
+     * binary metadata entry, then {@code header}.
+     */
+    static byte[] withContext(final boolean deadline, final String header)
+    {
+        final io.xio.engine.Metadata metadata = new io.xio.engine.Metadata().add("tenant", "acme")
+            .add("trace-bin", new byte[] {1, 2, 3});
+        final long remaining = deadline ? 5_000_000_000L : io.xio.engine.protocol.CallContext.NO_DEADLINE;
+        final int block = io.xio.engine.protocol.CallContext.blockLength(remaining, metadata);
+        final byte[] text = utf8(header);
+        final UnsafeBuffer bytes = new UnsafeBuffer(new byte[block + text.length]);
+        io.xio.engine.protocol.CallContext.write(bytes, 0, remaining, metadata);
+        bytes.putBytes(block, text);
+        return bytes.byteArray();
     }
 
     /** Programs for {@link FrameAssemblerFuzzTest} (its Javadoc has the commands). */
@@ -99,7 +118,7 @@ final class SeedCorpus
         streams.put("large-frame-held-closed-in-delivery", new Program().settings(1 | 4 | 48)
             .bytes(segmentHeader(70_000)).zeros(69_999).settings(3).bytes(new byte[1]).toBytes());
         streams.put("throw-in-delivery", new Program().settings(3 | 16).bytes(all).toBytes());
-        final byte[] bad = frames().get("invalid-version-2");
+        final byte[] bad = frames().get("invalid-version-1");
         streams.put("violation-after-frames", new Program().settings(2).bytes(all).chunks(bad, 3).toBytes());
         streams.put("body-violation-after-frames", new Program().settings(1).bytes(all)
             .bytes(frames().get("invalid-negative-segment")).toBytes());
@@ -135,6 +154,10 @@ final class SeedCorpus
             frame(FrameType.REQUEST, FrameFlags.ONE_WAY, first, 2, 0, utf8("two")),
             frame(FrameType.CANCEL, 0, first, 1, 0, new SetupCodec.Writer().i64(3).toBytes()),
             frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0])));
+        talks.put("requests-with-call-context", concat(
+            frame(FrameType.REQUEST, FrameFlags.CONTEXT, first, 3, 0, withContext(true, "three"), utf8("data")),
+            frame(FrameType.REQUEST, FrameFlags.CONTEXT | FrameFlags.ONE_WAY, first, 4, 0,
+                withContext(false, "four"))));
         talks.put("held-then-cancelled", concat(
             frame(FrameType.SETUP, 0, 0, 2, 0, new SetupCodec.Writer().u8(0).string("hold").map(Map.of())
                 .i32(1024).i32(2048).toBytes()),

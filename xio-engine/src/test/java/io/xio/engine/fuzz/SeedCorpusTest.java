@@ -84,7 +84,7 @@ class SeedCorpusTest
             .isEqualTo(new Outcome(1, 70_036, "closed by the application"));
         assertThat(run(streams, "throw-in-delivery")).isEqualTo(new Outcome(1, 62, "thrown by the application"));
         assertThat(run(streams, "violation-after-frames"))
-            .isEqualTo(new Outcome(valid, bytes, "unsupported protocol version 2 (this side speaks 1)"));
+            .isEqualTo(new Outcome(valid, bytes, "unsupported protocol version 1 (this side speaks 2)"));
         assertThat(run(streams, "body-violation-after-frames"))
             .isEqualTo(new Outcome(valid, bytes, "segment 0 has negative length -8"));
     }

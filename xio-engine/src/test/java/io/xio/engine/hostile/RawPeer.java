@@ -1,6 +1,7 @@
 package io.xio.engine.hostile;
 
 import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -67,7 +68,7 @@ final class RawPeer implements AutoCloseable
             length += segment.length;
         }
         final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        frame.putInt(length).put((byte)1).put((byte)type).putShort((short)flags).putLong(sessionId)
+        frame.putInt(length).put((byte)2).put((byte)type).putShort((short)flags).putLong(sessionId)
             .putLong(requestId).putInt(header.length).putShort((short)segments.length).putShort((short)0);
         for (final byte[] segment : segments)
         {
@@ -79,6 +80,44 @@ final class RawPeer implements AutoCloseable
             frame.put(segment);
         }
         return frame.array();
+    }
+
+    /** {@code frame} as a protocol v1 peer would send it: the same bytes with version 1. */
+    static byte[] v1(final byte[] frame)
+    {
+        final byte[] old = frame.clone();
+        old[4] = 1;
+        return old;
+    }
+
+    /**
+     * A call-context block as docs/protocol.md §2.4 describes it: {@code u16} length of the items, a deadline item
+     * when {@code remainingNanos > 0}, then one metadata entry per key and value.
+     */
+    static byte[] context(final long remainingNanos, final String... keysAndValues)
+    {
+        final ByteBuffer items = ByteBuffer.allocate(70_000).order(ByteOrder.LITTLE_ENDIAN);
+        if (remainingNanos > 0)
+        {
+            items.put((byte)1).putLong(remainingNanos);
+        }
+        for (int i = 0; i < keysAndValues.length; i += 2)
+        {
+            final byte[] key = keysAndValues[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            final byte[] value = keysAndValues[i + 1].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            items.put((byte)2).put((byte)key.length).put(key).putShort((short)value.length).put(value);
+        }
+        final ByteBuffer block = ByteBuffer.allocate(2 + items.position()).order(ByteOrder.LITTLE_ENDIAN);
+        block.putShort((short)items.position()).put(items.array(), 0, items.position());
+        return block.array();
+    }
+
+    /** A REQUEST with {@code context} (from {@link #context}) before the application header {@code header}. */
+    static byte[] request(final long sessionId, final long id, final byte[] context, final byte[] header)
+    {
+        final byte[] both = java.util.Arrays.copyOf(context, context.length + header.length);
+        System.arraycopy(header, 0, both, context.length, header.length);
+        return frame(FrameType.REQUEST, FrameFlags.CONTEXT, sessionId, id, both);
     }
 
     static byte[] setup(final long token, final String resource)

@@ -174,8 +174,16 @@ final class ScriptedWire implements Transport
                 {
                     break;
                 }
-                final byte[] header = new byte[frame.headerLength()];
-                buffer.getBytes(frame.headerOffset(), header);
+                if ((frame.flags() & io.xio.engine.protocol.FrameFlags.CONTEXT) != 0)
+                {
+                    final String problem = io.xio.engine.protocol.CallContext.check(frame, 0xFFFF);
+                    if (problem != null)
+                    {
+                        throw new AssertionError("the engine sent a bad call context: " + problem);
+                    }
+                }
+                final byte[] header = new byte[frame.applicationHeaderLength()];
+                buffer.getBytes(frame.applicationHeaderOffset(), header);
                 final List<byte[]> segments = new ArrayList<>();
                 int at = frame.dataOffset();
                 for (int i = 0; i < frame.segmentCount(); i++)

@@ -67,7 +67,8 @@ public class XioAutoConfiguration
                 .withMaxSessionsPerConnection(properties.getMaxSessionsPerConnection())
                 .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
                 .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
-                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer());
+                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
+                .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes());
         }
         catch (final IllegalArgumentException ex)
         {

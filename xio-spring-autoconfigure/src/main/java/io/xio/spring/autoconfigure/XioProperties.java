@@ -374,6 +374,12 @@ public class XioProperties
         /** Most connections the application accepts from one peer host. */
         private int maxConnectionsPerPeer = 512;
 
+        /**
+         * Largest call context (deadline and metadata) of one call or result, sent or received; a peer that sends
+         * more is disconnected. At most 65535B.
+         */
+        private DataSize maxMetadataSize = DataSize.ofKilobytes(8);
+
         public DataSize getMaxHeaderSize()
         {
             return maxHeaderSize;
@@ -525,6 +531,16 @@ public class XioProperties
         public void setMaxConnectionsPerPeer(final int maxConnectionsPerPeer)
         {
             this.maxConnectionsPerPeer = atLeastOne(maxConnectionsPerPeer);
+        }
+
+        public DataSize getMaxMetadataSize()
+        {
+            return maxMetadataSize;
+        }
+
+        public void setMaxMetadataSize(final DataSize maxMetadataSize)
+        {
+            this.maxMetadataSize = size(maxMetadataSize, 0xFFFF);
         }
 
         private static int atLeastOne(final int value)

@@ -62,6 +62,9 @@ class TcpTransportTest
         return server;
     }
 
+    /** The version this side speaks. */
+    private static final int V = Frame.VERSION;
+
     private static ByteBuffer header(final int frameLength, final int version, final int type, final int segments,
         final int headerLength)
     {
@@ -107,17 +110,17 @@ class TcpTransportTest
             final byte[] garbage = new byte[64];
             java.util.Arrays.fill(garbage, (byte)0xA5);
             assertThat(sendAndExpectClose(portal, garbage)).contains("unsupported protocol version 165");
-            assertThat(sendAndExpectClose(portal, bytes(header(Integer.MAX_VALUE, 1, FrameType.REQUEST, 0, 0))))
+            assertThat(sendAndExpectClose(portal, bytes(header(Integer.MAX_VALUE, V, FrameType.REQUEST, 0, 0))))
                 .contains("frame length 2147483647 exceeds the limit");
-            assertThat(sendAndExpectClose(portal, bytes(header(64, 1, 99, 0, 0)))).contains("unknown frame type 99");
-            assertThat(sendAndExpectClose(portal, bytes(header(40, 1, FrameType.REQUEST, 0, 1 << 20))))
+            assertThat(sendAndExpectClose(portal, bytes(header(64, V, 99, 0, 0)))).contains("unknown frame type 99");
+            assertThat(sendAndExpectClose(portal, bytes(header(40, V, FrameType.REQUEST, 0, 1 << 20))))
                 .contains("application header length 1048576");
-            assertThat(sendAndExpectClose(portal, bytes(header(36, 1, FrameType.REQUEST, 500, 0))))
+            assertThat(sendAndExpectClose(portal, bytes(header(36, V, FrameType.REQUEST, 500, 0))))
                 .contains("segment count 500 exceeds");
             final ByteBuffer lying = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN)
-                .put(header(40, 1, FrameType.KEEPALIVE, 1, 0)).putInt(32, 1000);
+                .put(header(40, V, FrameType.KEEPALIVE, 1, 0)).putInt(32, 1000);
             assertThat(sendAndExpectClose(portal, lying.array())).contains("segment lengths add up to");
-            assertThat(sendAndExpectClose(portal, bytes(header(32, 1, FrameType.SETUP_ACCEPT, 0, 0))))
+            assertThat(sendAndExpectClose(portal, bytes(header(32, V, FrameType.SETUP_ACCEPT, 0, 0))))
                 .contains("SETUP_ACCEPT sent to a server");
             // the well-behaved session never noticed
             for (int i = 0; i < 10; i++)
