@@ -51,6 +51,11 @@ final class PendingRequest implements Runnable, SendCompletion
     int exposedAt;
     /** CANCELs its lane had sent on the connection before the offer: the answer to a later one fences it. */
     long exposedEpoch;
+    /**
+     * A range cancel its old lane had still to pass when it handed the request over: the new lane cancels it on
+     * arrival, as a part of that cancel. Null otherwise.
+     */
+    RangeCancel rangeCancel;
     private boolean finished;
     private int inLinks;
     private Object outcome;
@@ -84,6 +89,7 @@ final class PendingRequest implements Runnable, SendCompletion
         this.sentOnce = false;
         this.waited = false;
         this.exposedLength = -1;
+        this.rangeCancel = null;
         this.finished = false;
         this.inLinks = 0;
         this.outcome = null;
