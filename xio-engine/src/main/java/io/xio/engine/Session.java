@@ -51,8 +51,9 @@ public interface Session extends AutoCloseable
      * Sends a request without allocating: the outcome goes to {@code listener} (see {@link ResponseListener}
      * for the thread and how long the response is valid) instead of to a new future per call, so a caller
      * that keeps its {@link Outbound} and listener, and reuses the outbound once the listener was called,
-     * sends and receives in steady state without creating garbage. The trade-off: no per-call cancel (use
-     * {@link #cancelAll()} or the deadline), no receipts, and the response must be read inside the listener.
+     * sends and receives in steady state without creating garbage. The trade-off: no future to cancel (cancel by
+     * id with {@link #cancel(long, long) cancel(id, id)}, or rely on the deadline), no receipts, and the response
+     * must be read inside the listener.
      *
      * <p>The default implementation, for sessions other than xio's own, goes through
      * {@link #request(Outbound, CallOptions)} and so allocates; it keeps the same contract.

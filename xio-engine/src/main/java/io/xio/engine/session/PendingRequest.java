@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * listener was called, when nothing can reach it any more: not the lane's map (removed before it finishes),
  * not a timer (cancelled before), not a link (no buffers referenced), not the queue of requests waiting for
  * room (one that ever waited there is left to the garbage collector instead, as the queue drops finished
- * requests lazily). Such a request cannot be cancelled on its own, so no cancel can arrive late.
+ * requests lazily). Such a request has no future to cancel; a range cancel finds it by id in the lane's map, and
+ * one it travels with ({@link #rangeCancel}) is consumed when it arrives, so no cancel can reach it late.
  */
 final class PendingRequest implements Runnable, SendCompletion
 {

@@ -1189,7 +1189,7 @@ public abstract class TransportConformanceTest
                 session.request(Outbound.of(utf8("q" + i)), CallOptions.DEFAULT, outcomes);
             }
             assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
-            session.cancelAll();
+            assertThat(session.cancelAll().get(5, TimeUnit.SECONDS)).isEqualTo(5);
             outcomes.await(5);
             assertThat(outcomes.failures).hasSize(5);
             assertThat(outcomes.failures.values()).allSatisfy(cause ->
