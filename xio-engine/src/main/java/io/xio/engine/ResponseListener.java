@@ -17,8 +17,8 @@ public interface ResponseListener
     /**
      * Request {@code requestId} failed: {@link RemoteException}, {@link XioTimeoutException},
      * {@link ConnectionException}, {@link BackPressureException}, {@link RequestCancelledException} (from
-     * {@link Session#cancelAll()}) or {@link XioException}. {@code requestId} is 0 when the request was refused
-     * before it was given an id.
+     * {@link Session#cancel(long, long)} or {@link Session#cancelAll()}) or {@link XioException}. {@code requestId}
+     * is 0 when the request was refused before it was given an id.
      */
     void onFailure(long requestId, Throwable cause);
 }

@@ -51,8 +51,9 @@ public interface Session extends AutoCloseable
      * Sends a request without allocating: the outcome goes to {@code listener} (see {@link ResponseListener}
      * for the thread and how long the response is valid) instead of to a new future per call, so a caller
      * that keeps its {@link Outbound} and listener, and reuses the outbound once the listener was called,
-     * sends and receives in steady state without creating garbage. The trade-off: no per-call cancel (use
-     * {@link #cancelAll()} or the deadline), no receipts, and the response must be read inside the listener.
+     * sends and receives in steady state without creating garbage. The trade-off: no future to cancel (cancel by
+     * id with {@link #cancel(long, long) cancel(id, id)}, or rely on the deadline), no receipts, and the response
+     * must be read inside the listener.
      *
      * <p>The default implementation, for sessions other than xio's own, goes through
      * {@link #request(Outbound, CallOptions)} and so allocates; it keeps the same contract.
@@ -103,8 +104,33 @@ public interface Session extends AutoCloseable
      */
     XioFuture<Void> send(Outbound message, CallOptions options);
 
-    /** Cancels every request of this session still awaiting a response, as one range per connection. */
-    void cancelAll();
+    /**
+     * Cancels every request this side sent on this session with an id in {@code firstId..lastId} (this side's ids,
+     * {@link XioFuture#requestId()}) that is still awaiting its response, receipt or write: its future fails with
+     * {@link RequestCancelledException} (a {@link ResponseListener} hears the same) and no response is delivered
+     * for it. Those not written to a connection yet are dropped here; those written are named to the peer in one
+     * CANCEL per connection, covering the lowest to the highest of them on that connection (such a span always
+     * fits the peer's deduplication window, however wide the range asked for); those written on a connection that
+     * is down now are not told to the peer (it may still run them; their answer is dropped). Requests whose
+     * {@code request} or {@code send} call had not returned when this one began may escape it. Each cancelled
+     * future's {@link XioFuture#cancelOutcome()} completes once xio released its buffers.
+     *
+     * <p>The returned future completes, on a context thread, with the number of requests aborted: the sum of the
+     * counts the peer answered each CANCEL with (calls it stopped before answering them, see
+     * {@link XioFuture#cancelOutcome()}), plus the requests dropped here before they were written. A CANCEL whose
+     * connection ends before its answer adds nothing, so after a connection loss the count is a lower bound.
+     * Any thread.
+     *
+     * @throws IllegalArgumentException when {@code firstId} is below 1 or {@code lastId} below {@code firstId}
+     */
+    java.util.concurrent.CompletableFuture<Integer> cancel(long firstId, long lastId);
+
+    /**
+     * Cancels every request of this session still awaiting its response, receipt or write, as
+     * {@link #cancel(long, long) cancel(1, Long.MAX_VALUE)} does (one CANCEL per connection), and reports the number
+     * aborted the same way. Any thread.
+     */
+    java.util.concurrent.CompletableFuture<Integer> cancelAll();
 
     /** Drops every connection of the session at once, as a network failure would. For fault drills. */
     void abortConnections();

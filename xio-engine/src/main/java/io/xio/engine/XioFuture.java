@@ -10,7 +10,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * The outcome of a request or message. Cancelling it cancels the request at the peer too (the peer tries
  * to abort it; no response is delivered either way), and {@link #cancelOutcome()} then tells whether the
- * peer aborted it before it ran. {@link #receipt()} completes when the peer confirmed delivery, for calls
+ * request is known to be aborted. {@link #receipt()} completes when the peer confirmed delivery, for calls
  * that asked for a receipt. Blocking waits may spin briefly before parking
  * ({@link XioEngine.Builder#callerSpin}), since a response often arrives sooner than a parked thread wakes.
  * Thread-safe.
@@ -90,8 +90,20 @@ public final class XioFuture<T> extends CompletableFuture<T>
     }
 
     /**
-     * After {@link #cancel}: true when the peer aborted the request before it executed. It completes only once
-     * xio no longer reads the request's buffers.
+     * After a cancel (of this future, or by {@link Session#cancel(long, long)} or {@link Session#cancelAll()}): true
+     * when the request is known to be aborted, that is, it never left this side, or the peer stopped it before
+     * answering it. The peer stops a call that its handler has and has not answered yet (the handler may well have
+     * begun the work; it hears of the cancel through {@link InboundRequest#onCancel}), or one that waits unstarted
+     * in a queue (in a {@link QueueingHandler}, which then skips it, or behind a full connection, from where it
+     * reaches the handler already cancelled). False when the peer had answered it already or never got it, and
+     * whenever it is not known: it was written on a connection that was down when cancelled (the peer is not told)
+     * or that dropped before the peer answered, or a range cancel's count does not tell request by request (the
+     * peer answers a range with a count only, so a request of a range is known to be aborted only when the count
+     * covers every id of its CANCEL; the count itself is the {@link Session#cancel(long, long)} future's).
+     *
+     * <p>It completes only once xio no longer reads the request's buffers (nor lets the peer write into its output
+     * buffer), so they may be reused then. It stays incomplete when the request finished otherwise before the
+     * cancel (answered, failed, timed out).
      */
     public CompletableFuture<Boolean> cancelOutcome()
     {

@@ -94,10 +94,10 @@ final class InboundResponses
     {
         final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
             frame.headerLength());
-        body.i64();
+        final long last = body.i64();
         final int aborted = body.i32();
         lane.fence.onCancelAnswered();
-        outbound.cancelAnswered(frame.requestId(), aborted > 0);
+        outbound.cancelAnswered(frame.requestId(), last, aborted);
     }
 
     /** An answer that arrived on another lane of the session; passed around the lanes until one holds it. */

@@ -288,10 +288,11 @@ final class Lane
         });
     }
 
-    void cancelAll()
+    /** This lane's pass of an application's range cancel. */
+    void cancelRange(final RangeCancel range)
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
-        outbound.cancelAll();
+        outbound.cancelRange(range);
     }
 
     /** The connection has room again. */

@@ -26,7 +26,8 @@ final class OutboundCalls
     private final Lane lane;
     private final SessionImpl session;
     private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<XioFuture<?>> cancelling = new Long2ObjectHashMap<>();
+    /** CANCELs sent on the current connection and not answered yet, in the order sent: the peer answers so. */
+    private final ArrayDeque<SentCancel> cancels = new ArrayDeque<>();
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
 
     OutboundCalls(final Lane lane)
@@ -48,18 +49,27 @@ final class OutboundCalls
         cancelTimer(request);
     }
 
-    /** The cancel of {@code id} was answered: its future learns whether the peer aborted it. */
-    void cancelAnswered(final long id, final boolean aborted)
+    /**
+     * The peer answered a CANCEL of {@code first..last}, having aborted {@code aborted} calls: the oldest CANCEL
+     * waiting here, since each is answered once and in order; an answer that is not to it is dropped.
+     */
+    void cancelAnswered(final long first, final long last, final int aborted)
     {
-        final XioFuture<?> future = cancelling.remove(id);
-        if (future != null)
+        final SentCancel cancel = cancels.peekFirst();
+        if (cancel != null && cancel.first == first && cancel.last == last)
         {
-            Futures.cancelAnswered(future, aborted);
+            cancels.pollFirst();
+            cancel.answered(aborted);
         }
     }
 
     void submit(final PendingRequest request)
     {
+        if (request.rangeCancel != null)
+        {
+            cancelMoved(request);
+            return;
+        }
         if (request.isFinished())
         {
             return;
@@ -109,12 +119,24 @@ final class OutboundCalls
         waiting.add(request);
     }
 
-    /** Moves {@code request} to {@code other}'s context; false when there is no other lane. */
-    private static boolean handOff(final PendingRequest request, final Lane other)
+    /**
+     * Moves {@code request} to {@code other}'s context; false when there is no other lane. A range cancel on its
+     * way to this lane would miss it, as {@code other} may have made its pass already: the request takes it along.
+     */
+    private boolean handOff(final PendingRequest request, final Lane other)
     {
         if (other == null)
         {
             return false;
+        }
+        for (final RangeCancel range : session.rangeCancels())
+        {
+            if (range.covers(request.id) && range.awaitsPassOf(lane))
+            {
+                range.partStarted();
+                request.rangeCancel = range;
+                break;
+            }
         }
         request.lane = other;
         other.loop.execute(request);
@@ -215,49 +237,123 @@ final class OutboundCalls
             return;
         }
         cancelTimer(request);
+        final boolean tell = lane.isUp() && request.sentOnce;
+        final XioFuture<?> future = request.future;
         request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
-        if (lane.isUp() && request.sentOnce)
+        if (tell)
         {
-            cancelling.put(request.id, request.future);
-            sendCancel(request.id, request.id);
+            sendCancel(request.id, request.id, List.of(future), null);
         }
         else
         {
-            Futures.cancelAnswered(request.future, !request.sentOnce);
+            Futures.cancelAnswered(future, !request.sentOnce);
         }
     }
 
-    void cancelAll()
+    /**
+     * This lane's pass of {@code range}: its requests in the range fail as cancelled; those not written yet never
+     * reach the peer (aborted here), those written are named in one CANCEL covering them (the ids this side has
+     * unfinished span less than the peer's deduplication window, so the peer walks the whole of it), and those
+     * written on a connection that is down now are not told to the peer (not known to be aborted).
+     */
+    void cancelRange(final RangeCancel range)
     {
-        if (pending.isEmpty())
-        {
-            return;
-        }
+        range.passing(lane);
+        final boolean up = lane.isUp();
+        final List<XioFuture<?>> told = new ArrayList<>();
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
-        boolean anySent = false;
-        for (final PendingRequest request : new ArrayList<>(pending.values()))
+        int here = 0;
+        for (final PendingRequest request : byId())
         {
-            first = Math.min(first, request.id);
-            last = Math.max(last, request.id);
-            anySent |= request.sentOnce;
+            if (!range.covers(request.id))
+            {
+                continue;
+            }
             pending.remove(request.id);
             cancelTimer(request);
+            // Read before it fails: a listener's request goes back to its pool once told.
+            final XioFuture<?> future = request.future;
+            final boolean sent = request.sentOnce;
+            if (sent && up)
+            {
+                first = Math.min(first, request.id);
+                last = Math.max(last, request.id);
+                if (future != null)
+                {
+                    told.add(future);
+                }
+            }
+            else
+            {
+                here += sent ? 0 : 1;
+                if (future != null)
+                {
+                    Futures.cancelAnswered(future, !sent);
+                }
+            }
             request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
         }
-        if (lane.isUp() && anySent)
+        if (first <= last)
         {
-            sendCancel(first, last);
+            sendCancel(first, last, told, range);
         }
+        range.partDone(here);
     }
 
-    /** Asks the peer to abort our requests {@code first..last}. */
+    /** A request that came from another lane with a range cancel its old lane had still to pass: cancelled here. */
+    private void cancelMoved(final PendingRequest request)
+    {
+        final RangeCancel range = request.rangeCancel;
+        request.rangeCancel = null;
+        if (request.isFinished())
+        {
+            range.partDone(0); // cancelled on its own meanwhile
+            return;
+        }
+        final XioFuture<?> future = request.future; // its old lane cancelled its timer before the hand-off
+        final boolean sent = request.sentOnce;
+        final boolean tell = sent && lane.isUp();
+        request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
+        if (tell)
+        {
+            // The peer's window is the session's: a CANCEL here reaches the call whichever connection brought it.
+            sendCancel(request.id, request.id, future == null ? List.of() : List.of(future), range);
+        }
+        else if (future != null)
+        {
+            Futures.cancelAnswered(future, !sent);
+        }
+        range.partDone(sent ? 0 : 1); // a CANCEL sent reports its own count
+    }
+
+    /** Asks the peer to abort our requests {@code first..last}; nobody waits to hear the count. */
     void sendCancel(final long first, final long last)
     {
+        sendCancel(first, last, List.of(), null);
+    }
+
+    /**
+     * Asks the peer to abort our requests {@code first..last}; its answer settles the outcome of {@code futures}
+     * and a part of {@code range} (when not null), or, should the CANCEL not go out, they learn nothing was.
+     */
+    private void sendCancel(final long first, final long last, final List<XioFuture<?>> futures,
+        final RangeCancel range)
+    {
+        final SentCancel cancel = new SentCancel(first, last, futures, range);
+        if (range != null)
+        {
+            range.partStarted();
+        }
         if (lane.connection().sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
             new SetupCodec.Writer().i64(last).toBytes()))
         {
             lane.fence.cancelSent(); // answered once each, in order
+            cancels.add(cancel);
+        }
+        else
+        {
+            cancel.unanswered();
         }
     }
 
@@ -293,11 +389,7 @@ final class OutboundCalls
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
-        for (final XioFuture<?> future : cancelling.values())
-        {
-            Futures.cancelAnswered(future, false); // the answer went down with the connection
-        }
-        cancelling.clear();
+        dropCancels(); // their answers went down with the connection
         waiting.clear();
         for (final PendingRequest request : byId())
         {
@@ -335,11 +427,17 @@ final class OutboundCalls
             request.fail(cause instanceof ConnectionException ? cause :
                 new ConnectionException(cause.getMessage(), cause));
         }
-        for (final XioFuture<?> future : cancelling.values())
+        dropCancels();
+    }
+
+    /** The CANCELs waiting for an answer will get none: nothing is known to be aborted by them. */
+    private void dropCancels()
+    {
+        SentCancel cancel;
+        while ((cancel = cancels.pollFirst()) != null)
         {
-            Futures.cancelAnswered(future, false);
+            cancel.unanswered();
         }
-        cancelling.clear();
     }
 
     /** The pending requests in id order: retransmits keep the order the application sent them in. */
@@ -348,5 +446,52 @@ final class OutboundCalls
         final List<PendingRequest> requests = new ArrayList<>(pending.values());
         requests.sort(Comparator.comparingLong(r -> r.id));
         return requests;
+    }
+
+    /** A CANCEL sent, and who hears its answer: the futures it cancelled, and the range cancel it is a part of. */
+    private static final class SentCancel
+    {
+        final long first;
+        final long last;
+        private final List<XioFuture<?>> futures;
+        private final RangeCancel range;
+
+        SentCancel(final long first, final long last, final List<XioFuture<?>> futures, final RangeCancel range)
+        {
+            this.first = first;
+            this.last = last;
+            this.futures = futures;
+            this.range = range;
+        }
+
+        /**
+         * The peer aborted {@code aborted} calls of the range. That names no id, so a request is known to be aborted
+         * only when the count covers every id of the range (a single cancel: when it is 1); else it is not known.
+         */
+        void answered(final int aborted)
+        {
+            final boolean all = aborted > 0 && aborted >= last - first + 1;
+            for (final XioFuture<?> future : futures)
+            {
+                Futures.cancelAnswered(future, all);
+            }
+            if (range != null)
+            {
+                range.partDone(Math.max(0, aborted));
+            }
+        }
+
+        /** No answer will come (the connection ended, or the CANCEL could not be queued). */
+        void unanswered()
+        {
+            for (final XioFuture<?> future : futures)
+            {
+                Futures.cancelAnswered(future, false);
+            }
+            if (range != null)
+            {
+                range.partDone(0);
+            }
+        }
     }
 }

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * listener was called, when nothing can reach it any more: not the lane's map (removed before it finishes),
  * not a timer (cancelled before), not a link (no buffers referenced), not the queue of requests waiting for
  * room (one that ever waited there is left to the garbage collector instead, as the queue drops finished
- * requests lazily). Such a request cannot be cancelled on its own, so no cancel can arrive late.
+ * requests lazily). Such a request has no future to cancel; a range cancel finds it by id in the lane's map, and
+ * one it travels with ({@link #rangeCancel}) is consumed when it arrives, so no cancel can reach it late.
  */
 final class PendingRequest implements Runnable, SendCompletion
 {
@@ -51,6 +52,11 @@ final class PendingRequest implements Runnable, SendCompletion
     int exposedAt;
     /** CANCELs its lane had sent on the connection before the offer: the answer to a later one fences it. */
     long exposedEpoch;
+    /**
+     * A range cancel its old lane had still to pass when it handed the request over: the new lane cancels it on
+     * arrival, as a part of that cancel. Null otherwise.
+     */
+    RangeCancel rangeCancel;
     private boolean finished;
     private int inLinks;
     private Object outcome;
@@ -84,6 +90,7 @@ final class PendingRequest implements Runnable, SendCompletion
         this.sentOnce = false;
         this.waited = false;
         this.exposedLength = -1;
+        this.rangeCancel = null;
         this.finished = false;
         this.inLinks = 0;
         this.outcome = null;

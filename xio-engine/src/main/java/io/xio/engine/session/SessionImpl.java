@@ -70,6 +70,8 @@ public final class SessionImpl implements Session
     String peerHost;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
+    /** Range cancels in progress ({@link RangeCancel}), copied on write. */
+    private volatile RangeCancel[] rangeCancels = RangeCancel.NONE;
     /** Requests of {@link #request(Outbound, CallOptions, ResponseListener)} ready for reuse. */
     private volatile org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests;
 
@@ -705,12 +707,69 @@ public final class SessionImpl implements Session
     }
 
     @Override
-    public void cancelAll()
+    public CompletableFuture<Integer> cancel(final long firstId, final long lastId)
     {
-        for (final Lane lane : lanes.all())
+        if (firstId < 1 || lastId < firstId)
         {
-            lane.loop.execute(lane::cancelAll);
+            throw new IllegalArgumentException("request ids " + firstId + ".." + lastId + " are not a range: " +
+                "ids start at 1 and the last may not come before the first");
         }
+        final Lane[] all = lanes.all();
+        final RangeCancel range = new RangeCancel(this, firstId, lastId, all);
+        synchronized (this)
+        {
+            final RangeCancel[] now = rangeCancels;
+            final RangeCancel[] more = java.util.Arrays.copyOf(now, now.length + 1);
+            more[now.length] = range;
+            rangeCancels = more; // before any lane hears of it: a lane hands nothing over past it unseen
+        }
+        range.noParts();
+        for (final Lane lane : all)
+        {
+            try
+            {
+                lane.loop.execute(() -> lane.cancelRange(range));
+            }
+            catch (final XioException closed)
+            {
+                range.partDone(0); // that context stopped: its requests failed with it
+            }
+        }
+        return range.result;
+    }
+
+    @Override
+    public CompletableFuture<Integer> cancelAll()
+    {
+        return cancel(1, Long.MAX_VALUE);
+    }
+
+    /** The range cancels whose lanes have not all reported; usually none. Any thread. */
+    RangeCancel[] rangeCancels()
+    {
+        return rangeCancels;
+    }
+
+    /** {@code range} has its count: requests handed between lanes need not look out for it any more. */
+    synchronized void rangeCancelDone(final RangeCancel range)
+    {
+        final RangeCancel[] now = rangeCancels;
+        int at = -1;
+        for (int i = 0; i < now.length; i++)
+        {
+            if (now[i] == range)
+            {
+                at = i;
+            }
+        }
+        if (at < 0)
+        {
+            return;
+        }
+        final RangeCancel[] fewer = new RangeCancel[now.length - 1];
+        System.arraycopy(now, 0, fewer, 0, at);
+        System.arraycopy(now, at + 1, fewer, at, now.length - at - 1);
+        rangeCancels = fewer;
     }
 
     @Override

@@ -508,13 +508,97 @@ public abstract class TransportConformanceTest
                 futures.add(session.request(Outbound.of(utf8("q" + i))));
             }
             assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
-            session.cancelAll();
+            assertThat(session.cancelAll().get(5, TimeUnit.SECONDS)).isEqualTo(10);
             for (final XioFuture<Message> future : futures)
             {
                 assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
                 assertThat(future.isCancelled()).isTrue();
+                assertThat(future.cancelOutcome().get(5, TimeUnit.SECONDS)).as("one CANCEL, every id aborted").isTrue();
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> cancelled.get() == 10);
+        }
+    }
+
+    @Test
+    void rangeCancelAbortsTheRequestsInTheRangeReportsHowManyAndLeavesTheOthersToBeAnswered() throws Exception
+    {
+        final AtomicInteger cancelled = new AtomicInteger();
+        final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
+        server.register("hold", request ->
+        {
+            request.message().close();
+            request.onCancel(cancelled::incrementAndGet);
+            held.add(request);
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("hold").toString(),
+            SessionOptions.DEFAULT.withConnections(1)))
+        {
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (int i = 0; i < 10; i++)
+            {
+                futures.add(session.request(Outbound.of(utf8("q" + i))));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> held.size() == 10);
+            final long third = futures.get(2).requestId();
+            final long seventh = futures.get(6).requestId();
+            assertThat(session.cancel(third, seventh).get(5, TimeUnit.SECONDS)).isEqualTo(5);
+            await().atMost(Duration.ofSeconds(5)).until(() -> cancelled.get() == 5);
+            for (int i = 2; i <= 6; i++)
+            {
+                final XioFuture<Message> future = futures.get(i);
+                assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+                assertThat(future.cancelOutcome().get(5, TimeUnit.SECONDS)).isTrue();
+            }
+            for (final InboundRequest request : held)
+            {
+                assertThat(request.isCancelled()).isEqualTo(request.requestId() >= third &&
+                    request.requestId() <= seventh);
+                request.respond(Outbound.of(utf8("answer " + request.requestId()))); // dropped when cancelled
+            }
+            for (final int i : new int[] {0, 1, 7, 8, 9})
+            {
+                try (Message reply = futures.get(i).get(5, TimeUnit.SECONDS))
+                {
+                    assertThat(text(reply.header())).isEqualTo("answer " + futures.get(i).requestId());
+                }
+            }
+            assertThat(session.cancelAll().get(5, TimeUnit.SECONDS)).as("nothing left to cancel").isZero();
+        }
+    }
+
+    @Test
+    void cancelAllOverSeveralConnectionsCountsEachAbortedRequestOnceAndSettlesEveryCancelOutcome() throws Exception
+    {
+        final CountDownLatch arrived = new CountDownLatch(12);
+        server.register("hold", request ->
+        {
+            request.message().close();
+            arrived.countDown();
+        });
+        final Portal portal = server.bind(portalAddress());
+        try (Session session = client.connect(portal.uri().withResource("hold").toString(),
+            SessionOptions.DEFAULT.withConnections(3)))
+        {
+            // From several threads, so the requests spread over the connections and their CANCELs' ranges overlap.
+            final List<java.util.concurrent.Future<XioFuture<Message>>> sending = new ArrayList<>();
+            for (int i = 0; i < 12; i++)
+            {
+                final String body = "q" + i;
+                sending.add(executor.submit(() -> session.request(Outbound.of(utf8(body)))));
+            }
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (final var send : sending)
+            {
+                futures.add(send.get(5, TimeUnit.SECONDS));
+            }
+            assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(session.cancelAll().get(5, TimeUnit.SECONDS)).isEqualTo(12);
+            for (final XioFuture<Message> future : futures)
+            {
+                assertThatThrownBy(() -> future.get(5, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+                assertThat(future.cancelOutcome()).succeedsWithin(Duration.ofSeconds(5));
+            }
         }
     }
 
@@ -1105,7 +1189,7 @@ public abstract class TransportConformanceTest
                 session.request(Outbound.of(utf8("q" + i)), CallOptions.DEFAULT, outcomes);
             }
             assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
-            session.cancelAll();
+            assertThat(session.cancelAll().get(5, TimeUnit.SECONDS)).isEqualTo(5);
             outcomes.await(5);
             assertThat(outcomes.failures).hasSize(5);
             assertThat(outcomes.failures.values()).allSatisfy(cause ->

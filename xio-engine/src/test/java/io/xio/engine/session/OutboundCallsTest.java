@@ -5,6 +5,7 @@ import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.FrameFlags;
@@ -18,6 +19,9 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 import static io.xio.engine.session.PeerFrames.utf8;
@@ -45,6 +49,23 @@ class OutboundCallsTest
     private static byte[] response(final long id, final String body)
     {
         return PeerFrames.frame(FrameType.RESPONSE, 0, SESSION, id, Status.OK, utf8(body));
+    }
+
+    /** The last id of the range a CANCEL names. */
+    private static long lastOf(final ScriptedWire.Sent cancel)
+    {
+        return new SetupCodec.Reader(new UnsafeBuffer(cancel.header()), 0, cancel.header().length).i64();
+    }
+
+    private List<XioFuture<Message>> requests(final Session session, final int count)
+    {
+        final List<XioFuture<Message>> calls = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            calls.add(session.request(text("q" + i)));
+        }
+        client.turn();
+        return calls;
     }
 
     @Test
@@ -134,6 +155,158 @@ class OutboundCallsTest
         link.deliver(PeerFrames.cancelResult(0, SESSION, id, id, 1));
         client.turn();
         assertThat(call.cancelOutcome().get()).as("aborted by the peer").isTrue();
+    }
+
+    @Test
+    void aRangeCancelNamesTheWrittenRequestsInOneCancelAndReportsThePeersCount() throws Exception
+    {
+        final Session session = client.openSession();
+        final List<XioFuture<Message>> calls = requests(session, 5);
+        final ScriptedWire.Link link = client.wire.last();
+        final long second = calls.get(1).requestId();
+        final long fourth = calls.get(3).requestId();
+
+        final CompletableFuture<Integer> count = session.cancel(second, fourth);
+        client.turn();
+        final List<ScriptedWire.Sent> cancels = link.sent(FrameType.CANCEL);
+        assertThat(cancels).hasSize(1);
+        assertThat(cancels.get(0).requestId()).isEqualTo(second);
+        assertThat(lastOf(cancels.get(0))).isEqualTo(fourth);
+        for (int i = 1; i <= 3; i++)
+        {
+            assertThatThrownBy(calls.get(i)::get).isInstanceOf(RequestCancelledException.class);
+            assertThat(calls.get(i).cancelOutcome()).as("waits for the peer's answer").isNotDone();
+        }
+        assertThat(calls.get(0)).isNotDone();
+        assertThat(calls.get(4)).isNotDone();
+        assertThat(count).isNotDone();
+
+        link.deliver(PeerFrames.cancelResult(0, SESSION, second, fourth, 3));
+        client.turn();
+        assertThat(count.get()).isEqualTo(3);
+        for (int i = 1; i <= 3; i++)
+        {
+            assertThat(calls.get(i).cancelOutcome().get()).as("the count covers every id of the range").isTrue();
+        }
+        link.deliver(response(calls.get(0).requestId(), "first"));
+        link.deliver(response(calls.get(4).requestId(), "fifth"));
+        client.turn();
+        calls.get(0).get().close();
+        calls.get(4).get().close();
+    }
+
+    @Test
+    void aCountShortOfTheRangeLeavesEachOfItsRequestsNotKnownToBeAborted() throws Exception
+    {
+        final Session session = client.openSession();
+        final List<XioFuture<Message>> calls = requests(session, 3);
+        final ScriptedWire.Link link = client.wire.last();
+        final CompletableFuture<Integer> count = session.cancelAll();
+        client.turn();
+        final ScriptedWire.Sent cancel = link.sent(FrameType.CANCEL).get(0);
+        assertThat(cancel.requestId()).isEqualTo(calls.get(0).requestId());
+        assertThat(lastOf(cancel)).isEqualTo(calls.get(2).requestId());
+
+        link.deliver(PeerFrames.cancelResult(0, SESSION, cancel.requestId(), lastOf(cancel), 2));
+        client.turn();
+        assertThat(count.get()).isEqualTo(2);
+        for (final XioFuture<Message> call : calls)
+        {
+            assertThat(call.cancelOutcome().get()).as("which two, the count does not say").isFalse();
+        }
+    }
+
+    @Test
+    void requestsNotWrittenYetAreAbortedHereAndThoseOnALostConnectionAreNotToldToThePeer() throws Exception
+    {
+        final Session session = client.openSession();
+        final XioFuture<Message> written = session.request(text("written"));
+        client.turn();
+        client.wire.refuseConnects = true;
+        client.wire.last().reset();
+        client.turn();
+        final XioFuture<Message> waiting = session.request(text("waiting for the reconnect"));
+        client.turn();
+
+        final CompletableFuture<Integer> count = session.cancelAll();
+        client.turn();
+        assertThat(client.wire.links).allSatisfy(link -> assertThat(link.sent(FrameType.CANCEL)).isEmpty());
+        assertThat(count.get()).as("only the one that never left").isEqualTo(1);
+        assertThatThrownBy(waiting::get).isInstanceOf(RequestCancelledException.class);
+        assertThat(waiting.cancelOutcome().get()).isTrue();
+        assertThatThrownBy(written::get).isInstanceOf(RequestCancelledException.class);
+        assertThat(written.cancelOutcome().get()).as("the peer may run it").isFalse();
+    }
+
+    @Test
+    void aConnectionThatDropsBeforeThePeerAnswersCompletesTheCountWithWhatIsKnown() throws Exception
+    {
+        final Session session = client.openSession();
+        final List<XioFuture<Message>> calls = requests(session, 2);
+        final CompletableFuture<Integer> count = session.cancelAll();
+        client.turn();
+        final ScriptedWire.Link link = client.wire.last();
+        assertThat(link.sent(FrameType.CANCEL)).hasSize(1);
+        assertThat(count).isNotDone();
+        client.wire.refuseConnects = true;
+        link.reset();
+        client.turn();
+        assertThat(count.get()).isZero();
+        for (final XioFuture<Message> call : calls)
+        {
+            assertThat(call.cancelOutcome().get()).isFalse();
+        }
+    }
+
+    @Test
+    void aRangeThatIsEmptyOrStartsBelowTheFirstIdIsRefused()
+    {
+        final Session session = client.openSession();
+        assertThatThrownBy(() -> session.cancel(0, 5)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> session.cancel(5, 4)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("5..4");
+        final CompletableFuture<Integer> none = session.cancel(7, 7);
+        client.turn();
+        assertThat(none).as("nothing pending there: nothing aborted").isCompletedWithValue(0);
+    }
+
+    @Test
+    void aRequestHandedToAnotherConnectionBeforeItsLanePassedARangeCancelIsCancelledWhereItArrives()
+        throws Exception
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT.withConnections(2));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        first.deliver(PeerFrames.setupAccept(first.sent(FrameType.SETUP).get(0).requestId(), SESSION));
+        client.turn();
+        final ScriptedWire.Link second = client.wire.last();
+        second.deliver(PeerFrames.attachAccept(second.sent(FrameType.ATTACH).get(0).requestId(), SESSION));
+        client.turn();
+        final Session session = opening.join();
+        final List<XioFuture<Message>> calls = requests(session, 2);
+        final ScriptedWire.Link holder = first.sent(FrameType.REQUEST).isEmpty() ? second : first;
+        final ScriptedWire.Link other = holder == first ? second : first;
+        assertThat(holder.sent(FrameType.REQUEST)).hasSize(2);
+
+        final CompletableFuture<Integer> count = session.cancelAll(); // both passes queued, not run yet
+        holder.reset(); // its lane hands both requests to the other before either pass runs
+        client.turn();
+        assertThat(other.sent(FrameType.REQUEST)).as("not retransmitted: cancelled on arrival").isEmpty();
+        final List<ScriptedWire.Sent> cancels = other.sent(FrameType.CANCEL);
+        assertThat(cancels).hasSize(2);
+        for (final XioFuture<Message> call : calls)
+        {
+            assertThatThrownBy(call::get).isInstanceOf(RequestCancelledException.class);
+        }
+        assertThat(count).isNotDone();
+        for (final ScriptedWire.Sent cancel : cancels)
+        {
+            other.deliver(PeerFrames.cancelResult(0, SESSION, cancel.requestId(), lastOf(cancel), 1));
+        }
+        client.turn();
+        assertThat(count.get()).isEqualTo(2);
+        assertThat(calls.get(0).cancelOutcome().get()).isTrue();
     }
 
     @Test
