@@ -2,7 +2,6 @@ package io.xio.spring.autoconfigure.client;
 
 import io.xio.engine.RemoteException;
 import io.xio.spring.autoconfigure.error.XioErrorBody;
-import io.xio.spring.autoconfigure.error.XioErrorCode;
 
 import java.lang.reflect.Method;
 import java.util.Collection;

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Once the application context is refreshed: registers every {@code @XioService} bean with the engine (its
- * failures mapped by its own and the {@code @XioServiceAdvice} beans' exception handlers) and binds the configured portals (the first one redirecting over the others when a redirect policy is set).
+ * failures mapped by its own and the {@code @XioServiceAdvice} beans' exception handlers) and binds the
+ * configured portals (the first one redirecting over the others when a redirect policy is set).
  * On shutdown: closes the portals, lets calls in flight finish within {@code xio.shutdown.grace-period}.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
