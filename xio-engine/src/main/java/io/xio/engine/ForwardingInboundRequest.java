@@ -95,6 +95,12 @@ public class ForwardingInboundRequest implements InboundRequest
     }
 
     @Override
+    public void fail(final String type, final String message)
+    {
+        delegate.fail(type, message);
+    }
+
+    @Override
     public void refuse()
     {
         delegate.refuse();

@@ -26,6 +26,12 @@ public interface InboundRequest
     void fail(Throwable error);
 
     /**
+     * Sends an error response naming {@code type} with {@code message} as given: for a layer above that maps its
+     * exceptions itself, and keeps the text within the peer's header limit.
+     */
+    void fail(String type, String message);
+
+    /**
      * Turns the request away unrun because this side is too busy: the sender gets a back-pressure answer (status
      * BACK_PRESSURE, no body) at once, which its {@link XioFuture} reports as a {@link BackPressureException}
      * (cause: a {@link RemoteException} whose {@link RemoteException#isBackPressure()} is true), and may retry

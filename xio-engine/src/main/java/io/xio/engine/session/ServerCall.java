@@ -287,11 +287,17 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     @Override
     public void fail(final Throwable error)
     {
+        fail(error.getClass().getName(), error.getMessage() == null ? "" : error.getMessage());
+    }
+
+    @Override
+    public void fail(final String type, final String message)
+    {
         if (isOneWay())
         {
             return;
         }
-        final String text = error.getClass().getName() + "\n" + (error.getMessage() == null ? "" : error.getMessage());
+        final String text = type + "\n" + message;
         answer(Status.APPLICATION_ERROR, Outbound.of(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8))));
     }
 

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.annotation.XioClient;
 import io.xio.annotation.XioService;
+import io.xio.annotation.XioServiceAdvice;
 import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
 import org.springframework.beans.factory.BeanFactory;
@@ -23,8 +24,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Registers, from the application's packages, every {@code @XioService} class as a bean and a client proxy
- * bean for every {@code @XioClient} interface, so both work with plain constructor injection.
+ * Registers, from the application's packages, every {@code @XioService} and {@code @XioServiceAdvice} class as a
+ * bean and a client proxy bean for every {@code @XioClient} interface, so all work with plain constructor
+ * injection.
  */
 class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFactoryAware, EnvironmentAware,
     org.springframework.beans.factory.BeanClassLoaderAware
@@ -67,10 +69,12 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
                 {
                     final AnnotationMetadata type = definition.getMetadata();
                     return type.isIndependent() && (type.isInterface() ? type.hasAnnotation(XioClient.class.getName())
-                        : type.isConcrete() && type.hasAnnotation(XioService.class.getName()));
+                        : type.isConcrete() && (type.hasAnnotation(XioService.class.getName()) ||
+                            type.hasAnnotation(XioServiceAdvice.class.getName())));
                 }
             };
         scanner.addIncludeFilter(new AnnotationTypeFilter(XioService.class));
+        scanner.addIncludeFilter(new AnnotationTypeFilter(XioServiceAdvice.class));
         scanner.addIncludeFilter(new AnnotationTypeFilter(XioClient.class, true, true));
         for (final String base : packages)
         {

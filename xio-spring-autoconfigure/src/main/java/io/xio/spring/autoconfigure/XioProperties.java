@@ -258,6 +258,12 @@ public class XioProperties
         /** Deadline of a call when neither the client nor the method sets one. */
         private Duration timeout = Duration.ofSeconds(5);
 
+        /**
+         * Exception types every client rebuilds from a server's failure, besides those the called method declares
+         * and the JDK's common unchecked exceptions; any other type arrives as {@code XioRemoteException}.
+         */
+        private List<Class<? extends Exception>> allowedExceptions = new ArrayList<>();
+
         public Duration getTimeout()
         {
             return timeout;
@@ -266,6 +272,16 @@ public class XioProperties
         public void setTimeout(final Duration timeout)
         {
             this.timeout = positive(timeout);
+        }
+
+        public List<Class<? extends Exception>> getAllowedExceptions()
+        {
+            return allowedExceptions;
+        }
+
+        public void setAllowedExceptions(final List<Class<? extends Exception>> allowedExceptions)
+        {
+            this.allowedExceptions = exceptions(allowedExceptions);
         }
     }
 
@@ -280,6 +296,12 @@ public class XioProperties
 
         /** Parallel connections of the session; default: one per context. */
         private Integer connections;
+
+        /**
+         * Exception types this client rebuilds from a server's failure, besides those of
+         * {@code xio.client.allowed-exceptions}.
+         */
+        private List<Class<? extends Exception>> allowedExceptions = new ArrayList<>();
 
         public String getUri()
         {
@@ -317,6 +339,16 @@ public class XioProperties
                 throw new IllegalArgumentException("must be at least 1, was " + connections);
             }
             this.connections = connections;
+        }
+
+        public List<Class<? extends Exception>> getAllowedExceptions()
+        {
+            return allowedExceptions;
+        }
+
+        public void setAllowedExceptions(final List<Class<? extends Exception>> allowedExceptions)
+        {
+            this.allowedExceptions = exceptions(allowedExceptions);
         }
     }
 
@@ -581,6 +613,19 @@ public class XioProperties
             }
             this.gracePeriod = gracePeriod;
         }
+    }
+
+    /** Fails at binding on a type that is no exception: generics do not check what a class name names. */
+    private static List<Class<? extends Exception>> exceptions(final List<Class<? extends Exception>> types)
+    {
+        for (final Class<?> type : types)
+        {
+            if (!Exception.class.isAssignableFrom(type))
+            {
+                throw new IllegalArgumentException(type.getName() + " is not an exception");
+            }
+        }
+        return types;
     }
 
     private static Duration positive(final Duration value)

@@ -1,13 +1,16 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.annotation.XioService;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioTimeoutException;
+import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.sample.slow.Slow;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClient;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClientApplication;
 import io.xio.spring.autoconfigure.sample.slow.server.SlowServerApplication;
@@ -40,7 +43,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Bounds on a service's calls ({@code xio.server.services.<resource>.*}), end to end over tcp: a client flooding a
  * slow service gets {@link BackPressureException} at once for what exceeds them, the accepted calls complete,
- * the calls waiting never exceed the bound, and a call whose caller gave up while it waited never runs.
+ * the calls waiting never exceed the bound, and a call whose caller gave up while it waited never runs (bounded,
+ * or waiting in a one-thread executor).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioServiceBoundsTest
@@ -213,6 +217,54 @@ class XioServiceBoundsTest
                     assertThat(service.ran()).containsExactly("running");
                     assertThat(outcomes.of(XioCallOutcome.SUCCESS)).isZero();
                 }));
+    }
+
+    @Test
+    void aCallCancelledWhileItWaitsForAOneThreadWorkerNeverRuns()
+    {
+        final Outcomes outcomes = new Outcomes();
+        final SlowService service = new SlowService();
+        final ExecutorService oneThread = Executors.newSingleThreadExecutor();
+        try
+        {
+            runner(SlowServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+                .run(server ->
+                {
+                    final XioEngine serverEngine = server.getBean(XioEngine.class);
+                    // Unbounded: nothing but the executor's own queue holds the second call.
+                    serverEngine.register("queued", new ServiceDispatcher("queued", Slow.class, service,
+                        server.getBean(XioCodec.class), XioService.Dispatch.WORKER, oneThread, outcomes));
+                    runner(SlowClientApplication.class).withPropertyValues(
+                        "xio.clients.slow.uri=tcp://127.0.0.1:" + port(server) + "/queued",
+                        "xio.clients.slow.timeout=30s").run(client ->
+                        {
+                            final SlowClient slow = client.getBean(SlowClient.class);
+                            final CompletableFuture<String> running = slow.workAsync("running");
+                            await().atMost(Duration.ofSeconds(5)).until(() -> service.ran().size() == 1);
+                            final CompletableFuture<String> waiting = slow.workAsync("waiting");
+                            await().atMost(Duration.ofSeconds(5)).until(() -> executing(serverEngine) == 2);
+                            assertThat(waiting.cancel(true)).isTrue();
+                            // The cancel reached the server while the call still waited for the worker.
+                            await().atMost(Duration.ofSeconds(5)).until(() -> executing(serverEngine) == 1);
+                            service.release();
+                            assertThat(running.get(5, TimeUnit.SECONDS)).isEqualTo("done running");
+                            await().atMost(Duration.ofSeconds(5)).until(() ->
+                                outcomes.of(XioCallOutcome.CANCELLED) == 1);
+                            assertThat(service.ran()).containsExactly("running");
+                            assertThat(outcomes.of(XioCallOutcome.SUCCESS)).isEqualTo(1);
+                        });
+                });
+        }
+        finally
+        {
+            service.release();
+            oneThread.shutdownNow();
+        }
+    }
+
+    private static int executing(final XioEngine engine)
+    {
+        return engine.sessions().stream().mapToInt(s -> s.statistics().executing()).sum();
     }
 
     @Test

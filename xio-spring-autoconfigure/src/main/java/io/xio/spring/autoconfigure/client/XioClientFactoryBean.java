@@ -10,6 +10,8 @@ import org.springframework.beans.factory.FactoryBean;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Makes the proxy of one {@code @XioClient} interface. Its settings come from {@code xio.clients.<name>} or
@@ -48,6 +50,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         Duration timeout = properties.getClient().getTimeout();
         int connections = 0;
         String address = uri;
+        final List<Class<? extends Exception>> allowed = new ArrayList<>(properties.getClient().getAllowedExceptions());
         if (address == null || address.isEmpty())
         {
             final XioProperties.NamedClient settings = namedClient(properties, name);
@@ -58,10 +61,12 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             address = settings.getUri();
             timeout = settings.getTimeout() != null ? settings.getTimeout() : timeout;
             connections = settings.getConnections() != null ? settings.getConnections() : 0;
+            allowed.addAll(settings.getAllowedExceptions());
         }
         final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, address,
             beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), timeout, connections,
-            beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE));
+            beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
+            new AllowedExceptions(allowed));
         beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }

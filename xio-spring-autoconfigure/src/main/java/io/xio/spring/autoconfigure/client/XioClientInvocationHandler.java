@@ -43,14 +43,17 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final XioCodec codec;
     private final Duration timeout;
     private final SessionOptions options;
+    private final AllowedExceptions allowedExceptions;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
     private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
     private volatile CompletableFuture<Session> session;
     private volatile String lastFailure;
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
-        final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation)
+        final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation,
+        final AllowedExceptions allowedExceptions)
     {
+        this.allowedExceptions = allowedExceptions;
         this.api = api;
         this.name = name == null ? "" : name;
         this.uri = uri;
@@ -292,8 +295,8 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     /**
-     * The server's exception as the same type when this side can make one, else {@link XioRemoteException}; a
-     * call the server turned away for lack of room as {@link BackPressureException}, with the server's answer as
+     * The server's exception as the same type when it is on the call's allow-list, else {@link XioRemoteException};
+     * a call the server turned away for lack of room as {@link BackPressureException}, with the server's answer as
      * its cause, the same type a call refused on this side for lack of room gets.
      */
     private Throwable translate(final Throwable failure, final Method method)
@@ -308,28 +311,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             return failure;
         }
-        try
-        {
-            final Class<?> type = Class.forName(remote.remoteType(), false,
-                method.getDeclaringClass().getClassLoader());
-            if (!Exception.class.isAssignableFrom(type))
-            {
-                return new XioRemoteException(remote.remoteType(), remote.remoteMessage());
-            }
-            // Errors (an OutOfMemoryError over there) are never re-thrown here, only described.
-            final boolean allowed = RuntimeException.class.isAssignableFrom(type) ||
-                Exception.class.isAssignableFrom(type) &&
-                    java.util.Arrays.stream(method.getExceptionTypes()).anyMatch(t -> t.isAssignableFrom(type));
-            if (allowed && Throwable.class.isAssignableFrom(type))
-            {
-                return (Throwable)type.getConstructor(String.class).newInstance(remote.remoteMessage());
-            }
-        }
-        catch (final ReflectiveOperationException | LinkageError ignore)
-        {
-            // not on this class path, or not constructible from a message
-        }
-        return new XioRemoteException(remote.remoteType(), remote.remoteMessage());
+        return allowedExceptions.rebuild(remote, method);
     }
 
     /** The session, opened on first use and again after it closed; opening never blocks. */

@@ -8,6 +8,8 @@ import io.xio.engine.Outbound;
 import io.xio.engine.QueueingHandler;
 import io.xio.engine.RequestHandler;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.error.XioErrorBody;
+import io.xio.spring.autoconfigure.error.XioErrorCode;
 import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 import io.xio.spring.autoconfigure.observation.XioCall;
@@ -29,9 +31,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Serves one exported bean: finds the method a request names, decodes its arguments (data segments as
  * read-only views into the received message, valid until the method returns or its future completes), runs it
- * inline or on the worker executor, and answers with the result or the exception. With bounds on its calls, at
- * most that many run at once and that many more wait; a call beyond them, or one whose caller cancelled it while
- * it waited, is turned away unrun with back-pressure. Thread-safe.
+ * inline or on the worker executor, and answers with the result or the exception (as the service's
+ * {@link XioExceptionHandlers} map it). A call whose caller cancelled it while it waited for a worker never
+ * starts. With bounds on its calls, at most that many run at once and that many more wait; a call beyond them is
+ * turned away unrun with back-pressure. Thread-safe.
  */
 public final class ServiceDispatcher implements RequestHandler
 {
@@ -39,6 +42,7 @@ public final class ServiceDispatcher implements RequestHandler
     private final Object target;
     private final Map<String, ServiceMethod> methods = new HashMap<>();
     private final XioCodec codec;
+    private final XioExceptionHandlers handlers;
     private final Executor executor;
     /** Set when the calls are bounded: runs them on the executor, so many at once, with so many waiting. */
     private final QueueingHandler queue;
@@ -59,16 +63,17 @@ public final class ServiceDispatcher implements RequestHandler
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
     {
-        this(resource, api, target, codec, dispatch, worker, instrumentation, 0, 0);
+        this(resource, api, target, codec, dispatch, worker, instrumentation, XioExceptionHandlers.NONE, 0, 0);
     }
 
     /**
-     * A service whose calls are bounded: at most {@code maxConcurrentCalls} run at once on {@code worker}, at
-     * most {@code maxQueuedCalls} more wait; {@code maxConcurrentCalls} 0 leaves them unbounded.
+     * A service whose failures {@code handlers} map and whose calls are bounded: at most
+     * {@code maxConcurrentCalls} run at once on {@code worker}, at most {@code maxQueuedCalls} more wait;
+     * {@code maxConcurrentCalls} 0 leaves them unbounded.
      */
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
-        final int maxConcurrentCalls, final int maxQueuedCalls)
+        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls)
     {
         if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
         {
@@ -79,6 +84,7 @@ public final class ServiceDispatcher implements RequestHandler
         this.resource = resource;
         this.target = target;
         this.codec = codec;
+        this.handlers = handlers;
         this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
         this.queue = maxConcurrentCalls > 0
             ? new QueueingHandler(worker, maxConcurrentCalls, maxQueuedCalls, new Bounded()) : null;
@@ -167,7 +173,7 @@ public final class ServiceDispatcher implements RequestHandler
         message.close();
         if (!request.isOneWay())
         {
-            request.fail(refusal);
+            fail(request, XioExceptionHandlers.unmapped(refusal, XioErrorCode.UNAVAILABLE));
         }
     }
 
@@ -209,9 +215,23 @@ public final class ServiceDispatcher implements RequestHandler
         }
     }
 
+    /**
+     * Whether a call that may have waited for a worker is still worth starting: not once its caller cancelled it
+     * (no answer would reach anyone). The one place such checks go, run just before the service method is.
+     */
+    private static boolean shouldStillRun(final InboundRequest request)
+    {
+        return !request.isCancelled();
+    }
+
     /** Runs a call; true when it is over, false when a future the method returned will finish it. */
     private boolean invoke(final InboundRequest request, final Message message, final long start)
     {
+        if (!shouldStillRun(request))
+        {
+            turnAway(request, start, XioCallOutcome.CANCELLED, null);
+            return true;
+        }
         ServiceMethod method = null;
         CallRecorder recorder = null;
         Object started = null;
@@ -330,7 +350,9 @@ public final class ServiceDispatcher implements RequestHandler
             else if (failure != null)
             {
                 message.close();
-                request.fail(failure);
+                fail(request, failedAs == XioCallOutcome.SERVICE_ERROR ? handlers.answer(failure)
+                    : XioExceptionHandlers.unmapped(failure, failure instanceof NoSuchMethodException
+                        ? XioErrorCode.UNIMPLEMENTED : XioErrorCode.INTERNAL));
             }
             else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
             {
@@ -356,7 +378,7 @@ public final class ServiceDispatcher implements RequestHandler
             message.close();
             try
             {
-                request.fail(ex); // the result could not be encoded, say
+                fail(request, XioExceptionHandlers.unmapped(ex, XioErrorCode.INTERNAL)); // could not encode, say
             }
             catch (final IllegalStateException answeredAlready)
             {
@@ -368,6 +390,13 @@ public final class ServiceDispatcher implements RequestHandler
             running.decrementAndGet();
             recorder.stopSafely(started, start, outcome, error);
         }
+    }
+
+    /** Sends a failure's answer, bounded so that no exception's text can exceed the caller's header limit. */
+    private static void fail(final InboundRequest request, final XioExceptionHandlers.Answer answer)
+    {
+        request.fail(XioErrorBody.bounded(answer.type(), XioErrorBody.MAX_TYPE_BYTES),
+            XioErrorBody.encode(answer.error()));
     }
 
 }

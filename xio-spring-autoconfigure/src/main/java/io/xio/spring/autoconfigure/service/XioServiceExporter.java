@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.service;
 
 import io.xio.annotation.XioService;
+import io.xio.annotation.XioServiceAdvice;
 import io.xio.engine.Portal;
 import io.xio.engine.QueueingHandler;
 import io.xio.engine.Redirectors;
@@ -28,8 +29,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Once the application context is refreshed: registers every {@code @XioService} bean with the engine and
- * binds the configured portals (the first one redirecting over the others when a redirect policy is set).
+ * Once the application context is refreshed: registers every {@code @XioService} bean with the engine (its
+ * failures mapped by its own and the {@code @XioServiceAdvice} beans' exception handlers) and binds the
+ * configured portals (the first one redirecting over the others when a redirect policy is set).
  * On shutdown: closes the portals, lets calls in flight finish within {@code xio.shutdown.grace-period}.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
@@ -91,6 +93,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
 
     private void export()
     {
+        final List<Object> advices = List.copyOf(context.getBeansWithAnnotation(XioServiceAdvice.class).values());
         for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
         {
             final Object target = bean.getValue();
@@ -107,7 +110,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final XioProperties.Service bounds = properties.getServer().getServices().get(resource);
             final int maxConcurrent = maxConcurrentCalls(resource, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
-                settings.dispatch(), worker, instrumentation, maxConcurrent, maxQueuedCalls(resource, bounds));
+                settings.dispatch(), worker, instrumentation, XioExceptionHandlers.of(target, resource, api, advices),
+                maxConcurrent, maxQueuedCalls(resource, bounds));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher);
         }
