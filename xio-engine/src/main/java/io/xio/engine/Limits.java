@@ -27,6 +27,10 @@ import java.time.Duration;
  * @param maxSessionsPerPeer most sessions an engine accepts from one peer address (host)
  * @param maxConnectionsPerPortal most connections a portal holds open at once
  * @param maxConnectionsPerPeer most connections an engine accepts from one peer address (host)
+ * @param maxRetainedBytesPerSession bytes of responses larger than {@code retainedResponseBytes} one session keeps
+ *                                   by reference for retransmits until the requester acknowledges them; a response
+ *                                   that would pass it is not kept (a retransmit of it gets RESPONSE_LOST)
+ * @param maxRetainedBytes the same, for all sessions of the engine together
  */
 public record Limits(
     int maxMessageBytes,
@@ -45,18 +49,21 @@ public record Limits(
     int maxSessionsPerConnection,
     int maxSessionsPerPeer,
     int maxConnectionsPerPortal,
-    int maxConnectionsPerPeer)
+    int maxConnectionsPerPeer,
+    long maxRetainedBytesPerSession,
+    long maxRetainedBytes)
 {
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
      * up to 16 KiB kept (so at most 32 MiB of kept responses per session); a connection closed at 64 MiB unsent
      * or after 15 s without reading, 10 s to set up, frames slower than 16 KiB/s after 2 s closed (a connection
      * is cheap to lose: sessions outlive it); 16384 sessions
-     * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host.
+     * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host; larger
+     * responses kept until acknowledged up to 64 MiB per session and 512 MiB per engine.
      */
     public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
         64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
-        16384, 1024, 4096, 4096, 512);
+        16384, 1024, 4096, 4096, 512, 64L << 20, 512L << 20);
 
     public Limits
     {
@@ -97,6 +104,11 @@ public record Limits(
         positive("maxSessionsPerPeer", maxSessionsPerPeer);
         positive("maxConnectionsPerPortal", maxConnectionsPerPortal);
         positive("maxConnectionsPerPeer", maxConnectionsPerPeer);
+        if (maxRetainedBytesPerSession < 0 || maxRetainedBytes < 0)
+        {
+            throw new IllegalArgumentException("maxRetainedBytesPerSession and maxRetainedBytes must be >= 0, were " +
+                maxRetainedBytesPerSession + " and " + maxRetainedBytes);
+        }
     }
 
     public Limits withMaxMessageBytes(final int value)
@@ -172,6 +184,17 @@ public record Limits(
         return copy().maxConnectionsPerPeer(value).build();
     }
 
+    /** 0 keeps no response larger than {@code retainedResponseBytes} (a retransmit of one gets RESPONSE_LOST). */
+    public Limits withMaxRetainedBytesPerSession(final long value)
+    {
+        return copy().maxRetainedBytesPerSession(value).build();
+    }
+
+    public Limits withMaxRetainedBytes(final long value)
+    {
+        return copy().maxRetainedBytes(value).build();
+    }
+
     private Copy copy()
     {
         return new Copy(this);
@@ -213,6 +236,8 @@ public record Limits(
         private int maxSessionsPerPeer;
         private int maxConnectionsPerPortal;
         private int maxConnectionsPerPeer;
+        private long maxRetainedBytesPerSession;
+        private long maxRetainedBytes;
 
         Copy(final Limits from)
         {
@@ -233,6 +258,8 @@ public record Limits(
             maxSessionsPerPeer = from.maxSessionsPerPeer;
             maxConnectionsPerPortal = from.maxConnectionsPerPortal;
             maxConnectionsPerPeer = from.maxConnectionsPerPeer;
+            maxRetainedBytesPerSession = from.maxRetainedBytesPerSession;
+            maxRetainedBytes = from.maxRetainedBytes;
         }
 
         Copy maxMessageBytes(final int value)
@@ -325,12 +352,24 @@ public record Limits(
             return this;
         }
 
+        Copy maxRetainedBytesPerSession(final long value)
+        {
+            maxRetainedBytesPerSession = value;
+            return this;
+        }
+
+        Copy maxRetainedBytes(final long value)
+        {
+            maxRetainedBytes = value;
+            return this;
+        }
+
         Limits build()
         {
             return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
                 retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,
                 minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
-                maxConnectionsPerPeer);
+                maxConnectionsPerPeer, maxRetainedBytesPerSession, maxRetainedBytes);
         }
     }
 }

@@ -16,6 +16,11 @@ public final class FrameFlags
      * {@link FrameType#DATA_DESCRIPTOR} described; the frame carries their lengths but not their bytes.
      */
     public static final int DATA_WRITTEN = 1 << 4;
+    /**
+     * On a RESPONSE: the responder keeps this response for a retransmit until the requester acknowledges it with a
+     * {@link FrameType#RESPONSE_ACK}.
+     */
+    public static final int ACK_REQUESTED = 1 << 6;
 
     private FrameFlags()
     {

@@ -77,6 +77,8 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     private Lane sendVia;
     private int answerStatus;
     private Outbound answer;
+    /** The answer is held by reference until the requester acknowledges it: it goes with ACK_REQUESTED. */
+    boolean ackRequested;
     // The requester's output region for a one-sided write of the answer's data, valid on outputOn only and only
     // while no cancel arrived there after it (outputEpoch). Read and written on the receiving lane's thread.
     Connection outputOn;
@@ -111,6 +113,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         replyVia = null;
         sendVia = null;
         answer = null;
+        ackRequested = false;
         outputOn = null;
         ON_CANCEL.setRelease(this, null);
         HELD.setRelease(this, HOLDS);
