@@ -67,7 +67,9 @@ public class XioAutoConfiguration
                 .withMaxSessionsPerConnection(properties.getMaxSessionsPerConnection())
                 .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
                 .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
-                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer());
+                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
+                .withMaxRetainedBytesPerSession(properties.getMaxRetainedSizePerSession().toBytes())
+                .withMaxRetainedBytes(properties.getMaxRetainedSize().toBytes());
         }
         catch (final IllegalArgumentException ex)
         {
