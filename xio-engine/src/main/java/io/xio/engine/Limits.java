@@ -29,6 +29,10 @@ import java.time.Duration;
  * @param maxConnectionsPerPeer most connections an engine accepts from one peer address (host)
  * @param maxMetadataBytes largest call context (deadline and metadata entries, {@link Metadata#encodedLength()})
  *                         of one request or response, sent or received; at most 65535
+ * @param maxRetainedBytesPerSession bytes of responses larger than {@code retainedResponseBytes} one session keeps
+ *                                   by reference for retransmits until the requester acknowledges them; a response
+ *                                   that would pass it is not kept (a retransmit of it gets RESPONSE_LOST)
+ * @param maxRetainedBytes the same, for all sessions of the engine together
  */
 public record Limits(
     int maxMessageBytes,
@@ -48,7 +52,9 @@ public record Limits(
     int maxSessionsPerPeer,
     int maxConnectionsPerPortal,
     int maxConnectionsPerPeer,
-    int maxMetadataBytes)
+    int maxMetadataBytes,
+    long maxRetainedBytesPerSession,
+    long maxRetainedBytes)
 {
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
@@ -56,11 +62,12 @@ public record Limits(
      * or after 15 s without reading, 10 s to set up, frames slower than 16 KiB/s after 2 s closed (a connection
      * is cheap to lose: sessions outlive it); 16384 sessions
      * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host; 8 KiB of
-     * call context (metadata) per call, as gRPC allows by default.
+     * call context (metadata) per call, as gRPC allows by default; larger responses kept until acknowledged up to
+     * 64 MiB per session and 512 MiB per engine.
      */
     public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
         64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
-        16384, 1024, 4096, 4096, 512, 8 << 10);
+        16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20);
 
     public Limits
     {
@@ -105,6 +112,11 @@ public record Limits(
         if (maxMetadataBytes > 0xFFFF)
         {
             throw new IllegalArgumentException("maxMetadataBytes must be <= 65535, was " + maxMetadataBytes);
+        }
+        if (maxRetainedBytesPerSession < 0 || maxRetainedBytes < 0)
+        {
+            throw new IllegalArgumentException("maxRetainedBytesPerSession and maxRetainedBytes must be >= 0, were " +
+                maxRetainedBytesPerSession + " and " + maxRetainedBytes);
         }
     }
 
@@ -186,6 +198,17 @@ public record Limits(
         return copy().maxMetadataBytes(value).build();
     }
 
+    /** 0 keeps no response larger than {@code retainedResponseBytes} (a retransmit of one gets RESPONSE_LOST). */
+    public Limits withMaxRetainedBytesPerSession(final long value)
+    {
+        return copy().maxRetainedBytesPerSession(value).build();
+    }
+
+    public Limits withMaxRetainedBytes(final long value)
+    {
+        return copy().maxRetainedBytes(value).build();
+    }
+
     private Copy copy()
     {
         return new Copy(this);
@@ -228,6 +251,8 @@ public record Limits(
         private int maxConnectionsPerPortal;
         private int maxConnectionsPerPeer;
         private int maxMetadataBytes;
+        private long maxRetainedBytesPerSession;
+        private long maxRetainedBytes;
 
         Copy(final Limits from)
         {
@@ -249,6 +274,8 @@ public record Limits(
             maxConnectionsPerPortal = from.maxConnectionsPerPortal;
             maxConnectionsPerPeer = from.maxConnectionsPerPeer;
             maxMetadataBytes = from.maxMetadataBytes;
+            maxRetainedBytesPerSession = from.maxRetainedBytesPerSession;
+            maxRetainedBytes = from.maxRetainedBytes;
         }
 
         Copy maxMessageBytes(final int value)
@@ -347,12 +374,24 @@ public record Limits(
             return this;
         }
 
+        Copy maxRetainedBytesPerSession(final long value)
+        {
+            maxRetainedBytesPerSession = value;
+            return this;
+        }
+
+        Copy maxRetainedBytes(final long value)
+        {
+            maxRetainedBytes = value;
+            return this;
+        }
+
         Limits build()
         {
             return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
                 retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,
                 minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
-                maxConnectionsPerPeer, maxMetadataBytes);
+                maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession, maxRetainedBytes);
         }
     }
 }

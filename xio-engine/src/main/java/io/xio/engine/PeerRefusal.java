@@ -27,5 +27,10 @@ public enum PeerRefusal
     /** A peer that let more than the unsent-bytes limit pile up for it. */
     UNSENT_LIMIT,
     /** A frame that arrived slower than the minimum receive rate. */
-    SLOW_FRAME
+    SLOW_FRAME,
+    /**
+     * A large response not kept for a retransmit: the requester's unacknowledged responses fill its session's (or
+     * the engine's) retained-bytes budget. A retransmit of it gets RESPONSE_LOST.
+     */
+    RETAINED_LIMIT
 }

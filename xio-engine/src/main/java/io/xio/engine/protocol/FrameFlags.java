@@ -21,6 +21,11 @@ public final class FrameFlags
      * {@link CallContext}), which its {@code headerLength} counts.
      */
     public static final int CONTEXT = 1 << 5;
+    /**
+     * On a RESPONSE: the responder keeps this response for a retransmit until the requester acknowledges it with a
+     * {@link FrameType#RESPONSE_ACK}.
+     */
+    public static final int ACK_REQUESTED = 1 << 6;
 
     private FrameFlags()
     {

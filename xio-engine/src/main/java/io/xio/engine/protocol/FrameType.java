@@ -22,13 +22,16 @@ public final class FrameType
     public static final int CREDIT = 14;
     public static final int DATA_DESCRIPTOR = 15;
     public static final int CLOSE = 16;
+    /** The requester has a whole RESPONSE that asked for an acknowledgement: the responder may drop its copy. */
+    public static final int RESPONSE_ACK = 17;
 
     /** One past the highest code in use. */
-    public static final int LIMIT = 17;
+    public static final int LIMIT = 18;
 
     private static final String[] NAMES = {
         "?", "SETUP", "SETUP_ACCEPT", "SETUP_REJECT", "SETUP_REDIRECT", "ATTACH", "ATTACH_ACCEPT", "ATTACH_REJECT",
-        "REQUEST", "RESPONSE", "RECEIPT", "CANCEL", "CANCEL_RESULT", "KEEPALIVE", "CREDIT", "DATA_DESCRIPTOR", "CLOSE"
+        "REQUEST", "RESPONSE", "RECEIPT", "CANCEL", "CANCEL_RESULT", "KEEPALIVE", "CREDIT", "DATA_DESCRIPTOR", "CLOSE",
+        "RESPONSE_ACK"
     };
 
     private FrameType()

@@ -480,7 +480,7 @@ final class Connection implements LinkHandler
         switch (type)
         {
             case FrameType.REQUEST, FrameType.RESPONSE, FrameType.RECEIPT, FrameType.CANCEL,
-                FrameType.CANCEL_RESULT, FrameType.DATA_DESCRIPTOR -> toLane(type, slab);
+                FrameType.CANCEL_RESULT, FrameType.DATA_DESCRIPTOR, FrameType.RESPONSE_ACK -> toLane(type, slab);
             case FrameType.KEEPALIVE ->
             {
             }

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The receiver's memory of recent request ids of one session and direction, so that a request retransmitted
  * after a connection failure is never executed twice: it gets the original response instead (when that was
- * small enough to keep) or a RESPONSE_LOST status. A ring of slots indexed by id; each slot's state word is
+ * small enough to copy, or held by reference until the requester acknowledged it: {@link HeldResponse}) or a
+ * RESPONSE_LOST status. A ring of slots indexed by id; each slot's state word is
  * {@code id << 2 | state}, changed by CAS, so the contexts of a session's connections share it without locks.
  * A slot whose request is still executing is never reused: the newer id is then refused as back-pressure.
  * Slots come in segments of 64, each allocated when an id first falls into it, so a session costs memory in
@@ -48,6 +49,13 @@ final class DedupWindow
     private final int mask;
     private final int segmentMask;
     private final AtomicReferenceArray<Segment> segments;
+    /** The session ended: responses held by reference are released, and none is held from now on. */
+    private volatile boolean ended;
+
+    @SuppressWarnings("rawtypes")
+    private static final java.util.concurrent.atomic.AtomicReferenceFieldUpdater<Segment, AtomicReferenceArray> HELD =
+        java.util.concurrent.atomic.AtomicReferenceFieldUpdater.newUpdater(Segment.class, AtomicReferenceArray.class,
+            "held");
 
     /** 64 slots (fewer in a smaller window): their state words, executing calls and kept responses. */
     private static final class Segment
@@ -55,6 +63,8 @@ final class DedupWindow
         final AtomicLongArray states;
         final AtomicReferenceArray<Object> calls;
         final Kept[] kept;
+        /** Responses held by reference, by slot; made when the segment holds its first one. */
+        volatile AtomicReferenceArray<HeldResponse> held;
 
         Segment(final int size)
         {
@@ -246,12 +256,24 @@ final class DedupWindow
      */
     void complete(final long id, final int status, final Outbound response, final int maxKept)
     {
+        complete(id, status, response, maxKept, null);
+    }
+
+    /**
+     * {@link #complete(long, int, Outbound, int)}, holding {@code held} (when not null) by reference for retransmits
+     * instead of a copy, until {@link #acknowledge}, the slot's next id or {@link #releaseHeld}. Any response the
+     * slot held for an older id is let go. False when {@code held} was not taken (the id is not executing here):
+     * its hold is then still the caller's.
+     */
+    boolean complete(final long id, final int status, final Outbound response, final int maxKept,
+        final HeldResponse held)
+    {
         final Segment segment = segment(id);
         final int slot = slot(id);
         final long executing = id << 2 | EXECUTING;
         if (segment == null || segment.states.get(slot) != executing)
         {
-            return;
+            return false;
         }
         final long size = response == null ? -1 : response.headerLength() + response.dataLength();
         final int trailers = response == null || response.metadata() == null ? 0 : response.metadata().encodedLength();
@@ -269,8 +291,80 @@ final class DedupWindow
         {
             slotKept.present = false;
         }
+        final AtomicReferenceArray<HeldResponse> heldSlots = held != null ? heldSlots(segment) : segment.held;
+        final HeldResponse older = heldSlots == null ? null : heldSlots.getAndSet(slot, held);
         segment.calls.set(slot, null);
         segment.states.compareAndSet(slot, executing, id << 2 | DONE); // publishes the kept response
+        if (older != null)
+        {
+            older.close(); // the slot's reuse: a retransmit of that id is outside the sender's window by now
+        }
+        if (held != null && ended && heldSlots.compareAndSet(slot, held, null))
+        {
+            held.close(); // the session ended meanwhile: its sweep may have missed this one
+        }
+        return held != null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private AtomicReferenceArray<HeldResponse> heldSlots(final Segment segment)
+    {
+        final AtomicReferenceArray<HeldResponse> existing = segment.held;
+        if (existing != null)
+        {
+            return existing;
+        }
+        HELD.compareAndSet(segment, null, new AtomicReferenceArray<HeldResponse>(segmentMask + 1));
+        return segment.held;
+    }
+
+    /** The response held by reference for {@code id}, or null; {@link HeldResponse#share} to send it. */
+    HeldResponse held(final long id)
+    {
+        final Segment segment = segment(id);
+        final AtomicReferenceArray<HeldResponse> heldSlots = segment == null ? null : segment.held;
+        final HeldResponse held = heldSlots == null ? null : heldSlots.get(slot(id));
+        return held != null && held.id == id ? held : null;
+    }
+
+    /** The requester has the response to {@code id}: a copy held by reference for it goes. Ids not held: nothing. */
+    void acknowledge(final long id)
+    {
+        final Segment segment = segment(id);
+        final AtomicReferenceArray<HeldResponse> heldSlots = segment == null ? null : segment.held;
+        if (heldSlots == null)
+        {
+            return;
+        }
+        final int slot = slot(id);
+        final HeldResponse held = heldSlots.get(slot);
+        if (held != null && held.id == id && heldSlots.compareAndSet(slot, held, null))
+        {
+            held.close();
+        }
+    }
+
+    /** The session ended: every response held by reference is let go, and none is held any more. Any thread. */
+    void releaseHeld()
+    {
+        ended = true;
+        for (int i = 0; i < segments.length(); i++)
+        {
+            final Segment segment = segments.get(i);
+            final AtomicReferenceArray<HeldResponse> heldSlots = segment == null ? null : segment.held;
+            if (heldSlots == null)
+            {
+                continue;
+            }
+            for (int slot = 0; slot < heldSlots.length(); slot++)
+            {
+                final HeldResponse held = heldSlots.getAndSet(slot, null);
+                if (held != null)
+                {
+                    held.close();
+                }
+            }
+        }
     }
 
     /** The kept-response array of {@code id}'s slot, for tests: how much the slot holds on to. */

@@ -56,6 +56,8 @@ public final class EngineCore
     final Refusals refusals;
     final PeerCounts sessionsByPeer = new PeerCounts();
     final PeerCounts connectionsByPeer = new PeerCounts();
+    /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
+    final ByteBudget retained;
     /** Session secrets: what an ATTACH must show to join a session. */
     private final SecureRandom secrets = new SecureRandom();
 
@@ -77,6 +79,7 @@ public final class EngineCore
         this.clientInterceptors = settings.clientInterceptors().toArray(new ClientInterceptor[0]);
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
+        this.retained = new ByteBudget(limits.maxRetainedBytes(), null);
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
         {

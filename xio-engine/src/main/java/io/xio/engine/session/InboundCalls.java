@@ -267,6 +267,19 @@ final class InboundCalls
     /** A retransmit of a call answered already: the answer again, from the window, or RESPONSE_LOST. */
     private void resend(final long id, final int flags)
     {
+        final HeldResponse held = session.window.held(id);
+        final Outbound again = held == null ? null : held.share();
+        if (again != null)
+        {
+            final int result = lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR |
+                FrameFlags.ACK_REQUESTED, session.id(), id, held.status, again, CallContext.NO_DEADLINE,
+                written -> again.released(), true);
+            if (result != FrameEncoder.QUEUED)
+            {
+                again.released(); // copied, or no room: no link reads it
+            }
+            return;
+        }
         final DedupWindow.Retained kept = session.window.retained(id);
         if (kept == null)
         {
@@ -284,6 +297,12 @@ final class InboundCalls
         lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
             kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments).metadata(kept.trailers()),
             CallContext.NO_DEADLINE, null, false);
+    }
+
+    /** The peer has the whole response to its request: a copy held for a retransmit of it goes. */
+    void onResponseAck(final Frame frame)
+    {
+        session.window.acknowledge(DedupWindow.checkedId(frame.requestId()));
     }
 
     void onCancel(final Frame frame)
@@ -339,16 +358,17 @@ final class InboundCalls
         {
             call.sending(response);
         }
+        final int flags = call.flags & FrameFlags.FROM_ACCEPTOR | (call.ackRequested ? FrameFlags.ACK_REQUESTED : 0);
         int result = FrameEncoder.NOT_WRITABLE;
         if (call.lane == lane && lane.fence.mayWriteInto(call, connection) && status == Status.OK)
         {
-            result = connection.sendInto(call.flags & FrameFlags.FROM_ACCEPTOR, session.id(), call.id, status,
-                response, call.outputAddress, call.outputKey, call.outputLength, completion ? call : null);
+            result = connection.sendInto(flags, session.id(), call.id, status, response, call.outputAddress,
+                call.outputKey, call.outputLength, completion ? call : null);
         }
         if (result == FrameEncoder.NOT_WRITABLE)
         {
-            result = connection.sendMessage(FrameType.RESPONSE, call.flags & FrameFlags.FROM_ACCEPTOR,
-                session.id(), call.id, status, response, CallContext.NO_DEADLINE, completion ? call : null, true);
+            result = connection.sendMessage(FrameType.RESPONSE, flags, session.id(), call.id, status, response,
+                CallContext.NO_DEADLINE, completion ? call : null, true);
         }
         if (result == FrameEncoder.NO_ROOM)
         {

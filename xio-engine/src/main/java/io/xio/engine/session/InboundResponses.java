@@ -7,6 +7,7 @@ import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.protocol.Status;
 import io.xio.engine.memory.Slab;
@@ -39,6 +40,12 @@ final class InboundResponses
     void onResponse(final Frame frame, final Slab slab)
     {
         final long id = frame.requestId();
+        if ((frame.flags() & FrameFlags.ACK_REQUESTED) != 0)
+        {
+            // The whole response is here: the responder may let go of its copy, even if this one is a duplicate.
+            lane.connection().sendControl(FrameType.RESPONSE_ACK, frame.flags() & FrameFlags.FROM_ACCEPTOR,
+                session.id(), id, 0, Connection.NO_BODY);
+        }
         final boolean written = (frame.flags() & FrameFlags.DATA_WRITTEN) != 0;
         final int writtenAt = lane.fence.onResponse(frame, written);
         final PendingRequest request = outbound.get(id);

@@ -151,19 +151,30 @@ final class Lane
             handshake.connected();
         }
         outbound.drainWaiting();
-        if (session.initiator)
-        {
-            session.laneUp(this);
-        }
+        session.laneUp(this);
     }
 
-    /** Another lane of the session is up while this one is not: give it the requests waiting here. */
+    /**
+     * Another lane of the session is up while this one is not: give it the requests waiting here. A parked server
+     * lane has done its job then and leaves the session.
+     */
     void handOver(final Lane target)
     {
         if (!isUp() && !isClosed())
         {
             outbound.handOver(target);
+            if (state == LaneState.PARKED)
+            {
+                moveTo(LaneState.CLOSED);
+                session.removeServerLane(this);
+            }
         }
+    }
+
+    /** Whether this (server) lane holds its session's requests while no connection is up. Any thread. */
+    boolean isParked()
+    {
+        return state == LaneState.PARKED;
     }
 
     void onConnectionLost(final Connection c, final Throwable cause)
@@ -182,7 +193,10 @@ final class Lane
             return;
         }
         lastFailure = cause;
-        final LaneState down = session.initiator ? LaneState.RECONNECTING : LaneState.CLOSED;
+        // A server lane parks first and looks for another lane after: an attach on another context marks its lane
+        // up before it looks for parked ones (laneUp), so one of the two sees the other and nothing stays parked.
+        final LaneState down = session.initiator ? LaneState.RECONNECTING :
+            session.isOpen() ? LaneState.PARKED : LaneState.CLOSED;
         moveTo(down);
         // Down before anyone hears of it: the calls the fence releases may close the session or send again.
         fence.fenceAll();
@@ -191,19 +205,27 @@ final class Lane
         {
             return; // closed by one of those callbacks
         }
-        outbound.connectionLost(session.openLane(this), cause);
+        final Lane other = session.openLane(this);
+        outbound.connectionLost(other, cause);
         if (session.initiator)
         {
             session.fire(SessionEvent.Type.RECONNECTING, "connection of session " + session.describe() + " to " +
                 target() + " lost; reconnecting", cause);
             handshake.scheduleReconnect(cause);
+            return;
         }
-        else
+        session.fire(SessionEvent.Type.ERROR, "connection of session " + session.describe() + " from " +
+            c.remoteAddress() + " lost", cause);
+        if (state == LaneState.PARKED && other == null)
         {
-            session.fire(SessionEvent.Type.ERROR, "connection of session " + session.describe() + " from " +
-                c.remoteAddress() + " lost", cause);
-            session.removeServerLane(this);
+            session.parked(this);
+            return;
         }
+        if (state == LaneState.PARKED)
+        {
+            moveTo(LaneState.CLOSED); // another connection took the requests over
+        }
+        session.removeServerLane(this);
     }
 
     void abort()
@@ -317,7 +339,7 @@ final class Lane
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
         final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag;
         final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL ||
-            type == FrameType.DATA_DESCRIPTOR;
+            type == FrameType.DATA_DESCRIPTOR || type == FrameType.RESPONSE_ACK;
         if (request != peersIdSpace)
         {
             throw new ProtocolViolationException(FrameType.name(type) + " with a request id of the wrong side " +
@@ -345,6 +367,7 @@ final class Lane
             case FrameType.RECEIPT -> responses.onReceipt(frame);
             case FrameType.CANCEL -> inbound.onCancel(frame);
             case FrameType.CANCEL_RESULT -> responses.onCancelResult(frame);
+            case FrameType.RESPONSE_ACK -> inbound.onResponseAck(frame);
             default -> throw new IllegalStateException("not a lane frame: " + type);
         }
     }

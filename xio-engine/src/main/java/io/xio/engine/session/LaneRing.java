@@ -93,9 +93,36 @@ final class LaneRing
         return any;
     }
 
+    /** A parked lane other than {@code except} (a server session without a connection), or null. */
+    Lane parked(final Lane except)
+    {
+        for (final Lane lane : lanes)
+        {
+            if (lane != except && lane.isParked())
+            {
+                return lane;
+            }
+        }
+        return null;
+    }
+
+    /** How many lanes are neither parked nor closed: up, or about to be. */
+    int live()
+    {
+        int live = 0;
+        for (final Lane lane : lanes)
+        {
+            if (!lane.isParked() && !lane.isClosed())
+            {
+                live++;
+            }
+        }
+        return live;
+    }
+
     /**
      * The lane a new call goes to: the calling context's when it is up, else one that is up, spread by thread;
-     * when none is, a client waits on one of them ({@code anyWhenDown}), a server has none.
+     * when none is, a client waits on one of them ({@code anyWhenDown}), a server on a parked one, if it has one.
      */
     Lane pick(final boolean anyWhenDown)
     {
@@ -121,7 +148,7 @@ final class LaneRing
                 return lane;
             }
         }
-        return anyWhenDown ? all[start] : null;
+        return anyWhenDown ? all[start] : parked(null);
     }
 
     /** How many lanes are up. */

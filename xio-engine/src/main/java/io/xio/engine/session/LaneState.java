@@ -6,7 +6,8 @@ package io.xio.engine.session;
  *
  * <pre>
  *   CONNECTING ──attach──▶ UP ──connection lost (client)──▶ RECONNECTING ──attach──▶ UP
- *        │                  │ ──connection lost (server)──▶ CLOSED
+ *        │                  │ ──connection lost (server, another up)──▶ CLOSED
+ *        │                  │ ──connection lost (server, none up)──▶ PARKED ──handed over, or session ended──▶ CLOSED
  *        │                  └─close with outputs offered──▶ CLOSING ──fenced or connection lost──▶ CLOSED
  *        └────────close, or set-up refused (any state but CLOSING)──────────────────────────────▶ CLOSED
  * </pre>
@@ -19,6 +20,11 @@ enum LaneState
     UP,
     /** Client: the connection was lost; reconnecting with backoff while requests wait. */
     RECONNECTING,
+    /**
+     * Server: the connection was lost while no other of the session was up. This side's requests (new ones too)
+     * wait here while the session lingers; the client's next attach takes them over, the session's end fails them.
+     */
+    PARKED,
     /** Closed, yet still registered on its connection until the peer can no longer write into our outputs. */
     CLOSING,
     /** Gone for good: nothing is sent or received here any more. */
@@ -29,7 +35,8 @@ enum LaneState
         return switch (this)
         {
             case CONNECTING, RECONNECTING -> next == UP || next == CLOSED;
-            case UP -> next == RECONNECTING || next == CLOSING || next == CLOSED;
+            case UP -> next == RECONNECTING || next == PARKED || next == CLOSING || next == CLOSED;
+            case PARKED -> next == CLOSED;
             case CLOSING -> next == CLOSED;
             case CLOSED -> false;
         };

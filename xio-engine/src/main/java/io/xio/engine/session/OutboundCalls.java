@@ -76,8 +76,8 @@ final class OutboundCalls
         }
         if (lane.isClosed())
         {
-            // The session closed, or this lane is gone: another lane may still carry it.
-            if (!handOff(request, session.isOpen() ? session.openLane(lane) : null))
+            // The session closed, or this lane is gone: another lane may still carry it, or hold it for the client.
+            if (!handOff(request, session.isOpen() ? session.waitingLane(lane) : null))
             {
                 final Throwable why = session.closedBy();
                 request.fail(session.isOpen() && !session.initiator ?
@@ -94,15 +94,10 @@ final class OutboundCalls
         }
         if (!lane.isUp())
         {
-            // Picked while up, down by now: another connection of the session takes it, if one is up.
+            // Picked while up, down by now: another connection of the session takes it, if one is up; else it waits
+            // here for the reconnect (client) or for the client to attach again (a parked server lane).
             if (handOff(request, session.openLane(lane)))
             {
-                return;
-            }
-            if (!session.initiator)
-            {
-                request.fail(new ConnectionException("no connection to the client of session " +
-                    session.describe()));
                 return;
             }
         }
@@ -223,8 +218,9 @@ final class OutboundCalls
         else
         {
             final Throwable lastFailure = lane.lastFailure();
-            request.fail(new ConnectionException("no connection to " + lane.target() + " for request " + request.id +
-                " within its deadline" + (lastFailure == null ? "" : ": " + lastFailure.getMessage()), lastFailure));
+            request.fail(new ConnectionException("no connection to " + (session.initiator ? lane.target() :
+                "the client of session " + session.describe()) + " for request " + request.id + " within its " +
+                "deadline" + (lastFailure == null ? "" : ": " + lastFailure.getMessage()), lastFailure));
         }
     }
 
@@ -385,7 +381,8 @@ final class OutboundCalls
 
     /**
      * The connection was lost: cancels awaiting an answer learn nothing was confirmed; requests go to
-     * {@code other} when there is one, else wait for the reconnect (client) or fail (server).
+     * {@code other} when there is one, else wait for the reconnect (client) or the client's attach (a parked server
+     * lane), or fail (a server lane of a session that is closing).
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
@@ -400,7 +397,7 @@ final class OutboundCalls
                 cancelTimer(request);
                 handOff(request, other);
             }
-            else if (session.initiator)
+            else if (session.initiator || lane.isParked())
             {
                 request.waited = true;
                 waiting.add(request);

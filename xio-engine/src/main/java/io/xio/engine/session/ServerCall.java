@@ -81,6 +81,8 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     private Outbound answer;
     private boolean hasDeadline;
     private long deadline;
+    /** The answer is held by reference until the requester acknowledges it: it goes with ACK_REQUESTED. */
+    boolean ackRequested;
     // The requester's output region for a one-sided write of the answer's data, valid on outputOn only and only
     // while no cancel arrived there after it (outputEpoch). Read and written on the receiving lane's thread.
     Connection outputOn;
@@ -115,6 +117,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         replyVia = null;
         sendVia = null;
         answer = null;
+        ackRequested = false;
         outputOn = null;
         hasDeadline = false;
         ON_CANCEL.setRelease(this, null);

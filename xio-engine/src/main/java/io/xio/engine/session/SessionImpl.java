@@ -46,6 +46,8 @@ public final class SessionImpl implements Session
     final Duration defaultTimeout;
     final DedupWindow window;
     final CallAdmission admission;
+    /** This session's share of {@link EngineCore#retained}: the peer's responses held until it acknowledges them. */
+    final ByteBudget retained;
     final AtomicInteger executing = new AtomicInteger();
     final AtomicLong requestsSent = new AtomicLong();
     final AtomicLong requestsReceived = new AtomicLong();
@@ -91,6 +93,7 @@ public final class SessionImpl implements Session
         this.defaultTimeout = defaultTimeout;
         this.window = new DedupWindow(engine.limits.dedupWindow());
         this.admission = new CallAdmission(this, engine.limits);
+        this.retained = new ByteBudget(engine.limits.maxRetainedBytesPerSession(), engine.retained);
     }
 
     /** A session the server side accepted. */
@@ -246,7 +249,7 @@ public final class SessionImpl implements Session
         return lane;
     }
 
-    /** A server lane lost its connection for good: forget it, and expire the session if none is left. */
+    /** A server lane is gone for good (its requests failed or handed over): forget it, expire if none is left. */
     void removeServerLane(final Lane lane)
     {
         final boolean none;
@@ -257,7 +260,7 @@ public final class SessionImpl implements Session
             {
                 return;
             }
-            none = lanes.count() == 0;
+            none = lanes.live() == 0;
             epoch = lingerEpoch;
         }
         if (none && isOpen())
@@ -267,21 +270,41 @@ public final class SessionImpl implements Session
         }
     }
 
+    /**
+     * A server lane lost the session's last connection and keeps this side's requests (parked) for the client's
+     * return; the session expires unless a connection attaches within the reconnect timeout.
+     */
+    void parked(final Lane lane)
+    {
+        final boolean none;
+        final long epoch;
+        synchronized (this)
+        {
+            none = lanes.live() == 0;
+            epoch = lingerEpoch;
+        }
+        if (none && isOpen())
+        {
+            lane.peers.expireLater(this, epoch);
+        }
+    }
+
     void expire(final long epoch)
     {
         synchronized (this)
         {
             // An attach since the loss moved the epoch on, or added a lane: then the session stays.
-            if (lanes.count() != 0 || lingerEpoch != epoch || !state.compareAndSet(OPEN, CLOSED))
+            if (lanes.live() != 0 || lingerEpoch != epoch || !state.compareAndSet(OPEN, CLOSED))
             {
                 return;
             }
         }
-        {
-            engine.forgetAccepted(this);
-            fire(SessionEvent.Type.CLOSED, "session " + id + " expired: the client did not come back within " +
-                engine.reconnectTimeout, null);
-        }
+        final String why = "session " + id + " expired: the client did not come back within " +
+            engine.reconnectTimeout;
+        engine.forgetAccepted(this);
+        window.releaseHeld();
+        closeLanes(new ConnectionException(why), false); // the parked lanes: their requests fail
+        fire(SessionEvent.Type.CLOSED, why, null);
     }
 
     /** Whether a lane of this session is on {@code loop}. Any thread. */
@@ -308,7 +331,7 @@ public final class SessionImpl implements Session
         return lanes.after(lane);
     }
 
-    /** A client lane came up: lanes still down hand it their waiting requests. */
+    /** A lane came up: lanes still down (reconnecting or parked) hand it their waiting requests. */
     void laneUp(final Lane up)
     {
         for (final Lane lane : lanes.all())
@@ -324,6 +347,13 @@ public final class SessionImpl implements Session
     Lane openLane(final Lane except)
     {
         return lanes.open(except);
+    }
+
+    /** An open lane, else a parked one that keeps requests for the client's return; null when there is neither. */
+    Lane waitingLane(final Lane except)
+    {
+        final Lane open = lanes.open(except);
+        return open != null ? open : lanes.parked(except);
     }
 
     // ---- sending ----
@@ -564,16 +594,47 @@ public final class SessionImpl implements Session
 
     private void sendAnswer(final ServerCall call, final int status, final Outbound response)
     {
-        window.complete(call.id, status, response, engine.limits.retainedResponseBytes());
+        final HeldResponse held = holdIfLarge(call, status, response);
+        final Outbound sent = held == null ? response : held.share();
+        final boolean kept = window.complete(call.id, status, response, engine.limits.retainedResponseBytes(), held);
+        if (held != null && !kept)
+        {
+            held.close(); // not executing here any more: the send's hold is the only one
+        }
+        call.ackRequested = kept;
         final Lane lane = call.replyLane();
         if (lane.loop.inContextThread())
         {
-            lane.sendResponse(call, status, response);
+            lane.sendResponse(call, status, sent);
         }
         else
         {
-            call.sendOn(lane, status, response);
+            call.sendOn(lane, status, sent);
         }
+    }
+
+    /**
+     * A response too large to copy into the window, held by reference for a retransmit until the peer acknowledges
+     * it, when the budgets have room; null for one small enough to copy, or when they have none (counted).
+     */
+    private HeldResponse holdIfLarge(final ServerCall call, final int status, final Outbound response)
+    {
+        final long size = response.headerLength() + response.dataLength();
+        if (size <= engine.limits.retainedResponseBytes())
+        {
+            return null;
+        }
+        if (!retained.tryTake(size))
+        {
+            final String address = call.lane.remoteAddress();
+            engine.refusals.refused(io.xio.engine.PeerRefusal.RETAINED_LIMIT, address != null ? address :
+                uri.toString(), "response of " + size + " bytes to request " + call.id + " of session " + id +
+                " not kept for a retransmit: " + retained.used() + " bytes of responses wait for the peer's " +
+                "acknowledgement, limits " + engine.limits.maxRetainedBytesPerSession() + " per session and " +
+                engine.limits.maxRetainedBytes() + " per engine");
+            return null;
+        }
+        return new HeldResponse(call.id, status, response, size, retained);
     }
 
     /** The peer cancelled call {@code id}, which had not been answered. */
@@ -621,6 +682,7 @@ public final class SessionImpl implements Session
         {
             opened.completeExceptionally(cause);
         }
+        window.releaseHeld();
         closeLanes(cause, tellPeer);
         fire(SessionEvent.Type.CLOSED, cause.getMessage(), tellPeer ? null : cause);
     }

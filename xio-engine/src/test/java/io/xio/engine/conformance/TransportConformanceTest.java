@@ -1573,4 +1573,156 @@ public abstract class TransportConformanceTest
             assertThat(outcomes).containsExactly("1:guard", "2:RemoteException");
         }
     }
+
+    // ---- failover of server-initiated requests and of large responses ----
+
+    /** Registers {@code resource} on {@code engine}; a request to it hands the server side of its session over. */
+    private static void registerServerSideOf(final XioEngine engine, final String resource,
+        final java.util.concurrent.atomic.AtomicReference<Session> into)
+    {
+        engine.register(resource, request ->
+        {
+            into.set(request.session());
+            request.message().close();
+            request.respond(Outbound.empty());
+        });
+    }
+
+    @Test
+    void serverRequestsSurviveKilledConnectionsAndRunOnceAtTheClient() throws Exception
+    {
+        final java.util.concurrent.atomic.AtomicReference<Session> serverSide =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        registerServerSideOf(server, "back", serverSide);
+        final Portal portal = server.bind(portalAddress());
+        final Map<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+        final SessionOptions options = SessionOptions.DEFAULT.withHandler(request ->
+        {
+            executions.computeIfAbsent(request.requestId(), id -> new AtomicInteger()).incrementAndGet();
+            final Message message = request.message();
+            final Outbound echo = Outbound.of(message.header()).releaseAfterSend(message);
+            if (request.requestId() % 3 == 0)
+            {
+                executor.submit(() -> request.respond(echo)); // some answers are in flight when the connection goes
+            }
+            else
+            {
+                request.respond(echo);
+            }
+        });
+        try (Session session = client.connect(portal.uri().withResource("back").toString(), options))
+        {
+            session.request(Outbound.empty()).get(5, TimeUnit.SECONDS).close();
+            final Session back = serverSide.get();
+            final int total = 1_000;
+            final CallOptions patient = CallOptions.timeout(Duration.ofSeconds(20)).withWaitWhenFull(true);
+            final List<XioFuture<Message>> futures = new ArrayList<>();
+            for (int i = 0; i < total; i++)
+            {
+                futures.add(back.request(Outbound.of(ByteBuffer.allocate(4).putInt(0, i)), patient));
+                if (i % 250 == 100)
+                {
+                    back.abortConnections(); // the requests after it are issued while no connection may be up
+                }
+            }
+            for (int i = 0; i < total; i++)
+            {
+                try (Message reply = futures.get(i).get(20, TimeUnit.SECONDS))
+                {
+                    assertThat(reply.header().getInt(0)).isEqualTo(i);
+                }
+            }
+            assertThat(executions).hasSize(total);
+            assertThat(executions.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+            assertThat(back.statistics().retransmits()).as("requests resent after the client re-attached")
+                .isPositive();
+            assertThat(back.isOpen()).isTrue();
+        }
+    }
+
+    @Test
+    void serverRequestsWaitForTheClientWhileNoConnectionIsUpAndFailWhenTheSessionExpires() throws Exception
+    {
+        final XioEngine lingering = engines.start(configure(engines.builder("lingering")
+            .reconnectTimeout(Duration.ofSeconds(2))));
+        final java.util.concurrent.atomic.AtomicReference<Session> serverSide =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        registerServerSideOf(lingering, "back", serverSide);
+        final Portal portal = lingering.bind(portalAddress());
+        final LinkedBlockingQueue<InboundRequest> unanswered = new LinkedBlockingQueue<>();
+        final SessionOptions options = SessionOptions.DEFAULT.withHandler(request ->
+        {
+            request.message().close();
+            unanswered.add(request); // answered by nobody: still pending at the server when its connection goes
+        });
+        try (Session session = client.connect(portal.uri().withResource("back").toString(), options))
+        {
+            session.request(Outbound.empty()).get(5, TimeUnit.SECONDS).close();
+            final Session back = serverSide.get();
+            final CallOptions patient = CallOptions.timeout(Duration.ofSeconds(30));
+            final XioFuture<Message> sentBefore = back.request(Outbound.of(utf8("before")), patient);
+            assertThat(unanswered.poll(5, TimeUnit.SECONDS)).isNotNull();
+            portal.close(); // the client cannot come back
+            back.abortConnections();
+            await().atMost(Duration.ofSeconds(5)).until(() -> back.connectionCount() == 0);
+            final XioFuture<Message> issuedWhileDown = back.request(Outbound.of(utf8("while down")), patient);
+            assertThat(issuedWhileDown.isDone()).as("waits for the client rather than failing at once").isFalse();
+            for (final XioFuture<Message> future : List.of(sentBefore, issuedWhileDown))
+            {
+                assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).cause()
+                    .isInstanceOf(ConnectionException.class).hasMessageContaining("expired");
+            }
+            assertThat(back.isOpen()).isFalse();
+        }
+    }
+
+    @Test
+    void aOneMiBResponseSurvivesItsConnectionKilledMidResponseAndRunsOnce() throws Exception
+    {
+        final byte[] data = new byte[1 << 20];
+        new java.util.Random(42).nextBytes(data);
+        final ByteBuffer big = ByteBuffer.allocateDirect(data.length).put(data).flip();
+        final Map<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+        server.register("big", request ->
+        {
+            final long id = request.requestId();
+            executions.computeIfAbsent(id, key -> new AtomicInteger()).incrementAndGet();
+            request.message().close();
+            final Runnable answerAndKill = () ->
+            {
+                request.respond(Outbound.of(utf8("big " + id), big.duplicate()));
+                request.session().abortConnections();
+            };
+            if (id % 2 == 1)
+            {
+                // One task on this context: the response is queued on the link, and the connection killed, before
+                // the turn's flush writes any of it.
+                server.contexts().stream().filter(io.xio.engine.Context::inContextThread).findFirst().orElseThrow()
+                    .execute(answerAndKill);
+            }
+            else
+            {
+                executor.submit(answerAndKill); // races the flush: the kill lands while the response is under way
+            }
+        });
+        final Portal portal = server.bind(portalAddress());
+        final int total = 6;
+        try (Session session = open(portal, "big"))
+        {
+            for (int i = 0; i < total; i++)
+            {
+                try (Message reply = session.request(Outbound.of(utf8("q")), CallOptions.timeout(Duration.ofSeconds(
+                    20))).get(30, TimeUnit.SECONDS))
+                {
+                    assertThat(text(reply.header())).startsWith("big ");
+                    assertThat(reply.segmentCount()).isEqualTo(1);
+                    assertThat(reply.segment(0)).isEqualTo(ByteBuffer.wrap(data));
+                }
+            }
+            assertThat(executions).hasSize(total);
+            assertThat(executions.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+            assertThat(session.statistics().retransmits()).as("every response killed before its flush was resent")
+                .isGreaterThanOrEqualTo(total / 2);
+        }
+    }
 }

@@ -12,6 +12,7 @@ import io.xio.engine.SessionRejectedException;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioEngine;
+import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -480,5 +481,103 @@ class HostilePeerTest
             }
         }
         assertThat(server.refusals().get(PeerRefusal.UNSENT_LIMIT)).isZero();
+    }
+
+    /** The next frame other than a KEEPALIVE. */
+    private static RawPeer.Received answer(final RawPeer peer) throws IOException
+    {
+        RawPeer.Received frame;
+        do
+        {
+            frame = peer.read(Duration.ofSeconds(10));
+        }
+        while (frame != null && frame.type() == FrameType.KEEPALIVE);
+        return frame;
+    }
+
+    @Test
+    void aPeerThatNeverAcknowledgesLargeResponsesPinsAtMostTheRetainedBudget() throws Exception
+    {
+        final int mib = 1 << 20;
+        final Limits limits = Limits.DEFAULT.withMaxRetainedBytesPerSession(4L * mib + 4096)
+            .withMaxRetainedBytes(6L * mib + 8192);
+        final XioEngine server = engines.start(engines.builder("server").limits(limits)
+            .reconnectTimeout(Duration.ofSeconds(1)).sessionListener(serverEvents::add));
+        final ByteBuffer big = ByteBuffer.allocateDirect(mib);
+        final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+        server.register("big", request ->
+        {
+            request.message().close();
+            answered.incrementAndGet();
+            request.respond(Outbound.of(utf8("big"), big.duplicate()).releaseAfterSend(released::incrementAndGet));
+        });
+        final Portal portal = server.bind("tcp://127.0.0.1:0");
+        final RawPeer first = attacker(portal);
+        final long a = setUp(first, "big");
+        final int asked = 16;
+        for (int id = 1; id <= asked; id++)
+        {
+            first.send(RawPeer.request(a, id, new byte[0]));
+        }
+        int acksAsked = 0;
+        for (int i = 0; i < asked; i++)
+        {
+            final RawPeer.Received response = answer(first);
+            assertThat(response.type()).isEqualTo(FrameType.RESPONSE);
+            assertThat(response.body()).hasSize(3 + mib);
+            acksAsked += (response.flags() & FrameFlags.ACK_REQUESTED) != 0 ? 1 : 0;
+        }
+        // Never acknowledged: four are held (the session's budget), the rest released once written.
+        assertThat(acksAsked).isEqualTo(4);
+        await().atMost(Duration.ofSeconds(5)).until(() -> released.get() == asked - 4);
+        assertThat(server.refusals().get(PeerRefusal.RETAINED_LIMIT)).isEqualTo(asked - 4);
+
+        // A retransmit of a held one gets it again; of one over the budget, RESPONSE_LOST.
+        first.send(RawPeer.frame(FrameType.REQUEST, FrameFlags.RETRANSMIT, a, 1, new byte[0]));
+        final RawPeer.Received again = answer(first);
+        assertThat(again.requestId()).isEqualTo(1);
+        assertThat(again.status()).isZero();
+        assertThat(again.flags() & FrameFlags.ACK_REQUESTED).isNotZero();
+        assertThat(again.body()).hasSize(3 + mib);
+        first.send(RawPeer.frame(FrameType.REQUEST, FrameFlags.RETRANSMIT, a, asked, new byte[0]));
+        final RawPeer.Received lost = answer(first);
+        assertThat(lost.requestId()).isEqualTo(asked);
+        assertThat(lost.status()).isEqualTo(4); // RESPONSE_LOST
+
+        // A second session of the same peer gets what is left of the engine's budget: two.
+        final RawPeer second = attacker(portal);
+        final long b = setUp(second, "big");
+        for (int id = 1; id <= 4; id++)
+        {
+            second.send(RawPeer.request(b, id, new byte[0]));
+        }
+        int secondAcksAsked = 0;
+        for (int i = 0; i < 4; i++)
+        {
+            secondAcksAsked += (answer(second).flags() & FrameFlags.ACK_REQUESTED) != 0 ? 1 : 0;
+        }
+        assertThat(secondAcksAsked).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> released.get() == asked + 4 - 6);
+
+        // Acknowledging lets go at once; an acknowledgement of an id not held (or twice) changes nothing.
+        for (int id = 1; id <= asked; id++)
+        {
+            first.send(RawPeer.frame(FrameType.RESPONSE_ACK, 0, a, id, new byte[0]));
+        }
+        first.send(RawPeer.frame(FrameType.RESPONSE_ACK, 0, a, 1, new byte[0]));
+        await().atMost(Duration.ofSeconds(5)).until(() -> released.get() == asked + 4 - 2);
+        first.send(RawPeer.request(a, asked + 1, new byte[0]));
+        assertThat(answer(first).flags() & FrameFlags.ACK_REQUESTED).as("room again").isNotZero();
+
+        // The session's end lets go of the rest: the second one's expiry after its connection is gone.
+        second.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> released.get() == asked + 4 + 1 - 1);
+        assertThat(answered.get()).isEqualTo(asked + 4 + 1);
+
+        // An acknowledgement in the wrong side's id space is a violation, as a RECEIPT's is.
+        first.send(RawPeer.frame(FrameType.RESPONSE_ACK, FrameFlags.FROM_ACCEPTOR, a, 1, new byte[0]));
+        assertThat(first.closedWithin(Duration.ofSeconds(5))).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> released.get() == answered.get());
     }
 }

@@ -68,7 +68,9 @@ public class XioAutoConfiguration
                 .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
                 .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
                 .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
-                .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes());
+                .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes())
+                .withMaxRetainedBytesPerSession(properties.getMaxRetainedSizePerSession().toBytes())
+                .withMaxRetainedBytes(properties.getMaxRetainedSize().toBytes());
         }
         catch (final IllegalArgumentException ex)
         {

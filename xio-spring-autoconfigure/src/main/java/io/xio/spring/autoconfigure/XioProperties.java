@@ -412,6 +412,16 @@ public class XioProperties
          */
         private DataSize maxMetadataSize = DataSize.ofKilobytes(8);
 
+        /**
+         * Bytes of results too large to copy for a resend (over 16KB) that one session keeps until its caller
+         * acknowledged them, so that a call retransmitted after a connection loss gets its result without running
+         * again. A result beyond it is not kept (such a retransmit fails with RESPONSE_LOST). 0 keeps none.
+         */
+        private DataSize maxRetainedSizePerSession = DataSize.ofMegabytes(64);
+
+        /** The same as max-retained-size-per-session, for all sessions of the application together. */
+        private DataSize maxRetainedSize = DataSize.ofMegabytes(512);
+
         public DataSize getMaxHeaderSize()
         {
             return maxHeaderSize;
@@ -573,6 +583,35 @@ public class XioProperties
         public void setMaxMetadataSize(final DataSize maxMetadataSize)
         {
             this.maxMetadataSize = size(maxMetadataSize, 0xFFFF);
+        }
+
+        public DataSize getMaxRetainedSizePerSession()
+        {
+            return maxRetainedSizePerSession;
+        }
+
+        public void setMaxRetainedSizePerSession(final DataSize maxRetainedSizePerSession)
+        {
+            this.maxRetainedSizePerSession = notNegative(maxRetainedSizePerSession);
+        }
+
+        public DataSize getMaxRetainedSize()
+        {
+            return maxRetainedSize;
+        }
+
+        public void setMaxRetainedSize(final DataSize maxRetainedSize)
+        {
+            this.maxRetainedSize = notNegative(maxRetainedSize);
+        }
+
+        private static DataSize notNegative(final DataSize value)
+        {
+            if (value == null || value.isNegative())
+            {
+                throw new IllegalArgumentException("must not be negative, was " + value);
+            }
+            return value;
         }
 
         private static int atLeastOne(final int value)

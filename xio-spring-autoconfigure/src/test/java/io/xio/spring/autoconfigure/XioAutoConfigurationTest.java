@@ -135,7 +135,8 @@ class XioAutoConfigurationTest
             "xio.limits.incomplete-frame-timeout=1s", "xio.limits.min-receive-rate=1KB", "xio.limits.max-sessions=9",
             "xio.limits.max-sessions-per-connection=7", "xio.limits.max-sessions-per-peer=8",
             "xio.limits.max-connections-per-portal=6", "xio.limits.max-connections-per-peer=5",
-            "xio.limits.max-metadata-size=4KB").run(context ->
+            "xio.limits.max-metadata-size=4KB",
+            "xio.limits.max-retained-size-per-session=3MB", "xio.limits.max-retained-size=0B").run(context ->
             {
                 final io.xio.engine.Limits limits = context.getBean(XioEngine.class).limits();
                 assertThat(limits.maxQueuedBytes()).isEqualTo(2 << 20);
@@ -150,6 +151,8 @@ class XioAutoConfigurationTest
                 assertThat(limits.maxConnectionsPerPortal()).isEqualTo(6);
                 assertThat(limits.maxConnectionsPerPeer()).isEqualTo(5);
                 assertThat(limits.maxMetadataBytes()).isEqualTo(4096);
+                assertThat(limits.maxRetainedBytesPerSession()).isEqualTo(3 << 20);
+                assertThat(limits.maxRetainedBytes()).isZero();
             });
         runner(ServerApplication.class).withPropertyValues("xio.limits.max-queued-size=100MB").run(context ->
             assertThat(context.getBean(XioEngine.class).limits().maxUnsentBytes()).isEqualTo(100L << 20));
