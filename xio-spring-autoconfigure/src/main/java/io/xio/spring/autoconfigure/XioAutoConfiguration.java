@@ -5,6 +5,7 @@ import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
+import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
@@ -135,9 +136,10 @@ public class XioAutoConfiguration
     @Bean
     @ConditionalOnMissingBean
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
-        final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation)
+        final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation,
+        final ObjectProvider<XioServerInterceptor> interceptors)
     {
         return new XioServiceExporter(context, engine, codec, properties,
-            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE));
+            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList());
     }
 }

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure.client;
 
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioProperties;
+import io.xio.spring.autoconfigure.call.XioClientInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import org.springframework.beans.factory.BeanFactory;
@@ -66,7 +67,8 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, address,
             beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), timeout, connections,
             beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
-            new AllowedExceptions(allowed));
+            new AllowedExceptions(allowed),
+            beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
         beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }

@@ -10,7 +10,12 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
+import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
+import io.xio.spring.autoconfigure.call.InterceptorChain;
+import io.xio.spring.autoconfigure.call.XioClientCall;
+import io.xio.spring.autoconfigure.call.XioClientInterceptor;
+import io.xio.spring.autoconfigure.call.XioServerCall;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
@@ -23,6 +28,7 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,14 +50,17 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final Duration timeout;
     private final SessionOptions options;
     private final AllowedExceptions allowedExceptions;
+    private final List<XioClientInterceptor> interceptors;
+    private final String resource;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
     private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
+    private static final Object[] NO_ARGUMENTS = new Object[0];
     private volatile CompletableFuture<Session> session;
     private volatile String lastFailure;
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
         final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation,
-        final AllowedExceptions allowedExceptions)
+        final AllowedExceptions allowedExceptions, final List<XioClientInterceptor> interceptors)
     {
         this.allowedExceptions = allowedExceptions;
         this.api = api;
@@ -62,6 +71,9 @@ final class XioClientInvocationHandler implements InvocationHandler
         this.timeout = timeout;
         this.options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections);
         final XioUri address = XioUri.parse(uri);
+        this.resource = address.resource();
+        final String client = this.name.isEmpty() ? uri : this.name;
+        this.interceptors = interceptors.stream().filter(i -> i.appliesTo(client, resource)).toList();
         for (final Method method : api.getMethods())
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
@@ -95,11 +107,15 @@ final class XioClientInvocationHandler implements InvocationHandler
         final CallRecorder recorder = recorders.get(call);
         final long start = System.nanoTime();
         final Object started = recorder.start();
+        final Object[] arguments = args == null ? NO_ARGUMENTS : args;
         if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
         {
             try
             {
-                return callAsync(call, method, prepare(call, method, args, true), recorder, started, start);
+                final XioClientCall intercepted = newCall(call, method, arguments);
+                return InterceptorChain.client(interceptors, intercepted, () ->
+                    callAsync(call, method, prepare(call, method, arguments, true, intercepted), recorder, started,
+                        start));
             }
             catch (final Throwable ex)
             {
@@ -110,7 +126,9 @@ final class XioClientInvocationHandler implements InvocationHandler
         final Object result;
         try
         {
-            result = invokeNow(call, method, args);
+            final XioClientCall intercepted = newCall(call, method, arguments);
+            result = InterceptorChain.client(interceptors, intercepted, () ->
+                invokeNow(call, method, arguments, intercepted));
         }
         catch (final Throwable ex)
         {
@@ -122,10 +140,32 @@ final class XioClientInvocationHandler implements InvocationHandler
         return result;
     }
 
-    private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args) throws Throwable
+    /**
+     * The call as interceptors see it, with the method's or client's timeout, shortened to the time left of the call
+     * this thread serves: a call made while serving another never outlives its caller's deadline.
+     */
+    private XioClientCall newCall(final ServiceMethod call, final Method method, final Object[] arguments)
+    {
+        Duration limit = call.timeout() != null ? call.timeout() : timeout;
+        final XioServerCall serving = XioServerCall.current();
+        final Duration left = serving == null ? null : serving.timeRemaining();
+        if (left != null)
+        {
+            if (left.isZero())
+            {
+                throw new XioTimeoutException("call " + api.getSimpleName() + "." + method.getName() + " not sent: " +
+                    "the deadline of the call being served (" + serving + ") has passed");
+            }
+            limit = left.compareTo(limit) < 0 ? left : limit;
+        }
+        return new XioClientCall(name.isEmpty() ? uri : name, resource, method, arguments, limit);
+    }
+
+    private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args,
+        final XioClientCall intercepted) throws Throwable
     {
         final boolean async = call.oneWay() && !call.receipt();
-        final Prepared prepared = prepare(call, method, args, async);
+        final Prepared prepared = prepare(call, method, args, async, intercepted);
         final Session current = sessionNow();
         if (call.oneWay())
         {
@@ -147,7 +187,8 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     /** The call's message and options; refuses a blocking call on a context thread. */
-    private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async)
+    private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async,
+        final XioClientCall intercepted)
     {
         final boolean onContext = onContextThread();
         if (!async && onContext)
@@ -155,15 +196,16 @@ final class XioClientInvocationHandler implements InvocationHandler
             throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
                 " on an xio context thread would stall its event loop; return CompletableFuture instead");
         }
-        final Object[] arguments = args == null ? new Object[0] : args;
+        final Object[] arguments = args;
         ByteBuffer[] segments = Invocation.segments(call, arguments);
         if (call.oneWay() && !call.receipt())
         {
             segments = copies(segments); // the caller may reuse its buffers as soon as we return
         }
         final Outbound message = Outbound.of(Invocation.header(call.wireName(),
-            codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments);
-        return new Prepared(message, CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
+            codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments)
+            .metadata(intercepted.metadataIfAny());
+        return new Prepared(message, CallOptions.timeout(intercepted.timeout())
             .withReceipt(call.receipt()).withWaitWhenFull(!onContext));
     }
 

@@ -4,9 +4,13 @@ import io.xio.annotation.XioService;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.QueueingHandler;
 import io.xio.engine.RequestHandler;
+import io.xio.spring.autoconfigure.call.InterceptorChain;
+import io.xio.spring.autoconfigure.call.XioServerCall;
+import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.error.XioErrorBody;
 import io.xio.spring.autoconfigure.error.XioErrorCode;
@@ -21,6 +25,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,6 +48,7 @@ public final class ServiceDispatcher implements RequestHandler
     private final Map<String, ServiceMethod> methods = new HashMap<>();
     private final XioCodec codec;
     private final XioExceptionHandlers handlers;
+    private final List<XioServerInterceptor> interceptors;
     private final Executor executor;
     /** Set when the calls are bounded: runs them on the executor, so many at once, with so many waiting. */
     private final QueueingHandler queue;
@@ -63,17 +69,20 @@ public final class ServiceDispatcher implements RequestHandler
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
     {
-        this(resource, api, target, codec, dispatch, worker, instrumentation, XioExceptionHandlers.NONE, 0, 0);
+        this(resource, api, target, codec, dispatch, worker, instrumentation, XioExceptionHandlers.NONE, 0, 0,
+            List.of());
     }
 
     /**
      * A service whose failures {@code handlers} map and whose calls are bounded: at most
      * {@code maxConcurrentCalls} run at once on {@code worker}, at most {@code maxQueuedCalls} more wait;
-     * {@code maxConcurrentCalls} 0 leaves them unbounded.
+     * {@code maxConcurrentCalls} 0 leaves them unbounded; {@code interceptors} run around each call's method, the
+     * first outermost.
      */
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
-        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls)
+        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
+        final List<XioServerInterceptor> interceptors)
     {
         if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
         {
@@ -85,6 +94,7 @@ public final class ServiceDispatcher implements RequestHandler
         this.target = target;
         this.codec = codec;
         this.handlers = handlers;
+        this.interceptors = List.copyOf(interceptors);
         this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
         this.queue = maxConcurrentCalls > 0
             ? new QueueingHandler(worker, maxConcurrentCalls, maxQueuedCalls, new Bounded()) : null;
@@ -189,7 +199,10 @@ public final class ServiceDispatcher implements RequestHandler
         final CallRecorder recorder = recorder(request, methodName(message));
         recorder.stopSafely(recorder.start(), start, outcome, why);
         message.close();
-        request.refuse(); // sends nothing to a cancelled call or a one-way message
+        if (outcome != XioCallOutcome.TIMEOUT || !request.refuseIfExpired())
+        {
+            request.refuse(); // sends nothing to a cancelled call or a one-way message
+        }
     }
 
     /** The bounded service's side of its queue. */
@@ -208,6 +221,10 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 turnAway(request, arrivedNanos, XioCallOutcome.CANCELLED, null); // its caller gave up as it waited
             }
+            else if (why == QueueingHandler.Refusal.EXPIRED)
+            {
+                turnAway(request, arrivedNanos, XioCallOutcome.TIMEOUT, null); // its deadline passed as it waited
+            }
             else
             {
                 turnAway(request, arrivedNanos, XioCallOutcome.BACK_PRESSURE, boundsFull);
@@ -216,25 +233,32 @@ public final class ServiceDispatcher implements RequestHandler
     }
 
     /**
-     * Whether a call that may have waited for a worker is still worth starting: not once its caller cancelled it
-     * (no answer would reach anyone). The one place such checks go, run just before the service method is.
+     * Why a call that may have waited for a worker is no longer worth starting, or null when it is: its caller
+     * cancelled it, or its caller's deadline passed (no answer would reach anyone). The one place such checks go,
+     * run just before the service method is.
      */
-    private static boolean shouldStillRun(final InboundRequest request)
+    private static XioCallOutcome notWorthStarting(final InboundRequest request)
     {
-        return !request.isCancelled();
+        if (request.isCancelled())
+        {
+            return XioCallOutcome.CANCELLED;
+        }
+        return request.isExpired() ? XioCallOutcome.TIMEOUT : null;
     }
 
     /** Runs a call; true when it is over, false when a future the method returned will finish it. */
     private boolean invoke(final InboundRequest request, final Message message, final long start)
     {
-        if (!shouldStillRun(request))
+        final XioCallOutcome stale = notWorthStarting(request);
+        if (stale != null)
         {
-            turnAway(request, start, XioCallOutcome.CANCELLED, null);
+            turnAway(request, start, stale, null);
             return true;
         }
         ServiceMethod method = null;
         CallRecorder recorder = null;
         Object started = null;
+        XioServerCall call = null;
         try
         {
             final ByteBuffer header = message.header();
@@ -251,12 +275,20 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 segments[i] = message.segment(i);
             }
-            final Object result = method.method().invoke(target, Invocation.arguments(method, codec, header, segments));
+            final Object[] arguments = Invocation.arguments(method, codec, header, segments);
+            final Method invoked = method.method();
+            call = new XioServerCall(resource, invoked, arguments, request);
+            final Object result;
+            try (XioServerCall.Scope current = XioServerCall.enter(call))
+            {
+                result = InterceptorChain.server(interceptors, call, () -> invokeMethod(invoked, arguments));
+            }
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
             {
                 final ServiceMethod called = method;
                 final CallRecorder calledRecorder = recorder;
                 final Object calledStarted = started;
+                final XioServerCall served = call;
                 request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
                 stage.whenComplete((value, ex) ->
                 {
@@ -278,16 +310,12 @@ public final class ServiceDispatcher implements RequestHandler
                     answer(request, message, called, value,
                         ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
                             ? ex.getCause() : ex,
-                        XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start);
+                        XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start, served.trailersIfAny());
                 });
                 return false;
             }
-            answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start);
-        }
-        catch (final InvocationTargetException ex)
-        {
-            answer(request, message, method, null, ex.getCause(), XioCallOutcome.SERVICE_ERROR, recorder, started,
-                start);
+            answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start,
+                call.trailersIfAny());
         }
         catch (final Exception | LinkageError ex)
         {
@@ -296,9 +324,28 @@ public final class ServiceDispatcher implements RequestHandler
                 recorder = recorder(request, UNKNOWN_METHOD); // not even a method name could be read
                 started = recorder.start();
             }
-            answer(request, message, method, null, ex, XioCallOutcome.ERROR, recorder, started, start);
+            // Before the call existed, decoding failed; afterwards the method or an interceptor threw.
+            answer(request, message, method, null, ex, call == null ? XioCallOutcome.ERROR :
+                XioCallOutcome.SERVICE_ERROR, recorder, started, start, null);
+        }
+        catch (final Throwable ex)
+        {
+            answer(request, message, method, null, ex, XioCallOutcome.SERVICE_ERROR, recorder, started, start, null);
         }
         return true;
+    }
+
+    /** The service method itself, the last link of the interceptors' chain: its exception as thrown. */
+    private Object invokeMethod(final Method method, final Object[] arguments) throws Throwable
+    {
+        try
+        {
+            return method.invoke(target, arguments);
+        }
+        catch (final InvocationTargetException ex)
+        {
+            throw ex.getCause();
+        }
     }
 
     private String methodName(final Message message)
@@ -336,7 +383,7 @@ public final class ServiceDispatcher implements RequestHandler
      */
     private void answer(final InboundRequest request, final Message message, final ServiceMethod method,
         final Object value, final Throwable failure, final XioCallOutcome failedAs, final CallRecorder recorder,
-        final Object started, final long start)
+        final Object started, final long start, final Metadata trailers)
     {
         XioCallOutcome outcome = request.isCancelled() ? XioCallOutcome.CANCELLED
             : failure == null ? XioCallOutcome.SUCCESS : failedAs;
@@ -357,18 +404,18 @@ public final class ServiceDispatcher implements RequestHandler
             else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
             {
                 message.close();
-                request.respond(Outbound.empty());
+                request.respond(Outbound.empty().metadata(trailers));
             }
             else if (method.resultIsSegment())
             {
                 request.respond(Outbound.of(ByteBuffer.allocate(0), Invocation.asBuffer(value))
-                    .releaseAfterSend(message));
+                    .metadata(trailers).releaseAfterSend(message));
             }
             else
             {
                 final byte[] encoded = codec.encode(value, method.resultType());
                 message.close();
-                request.respond(Outbound.of(encoded));
+                request.respond(Outbound.of(encoded).metadata(trailers));
             }
         }
         catch (final RuntimeException ex)

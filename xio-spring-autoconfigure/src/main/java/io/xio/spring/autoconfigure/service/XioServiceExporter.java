@@ -9,6 +9,7 @@ import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
+import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import org.slf4j.Logger;
@@ -43,6 +44,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final XioCodec codec;
     private final XioProperties properties;
     private final XioInstrumentation instrumentation;
+    private final List<XioServerInterceptor> interceptors;
     private final ExecutorService worker = workerExecutor();
     private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
@@ -51,7 +53,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
         final XioProperties properties, final XioInstrumentation instrumentation)
     {
+        this(context, engine, codec, properties, instrumentation, List.of());
+    }
+
+    /** Exports with {@code interceptors} (in their order) around the services each {@code appliesTo}. */
+    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
+        final XioProperties properties, final XioInstrumentation instrumentation,
+        final List<XioServerInterceptor> interceptors)
+    {
         this.instrumentation = instrumentation;
+        this.interceptors = List.copyOf(interceptors);
         this.context = context;
         this.engine = engine;
         this.codec = codec;
@@ -111,7 +122,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final int maxConcurrent = maxConcurrentCalls(resource, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
                 settings.dispatch(), worker, instrumentation, XioExceptionHandlers.of(target, resource, api, advices),
-                maxConcurrent, maxQueuedCalls(resource, bounds));
+                maxConcurrent, maxQueuedCalls(resource, bounds),
+                interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList());
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher);
         }

@@ -1,0 +1,140 @@
+package io.xio.spring.autoconfigure.call;
+
+import io.xio.engine.InboundRequest;
+import io.xio.engine.Metadata;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One call of a service method, as its interceptors and the method itself see it: which method, the caller's
+ * metadata and deadline, and the trailers to answer with. {@link #current()} is the call the running thread serves,
+ * so a service method can read its deadline and metadata, and an {@code @XioClient} call made from it inherits the
+ * time left (it never waits longer than its caller does).
+ *
+ * <p>Made by xio for each call; used on the thread that runs the method. The arguments are the method's own
+ * (data segments are views into the received message, valid while the method runs).
+ */
+public final class XioServerCall
+{
+    private static final ThreadLocal<XioServerCall> CURRENT = new ThreadLocal<>();
+
+    private final String service;
+    private final Method method;
+    private final List<Object> arguments;
+    private final InboundRequest request;
+    private Metadata trailers;
+
+    /** For xio's dispatcher, and for tests of interceptors. */
+    public XioServerCall(final String service, final Method method, final Object[] arguments,
+        final InboundRequest request)
+    {
+        this.service = service;
+        this.method = method;
+        this.arguments = java.util.Collections.unmodifiableList(java.util.Arrays.asList(arguments));
+        this.request = request;
+    }
+
+    /** The call this thread is serving now (inside a service method or its interceptors), or null. */
+    public static XioServerCall current()
+    {
+        return CURRENT.get();
+    }
+
+    /**
+     * Makes {@code call} the current one until the returned scope closes (which restores the one before). For xio's
+     * dispatcher, and for tests that call a service method directly.
+     */
+    public static Scope enter(final XioServerCall call)
+    {
+        final XioServerCall previous = CURRENT.get();
+        CURRENT.set(call);
+        return () ->
+        {
+            if (previous == null)
+            {
+                CURRENT.remove();
+            }
+            else
+            {
+                CURRENT.set(previous);
+            }
+        };
+    }
+
+    /** What {@link #enter} returns: closing it ends the call's time as the current one. */
+    @FunctionalInterface
+    public interface Scope extends AutoCloseable
+    {
+        @Override
+        void close();
+    }
+
+    /** The exported service's name (its resource). */
+    public String service()
+    {
+        return service;
+    }
+
+    /** The service interface's method called. */
+    public Method method()
+    {
+        return method;
+    }
+
+    /** The method's arguments, decoded; read-only. */
+    public List<Object> arguments()
+    {
+        return arguments;
+    }
+
+    /** The metadata the caller sent (read-only; empty when none). */
+    public Metadata metadata()
+    {
+        return request.metadata();
+    }
+
+    /** Time left until the caller gives up ({@link Duration#ZERO} once passed), or null when it sent no deadline. */
+    public Duration timeRemaining()
+    {
+        return request.timeRemaining();
+    }
+
+    /** Whether the caller has given up waiting: its deadline has passed. */
+    public boolean isExpired()
+    {
+        return request.isExpired();
+    }
+
+    /** Whether the caller cancelled the call: its answer would be dropped. */
+    public boolean isCancelled()
+    {
+        return request.isCancelled();
+    }
+
+    /**
+     * Trailers to send with the result, made on first use: add to it before the method returns (or, for a method
+     * returning a {@code CompletionStage}, before the stage completes). Not sent with an error answer.
+     */
+    public Metadata trailers()
+    {
+        if (trailers == null)
+        {
+            trailers = new Metadata();
+        }
+        return trailers;
+    }
+
+    /** The trailers added so far, or null. For xio's dispatcher. */
+    public Metadata trailersIfAny()
+    {
+        return trailers;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "XioServerCall{" + service + "." + method.getName() + "}";
+    }
+}

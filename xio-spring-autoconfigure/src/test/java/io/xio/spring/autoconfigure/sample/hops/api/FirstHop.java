@@ -1,0 +1,11 @@
+package io.xio.spring.autoconfigure.sample.hops.api;
+
+/** The middle of a chain of calls: calls {@link LastHop} while serving its own caller. */
+public interface FirstHop
+{
+    /** The milliseconds its caller waits, then what {@link LastHop#last} answered, space-separated. */
+    String first(String what);
+
+    /** Waits until its caller's deadline has passed, then tries to call {@link LastHop}. */
+    String afterTheDeadline(String what);
+}

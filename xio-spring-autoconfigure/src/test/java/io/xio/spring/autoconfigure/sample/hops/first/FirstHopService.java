@@ -1,0 +1,48 @@
+package io.xio.spring.autoconfigure.sample.hops.first;
+
+import io.xio.annotation.XioService;
+import io.xio.spring.autoconfigure.call.XioServerCall;
+import io.xio.spring.autoconfigure.sample.hops.api.FirstHop;
+
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/** Calls the last hop while serving: the call inherits what is left of this one's deadline. */
+@XioService("first")
+public class FirstHopService implements FirstHop
+{
+    /** What the call made after the deadline failed with, for tests. */
+    public static final AtomicReference<Throwable> LATE = new AtomicReference<>();
+
+    private final LastHopClient last;
+
+    public FirstHopService(final LastHopClient last)
+    {
+        this.last = last;
+    }
+
+    @Override
+    public String first(final String what)
+    {
+        final long left = XioServerCall.current().timeRemaining().toMillis();
+        return left + " " + last.last(what);
+    }
+
+    @Override
+    public String afterTheDeadline(final String what)
+    {
+        while (!XioServerCall.current().isExpired())
+        {
+            LockSupport.parkNanos(5_000_000);
+        }
+        try
+        {
+            return last.last(what);
+        }
+        catch (final RuntimeException ex)
+        {
+            LATE.set(ex);
+            throw ex;
+        }
+    }
+}
