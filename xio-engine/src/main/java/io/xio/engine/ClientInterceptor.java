@@ -13,10 +13,10 @@ package io.xio.engine;
 public interface ClientInterceptor
 {
     /**
-     * Before the call is admitted. The interceptor may attach or add to the message's metadata (an outbound that
-     * is sent again keeps what was added: prefer {@link Metadata#put} over {@link Metadata#add}) and return other
-     * options. A throw fails the call at once, with that exception (wrapped in an {@link XioException} unless it
-     * is one).
+     * Before the call is admitted. The interceptor may add to the message's metadata, or attach a new one (a
+     * metadata sent before is read-only: attach a copy, {@code message.metadata(new Metadata(old).put(k, v))}), and
+     * return other options. A throw fails the call at once, with that exception (wrapped in an
+     * {@link XioException} unless it is one); the interceptors that ran before it hear that outcome.
      *
      * @return the options to send with: {@code options} itself, or changed ones
      */

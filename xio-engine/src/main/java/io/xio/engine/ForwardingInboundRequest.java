@@ -88,10 +88,11 @@ public class ForwardingInboundRequest implements InboundRequest
         delegate.respond(response);
     }
 
+    /** Goes through {@link #fail(String, String)}, so that an override of that one sees every error answer. */
     @Override
     public void fail(final Throwable error)
     {
-        delegate.fail(error);
+        fail(error.getClass().getName(), error.getMessage() == null ? "" : error.getMessage());
     }
 
     @Override

@@ -17,8 +17,9 @@ import java.util.Arrays;
  * closes the connection of a peer that sends more than its limit.
  *
  * <p>Values are encoded when they are added, so a metadata kept and sent again and again costs no allocation
- * per call. Not thread-safe: build it on one thread, then do not change it while a call that carries it is in
- * flight.
+ * per call. Once a message carrying it was handed to xio (a request or message sent, a response answered), it is
+ * read-only ({@link #isReadOnly()}), since xio reads it again for every write of that message, a retransmit too:
+ * to change it for a later call, copy it ({@link #Metadata(Metadata)}). Not thread-safe while being built.
  */
 public final class Metadata
 {
@@ -111,6 +112,8 @@ public final class Metadata
     /** Replaces every text entry of {@code key} with this one (appended when there was none). */
     public Metadata put(final String key, final String value)
     {
+        checkWritable();
+        checkKey(key, false); // before anything is removed
         remove(key);
         return add(key, value);
     }
@@ -118,6 +121,8 @@ public final class Metadata
     /** Replaces every binary entry of {@code key} with this one (appended when there was none). */
     public Metadata put(final String key, final byte[] value)
     {
+        checkWritable();
+        checkKey(key, true);
         remove(key);
         return add(key, value);
     }

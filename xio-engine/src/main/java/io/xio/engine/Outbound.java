@@ -94,8 +94,8 @@ public final class Outbound
 
     /**
      * Sends {@code value} with this message: a request's or one-way message's metadata, or a response's trailers.
-     * It is read when the message is written (and again for a retransmit), so it must not change until xio is done
-     * with the message. Null sends none.
+     * It is read when the message is written (and again for a retransmit), so sending the message makes it
+     * read-only (a sealed metadata may be sent again with any number of messages). Null sends none.
      */
     public Outbound metadata(final Metadata value)
     {

@@ -168,11 +168,15 @@ public final class Comparison
                 cases.add(new Case("xio-tcp-64-lat-default", group, "xio", "tcp", one, "xio tcp, default poll, context"));
                 cases.add(new Case("xio-tcp-64-lat-parked", group, "xio", "tcp,poll=parked", one, "xio tcp, parked, context"));
                 cases.add(new Case("xio-tcp-64-lat-caller", group, "xio", "tcp,style=caller", one, "xio tcp, default poll, caller blocks"));
+                cases.add(new Case("xio-tcp-64-lat-spin-trace", group, "xio", "tcp,poll=spin,traceparent", one,
+                    "xio tcp, spin, context, a traceparent entry"));
             }
             cases.add(new Case("xio-shm-" + s + "-lat-spin", group, "xio", "shm,poll=spin", one, "xio shm, spin, context"));
             if (size == 64)
             {
                 cases.add(new Case("xio-shm-64-lat-parked", group, "xio", "shm,poll=parked", one, "xio shm, parked, context"));
+                cases.add(new Case("xio-shm-64-lat-spin-trace", group, "xio", "shm,poll=spin,traceparent", one,
+                    "xio shm, spin, context, a traceparent entry"));
                 cases.add(new Case("spring-64-lat", group, "spring", "", one, "xio Spring proxy, blocking method"));
             }
         }

@@ -74,7 +74,8 @@ public class FrameCodecBenchmark
     public int encode()
     {
         link.committed = 0;
-        encoder.encode(link, FrameType.REQUEST, 0, 7, 42, 0, message, null, false);
+        // 5 s left: every request carries its caller's deadline in a call context (protocol v2)
+        encoder.encode(link, FrameType.REQUEST, 0, 7, 42, 0, message, 5_000_000_000L, null, false);
         return link.committed;
     }
 

@@ -135,9 +135,9 @@ final class DedupWindow
             this.length = size;
             this.headerLength = header.remaining();
             this.segmentCount = count;
-            // A copy: the application may reuse its metadata once the response was sent. Most responses have none.
+            // Sealed (read-only) when the call was answered, so kept as it is. Most responses have none.
             final Metadata metadata = response.metadata();
-            this.trailers = metadata == null || metadata.isEmpty() ? null : new Metadata(metadata);
+            this.trailers = metadata == null || metadata.isEmpty() ? null : metadata;
             this.present = true;
         }
     }

@@ -180,7 +180,10 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         {
             return false;
         }
-        refuse(Status.DEADLINE_EXCEEDED);
+        if (!refuse(Status.DEADLINE_EXCEEDED))
+        {
+            throw new IllegalStateException("request " + id + " was already answered");
+        }
         return true;
     }
 
@@ -367,13 +370,17 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         }
     }
 
-    /** Answers with a bare status (no handler ran). */
-    void refuse(final int status)
+    /**
+     * Answers with a bare status (no handler ran); false when the call had been answered already (not cancelled).
+     */
+    boolean refuse(final int status)
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
             lane.session.answered(this, status, isOneWay() ? null : Outbound.empty());
+            return true;
         }
+        return answeredAfterCancel(); // cancelled first: this was its answer hold, let go (the cancel sent nothing)
     }
 
     /** The one-way message was handed to the handler: nothing more to answer. */

@@ -36,6 +36,7 @@ public final class SessionImpl implements Session
     private static final int OPEN = 1;
     private static final int CLOSED = 2;
 
+    private static final ApiBridge.MetadataAccess METADATA = ApiBridge.metadata();
     final EngineCore engine;
     final boolean initiator;
     final int mineFlag;
@@ -382,16 +383,24 @@ public final class SessionImpl implements Session
                 "future-returning request for that");
         }
         final CallOptions sent;
-        final long deadline;
-        final long requestId;
         try
         {
             sent = beforeSend(message, options);
-            deadline = deadline(sent);
+        }
+        catch (final XioException refused)
+        {
+            listener.onFailure(0, refused);
+            return 0;
+        }
+        final long deadline = deadline(sent);
+        final long requestId;
+        try
+        {
             requestId = admit(message, sent, deadline);
         }
         catch (final XioException refused)
         {
+            outcome(0, null, refused);
             listener.onFailure(0, refused);
             return 0;
         }
@@ -411,19 +420,24 @@ public final class SessionImpl implements Session
             throw new IllegalArgumentException("a one-way message takes no response, so no output buffer");
         }
         final CallOptions options;
-        final long deadline;
-        final long requestId;
         try
         {
             options = beforeSend(message, requested);
-            deadline = deadline(options);
+        }
+        catch (final XioException refused)
+        {
+            return failedAtOnce(requested, refused);
+        }
+        final long deadline = deadline(options);
+        final long requestId;
+        try
+        {
             requestId = admit(message, options, deadline);
         }
         catch (final XioException refused)
         {
-            final XioFuture<Object> future = Futures.newFuture(0, requested.receipt(), 0);
-            future.completeExceptionally(refused);
-            return future;
+            outcome(0, null, refused);
+            return failedAtOnce(requested, refused);
         }
         int flags = mineFlag;
         if (oneWay)
@@ -442,34 +456,64 @@ public final class SessionImpl implements Session
         return future;
     }
 
-    /** The engine's client interceptors' say on a call about to be admitted: its options, or why it may not go. */
+    private static XioFuture<Object> failedAtOnce(final CallOptions options, final XioException refused)
+    {
+        final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), 0);
+        future.completeExceptionally(refused);
+        return future;
+    }
+
+    /**
+     * The engine's client interceptors' say on a call about to be admitted: its options, or why it may not go (the
+     * interceptors that had run hear of it). Seals the message's metadata, as it is then.
+     */
     private CallOptions beforeSend(final Outbound message, final CallOptions options)
     {
+        final ClientInterceptor[] interceptors = engine.clientInterceptors;
         CallOptions result = options;
-        for (final ClientInterceptor interceptor : engine.clientInterceptors)
+        for (int i = 0; i < interceptors.length; i++)
         {
             try
             {
-                result = java.util.Objects.requireNonNull(interceptor.beforeSend(this, message, result),
+                result = java.util.Objects.requireNonNull(interceptors[i].beforeSend(this, message, result),
                     "the options a client interceptor returned");
             }
-            catch (final XioException refused)
+            catch (final RuntimeException ex)
             {
+                final XioException refused = ex instanceof XioException xio ? xio :
+                    new XioException("call refused by client interceptor " + interceptors[i] + ": " + ex, ex);
+                outcome(0, null, refused, i);
                 throw refused;
             }
-            catch (final RuntimeException refused)
-            {
-                throw new XioException("call refused by client interceptor " + interceptor + ": " + refused, refused);
-            }
         }
+        sealMetadata(message);
         return result;
+    }
+
+    /**
+     * Makes the message's metadata read-only: it is read again whenever the message is written (a retransmit
+     * too), so a change the application makes afterwards must not reach this call, or tear a frame being encoded.
+     */
+    private static void sealMetadata(final Outbound message)
+    {
+        final io.xio.engine.Metadata metadata = message.metadata();
+        if (metadata != null && !metadata.isReadOnly())
+        {
+            METADATA.readOnly(metadata);
+        }
     }
 
     /** The interceptors hear a call's outcome, last first, before its caller does. On the completing thread. */
     void outcome(final long requestId, final Message response, final Throwable failure)
     {
+        outcome(requestId, response, failure, engine.clientInterceptors.length);
+    }
+
+    /** {@link #outcome}, for the first {@code count} interceptors only: those whose beforeSend ran. */
+    private void outcome(final long requestId, final Message response, final Throwable failure, final int count)
+    {
         final ClientInterceptor[] interceptors = engine.clientInterceptors;
-        for (int i = interceptors.length - 1; i >= 0; i--)
+        for (int i = count - 1; i >= 0; i--)
         {
             try
             {
@@ -579,6 +623,7 @@ public final class SessionImpl implements Session
             call.release(); // nothing to send
             return;
         }
+        sealMetadata(response); // what is kept and resent is what was answered, however the application goes on
         final String oversize = CallAdmission.oversize(response, 0, engine.limits);
         if (oversize != null)
         {
@@ -619,7 +664,9 @@ public final class SessionImpl implements Session
      */
     private HeldResponse holdIfLarge(final ServerCall call, final int status, final Outbound response)
     {
-        final long size = response.headerLength() + response.dataLength();
+        // The same size the window's copy is judged by (DedupWindow.complete): one of the two always keeps it.
+        final long size = response.headerLength() + response.dataLength() +
+            (response.metadata() == null ? 0 : response.metadata().encodedLength());
         if (size <= engine.limits.retainedResponseBytes())
         {
             return null;

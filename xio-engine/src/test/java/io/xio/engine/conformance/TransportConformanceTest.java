@@ -1570,7 +1570,13 @@ public abstract class TransportConformanceTest
                     .isEqualTo(SecurityException.class.getName()));
             assertThatThrownBy(() -> session.request(Outbound.of(utf8("forbidden"))).get(5, TimeUnit.SECONDS))
                 .cause().isInstanceOf(io.xio.engine.XioException.class).hasMessageContaining("not from here");
-            assertThat(outcomes).containsExactly("1:guard", "2:RemoteException");
+            final io.xio.engine.Metadata tooLarge = new io.xio.engine.Metadata()
+                .add("pad", "x".repeat(caller.limits().maxMetadataBytes()));
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("anonymous")).metadata(tooLarge))
+                .get(5, TimeUnit.SECONDS)).cause().isInstanceOf(io.xio.engine.XioException.class);
+            // Refused by the interceptor itself: nobody before it to tell. Refused at admission: it hears of it.
+            assertThat(outcomes).containsExactly("1:guard", "2:RemoteException", "0:XioException");
+            assertThat(tooLarge.isReadOnly()).as("sealed once handed over").isTrue();
         }
     }
 

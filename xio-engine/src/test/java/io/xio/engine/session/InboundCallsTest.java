@@ -170,4 +170,29 @@ class InboundCallsTest
         assertThat(link.sent(FrameType.ATTACH_REJECT)).singleElement()
             .satisfies(f -> assertThat(f.requestId()).isEqualTo(3));
     }
+
+    @Test
+    void aResponseAtTheCopyLimitWithTrailersIsStillKeptForARetransmitAndItsTrailersAreSealed()
+    {
+        connect("hold");
+        request(1, 0, "big");
+        final InboundRequest call = held.remove(0);
+        call.message().close();
+        final io.xio.engine.Metadata trailers = new io.xio.engine.Metadata().add("served-by", "here");
+        // With its trailers one byte above what is copied: so it is held by reference instead, not lost.
+        final int header = server.engine.limits().retainedResponseBytes() - trailers.encodedLength() + 1;
+        call.respond(Outbound.of(ByteBuffer.wrap(new byte[header])).metadata(trailers));
+        server.turn();
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> trailers.put("served-by", "someone else")))
+            .as("what a retransmit resends cannot change any more").isInstanceOf(UnsupportedOperationException.class);
+        request(1, FrameFlags.RETRANSMIT, "big");
+        final var responses = link.sent(FrameType.RESPONSE);
+        assertThat(responses).hasSize(2).allSatisfy(f ->
+        {
+            assertThat(f.status()).isEqualTo(Status.OK);
+            assertThat(f.header()).hasSize(header);
+            assertThat(f.flags() & FrameFlags.CONTEXT).as("with its trailers").isNotZero();
+        });
+        assertThat(executions).hasValue(1);
+    }
 }

@@ -37,9 +37,14 @@ public final class XioPeer implements Peer
         final int contexts = variant.integer("ctx", 1);
         final XioEngine engine = engine("bench-server", variant, contexts);
         final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
+        final boolean traced = variant.has("traceparent");
         engine.register(RESOURCE, request ->
         {
             final Message in = request.message();
+            if (traced && in.metadata().get("traceparent") == null) // read, as a tracing interceptor does
+            {
+                throw new IllegalStateException("the request came without its traceparent");
+            }
             if (workload.isEcho())
             {
                 request.respond(Outbound.of(NO_HEADER, in.segment(0)).releaseAfterSend(in));
@@ -90,6 +95,9 @@ public final class XioPeer implements Peer
             }
             // one array for every call: Outbound keeps it as given and never changes it
             final ByteBuffer[] payload = {engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
+            // A W3C trace context, made once (a tracer makes one per call; encoding it allocates nothing).
+            final io.xio.engine.Metadata trace = variant.has("traceparent") ? new io.xio.engine.Metadata()
+                .add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") : null;
             final EngineStatistics before = engine.statistics();
             final java.util.function.DoubleSupplier framesPerWrite = () ->
             {
@@ -107,7 +115,7 @@ public final class XioPeer implements Peer
                     }
                     final Session session = sessions.get(0);
                     return CallLoop.blocking(workload,
-                        () -> session.request(Outbound.of(NO_HEADER, payload)).get().close(), framesPerWrite);
+                        () -> session.request(Outbound.of(NO_HEADER, payload).metadata(trace)).get().close(), framesPerWrite);
                 }
                 @SuppressWarnings("unchecked")
                 final BiConsumer<Message, Throwable>[] callbacks = new BiConsumer[workload.outstanding()];
@@ -126,8 +134,8 @@ public final class XioPeer implements Peer
                         };
                         callbacks[slot.index()] = callback;
                     }
-                    sessions.get(slot.index() % sessions.size()).request(Outbound.of(NO_HEADER, payload))
-                        .whenComplete(callback);
+                    sessions.get(slot.index() % sessions.size()).request(Outbound.of(NO_HEADER, payload)
+                        .metadata(trace)).whenComplete(callback);
                 };
                 final int[] next = new int[1];
                 return CallLoop.pipelined(workload, call,
