@@ -4,9 +4,11 @@ import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Limits;
 import io.xio.engine.Outbound;
+import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.XioException;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.SetupCodec;
 
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
@@ -24,6 +26,8 @@ final class CallAdmission
 {
     private final SessionImpl session;
     private final Limits limits;
+    /** What may be sent: this side's limits, lowered to the sizes the peer announced it accepts. */
+    private volatile Limits sendLimits;
     private final Semaphore permits;
     private final IdWindow sentIds;
     private final AtomicLong ids = new AtomicLong();
@@ -33,9 +37,38 @@ final class CallAdmission
     {
         this.session = session;
         this.limits = limits;
+        this.sendLimits = limits;
         this.permits = new Semaphore(limits.maxInFlight());
         this.maxInFlight = limits.maxInFlight();
         this.sentIds = new IdWindow(limits.dedupWindow());
+    }
+
+    /**
+     * Adopts the sizes the peer accepts where they are smaller than ours, so a message it would refuse (closing its
+     * connection, and with it every session's calls on it, again at each retransmit) is refused here instead.
+     */
+    void limitSizesTo(final int message, final int header, final int metadata)
+    {
+        if (message <= 0 || header <= 0 || metadata <= 0)
+        {
+            throw new ProtocolViolationException("announced limits must be positive, were " + message + ", " +
+                header + " and " + metadata + " bytes");
+        }
+        sendLimits = limits.withMaxMessageBytes(Math.min(message, limits.maxMessageBytes()))
+            .withMaxHeaderBytes(Math.min(header, limits.maxHeaderBytes()))
+            .withMaxMetadataBytes(Math.min(metadata, limits.maxMetadataBytes()));
+    }
+
+    /** This side's limits on what it sends, lowered to what the peer announced. Any thread. */
+    Limits sendLimits()
+    {
+        return sendLimits;
+    }
+
+    /** Writes the sizes this side accepts, for its SETUP or SETUP_ACCEPT ({@link #limitSizesTo} takes them). */
+    static SetupCodec.Writer announce(final SetupCodec.Writer body, final Limits limits)
+    {
+        return body.i32(limits.maxMessageBytes()).i32(limits.maxHeaderBytes()).i32(limits.maxMetadataBytes());
     }
 
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
@@ -87,7 +120,7 @@ final class CallAdmission
     private XioException check(final Outbound message, final boolean waitWanted, final boolean mayWait,
         final Duration timeout)
     {
-        final String oversize = oversize(message, CallContext.DEADLINE_ITEM, limits);
+        final String oversize = oversize(message, CallContext.DEADLINE_ITEM, sendLimits);
         if (oversize != null)
         {
             return new XioException(oversize + " of session " + session.describe());

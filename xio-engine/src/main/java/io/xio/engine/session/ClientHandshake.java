@@ -54,9 +54,9 @@ final class ClientHandshake
     /** Sets the session up at {@code address}, trying {@code alternatives} in turn when it cannot. */
     void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
     {
-        final byte[] body = new SetupCodec.Writer().u8(hops).string(session.resource)
+        final byte[] body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource)
             .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
-            .i32(session.engine.limits.dedupWindow()).toBytes();
+            .i32(session.engine.limits.dedupWindow()), session.engine.limits).toBytes();
         if (body.length > session.engine.limits.maxHeaderBytes())
         {
             session.refused(new IllegalArgumentException("set-up attributes of " + body.length + " bytes exceed " +
@@ -137,6 +137,7 @@ final class ClientHandshake
                 final int peerDedupWindow = body.i32();
                 final byte[] secret = body.bytes();
                 target = address.endpoint();
+                session.admission.limitSizesTo(body.i32(), body.i32(), body.i32());
                 session.assignId(frame.sessionId(), secret);
                 session.limitTo(peerMaxInFlight, peerDedupWindow);
                 lane.attach(c);

@@ -58,6 +58,9 @@ final class ServerHandshake
         final Map<String, String> attributes = body.map();
         final int clientMaxInFlight = body.i32();
         final int clientDedupWindow = body.i32();
+        final int clientMessageBytes = body.i32();
+        final int clientHeaderBytes = body.i32();
+        final int clientMetadataBytes = body.i32();
         final SetupRequest request = new SetupRequest(resource, attributes, connection.remoteAddress(), portal.uri(),
             hops);
         SetupDecision decision;
@@ -77,7 +80,8 @@ final class ServerHandshake
         }
         if (decision instanceof SetupDecision.Accept accept)
         {
-            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow);
+            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow,
+                new int[] {clientMessageBytes, clientHeaderBytes, clientMetadataBytes});
         }
         else if (decision instanceof SetupDecision.Reject reject)
         {
@@ -93,7 +97,8 @@ final class ServerHandshake
     }
 
     private void accept(final long token, final String resource, final Map<String, String> attributes,
-        final SetupDecision.Accept accept, final int clientMaxInFlight, final int clientDedupWindow)
+        final SetupDecision.Accept accept, final int clientMaxInFlight, final int clientDedupWindow,
+        final int[] clientSizes)
     {
         final RequestHandler handler = engine.services.get(resource);
         if (handler == null)
@@ -121,12 +126,13 @@ final class ServerHandshake
             portal.uri().withResource(resource), resource, attributes, handler);
         session.peerHost = host;
         session.limitTo(clientMaxInFlight, clientDedupWindow);
+        session.admission.limitSizesTo(clientSizes[0], clientSizes[1], clientSizes[2]);
         engine.accepted.put(session.id(), session);
         final Lane lane = session.newServerLane(connection.peers);
         lane.attach(connection);
         connection.sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
-            new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
-                .i32(engine.limits.dedupWindow()).bytes(session.secret()).toBytes());
+            CallAdmission.announce(new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
+                .i32(engine.limits.dedupWindow()).bytes(session.secret()), engine.limits).toBytes());
         engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
             "accepted session " + session.id() + " for '" + resource + "' from " + connection.remoteAddress(),
             null));

@@ -624,7 +624,7 @@ public final class SessionImpl implements Session
             return;
         }
         sealMetadata(response); // what is kept and resent is what was answered, however the application goes on
-        final String oversize = CallAdmission.oversize(response, 0, engine.limits);
+        final String oversize = CallAdmission.oversize(response, 0, admission.sendLimits());
         if (oversize != null)
         {
             // Fail the call here rather than make the peer drop the connection over an oversized frame.

@@ -1505,6 +1505,18 @@ public abstract class TransportConformanceTest
             session.request(Outbound.of(utf8("still fine"))).get(5, TimeUnit.SECONDS).close();
             assertThat(session.statistics().retransmits()).as("no connection was lost").isZero();
         }
+        // A caller whose own limit is larger keeps to the server's, announced at set-up: the call is refused here,
+        // not sent to make the server close a connection other sessions share, again at each retransmit.
+        final XioEngine generous = engines.start(configure(engines.builder("generous"))
+            .limits(TestEngines.LIMITS.withMaxMetadataBytes(4 * limit)));
+        try (Session session = generous.connect(portal.uri().withResource("echo").toString()))
+        {
+            final io.xio.engine.Metadata twice = new io.xio.engine.Metadata().add("pad", "x".repeat(2 * limit));
+            assertThatThrownBy(() -> session.request(Outbound.of(utf8("q")).metadata(twice)).get(5, TimeUnit.SECONDS))
+                .cause().isInstanceOf(io.xio.engine.XioException.class).hasMessageContaining("call context");
+            session.request(Outbound.of(utf8("after"))).get(5, TimeUnit.SECONDS).close();
+            assertThat(session.statistics().retransmits()).isZero();
+        }
     }
 
     @Test

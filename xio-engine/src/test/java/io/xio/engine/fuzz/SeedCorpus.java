@@ -159,8 +159,8 @@ final class SeedCorpus
             frame(FrameType.REQUEST, FrameFlags.CONTEXT | FrameFlags.ONE_WAY, first, 4, 0,
                 withContext(false, "four"))));
         talks.put("held-then-cancelled", concat(
-            frame(FrameType.SETUP, 0, 0, 2, 0, new SetupCodec.Writer().u8(0).string("hold").map(Map.of())
-                .i32(1024).i32(2048).toBytes()),
+            frame(FrameType.SETUP, 0, 0, 2, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("hold")
+                .map(Map.of()).i32(1024).i32(2048)).toBytes()),
             frame(FrameType.REQUEST, 0, latest, 1, 0, utf8("wait")),
             frame(FrameType.DATA_DESCRIPTOR, 0, latest, 2, 0,
                 new SetupCodec.Writer().i64(0x1000).i32(42).i32(4096).toBytes()),
@@ -168,12 +168,12 @@ final class SeedCorpus
             frame(FrameType.CANCEL, 0, latest, 1, 0, new SetupCodec.Writer().i64(2).toBytes()),
             frame(FrameType.CLOSE, 0, latest, 0, 0, new SetupCodec.Writer().string("bye").toBytes())));
         talks.put("failing-service-and-attach", concat(
-            frame(FrameType.SETUP, 0, 0, 3, 0, new SetupCodec.Writer().u8(1).string("fail")
-                .map(Map.of("token", "s3cr3t")).i32(8).i32(16).toBytes()),
+            frame(FrameType.SETUP, 0, 0, 3, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(1).string("fail")
+                .map(Map.of("token", "s3cr3t")).i32(8).i32(16)).toBytes()),
             frame(FrameType.REQUEST, 0, latest, 1, 0, utf8("boom")),
             frame(FrameType.ATTACH, 0, 77, 4, 0, new byte[0]),
-            frame(FrameType.SETUP, 0, 0, 5, 0, new SetupCodec.Writer().u8(0).string("nothing-here").map(Map.of())
-                .i32(1).i32(1).toBytes()),
+            frame(FrameType.SETUP, 0, 0, 5, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("nothing-here")
+                .map(Map.of()).i32(1).i32(1)).toBytes()),
             frame(FrameType.ATTACH, 0, first, 6, 0, new byte[0])));
         talks.put("answers-a-server-never-gets", concat(
             frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, first, 1, Status.OK, utf8("?")),
@@ -206,13 +206,14 @@ final class SeedCorpus
 
     private static byte[] setupBody()
     {
-        return new SetupCodec.Writer().u8(0).string("kv").map(Map.of("token", "s3cr3t")).i32(1024).i32(2048)
-            .toBytes();
+        return PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("kv").map(Map.of("token", "s3cr3t"))
+            .i32(1024).i32(2048)).toBytes();
     }
 
     private static byte[] acceptBody()
     {
-        return new SetupCodec.Writer().map(Map.of("node", "a")).i32(1024).i32(2048).toBytes();
+        return PeerFrames.sizes(new SetupCodec.Writer().map(Map.of("node", "a")).i32(1024).i32(2048)
+            .bytes(new byte[16])).toBytes();
     }
 
     private static byte[] reasonBody()

@@ -15,6 +15,16 @@ public final class PeerFrames
     {
     }
 
+    /**
+     * {@code body} followed by the sizes a SETUP or SETUP_ACCEPT announces (largest message, header, call context),
+     * the defaults'.
+     */
+    public static SetupCodec.Writer sizes(final SetupCodec.Writer body)
+    {
+        final io.xio.engine.Limits limits = io.xio.engine.Limits.DEFAULT;
+        return body.i32(limits.maxMessageBytes()).i32(limits.maxHeaderBytes()).i32(limits.maxMetadataBytes());
+    }
+
     public static byte[] frame(final int type, final int flags, final long sessionId, final long requestId,
         final int status, final byte[] header, final byte[]... segments)
     {
@@ -49,13 +59,13 @@ public final class PeerFrames
     static byte[] setupAccept(final long token, final long sessionId)
     {
         return frame(FrameType.SETUP_ACCEPT, 0, sessionId, token, 0,
-            new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).bytes(SECRET).toBytes());
+            sizes(new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).bytes(SECRET)).toBytes());
     }
 
     static byte[] setup(final long token, final String resource)
     {
         return frame(FrameType.SETUP, 0, 0, token, 0,
-            new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(4096).toBytes());
+            sizes(new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(4096)).toBytes());
     }
 
     static byte[] attachAccept(final long token, final long sessionId)
