@@ -34,7 +34,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Behind a client proxy: each call becomes one transaction on a session opened on first use (so an
- * application starts while its server is down, and the first call reports why it cannot reach it).
+ * application starts while its server is down, and the first call reports why it cannot reach it); an
+ * idempotent call whose session or server went away may become a few, on fresh sessions ({@link RetryPolicy}).
  * Thread-safe.
  */
 final class XioClientInvocationHandler implements InvocationHandler
