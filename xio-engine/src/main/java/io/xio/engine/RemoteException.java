@@ -37,6 +37,16 @@ public final class RemoteException extends XioException
         return status == io.xio.engine.protocol.Status.BACK_PRESSURE;
     }
 
+    /**
+     * Whether the request ran at the peer but its answer was lost with a connection (status RESPONSE_LOST): it
+     * was too large to keep for a resend (beyond the peer's retained budget). It may have had its effect: only an
+     * idempotent call may be sent again.
+     */
+    public boolean isResponseLost()
+    {
+        return status == io.xio.engine.protocol.Status.RESPONSE_LOST;
+    }
+
     /** Class name of the exception the remote handler threw, or null when the failure was not a throw. */
     public String remoteType()
     {

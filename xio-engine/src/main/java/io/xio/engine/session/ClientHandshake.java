@@ -1,5 +1,6 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Backoff;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.SessionEvent;
@@ -16,14 +17,15 @@ import java.util.function.Consumer;
 /**
  * The client side of a lane's connection life: the session set-up (following redirects and trying the
  * alternatives a redirect named), the attach of further connections, and reconnecting after a loss with
- * exponential backoff until the engine's reconnect timeout. Its server counterpart is {@link ServerHandshake}.
+ * jittered exponential backoff until the engine's reconnect timeout. Its server counterpart is
+ * {@link ServerHandshake}.
  * Owned by the lane's context thread.
  */
 final class ClientHandshake
 {
     private static final int MAX_REDIRECTS = 4;
-    private static final long FIRST_BACKOFF_NANOS = 5_000_000L;
-    private static final long MAX_BACKOFF_NANOS = 1_000_000_000L;
+    /** 5 ms doubling to 1 s, each wait drawn from the upper half of its step. */
+    static final Backoff RECONNECT = new Backoff(5_000_000L, 1_000_000_000L);
 
     private final Lane lane;
     private final SessionImpl session;
@@ -263,7 +265,7 @@ final class ClientHandshake
                 "re-establish it within " + session.engine.reconnectTimeout + ": " + cause.getMessage(), cause));
             return;
         }
-        final long delay = backoff(attempts);
+        final long delay = RECONNECT.delayNanos(attempts, session.engine.reconnectJitter.getAsLong());
         attempts++;
         lane.loop.schedule(now + delay, () ->
         {
@@ -273,11 +275,5 @@ final class ClientHandshake
                     " reconnected to " + target, null), this::scheduleReconnect);
             }
         });
-    }
-
-    /** How long to wait before reconnect attempt {@code attempt} (from 0): 5 ms doubling, at most 1 s. */
-    static long backoff(final int attempt)
-    {
-        return Math.min(MAX_BACKOFF_NANOS, FIRST_BACKOFF_NANOS << Math.min(attempt, 8));
     }
 }

@@ -21,11 +21,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * What the session layer of one engine shares: its contexts and their connection registries, transports,
  * registered services, accepted sessions and settings. Immutable after construction except for the
- * concurrent maps; thread-safe.
+ * concurrent maps (and the reconnect jitter tests pin); thread-safe.
  */
 public final class EngineCore
 {
@@ -58,6 +59,11 @@ public final class EngineCore
     final PeerCounts connectionsByPeer = new PeerCounts();
     /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
     final ByteBudget retained;
+    /**
+     * Where the reconnect backoff draws its jitter from ({@link ClientHandshake#RECONNECT}); read on context
+     * threads. Tests that drive a manual context pin it before a connection is lost, to know each wait exactly.
+     */
+    LongSupplier reconnectJitter = () -> ThreadLocalRandom.current().nextLong();
     /** Session secrets: what an ATTACH must show to join a session. */
     private final SecureRandom secrets = new SecureRandom();
 

@@ -16,7 +16,10 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The client handshake against a scripted server on a fake clock: set-up, redirect, reconnect backoff. */
+/**
+ * The client handshake against a scripted server on a fake clock: set-up, redirect, reconnect backoff and its
+ * jitter.
+ */
 class ClientHandshakeTest
 {
     /** Timers fire on the next tick of the context's timer wheel (2^20 ns) after their deadline. */
@@ -49,6 +52,7 @@ class ClientHandshakeTest
     {
         final Session session = client.openSession();
         final SessionImpl impl = (SessionImpl)session;
+        impl.engine.reconnectJitter = () -> -1L; // the top of each step: the schedule without jitter
         client.wire.refuseConnects = true;
         final long lostAt = client.clock.nanoTime();
         client.wire.last().reset();
@@ -56,12 +60,7 @@ class ClientHandshakeTest
         assertThat(impl.connectionCount()).isZero();
         assertThat(session.isOpen()).as("reconnecting, not closed").isTrue();
 
-        final int before = client.wire.connectTimes.size();
-        for (int ms = 0; ms < 2_700 && session.isOpen(); ms++)
-        {
-            client.advance(Duration.ofMillis(1));
-        }
-        final List<Long> attempts = client.wire.connectTimes.subList(before, client.wire.connectTimes.size());
+        final List<Long> attempts = reconnectAttempts(session);
         // 5 ms doubling up to 1 s, each counted from the failure before it: attempts about 5, 15, 35, 75, 155,
         // 315, 635, 1275 and 2555 ms after the loss; the last one fails past the 2 s reconnect timeout, and so
         // does the session. Timers fire on the context's timer-wheel ticks (about 1 ms), hence the tolerance.
@@ -69,13 +68,54 @@ class ClientHandshakeTest
         long previous = lostAt;
         for (int i = 0; i < attempts.size(); i++)
         {
+            final long ceiling = ClientHandshake.RECONNECT.ceilingNanos(i);
             assertThat(attempts.get(i) - previous).as("wait before attempt " + i)
-                .isBetween(ClientHandshake.backoff(i), ClientHandshake.backoff(i) + TICK_SLACK);
+                .isBetween(ceiling, ceiling + TICK_SLACK);
             previous = attempts.get(i);
         }
         assertThat(session.isOpen()).isFalse();
-        assertThat(ClientHandshake.backoff(0)).isEqualTo(5_000_000L);
-        assertThat(ClientHandshake.backoff(20)).isEqualTo(1_000_000_000L);
+        assertThat(ClientHandshake.RECONNECT.ceilingNanos(0)).isEqualTo(5_000_000L);
+        assertThat(ClientHandshake.RECONNECT.ceilingNanos(20)).isEqualTo(1_000_000_000L);
+    }
+
+    @Test
+    void reconnectWaitsAreJitteredWithinTheUpperHalfOfEachStep()
+    {
+        final Session session = client.openSession();
+        final SessionImpl impl = (SessionImpl)session;
+        final long[] draws = {0L, Long.MAX_VALUE / 2, 0L, 1L << 40, 0L, -7L, 0L, 3L, 0L, 0L, 0L, 0L};
+        final int[] next = new int[1];
+        impl.engine.reconnectJitter = () -> draws[next[0]++];
+        client.wire.refuseConnects = true;
+        final long lostAt = client.clock.nanoTime();
+        client.wire.last().reset();
+        client.turn();
+
+        final List<Long> attempts = reconnectAttempts(session);
+        long previous = lostAt;
+        for (int i = 0; i < attempts.size(); i++)
+        {
+            final long wanted = ClientHandshake.RECONNECT.delayNanos(i, draws[i]);
+            assertThat(wanted).as("within the upper half of step " + i)
+                .isBetween(ClientHandshake.RECONNECT.ceilingNanos(i) / 2, ClientHandshake.RECONNECT.ceilingNanos(i));
+            assertThat(attempts.get(i) - previous).as("wait before attempt " + i)
+                .isBetween(wanted, wanted + TICK_SLACK);
+            previous = attempts.get(i);
+        }
+        // Waits from the bottom of their steps fit more attempts into the 2 s reconnect timeout than the 9 above.
+        assertThat(attempts).hasSizeGreaterThan(9);
+        assertThat(session.isOpen()).isFalse();
+    }
+
+    /** Runs the fake clock until the session gave up reconnecting; the times of its connect attempts. */
+    private List<Long> reconnectAttempts(final Session session)
+    {
+        final int before = client.wire.connectTimes.size();
+        for (int ms = 0; ms < 2_700 && session.isOpen(); ms++)
+        {
+            client.advance(Duration.ofMillis(1));
+        }
+        return client.wire.connectTimes.subList(before, client.wire.connectTimes.size());
     }
 
     @Test
@@ -94,6 +134,7 @@ class ClientHandshakeTest
         client.turn();
         assertThat(session.connectionCount()).isEqualTo(1);
 
+        ((SessionImpl)session).engine.reconnectJitter = () -> -1L;
         final long lostAgain = client.clock.nanoTime();
         second.reset();
         client.advance(Duration.ofMillis(4));
@@ -101,7 +142,8 @@ class ClientHandshakeTest
         client.advance(Duration.ofMillis(3));
         assertThat(client.wire.links).hasSize(3);
         assertThat(client.wire.connectTimes.get(2) - lostAgain).as("the first backoff again, not a later one")
-            .isBetween(ClientHandshake.backoff(0), ClientHandshake.backoff(0) + TICK_SLACK);
+            .isBetween(ClientHandshake.RECONNECT.ceilingNanos(0),
+                ClientHandshake.RECONNECT.ceilingNanos(0) + TICK_SLACK);
     }
 
     @Test

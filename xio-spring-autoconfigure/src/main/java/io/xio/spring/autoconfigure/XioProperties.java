@@ -264,6 +264,8 @@ public class XioProperties
          */
         private List<Class<? extends Exception>> allowedExceptions = new ArrayList<>();
 
+        private final Retry retry = new Retry();
+
         public Duration getTimeout()
         {
             return timeout;
@@ -282,6 +284,113 @@ public class XioProperties
         public void setAllowedExceptions(final List<Class<? extends Exception>> allowedExceptions)
         {
             this.allowedExceptions = exceptions(allowedExceptions);
+        }
+
+        public Retry getRetry()
+        {
+            return retry;
+        }
+    }
+
+    /**
+     * How every client tries an idempotent call ({@code @XioMethod(idempotent = true)}) again when its connection,
+     * session or server went away, or its answer was lost with its connection: on a fresh session, within the
+     * call's deadline, after a jittered exponential backoff. Calls that are not idempotent are never retried.
+     */
+    public static class Retry
+    {
+        /** Most attempts of one idempotent call, the first included; 1 never retries. */
+        private int maxAttempts = 3;
+
+        /**
+         * The ceiling of the wait before the first retry; the ceiling doubles for each further one, up to
+         * max-backoff, and each wait is drawn at random from the upper half of its ceiling, so that clients that
+         * lost the same server do not come back to it in lock-step.
+         */
+        private Duration initialBackoff = Duration.ofMillis(50);
+
+        /** The most one wait between attempts may be. */
+        private Duration maxBackoff = Duration.ofSeconds(1);
+
+        public int getMaxAttempts()
+        {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(final int maxAttempts)
+        {
+            if (maxAttempts < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getInitialBackoff()
+        {
+            return initialBackoff;
+        }
+
+        public void setInitialBackoff(final Duration initialBackoff)
+        {
+            this.initialBackoff = positive(initialBackoff);
+        }
+
+        public Duration getMaxBackoff()
+        {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(final Duration maxBackoff)
+        {
+            this.maxBackoff = positive(maxBackoff);
+        }
+    }
+
+    /** One named client's retry settings; each one not set is that of {@code xio.client.retry}. */
+    public static class NamedRetry
+    {
+        /** Most attempts of one idempotent call, the first included; default: xio.client.retry.max-attempts. */
+        private Integer maxAttempts;
+
+        /** The ceiling of the wait before the first retry; default: xio.client.retry.initial-backoff. */
+        private Duration initialBackoff;
+
+        /** The most one wait between attempts may be; default: xio.client.retry.max-backoff. */
+        private Duration maxBackoff;
+
+        public Integer getMaxAttempts()
+        {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(final Integer maxAttempts)
+        {
+            if (maxAttempts != null && maxAttempts < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getInitialBackoff()
+        {
+            return initialBackoff;
+        }
+
+        public void setInitialBackoff(final Duration initialBackoff)
+        {
+            this.initialBackoff = initialBackoff == null ? null : positive(initialBackoff);
+        }
+
+        public Duration getMaxBackoff()
+        {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(final Duration maxBackoff)
+        {
+            this.maxBackoff = maxBackoff == null ? null : positive(maxBackoff);
         }
     }
 
@@ -302,6 +411,8 @@ public class XioProperties
          * {@code xio.client.allowed-exceptions}.
          */
         private List<Class<? extends Exception>> allowedExceptions = new ArrayList<>();
+
+        private final NamedRetry retry = new NamedRetry();
 
         public String getUri()
         {
@@ -349,6 +460,11 @@ public class XioProperties
         public void setAllowedExceptions(final List<Class<? extends Exception>> allowedExceptions)
         {
             this.allowedExceptions = exceptions(allowedExceptions);
+        }
+
+        public NamedRetry getRetry()
+        {
+            return retry;
         }
     }
 

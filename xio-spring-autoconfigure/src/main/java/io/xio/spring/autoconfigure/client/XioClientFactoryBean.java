@@ -52,6 +52,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         int connections = 0;
         String address = uri;
         final List<Class<? extends Exception>> allowed = new ArrayList<>(properties.getClient().getAllowedExceptions());
+        XioProperties.NamedRetry retry = null;
         if (address == null || address.isEmpty())
         {
             final XioProperties.NamedClient settings = namedClient(properties, name);
@@ -63,11 +64,13 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             timeout = settings.getTimeout() != null ? settings.getTimeout() : timeout;
             connections = settings.getConnections() != null ? settings.getConnections() : 0;
             allowed.addAll(settings.getAllowedExceptions());
+            retry = settings.getRetry();
         }
         final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, address,
             beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), timeout, connections,
             beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
-            new AllowedExceptions(allowed),
+            new AllowedExceptions(allowed), RetryPolicy.of(properties.getClient().getRetry(), retry,
+                name == null || name.isEmpty() ? address : name),
             beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
         beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));

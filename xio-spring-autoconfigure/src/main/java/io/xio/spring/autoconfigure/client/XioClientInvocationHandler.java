@@ -34,10 +34,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Behind a client proxy: each call becomes one transaction on a session opened on first use (so an
- * application starts while its server is down, and the first call reports why it cannot reach it).
+ * application starts while its server is down, and the first call reports why it cannot reach it); an
+ * idempotent call whose session or server went away may become a few, on fresh sessions ({@link RetryPolicy}).
  * Thread-safe.
  */
 final class XioClientInvocationHandler implements InvocationHandler
@@ -52,6 +55,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final AllowedExceptions allowedExceptions;
     private final List<XioClientInterceptor> interceptors;
     private final String resource;
+    private final RetryPolicy retry;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
     private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
     private static final Object[] NO_ARGUMENTS = new Object[0];
@@ -60,9 +64,11 @@ final class XioClientInvocationHandler implements InvocationHandler
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
         final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation,
-        final AllowedExceptions allowedExceptions, final List<XioClientInterceptor> interceptors)
+        final AllowedExceptions allowedExceptions, final RetryPolicy retry,
+        final List<XioClientInterceptor> interceptors)
     {
         this.allowedExceptions = allowedExceptions;
+        this.retry = retry;
         this.api = api;
         this.name = name == null ? "" : name;
         this.uri = uri;
@@ -166,17 +172,25 @@ final class XioClientInvocationHandler implements InvocationHandler
     {
         final boolean async = call.oneWay() && !call.receipt();
         final Prepared prepared = prepare(call, method, args, async, intercepted);
-        final Session current = sessionNow();
+        return RetryingCall.call(retry, retry.attempts(call), prepared.options.timeout(), remaining ->
+            attemptNow(call, method, prepared.message, prepared.options.withTimeout(remaining)));
+    }
+
+    /** One attempt of a blocking call; an idempotent call's message is sent again as it is. */
+    private Object attemptNow(final ServiceMethod call, final Method method, final Outbound message,
+        final CallOptions options) throws Throwable
+    {
+        final Session current = sessionNow(options.timeout());
         if (call.oneWay())
         {
-            final XioFuture<Void> sent = current.send(prepared.message, prepared.options);
+            final XioFuture<Void> sent = current.send(message, options);
             if (call.receipt())
             {
                 await(sent, method);
             }
             return null;
         }
-        try (Message response = await(current.request(prepared.message, prepared.options), method))
+        try (Message response = await(current.request(message, options), method))
         {
             return call.returnKind() == ServiceMethod.ReturnKind.VOID ? null : decode(call, response);
         }
@@ -216,14 +230,40 @@ final class XioClientInvocationHandler implements InvocationHandler
     private CompletableFuture<Object> callAsync(final ServiceMethod call, final Method method, final Prepared prepared,
         final CallRecorder recorder, final Object started, final long start)
     {
-        final Outbound message = prepared.message;
-        final CallOptions callOptions = prepared.options;
         final CompletableFuture<Object> result = new CompletableFuture<>();
-        session().whenComplete((current, failure) ->
+        final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry, retry.attempts(call),
+            prepared.options.timeout(), remaining -> attemptAsync(call, prepared.message,
+                prepared.options.withTimeout(remaining)));
+        result.whenComplete((value, ex) ->
+        {
+            if (result.isCancelled())
+            {
+                attempts.cancel(true); // cancels the call on the server too
+            }
+        });
+        attempts.whenComplete((value, ex) ->
+        {
+            if (ex != null)
+            {
+                fail(result, unwrap(ex), method, recorder, started, start);
+                return;
+            }
+            recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
+            result.complete(value);
+        });
+        return result;
+    }
+
+    /** One attempt of a call returning a future: its decoded result, or how it failed as the engine said. */
+    private CompletableFuture<Object> attemptAsync(final ServiceMethod call, final Outbound message,
+        final CallOptions callOptions)
+    {
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        session(callOptions.timeout()).whenComplete((current, failure) ->
         {
             if (failure != null)
             {
-                fail(result, unwrap(failure), method, recorder, started, start);
+                result.completeExceptionally(unwrap(failure));
                 return;
             }
             final XioFuture<Message> reply;
@@ -233,7 +273,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             }
             catch (final RuntimeException ex)
             {
-                fail(result, ex, method, recorder, started, start); // else the caller's future would never complete
+                result.completeExceptionally(ex); // else the caller's future would never complete
                 return;
             }
             result.whenComplete((value, ex) ->
@@ -247,21 +287,17 @@ final class XioClientInvocationHandler implements InvocationHandler
             {
                 if (ex != null)
                 {
-                    fail(result, unwrap(ex), method, recorder, started, start);
+                    result.completeExceptionally(unwrap(ex));
                     return;
                 }
-                final Object value;
                 try (response)
                 {
-                    value = decode(call, response);
+                    result.complete(decode(call, response));
                 }
                 catch (final Throwable decodeFailure)
                 {
-                    fail(result, decodeFailure, method, recorder, started, start);
-                    return;
+                    result.completeExceptionally(decodeFailure);
                 }
-                recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
-                result.complete(value);
             });
         });
         return result;
@@ -412,17 +448,40 @@ final class XioClientInvocationHandler implements InvocationHandler
         session();
     }
 
-    /** The session for a blocking call (never on a context thread): waits for it to open. */
-    private Session sessionNow() throws Throwable
+    /** The session for a blocking call (never on a context thread): waits for it to open, within {@code timeout}. */
+    private Session sessionNow(final Duration timeout) throws Throwable
     {
         try
         {
-            return session().get();
+            return session().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         }
         catch (final ExecutionException ex)
         {
             throw ex.getCause();
         }
+        catch (final TimeoutException ex)
+        {
+            throw noSessionWithin(timeout);
+        }
+    }
+
+    /** The session for a call returning a future, failing if it takes longer than {@code timeout} to open. */
+    private CompletableFuture<Session> session(final Duration timeout)
+    {
+        final CompletableFuture<Session> current = session();
+        if (current.isDone())
+        {
+            return current;
+        }
+        // A copy: the timeout is this call's, the session everybody's.
+        return current.copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(ex ->
+            CompletableFuture.failedFuture(unwrap(ex) instanceof TimeoutException ? noSessionWithin(timeout) : ex));
+    }
+
+    private XioTimeoutException noSessionWithin(final Duration timeout)
+    {
+        return new XioTimeoutException("no session to " + uri + " within the call's " + timeout + " deadline: " +
+            (lastFailure != null ? lastFailure : "still connecting"));
     }
 
     private boolean onContextThread()

@@ -28,9 +28,10 @@ import java.util.stream.Collectors;
  * @param timeout the method's deadline, or null for the client's
  * @param oneWay sent as a one-way message
  * @param receipt with {@code oneWay}: wait for the server's receipt
+ * @param idempotent may run twice without harm, so a call whose connection or server went away may be tried again
  */
 public record ServiceMethod(Method method, String wireName, Type[] parameterTypes, boolean[] segments,
-    ReturnKind returnKind, Type resultType, Duration timeout, boolean oneWay, boolean receipt)
+    ReturnKind returnKind, Type resultType, Duration timeout, boolean oneWay, boolean receipt, boolean idempotent)
 {
     /** How a result comes back to the caller. */
     public enum ReturnKind
@@ -84,6 +85,7 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         Duration timeout = null;
         boolean oneWay = false;
         boolean receipt = false;
+        boolean idempotent = false;
         String name = method.getName() + "(" + Arrays.stream(raw).map(Class::getSimpleName)
             .collect(Collectors.joining(",")) + ")";
         if (settings != null)
@@ -102,6 +104,7 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             }
             oneWay = settings.oneWay();
             receipt = settings.receipt();
+            idempotent = settings.idempotent();
             if (oneWay && kind != ReturnKind.VOID)
             {
                 throw new IllegalArgumentException("@XioMethod(oneWay = true) on " + method + " needs a void method");
@@ -115,7 +118,8 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
                 name = settings.name();
             }
         }
-        return new ServiceMethod(method, name, parameters, segments, kind, result, timeout, oneWay, receipt);
+        return new ServiceMethod(method, name, parameters, segments, kind, result, timeout, oneWay, receipt,
+            idempotent);
     }
 
     /** Whether values of this type travel as a data segment, untouched by the codec. */

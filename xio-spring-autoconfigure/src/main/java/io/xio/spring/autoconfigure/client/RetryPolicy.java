@@ -1,0 +1,63 @@
+package io.xio.spring.autoconfigure.client;
+
+import io.xio.engine.Backoff;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.RemoteException;
+import io.xio.spring.autoconfigure.XioProperties;
+import io.xio.spring.autoconfigure.method.ServiceMethod;
+
+import java.time.Duration;
+
+/**
+ * When one client tries a call again: only an idempotent method's, only after a failure that says the call may not
+ * have run or that its answer is lost, at most {@code maxAttempts} times, waiting {@code backoff} between attempts.
+ * Immutable; any thread.
+ *
+ * <p>Which failures: a {@link ConnectionException} (the connection could not be made or was lost past the
+ * engine's re-attach, the session was closed by the server or expired there, its context failed) and a
+ * {@link RemoteException#isResponseLost() RESPONSE_LOST} answer (the call ran, its answer was too large to keep
+ * for the engine's resend). Not: an application error, since the server answered and would answer the same; a
+ * timeout, since the call's budget is spent (and a DEADLINE_EXCEEDED answer says the same); a cancel; a session
+ * the server rejected; and not back-pressure either, although the server did not run the call: it asks the
+ * caller to slow down, and a client that retries within the same deadline would bring the load back sooner,
+ * times the number of clients, which is how an overload turns into a retry storm. That call fails at once, so the
+ * application decides.
+ *
+ * @param maxAttempts the most attempts of one idempotent call, the first included
+ * @param backoff the waits between attempts
+ */
+record RetryPolicy(int maxAttempts, Backoff backoff)
+{
+    /**
+     * The policy of client {@code name} from {@code xio.client.retry} and, for a named client, its own settings
+     * (else null).
+     */
+    static RetryPolicy of(final XioProperties.Retry defaults, final XioProperties.NamedRetry named, final String name)
+    {
+        final boolean own = named != null;
+        final int attempts = own && named.getMaxAttempts() != null ? named.getMaxAttempts() : defaults.getMaxAttempts();
+        final Duration initial = own && named.getInitialBackoff() != null ? named.getInitialBackoff()
+            : defaults.getInitialBackoff();
+        final Duration max = own && named.getMaxBackoff() != null ? named.getMaxBackoff()
+            : defaults.getMaxBackoff();
+        if (initial.compareTo(max) > 0)
+        {
+            throw new IllegalArgumentException("retry initial-backoff " + initial + " exceeds max-backoff " + max +
+                " for client " + name + " (xio.client.retry.*, xio.clients.<name>.retry.*)");
+        }
+        return new RetryPolicy(attempts, Backoff.of(initial, max));
+    }
+
+    /** How many attempts {@code call} may have: 1 unless it is idempotent. */
+    int attempts(final ServiceMethod call)
+    {
+        return call.idempotent() ? maxAttempts : 1;
+    }
+
+    /** Whether a call that failed so may not have run, or has lost its answer: see the type's Javadoc. */
+    static boolean mayRetry(final Throwable failure)
+    {
+        return failure instanceof ConnectionException ||
+            failure instanceof RemoteException remote && remote.isResponseLost();
+    }
+}

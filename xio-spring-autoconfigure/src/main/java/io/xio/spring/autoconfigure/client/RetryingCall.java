@@ -1,0 +1,159 @@
+package io.xio.spring.autoconfigure.client;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one client call's attempts under a {@link RetryPolicy}: the call's timeout is the budget of all its attempts
+ * together (each is given what is left of it), a failure the policy does not retry or the last attempt's failure
+ * goes to the caller, and no attempt starts whose backoff would end past the deadline. Earlier failures are not
+ * attached to it: a session's failure is one object shared by every call that waited for that session. The
+ * blocking form runs on the caller's thread; the other continues on whichever thread completed the attempt before
+ * it, after the backoff on the JDK's shared delayed executor. Stateless.
+ */
+final class RetryingCall
+{
+    /** One attempt of a blocking call, given the time left of the call's budget. */
+    @FunctionalInterface
+    interface Attempt<T>
+    {
+        T run(Duration remaining) throws Throwable;
+    }
+
+    /** One attempt of a call returning a future, given the time left; cancelling the future cancels the attempt. */
+    @FunctionalInterface
+    interface AsyncAttempt<T>
+    {
+        CompletableFuture<T> start(Duration remaining);
+    }
+
+    private RetryingCall()
+    {
+    }
+
+    /** Up to {@code attempts} attempts within {@code budget}; the first one's result, else the last failure. */
+    static <T> T call(final RetryPolicy policy, final int attempts, final Duration budget, final Attempt<T> attempt)
+        throws Throwable
+    {
+        final long deadline = System.nanoTime() + budget.toNanos();
+        for (int n = 0; ; n++)
+        {
+            try
+            {
+                return attempt.run(n == 0 ? budget : Duration.ofNanos(deadline - System.nanoTime()));
+            }
+            catch (final Throwable failure)
+            {
+                final long wait = nextWait(policy, attempts, n, failure, deadline);
+                if (wait < 0)
+                {
+                    throw failure;
+                }
+                try
+                {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt(); // the caller gave up: it gets what failed so far
+                    throw failure;
+                }
+            }
+        }
+    }
+
+    /**
+     * Up to {@code attempts} attempts within {@code budget}: a future of the first one's result, else of the last
+     * failure. Cancelling it cancels the attempt under way and starts no other.
+     */
+    static <T> CompletableFuture<T> callAsync(final RetryPolicy policy, final int attempts, final Duration budget,
+        final AsyncAttempt<T> attempt)
+    {
+        final Attempts<T> run = new Attempts<>(policy, attempts, budget, attempt);
+        run.start(0);
+        return run.result;
+    }
+
+    /** The wait before attempt {@code n + 1} after attempt {@code n} failed so, or -1 when there is none. */
+    private static long nextWait(final RetryPolicy policy, final int attempts, final int n, final Throwable failure,
+        final long deadline)
+    {
+        if (n + 1 >= attempts || !RetryPolicy.mayRetry(failure))
+        {
+            return -1;
+        }
+        final long wait = policy.backoff().delayNanos(n);
+        // An attempt needs some time of its own: one that starts at the deadline can only time out.
+        return System.nanoTime() + wait < deadline ? wait : -1;
+    }
+
+    /** The attempts of one call returning a future; each runs once the one before it failed. */
+    private static final class Attempts<T>
+    {
+        private final RetryPolicy policy;
+        private final int attempts;
+        private final Duration budget;
+        private final long deadline;
+        private final AsyncAttempt<T> attempt;
+        private final CompletableFuture<T> result = new CompletableFuture<>();
+        private volatile CompletableFuture<T> current;
+
+        Attempts(final RetryPolicy policy, final int attempts, final Duration budget, final AsyncAttempt<T> attempt)
+        {
+            this.policy = policy;
+            this.attempts = attempts;
+            this.budget = budget;
+            this.deadline = System.nanoTime() + budget.toNanos();
+            this.attempt = attempt;
+            result.whenComplete((value, ex) ->
+            {
+                final CompletableFuture<T> running = current;
+                if (result.isCancelled() && running != null)
+                {
+                    running.cancel(true); // cancels the call on the server too
+                }
+            });
+        }
+
+        private void start(final int n)
+        {
+            if (result.isDone())
+            {
+                return; // cancelled during the backoff
+            }
+            CompletableFuture<T> started;
+            try
+            {
+                started = attempt.start(n == 0 ? budget : Duration.ofNanos(deadline - System.nanoTime()));
+            }
+            catch (final RuntimeException ex)
+            {
+                started = CompletableFuture.failedFuture(ex); // else the caller's future would never complete
+            }
+            current = started;
+            if (result.isCancelled())
+            {
+                started.cancel(true); // cancelled while this attempt started
+            }
+            started.whenComplete((value, ex) ->
+            {
+                if (ex == null)
+                {
+                    result.complete(value);
+                    return;
+                }
+                final Throwable failure = ex instanceof CompletionException && ex.getCause() != null
+                    ? ex.getCause() : ex;
+                final long wait = result.isDone() ? -1 : nextWait(policy, attempts, n, failure, deadline);
+                if (wait < 0)
+                {
+                    result.completeExceptionally(failure);
+                    return;
+                }
+                CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(() -> start(n + 1));
+            });
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.engine.ConnectionException;
+import io.xio.engine.XioTimeoutException;
+import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.sample.retry.client.FlakyClient;
+import io.xio.spring.autoconfigure.sample.retry.client.FlakyClientApplication;
+import io.xio.spring.autoconfigure.sample.retry.server.FlakyServerApplication;
+import io.xio.spring.autoconfigure.sample.retry.server.FlakyService;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ApplicationContext;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code @XioMethod(idempotent = true)} end to end over tcp: the server closes its sessions in the middle of a call
+ * (it ran, its caller gets no answer), and the service counts how often each call ran. An idempotent call is tried
+ * again on a fresh session and its caller sees one result; a call that is not idempotent fails and has run once;
+ * retries end at max-attempts and at the call's deadline, which is the budget of all attempts together.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class XioIdempotentRetryTest
+{
+    /** The client's recorded call outcomes, in order. */
+    private static final class Outcomes implements XioInstrumentation
+    {
+        private final List<XioCallOutcome> recorded = new CopyOnWriteArrayList<>();
+
+        @Override
+        public CallRecorder recorder(final XioCall call)
+        {
+            return new CallRecorder()
+            {
+                @Override
+                public Object start()
+                {
+                    return null;
+                }
+
+                @Override
+                public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
+                    final Throwable failure)
+                {
+                    recorded.add(outcome);
+                }
+            };
+        }
+    }
+
+    private static void run(final BiConsumer<FlakyService, FlakyClient> test, final Outcomes outcomes,
+        final String... clientProperties)
+    {
+        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+            .run(server -> runner(FlakyClientApplication.class)
+                .withBean(XioInstrumentation.class, () -> outcomes)
+                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
+                    "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
+                .withPropertyValues(clientProperties)
+                .run(client ->
+                {
+                    assertThat(client).hasNotFailed();
+                    final FlakyService service = server.getBean(FlakyService.class);
+                    try
+                    {
+                        test.accept(service, client.getBean(FlakyClient.class));
+                    }
+                    finally
+                    {
+                        service.release();
+                    }
+                }));
+    }
+
+    private static int port(final ApplicationContext server)
+    {
+        return server.getBean(XioServiceExporter.class).portals().get(0).uri().port();
+    }
+
+    @Test
+    void anIdempotentCallWhoseServerWentAwayIsRetriedOnAFreshSessionAndReturnsOnce()
+    {
+        final Outcomes outcomes = new Outcomes();
+        run((service, flaky) ->
+        {
+            assertThat(flaky.read("warm-up")).isEqualTo("read warm-up");
+            service.goAwayNext(1);
+            assertThat(flaky.read("a")).isEqualTo("read a");
+            assertThat(service.executions()).as("warm-up, the lost attempt, the retry").isEqualTo(3);
+            assertThat(outcomes.recorded).as("one result per call").containsExactly(XioCallOutcome.SUCCESS,
+                XioCallOutcome.SUCCESS);
+        }, outcomes);
+    }
+
+    @Test
+    void anIdempotentCallReturningAFutureIsRetriedTheSameWay() throws Exception
+    {
+        final Outcomes outcomes = new Outcomes();
+        run((service, flaky) ->
+        {
+            service.goAwayNext(2);
+            assertThat(flaky.readAsync("a").join()).isEqualTo("read a");
+            assertThat(service.executions()).as("two lost attempts, the third answered").isEqualTo(3);
+            assertThat(outcomes.recorded).containsExactly(XioCallOutcome.SUCCESS);
+        }, outcomes);
+    }
+
+    @Test
+    void aCallThatIsNotIdempotentFailsAndHasRunOnce()
+    {
+        final Outcomes outcomes = new Outcomes();
+        run((service, flaky) ->
+        {
+            service.goAwayNext(1);
+            assertThatThrownBy(() -> flaky.write("a")).isInstanceOf(ConnectionException.class)
+                .hasMessageContaining("closed by the peer");
+            assertThat(service.executions()).isEqualTo(1);
+            service.goAwayNext(1);
+            assertThatThrownBy(() -> flaky.writeAsync("b").get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(ConnectionException.class);
+            assertThat(service.executions()).isEqualTo(2);
+            assertThat(flaky.write("c")).as("the next call opens a fresh session").isEqualTo("wrote c");
+            assertThat(service.executions()).isEqualTo(3);
+            assertThat(outcomes.recorded).containsExactly(XioCallOutcome.CONNECTION_ERROR,
+                XioCallOutcome.CONNECTION_ERROR, XioCallOutcome.SUCCESS);
+        }, outcomes);
+    }
+
+    @Test
+    void retriesEndAtMaxAttemptsWithTheLastFailure()
+    {
+        run((service, flaky) ->
+        {
+            service.goAwayNext(100);
+            assertThatThrownBy(() -> flaky.read("a")).isInstanceOf(ConnectionException.class);
+            assertThat(service.executions()).as("xio.client.retry.max-attempts defaults to 3").isEqualTo(3);
+        }, new Outcomes());
+        run((service, flaky) ->
+        {
+            service.goAwayNext(100);
+            assertThatThrownBy(() -> flaky.readAsync("a").join()).cause().isInstanceOf(ConnectionException.class);
+            assertThat(service.executions()).as("the named client's own setting").isEqualTo(2);
+        }, new Outcomes(), "xio.client.retry.max-attempts=5", "xio.clients.flaky.retry.max-attempts=2");
+    }
+
+    @Test
+    void retriesEndAtTheDeadlineOfTheWholeCall()
+    {
+        run((service, flaky) ->
+        {
+            service.goAwayNext(1_000);
+            final long start = System.nanoTime();
+            // The last attempt's failure: the server closed its session, or (rarely) the deadline came during it.
+            assertThatThrownBy(() -> flaky.read("a"))
+                .isInstanceOfAny(ConnectionException.class, XioTimeoutException.class);
+            final Duration took = Duration.ofNanos(System.nanoTime() - start);
+            // Waits of 25-50 ms within 400 ms: a handful of attempts, none begun past the deadline.
+            assertThat(took).isLessThan(Duration.ofMillis(400 + 300));
+            assertThat(service.executions()).isBetween(2, 20);
+        }, new Outcomes(), "xio.clients.flaky.timeout=400ms", "xio.client.retry.max-attempts=1000",
+            "xio.clients.flaky.retry.initial-backoff=50ms", "xio.clients.flaky.retry.max-backoff=50ms");
+    }
+
+    @Test
+    void aRetryHasOnlyWhatIsLeftOfTheCallsTimeout()
+    {
+        run((service, flaky) ->
+        {
+            service.goAwayNext(1);
+            service.holdExecution(2);
+            final long start = System.nanoTime();
+            assertThatThrownBy(() -> flaky.read("a")).isInstanceOf(XioTimeoutException.class);
+            final Duration took = Duration.ofNanos(System.nanoTime() - start);
+            // A retry with a timeout of its own would have taken more than 2 s.
+            assertThat(took).isGreaterThan(Duration.ofMillis(900)).isLessThan(Duration.ofMillis(1_900));
+            assertThat(service.executions()).isEqualTo(2);
+        }, new Outcomes(), "xio.clients.flaky.timeout=1s");
+    }
+}

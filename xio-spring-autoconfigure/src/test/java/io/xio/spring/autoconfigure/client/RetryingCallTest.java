@@ -1,0 +1,167 @@
+package io.xio.spring.autoconfigure.client;
+
+import io.xio.engine.Backoff;
+import io.xio.engine.BackPressureException;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.ContextFailedException;
+import io.xio.engine.RemoteException;
+import io.xio.engine.RequestCancelledException;
+import io.xio.engine.SessionRejectedException;
+import io.xio.engine.XioTimeoutException;
+import io.xio.spring.autoconfigure.XioProperties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Which failures a client retries, how the policy is bound, and the attempts' loop with its budget. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class RetryingCallTest
+{
+    private static final RetryPolicy POLICY = new RetryPolicy(5, Backoff.of(Duration.ofMillis(2),
+        Duration.ofMillis(4)));
+    private static final String URI = "tcp://h:1/kv";
+
+    @Test
+    void onlyFailuresThatMayNotHaveRunOrLostTheirAnswerAreRetried()
+    {
+        assertThat(RetryPolicy.mayRetry(new ConnectionException("session closed by the peer"))).isTrue();
+        assertThat(RetryPolicy.mayRetry(new ContextFailedException("context failed", new Error()))).isTrue();
+        assertThat(RetryPolicy.mayRetry(new RemoteException(URI, 4, null, null))).as("RESPONSE_LOST").isTrue();
+
+        assertThat(RetryPolicy.mayRetry(new RemoteException(URI, 1, "java.lang.IllegalStateException", "x")))
+            .as("the server answered").isFalse();
+        assertThat(RetryPolicy.mayRetry(new BackPressureException("busy", new RemoteException(URI, 2, null, null))))
+            .isFalse();
+        assertThat(RetryPolicy.mayRetry(new XioTimeoutException("late"))).isFalse();
+        assertThat(RetryPolicy.mayRetry(new RemoteException(URI, 5, null, null))).as("OUTSIDE_WINDOW").isFalse();
+        assertThat(RetryPolicy.mayRetry(new RequestCancelledException("cancelled"))).isFalse();
+        assertThat(RetryPolicy.mayRetry(new SessionRejectedException(URI, "no"))).isFalse();
+        assertThat(RetryPolicy.mayRetry(new IllegalArgumentException("cannot encode"))).isFalse();
+    }
+
+    @Test
+    void aNamedClientsSettingsOverrideTheDefaultsOneByOne()
+    {
+        final XioProperties.Retry defaults = new XioProperties.Retry();
+        final XioProperties.NamedRetry named = new XioProperties.NamedRetry();
+        assertThat(RetryPolicy.of(defaults, null, "kv"))
+            .isEqualTo(new RetryPolicy(3, Backoff.of(Duration.ofMillis(50), Duration.ofSeconds(1))));
+        named.setMaxBackoff(Duration.ofMillis(200));
+        assertThat(RetryPolicy.of(defaults, named, "kv"))
+            .isEqualTo(new RetryPolicy(3, Backoff.of(Duration.ofMillis(50), Duration.ofMillis(200))));
+        named.setMaxAttempts(1);
+        assertThat(RetryPolicy.of(defaults, named, "kv").maxAttempts()).isEqualTo(1);
+        named.setInitialBackoff(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> RetryPolicy.of(defaults, named, "kv")).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("client kv");
+        assertThatThrownBy(() -> defaults.setMaxAttempts(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aBlockingCallIsTriedAgainUntilItSucceedsEachAttemptWithWhatIsLeftOfTheBudget() throws Throwable
+    {
+        final List<Duration> given = new CopyOnWriteArrayList<>();
+        final Object result = RetryingCall.call(POLICY, 5, Duration.ofSeconds(10), remaining ->
+        {
+            given.add(remaining);
+            if (given.size() < 3)
+            {
+                throw new ConnectionException("lost");
+            }
+            return "third";
+        });
+        assertThat(result).isEqualTo("third");
+        assertThat(given).hasSize(3);
+        assertThat(given.get(0)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(given.get(1)).isLessThan(given.get(0));
+        assertThat(given.get(2)).isLessThan(given.get(1));
+    }
+
+    @Test
+    void aFailureThatIsNotRetriedOrTheLastAttemptsGoesToTheCaller()
+    {
+        final AtomicInteger attempts = new AtomicInteger();
+        final IllegalStateException answered = new IllegalStateException("the service said no");
+        assertThatThrownBy(() -> RetryingCall.call(POLICY, 5, Duration.ofSeconds(10), remaining ->
+        {
+            attempts.incrementAndGet();
+            throw answered;
+        })).isSameAs(answered);
+        assertThat(attempts).hasValue(1);
+
+        attempts.set(0);
+        assertThatThrownBy(() -> RetryingCall.call(POLICY, 4, Duration.ofSeconds(10), remaining ->
+        {
+            throw new ConnectionException("lost " + attempts.incrementAndGet());
+        })).hasMessage("lost 4");
+        assertThat(attempts).hasValue(4);
+        attempts.set(0);
+        assertThatThrownBy(() -> RetryingCall.call(POLICY, 1, Duration.ofSeconds(10), remaining ->
+        {
+            throw new ConnectionException("lost " + attempts.incrementAndGet());
+        })).as("one attempt: not idempotent").hasMessage("lost 1");
+    }
+
+    @Test
+    void noAttemptStartsWhoseBackoffEndsPastTheDeadline()
+    {
+        final RetryPolicy slow = new RetryPolicy(100, Backoff.of(Duration.ofMillis(200), Duration.ofMillis(200)));
+        final AtomicInteger attempts = new AtomicInteger();
+        final long start = System.nanoTime();
+        assertThatThrownBy(() -> RetryingCall.call(slow, 100, Duration.ofMillis(250), remaining ->
+        {
+            attempts.incrementAndGet();
+            throw new ConnectionException("lost");
+        })).isInstanceOf(ConnectionException.class);
+        // Waits of 100-200 ms: a second attempt at most, then the next wait would end past 250 ms.
+        assertThat(attempts.get()).isBetween(1, 2);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(250));
+    }
+
+    @Test
+    void aCallReturningAFutureIsTriedAgainTheSameWay()
+    {
+        final AtomicInteger attempts = new AtomicInteger();
+        final CompletableFuture<Object> result = RetryingCall.callAsync(POLICY, 5, Duration.ofSeconds(10),
+            remaining -> attempts.incrementAndGet() < 3
+                ? CompletableFuture.failedFuture(new ConnectionException("lost"))
+                : CompletableFuture.completedFuture("third"));
+        assertThat(result.join()).isEqualTo("third");
+        assertThat(attempts).hasValue(3);
+
+        final CompletableFuture<Object> refused = RetryingCall.callAsync(POLICY, 5, Duration.ofSeconds(10),
+            remaining -> CompletableFuture.failedFuture(new XioTimeoutException("late " + attempts.incrementAndGet())));
+        assertThatThrownBy(refused::join).cause().isInstanceOf(XioTimeoutException.class).hasMessage("late 4");
+    }
+
+    @Test
+    void cancellingTheCallCancelsTheAttemptUnderWayAndStartsNoOther()
+    {
+        final List<CompletableFuture<Object>> started = new CopyOnWriteArrayList<>();
+        final CompletableFuture<Object> result = RetryingCall.callAsync(POLICY, 5, Duration.ofSeconds(10),
+            remaining ->
+            {
+                final CompletableFuture<Object> attempt = new CompletableFuture<>();
+                started.add(attempt);
+                if (started.size() == 1)
+                {
+                    attempt.completeExceptionally(new ConnectionException("lost"));
+                }
+                return attempt;
+            });
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.size() == 2);
+        assertThat(result.cancel(true)).isTrue();
+        assertThat(started.get(1)).isCancelled();
+        assertThat(started).hasSize(2);
+    }
+}
