@@ -4,6 +4,7 @@ import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.Context;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
@@ -69,7 +70,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                 final ServiceMethod described = ServiceMethod.of(method, api); // fails fast on bad settings
                 methods.put(method, described);
                 recorders.put(described, instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
-                    address.resource(), method.getName(), address.scheme())));
+                    address.resource(), method.getName(), described.wireName(), address.scheme())));
             }
         }
     }
@@ -94,12 +95,14 @@ final class XioClientInvocationHandler implements InvocationHandler
         final ServiceMethod call = methods.get(method);
         final CallRecorder recorder = recorders.get(call);
         final long start = System.nanoTime();
-        final Object started = recorder.start();
+        final Metadata outgoing = recorder.propagates() ? new Metadata() : null; // the trace context goes here
+        final Object started = recorder.start(outgoing);
         if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
         {
             try
             {
-                return callAsync(call, method, prepare(call, method, args, true), recorder, started, start);
+                return callAsync(call, method, prepare(call, method, args, true, outgoing), recorder, started,
+                    start);
             }
             catch (final Throwable ex)
             {
@@ -110,7 +113,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         final Object result;
         try
         {
-            result = invokeNow(call, method, args);
+            result = invokeNow(call, method, args, outgoing);
         }
         catch (final Throwable ex)
         {
@@ -122,10 +125,11 @@ final class XioClientInvocationHandler implements InvocationHandler
         return result;
     }
 
-    private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args) throws Throwable
+    private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args,
+        final Metadata metadata) throws Throwable
     {
         final boolean async = call.oneWay() && !call.receipt();
-        final Prepared prepared = prepare(call, method, args, async);
+        final Prepared prepared = prepare(call, method, args, async, metadata);
         final Session current = sessionNow();
         if (call.oneWay())
         {
@@ -146,8 +150,12 @@ final class XioClientInvocationHandler implements InvocationHandler
     {
     }
 
-    /** The call's message and options; refuses a blocking call on a context thread. */
-    private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async)
+    /**
+     * The call's message, carrying {@code metadata} unless it is null or empty, and options; refuses a blocking
+     * call on a context thread.
+     */
+    private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async,
+        final Metadata metadata)
     {
         final boolean onContext = onContextThread();
         if (!async && onContext)
@@ -163,6 +171,10 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         final Outbound message = Outbound.of(Invocation.header(call.wireName(),
             codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments);
+        if (metadata != null && !metadata.isEmpty())
+        {
+            message.metadata(metadata);
+        }
         return new Prepared(message, CallOptions.timeout(call.timeout() != null ? call.timeout() : timeout)
             .withReceipt(call.receipt()).withWaitWhenFull(!onContext));
     }

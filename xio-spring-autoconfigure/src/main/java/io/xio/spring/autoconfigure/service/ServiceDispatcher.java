@@ -169,7 +169,7 @@ public final class ServiceDispatcher implements RequestHandler
         running.decrementAndGet();
         final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stopSafely(recorder.start(), start, XioCallOutcome.BACK_PRESSURE, refusal);
+        recorder.stopSafely(recorder.start(request.metadata()), start, XioCallOutcome.BACK_PRESSURE, refusal);
         message.close();
         if (!request.isOneWay())
         {
@@ -187,7 +187,7 @@ public final class ServiceDispatcher implements RequestHandler
         running.decrementAndGet();
         final Message message = request.message();
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stopSafely(recorder.start(), start, outcome, why);
+        recorder.stopSafely(recorder.start(request.metadata()), start, outcome, why);
         message.close();
         request.refuse(); // sends nothing to a cancelled call or a one-way message
     }
@@ -240,7 +240,7 @@ public final class ServiceDispatcher implements RequestHandler
             final ByteBuffer header = message.header();
             final String name = Invocation.readName(header);
             recorder = recorder(request, name);
-            started = recorder.start();
+            started = recorder.start(request.metadata());
             method = methods.get(name);
             if (method == null)
             {
@@ -251,7 +251,16 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 segments[i] = message.segment(i);
             }
-            final Object result = method.method().invoke(target, Invocation.arguments(method, codec, header, segments));
+            final Object result;
+            final XioInstrumentation.Scope scope = recorder.openScope(started); // the caller's trace, current here
+            try
+            {
+                result = method.method().invoke(target, Invocation.arguments(method, codec, header, segments));
+            }
+            finally
+            {
+                scope.close();
+            }
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
             {
                 final ServiceMethod called = method;
@@ -294,7 +303,7 @@ public final class ServiceDispatcher implements RequestHandler
             if (recorder == null)
             {
                 recorder = recorder(request, UNKNOWN_METHOD); // not even a method name could be read
-                started = recorder.start();
+                started = recorder.start(request.metadata());
             }
             answer(request, message, method, null, ex, XioCallOutcome.ERROR, recorder, started, start);
         }
@@ -327,7 +336,7 @@ public final class ServiceDispatcher implements RequestHandler
         final String wireName = known != null ? method : UNKNOWN_METHOD;
         final CallRecorder recorder = byMethod.get(wireName);
         return recorder != null ? recorder : byMethod.computeIfAbsent(wireName, m -> instrumentation.recorder(
-            new XioCall(XioCall.Side.SERVER, resource, known != null ? known.method().getName() : m, transport)));
+            new XioCall(XioCall.Side.SERVER, resource, known != null ? known.method().getName() : m, m, transport)));
     }
 
     /**
