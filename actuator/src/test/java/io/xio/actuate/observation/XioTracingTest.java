@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration;
+import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryEventPublisherBeansApplicationListener;
 import org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration;
 import org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -53,7 +54,10 @@ class XioTracingTest
                 OpenTelemetryTracingAutoConfiguration.class))
             .withPropertyValues("spring.application.name=" + name, "management.tracing.sampling.probability=1.0",
                 "management.tracing.propagation.type=" + propagation)
-            .withBean(SpanProcessor.class, () -> SimpleSpanProcessor.create(exporter));
+            .withBean(SpanProcessor.class, () -> SimpleSpanProcessor.create(exporter))
+            // What SpringApplication registers from spring.factories: puts the current trace into the MDC.
+            .withInitializer(context -> context.addApplicationListener(
+                new OpenTelemetryEventPublisherBeansApplicationListener()));
     }
 
     @ParameterizedTest
@@ -85,6 +89,7 @@ class XioTracingTest
                             assertThat(callOfB.getParentSpanId()).isEqualTo(serverASpan.getSpanId());
                             assertThat(serverBSpan.getParentSpanId()).isEqualTo(callOfB.getSpanId());
                             assertThat(serverA.getBean(RelayService.class).traceIdInside).isEqualTo(traceId);
+                            assertThat(serverA.getBean(RelayService.class).loggedTraceId).isEqualTo(traceId);
 
                             assertThat(clientSpan.getAttributes().get(RPC_SYSTEM)).isEqualTo("xio");
                             assertThat(clientSpan.getAttributes().get(RPC_SERVICE)).isEqualTo("relay");
