@@ -1,18 +1,26 @@
 package io.xio.actuate.metrics;
 
+import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
+import io.xio.actuate.observation.XioObservationDocumentation;
+import io.xio.engine.Metadata;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Times calls with Micrometer timers {@code xio.client.requests} and {@code xio.server.requests}, tagged
- * service, method, outcome and transport. Each kind of call keeps its timers (one per outcome, made on first
- * use), so recording a call is one clock read and one timer update: nothing is allocated per call. Used when
+ * Times calls with Micrometer timers {@code xio.client.requests} and {@code xio.server.requests}, tagged as
+ * {@link XioObservationDocumentation} lists ({@code rpc.system}, {@code rpc.service}, {@code rpc.method},
+ * {@code rpc.xio.status}, {@code xio.transport}, and service, method, outcome and transport). Each kind of call
+ * keeps its timers (one per outcome, made on first use), so recording a call is one clock read and one timer
+ * update: nothing is allocated per call. Used when
  * the application has no tracer; with one, {@link io.xio.actuate.observation.XioObservationInstrumentation}
  * records the same timers through the Observation API. Thread-safe.
  */
@@ -44,6 +52,17 @@ public final class XioTimerInstrumentation implements XioInstrumentation
         return side == XioCall.Side.CLIENT ? CLIENT_REQUESTS : SERVER_REQUESTS;
     }
 
+    /** The same tags as an observation of the call would have. */
+    private static List<Tag> tags(final XioCall call, final XioCallOutcome outcome)
+    {
+        final List<Tag> tags = new ArrayList<>();
+        for (final KeyValue value : XioObservationDocumentation.lowCardinalityKeyValues(call, outcome))
+        {
+            tags.add(Tag.of(value.getKey(), value.getValue()));
+        }
+        return tags;
+    }
+
     private final class TimerRecorder implements CallRecorder
     {
         private final XioCall call;
@@ -55,7 +74,7 @@ public final class XioTimerInstrumentation implements XioInstrumentation
         }
 
         @Override
-        public Object start()
+        public Object start(final Metadata metadata)
         {
             return null;
         }
@@ -75,10 +94,7 @@ public final class XioTimerInstrumentation implements XioInstrumentation
                 timer = Timer.builder(timerName(call.side()))
                     .description(call.side() == XioCall.Side.CLIENT ? "Calls made through xio client proxies"
                         : "Calls served by xio services")
-                    .tag("service", call.service())
-                    .tag("method", call.method())
-                    .tag("outcome", outcome.tag())
-                    .tag("transport", call.transport())
+                    .tags(tags(call, outcome))
                     .register(registry); // the registry returns the same timer to racing threads
                 timers.set(outcome.ordinal(), timer);
             }

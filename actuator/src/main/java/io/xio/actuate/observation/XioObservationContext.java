@@ -1,20 +1,21 @@
 package io.xio.actuate.observation;
 
-import io.micrometer.observation.Observation;
 import io.xio.spring.autoconfigure.observation.XioCall;
+import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 
-/** The context of one observed xio call: which method of which service, from which side, over which transport. */
-public final class XioObservationContext extends Observation.Context
+/**
+ * What both sides' observation contexts tell about one xio call ({@link XioClientObservationContext},
+ * {@link XioServerObservationContext}), for a convention that names either: which method of which service, from
+ * which side, over which transport, and once it is over, how it ended.
+ */
+public interface XioObservationContext
 {
-    private final XioCall call;
+    /** The kind of call. */
+    XioCall call();
 
-    public XioObservationContext(final XioCall call)
-    {
-        this.call = call;
-    }
+    /** How the call ended; null until it has. */
+    XioCallOutcome outcome();
 
-    public XioCall call()
-    {
-        return call;
-    }
+    /** Sets how the call ended, just before its observation stops (so the conventions can name it). */
+    void outcome(XioCallOutcome outcome);
 }

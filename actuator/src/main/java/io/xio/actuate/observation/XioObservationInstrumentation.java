@@ -1,58 +1,120 @@
 package io.xio.actuate.observation;
 
-import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.xio.actuate.metrics.XioTimerInstrumentation;
+import io.xio.engine.Metadata;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 
 /**
- * Records each call as an {@link Observation} named {@code xio.client.requests} or {@code xio.server.requests}
- * (low-cardinality keys service, method, transport and outcome), so that a tracer makes spans of them and
- * Boot's meter handler the same timers {@link XioTimerInstrumentation} would. An observation is a few objects
- * per call: used only when the application has a tracer. Thread-safe.
+ * Records each call as an {@link Observation} ({@code xio.client.requests} or {@code xio.server.requests}, as the
+ * conventions name them), so that a tracer makes CLIENT and SERVER spans of them and Boot's meter handler the
+ * same timers {@link XioTimerInstrumentation} would. The trace crosses the wire: the client's observation writes
+ * the trace context into the request's metadata, the server's reads it from there, and the server's is current
+ * (a scope) while the service method runs. An observation is a few objects per call: used only when the
+ * application has a tracer. Thread-safe.
  */
 public final class XioObservationInstrumentation implements XioInstrumentation
 {
     private final ObservationRegistry registry;
+    private final XioClientObservationConvention clientConvention;
+    private final XioServerObservationConvention serverConvention;
 
+    /** Observations named by the default conventions (or global ones registered with {@code registry}). */
     public XioObservationInstrumentation(final ObservationRegistry registry)
     {
+        this(registry, null, null);
+    }
+
+    /**
+     * @param registry where observations go
+     * @param clientConvention names client calls instead of the default convention, or null
+     * @param serverConvention names served calls instead of the default convention, or null
+     */
+    public XioObservationInstrumentation(final ObservationRegistry registry,
+        final XioClientObservationConvention clientConvention, final XioServerObservationConvention serverConvention)
+    {
         this.registry = registry;
+        this.clientConvention = clientConvention;
+        this.serverConvention = serverConvention;
     }
 
     @Override
     public CallRecorder recorder(final XioCall call)
     {
-        final String name = XioTimerInstrumentation.timerName(call.side());
-        final String contextualName = call.service() + "/" + call.method();
-        final KeyValues keys = KeyValues.of("service", call.service(), "method", call.method(),
-            "transport", call.transport());
-        return new CallRecorder()
-        {
-            @Override
-            public Object start()
-            {
-                return Observation.createNotStarted(name, () -> new XioObservationContext(call), registry)
-                    .contextualName(contextualName)
-                    .lowCardinalityKeyValues(keys)
-                    .start();
-            }
+        return call.side() == XioCall.Side.CLIENT ? new ClientRecorder(call) : new ServerRecorder(call);
+    }
 
-            @Override
-            public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
-                final Throwable failure)
+    private final class ClientRecorder extends ObservationRecorder
+    {
+        ClientRecorder(final XioCall call)
+        {
+            super(call);
+        }
+
+        @Override
+        public boolean propagates()
+        {
+            return true;
+        }
+
+        @Override
+        public Object start(final Metadata metadata)
+        {
+            final XioClientObservationContext context = new XioClientObservationContext(call, metadata);
+            return XioObservationDocumentation.CLIENT.observation(clientConvention,
+                DefaultXioClientObservationConvention.INSTANCE, () -> context, registry).start();
+        }
+    }
+
+    private final class ServerRecorder extends ObservationRecorder
+    {
+        ServerRecorder(final XioCall call)
+        {
+            super(call);
+        }
+
+        @Override
+        public Object start(final Metadata metadata)
+        {
+            final XioServerObservationContext context = new XioServerObservationContext(call, metadata);
+            return XioObservationDocumentation.SERVER.observation(serverConvention,
+                DefaultXioServerObservationConvention.INSTANCE, () -> context, registry).start();
+        }
+
+        @Override
+        public Scope openScope(final Object started)
+        {
+            return ((Observation)started).openScope()::close;
+        }
+    }
+
+    /** What both sides' recorders share: stopping. */
+    private abstract static class ObservationRecorder implements CallRecorder
+    {
+        final XioCall call;
+
+        ObservationRecorder(final XioCall call)
+        {
+            this.call = call;
+        }
+
+        @Override
+        public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
+            final Throwable failure)
+        {
+            final Observation observation = (Observation)started;
+            if (observation.getContext() instanceof XioObservationContext context)
             {
-                final Observation observation = (Observation)started;
-                observation.lowCardinalityKeyValue("outcome", outcome.tag());
-                if (failure != null)
-                {
-                    observation.error(failure);
-                }
-                observation.stop();
+                context.outcome(outcome); // the conventions read it as the observation stops
             }
-        };
+            if (failure != null)
+            {
+                observation.error(failure);
+            }
+            observation.stop();
+        }
     }
 }

@@ -41,6 +41,9 @@ class XioMetricsTest
             assertThat(timer(clientMeters, "xio.client.requests", "slow", "TIMEOUT").count()).isEqualTo(1);
             assertThat(timer(clientMeters, "xio.client.requests", "greet", "SUCCESS").totalTime(TimeUnit.NANOSECONDS))
                 .isPositive();
+            assertThat(clientMeters.get("xio.client.requests").tags("rpc.system", "xio", "rpc.service", "greeter",
+                "rpc.method", "greet(String)", "rpc.xio.status", "SUCCESS", "xio.transport", "tcp").timer().count())
+                .isEqualTo(2);
 
             final MeterRegistry serverMeters = server.getBean(MeterRegistry.class);
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
@@ -82,13 +85,13 @@ class XioMetricsTest
         final RuntimeException failure = new IllegalStateException("x");
         for (int i = 0; i < 20_000; i++) // resolves the timers and lets the JIT settle
         {
-            recorder.stop(recorder.start(), System.nanoTime(), (i & 1) == 0 ? XioCallOutcome.SUCCESS
+            recorder.stop(recorder.start(null), System.nanoTime(), (i & 1) == 0 ? XioCallOutcome.SUCCESS
                 : XioCallOutcome.SERVICE_ERROR, (i & 1) == 0 ? null : failure);
         }
         final long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < 100_000; i++)
         {
-            recorder.stop(recorder.start(), System.nanoTime(), (i & 1) == 0 ? XioCallOutcome.SUCCESS
+            recorder.stop(recorder.start(null), System.nanoTime(), (i & 1) == 0 ? XioCallOutcome.SUCCESS
                 : XioCallOutcome.SERVICE_ERROR, (i & 1) == 0 ? null : failure);
         }
         final long perCall = (threads.getCurrentThreadAllocatedBytes() - before) / 100_000;

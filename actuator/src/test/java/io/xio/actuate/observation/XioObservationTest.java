@@ -1,5 +1,6 @@
 package io.xio.actuate.observation;
 
+import io.micrometer.common.KeyValues;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.micrometer.tracing.Tracer;
@@ -50,16 +51,62 @@ class XioObservationTest
                 TestObservationRegistryAssert.assertThat(client.getBean(TestObservationRegistry.class))
                     .hasNumberOfObservationsWithNameEqualTo("xio.client.requests", 2)
                     .hasAnObservation(observation -> observation.hasNameEqualTo("xio.client.requests")
-                        .hasContextualNameEqualTo("greeter/greet")
+                        .hasContextualNameEqualTo("greeter/greet(String)")
+                        .hasLowCardinalityKeyValue("rpc.system", "xio")
+                        .hasLowCardinalityKeyValue("rpc.service", "greeter")
+                        .hasLowCardinalityKeyValue("rpc.method", "greet(String)")
+                        .hasLowCardinalityKeyValue("rpc.xio.status", "SUCCESS")
+                        .hasLowCardinalityKeyValue("xio.transport", "tcp")
                         .hasLowCardinalityKeyValue("outcome", "SUCCESS")
+                        .hasLowCardinalityKeyValue("method", "greet")
                         .hasLowCardinalityKeyValue("transport", "tcp")
-                        .isInstanceOf(XioObservationContext.class))
-                    .hasAnObservation(observation -> observation.hasContextualNameEqualTo("greeter/fail")
+                        .isInstanceOf(XioClientObservationContext.class))
+                    .hasAnObservation(observation -> observation.hasContextualNameEqualTo("greeter/fail(String)")
+                        .hasLowCardinalityKeyValue("rpc.xio.status", "SERVICE_ERROR")
                         .hasLowCardinalityKeyValue("outcome", "SERVICE_ERROR").hasError());
                 org.awaitility.Awaitility.await().untilAsserted(() ->
                     TestObservationRegistryAssert.assertThat(server.getBean(TestObservationRegistry.class))
                         .hasNumberOfObservationsWithNameEqualTo("xio.server.requests", 2));
             }));
+    }
+
+    /** Names the server's observations its own way, as an application's convention bean would. */
+    static final class TenantConvention extends DefaultXioServerObservationConvention
+    {
+        @Override
+        public String getName()
+        {
+            return "rpc.server.calls";
+        }
+
+        @Override
+        public KeyValues getLowCardinalityKeyValues(final XioServerObservationContext context)
+        {
+            return super.getLowCardinalityKeyValues(context).and("tenant", "blue");
+        }
+    }
+
+    @Test
+    void aConventionBeanReplacesTheDefault()
+    {
+        Runners.server().withUserConfiguration(Tracing.class)
+            .withBean(XioServerObservationConvention.class, TenantConvention::new).run(server ->
+                Runners.client(Runners.greeterUri(server)).withUserConfiguration(Tracing.class).run(client ->
+                {
+                    assertThat(Runners.greeter(client).greet("a")).isEqualTo("hello a");
+                    org.awaitility.Awaitility.await().untilAsserted(() ->
+                        TestObservationRegistryAssert.assertThat(server.getBean(TestObservationRegistry.class))
+                            .hasNumberOfObservationsWithNameEqualTo("xio.server.requests", 0)
+                            .hasObservationWithNameEqualTo("rpc.server.calls").that()
+                            .hasContextualNameEqualTo("greeter/greet(String)")
+                            .hasLowCardinalityKeyValue("tenant", "blue")
+                            .hasLowCardinalityKeyValue("rpc.xio.status", "SUCCESS")
+                            .isInstanceOf(XioServerObservationContext.class));
+                    // The client's side, without a bean of its own, keeps the default.
+                    TestObservationRegistryAssert.assertThat(client.getBean(TestObservationRegistry.class))
+                        .hasObservationWithNameEqualTo("xio.client.requests").that()
+                        .doesNotHaveLowCardinalityKeyValueWithKey("tenant");
+                }));
     }
 
     @Test

@@ -45,7 +45,7 @@ class XioIdempotentRetryTest
             return new CallRecorder()
             {
                 @Override
-                public Object start()
+                public Object start(final io.xio.engine.Metadata carrier)
                 {
                     return null;
                 }

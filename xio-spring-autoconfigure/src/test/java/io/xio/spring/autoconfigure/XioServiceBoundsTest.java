@@ -68,7 +68,7 @@ class XioServiceBoundsTest
             return new CallRecorder()
             {
                 @Override
-                public Object start()
+                public Object start(final io.xio.engine.Metadata metadata)
                 {
                     return null;
                 }

@@ -25,6 +25,14 @@ public final class XioClientCall
     public XioClientCall(final String client, final String service, final Method method, final Object[] arguments,
         final Duration timeout)
     {
+        this(client, service, method, arguments, timeout, null);
+    }
+
+    /** With the metadata made for the call already (a tracer's context in it), or null. */
+    public XioClientCall(final String client, final String service, final Method method, final Object[] arguments,
+        final Duration timeout, final Metadata metadata)
+    {
+        this.metadata = metadata;
         this.client = client;
         this.service = service;
         this.method = method;

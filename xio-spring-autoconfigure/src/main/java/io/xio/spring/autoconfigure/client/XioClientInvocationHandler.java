@@ -4,6 +4,7 @@ import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.Context;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
@@ -87,7 +88,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                 final ServiceMethod described = ServiceMethod.of(method, api); // fails fast on bad settings
                 methods.put(method, described);
                 recorders.put(described, instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
-                    address.resource(), method.getName(), address.scheme())));
+                    address.resource(), method.getName(), described.wireName(), address.scheme())));
             }
         }
     }
@@ -112,13 +113,15 @@ final class XioClientInvocationHandler implements InvocationHandler
         final ServiceMethod call = methods.get(method);
         final CallRecorder recorder = recorders.get(call);
         final long start = System.nanoTime();
-        final Object started = recorder.start();
+        // One metadata for the call: the tracer writes its context into it at start, interceptors add theirs.
+        final Metadata outgoing = recorder.propagates() ? new Metadata() : null;
+        final Object started = recorder.start(outgoing);
         final Object[] arguments = args == null ? NO_ARGUMENTS : args;
         if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
         {
             try
             {
-                final XioClientCall intercepted = newCall(call, method, arguments);
+                final XioClientCall intercepted = newCall(call, method, arguments, outgoing);
                 return InterceptorChain.client(interceptors, intercepted, () ->
                     callAsync(call, method, prepare(call, method, arguments, true, intercepted), recorder, started,
                         start));
@@ -132,7 +135,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         final Object result;
         try
         {
-            final XioClientCall intercepted = newCall(call, method, arguments);
+            final XioClientCall intercepted = newCall(call, method, arguments, outgoing);
             result = InterceptorChain.client(interceptors, intercepted, () ->
                 invokeNow(call, method, arguments, intercepted));
         }
@@ -150,7 +153,8 @@ final class XioClientInvocationHandler implements InvocationHandler
      * The call as interceptors see it, with the method's or client's timeout, shortened to the time left of the call
      * this thread serves: a call made while serving another never outlives its caller's deadline.
      */
-    private XioClientCall newCall(final ServiceMethod call, final Method method, final Object[] arguments)
+    private XioClientCall newCall(final ServiceMethod call, final Method method, final Object[] arguments,
+        final Metadata metadata)
     {
         Duration limit = call.timeout() != null ? call.timeout() : timeout;
         final XioServerCall serving = XioServerCall.current();
@@ -164,7 +168,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             }
             limit = left.compareTo(limit) < 0 ? left : limit;
         }
-        return new XioClientCall(name.isEmpty() ? uri : name, resource, method, arguments, limit);
+        return new XioClientCall(name.isEmpty() ? uri : name, resource, method, arguments, limit, metadata);
     }
 
     private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args,
@@ -217,8 +221,12 @@ final class XioClientInvocationHandler implements InvocationHandler
             segments = copies(segments); // the caller may reuse its buffers as soon as we return
         }
         final Outbound message = Outbound.of(Invocation.header(call.wireName(),
-            codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments)
-            .metadata(intercepted.metadataIfAny());
+            codec.encodeArguments(Invocation.withoutSegments(call, arguments), call.parameterTypes())), segments);
+        final Metadata metadata = intercepted.metadataIfAny();
+        if (metadata != null && !metadata.isEmpty())
+        {
+            message.metadata(metadata);
+        }
         return new Prepared(message, CallOptions.timeout(intercepted.timeout())
             .withReceipt(call.receipt()).withWaitWhenFull(!onContext));
     }

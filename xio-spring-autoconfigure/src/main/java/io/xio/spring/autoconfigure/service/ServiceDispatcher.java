@@ -179,7 +179,7 @@ public final class ServiceDispatcher implements RequestHandler
         running.decrementAndGet();
         final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stopSafely(recorder.start(), start, XioCallOutcome.BACK_PRESSURE, refusal);
+        recorder.stopSafely(recorder.start(request.metadata()), start, XioCallOutcome.BACK_PRESSURE, refusal);
         message.close();
         if (!request.isOneWay())
         {
@@ -197,7 +197,7 @@ public final class ServiceDispatcher implements RequestHandler
         running.decrementAndGet();
         final Message message = request.message();
         final CallRecorder recorder = recorder(request, methodName(message));
-        recorder.stopSafely(recorder.start(), start, outcome, why);
+        recorder.stopSafely(recorder.start(request.metadata()), start, outcome, why);
         message.close();
         if (outcome != XioCallOutcome.TIMEOUT || !request.refuseIfExpired())
         {
@@ -264,7 +264,7 @@ public final class ServiceDispatcher implements RequestHandler
             final ByteBuffer header = message.header();
             final String name = Invocation.readName(header);
             recorder = recorder(request, name);
-            started = recorder.start();
+            started = recorder.start(request.metadata());
             method = methods.get(name);
             if (method == null)
             {
@@ -279,9 +279,14 @@ public final class ServiceDispatcher implements RequestHandler
             final Method invoked = method.method();
             call = new XioServerCall(resource, invoked, arguments, request);
             final Object result;
+            final XioInstrumentation.Scope scope = recorder.openScope(started); // the caller's trace, current here
             try (XioServerCall.Scope current = XioServerCall.enter(call))
             {
                 result = InterceptorChain.server(interceptors, call, () -> invokeMethod(invoked, arguments));
+            }
+            finally
+            {
+                scope.close();
             }
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
             {
@@ -322,7 +327,7 @@ public final class ServiceDispatcher implements RequestHandler
             if (recorder == null)
             {
                 recorder = recorder(request, UNKNOWN_METHOD); // not even a method name could be read
-                started = recorder.start();
+                started = recorder.start(request.metadata());
             }
             // Before the call existed, decoding failed; afterwards the method or an interceptor threw.
             answer(request, message, method, null, ex, call == null ? XioCallOutcome.ERROR :
@@ -374,7 +379,7 @@ public final class ServiceDispatcher implements RequestHandler
         final String wireName = known != null ? method : UNKNOWN_METHOD;
         final CallRecorder recorder = byMethod.get(wireName);
         return recorder != null ? recorder : byMethod.computeIfAbsent(wireName, m -> instrumentation.recorder(
-            new XioCall(XioCall.Side.SERVER, resource, known != null ? known.method().getName() : m, transport)));
+            new XioCall(XioCall.Side.SERVER, resource, known != null ? known.method().getName() : m, m, transport)));
     }
 
     /**
