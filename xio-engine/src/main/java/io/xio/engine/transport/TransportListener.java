@@ -8,14 +8,19 @@ public interface TransportListener
     /** The address peers connect to (with the real port when port 0 was asked for). */
     XioUri address();
 
-    /** Stops accepting; links already accepted are not affected. Context thread only. */
+    /**
+     * Stops accepting; links already accepted are not affected. Context thread only. A second close does nothing:
+     * a portal closed by the application is closed again when its engine closes.
+     */
     void close();
 
-    /** A listener at {@code address} that {@code onClose} stops. */
+    /** A listener at {@code address} that {@code onClose} stops, once however often it is closed. */
     static TransportListener of(final XioUri address, final Runnable onClose)
     {
         return new TransportListener()
         {
+            private boolean closed;
+
             @Override
             public XioUri address()
             {
@@ -25,7 +30,11 @@ public interface TransportListener
             @Override
             public void close()
             {
-                onClose.run();
+                if (!closed)
+                {
+                    closed = true;
+                    onClose.run();
+                }
             }
         };
     }

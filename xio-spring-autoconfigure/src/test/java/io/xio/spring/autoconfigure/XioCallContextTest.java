@@ -82,6 +82,18 @@ class XioCallContextTest
     }
 
     @Test
+    void anInterceptorMayNotSendOneCallTwice()
+    {
+        chain("3s", caller ->
+        {
+            final int before = LastHopService.CALLS.get();
+            assertThatThrownBy(() -> caller.getBean(FirstHopClient.class).first("twice"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("proceeded twice");
+            assertThat(LastHopService.CALLS).as("the first send ran once").hasValue(before + 1);
+        });
+    }
+
+    @Test
     void aCallMadeAfterTheDeadlineOfTheCallBeingServedIsNotSent()
     {
         FirstHopService.LATE.set(null);

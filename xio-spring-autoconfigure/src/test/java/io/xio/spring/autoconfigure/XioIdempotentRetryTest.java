@@ -118,6 +118,49 @@ class XioIdempotentRetryTest
     }
 
     @Test
+    void aRetryCarriesTheCallsMetadataAgainAndEngineInterceptorsMayAddToIt()
+    {
+        final Outcomes outcomes = new Outcomes();
+        // An engine interceptor that adds to whatever metadata the message has: the first send sealed it, so the
+        // retry must carry a copy, or the interceptor would throw and the retry never leave.
+        final io.xio.engine.ClientInterceptor stamp = new io.xio.engine.ClientInterceptor()
+        {
+            @Override
+            public io.xio.engine.CallOptions beforeSend(final io.xio.engine.Session session,
+                final io.xio.engine.Outbound message, final io.xio.engine.CallOptions options)
+            {
+                if (message.metadata() == null)
+                {
+                    message.metadata(new io.xio.engine.Metadata());
+                }
+                message.metadata().put("stamp", "yes");
+                return options;
+            }
+        };
+        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+            .run(server -> runner(FlakyClientApplication.class)
+                .withBean(XioInstrumentation.class, () -> outcomes)
+                .withBean(io.xio.spring.autoconfigure.XioEngineCustomizer.class,
+                    () -> builder -> builder.clientInterceptor(stamp))
+                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
+                    "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
+                .run(client ->
+                {
+                    final FlakyService service = server.getBean(FlakyService.class);
+                    try
+                    {
+                        service.goAwayNext(1);
+                        assertThat(client.getBean(FlakyClient.class).read("a")).isEqualTo("read a");
+                        assertThat(service.executions()).as("the lost attempt and the retry").isEqualTo(2);
+                    }
+                    finally
+                    {
+                        service.release();
+                    }
+                }));
+    }
+
+    @Test
     void aCallThatIsNotIdempotentFailsAndHasRunOnce()
     {
         final Outcomes outcomes = new Outcomes();

@@ -71,7 +71,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
             new AllowedExceptions(allowed), RetryPolicy.of(properties.getClient().getRetry(), retry,
                 name == null || name.isEmpty() ? address : name),
-            beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
+            () -> beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
         beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }

@@ -54,7 +54,8 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final Duration timeout;
     private final SessionOptions options;
     private final AllowedExceptions allowedExceptions;
-    private final List<XioClientInterceptor> interceptors;
+    private final java.util.function.Supplier<List<XioClientInterceptor>> interceptorSource;
+    private volatile List<XioClientInterceptor> interceptors;
     private final String resource;
     private final RetryPolicy retry;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
@@ -66,7 +67,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
         final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation,
         final AllowedExceptions allowedExceptions, final RetryPolicy retry,
-        final List<XioClientInterceptor> interceptors)
+        final java.util.function.Supplier<List<XioClientInterceptor>> interceptors)
     {
         this.allowedExceptions = allowedExceptions;
         this.retry = retry;
@@ -79,8 +80,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         this.options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections);
         final XioUri address = XioUri.parse(uri);
         this.resource = address.resource();
-        final String client = this.name.isEmpty() ? uri : this.name;
-        this.interceptors = interceptors.stream().filter(i -> i.appliesTo(client, resource)).toList();
+        this.interceptorSource = interceptors;
         for (final Method method : api.getMethods())
         {
             if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
@@ -119,16 +119,29 @@ final class XioClientInvocationHandler implements InvocationHandler
         final Object[] arguments = args == null ? NO_ARGUMENTS : args;
         if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
         {
+            // Set once the call left: from then on the call records its own outcome, and a throw is cancelled.
+            final CompletableFuture<?>[] sent = new CompletableFuture<?>[1];
             try
             {
                 final XioClientCall intercepted = newCall(call, method, arguments, outgoing);
-                return InterceptorChain.client(interceptors, intercepted, () ->
-                    callAsync(call, method, prepare(call, method, arguments, true, intercepted), recorder, started,
-                        start));
+                return InterceptorChain.client(interceptors(), intercepted, () ->
+                {
+                    once(sent[0], method);
+                    sent[0] = callAsync(call, method, prepare(call, method, arguments, true, intercepted), recorder,
+                        started, start);
+                    return sent[0];
+                });
             }
             catch (final Throwable ex)
             {
-                recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex);
+                if (sent[0] != null)
+                {
+                    sent[0].cancel(true); // an interceptor threw after the call left: its caller will not wait for it
+                }
+                else
+                {
+                    recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex);
+                }
                 throw ex;
             }
         }
@@ -136,8 +149,13 @@ final class XioClientInvocationHandler implements InvocationHandler
         try
         {
             final XioClientCall intercepted = newCall(call, method, arguments, outgoing);
-            result = InterceptorChain.client(interceptors, intercepted, () ->
-                invokeNow(call, method, arguments, intercepted));
+            final boolean[] proceeded = new boolean[1];
+            result = InterceptorChain.client(interceptors(), intercepted, () ->
+            {
+                once(proceeded[0] ? intercepted : null, method);
+                proceeded[0] = true;
+                return invokeNow(call, method, arguments, intercepted);
+            });
         }
         catch (final Throwable ex)
         {
@@ -147,6 +165,46 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
         return result;
+    }
+
+    /** What is left of {@code budget} since {@code begun}; a timeout once nothing is. */
+    private static Duration left(final Duration budget, final long begun)
+    {
+        final long left = budget.toNanos() - (System.nanoTime() - begun);
+        if (left <= 0)
+        {
+            throw new XioTimeoutException("the call's " + budget.toMillis() + " ms passed while its session opened");
+        }
+        return Duration.ofNanos(left);
+    }
+
+    /**
+     * Refuses a second send of one call by an interceptor that proceeded twice: only xio may send a call again (an
+     * idempotent one), a second send of another could run it twice.
+     */
+    private void once(final Object sentBefore, final Method method)
+    {
+        if (sentBefore != null)
+        {
+            throw new IllegalStateException("an interceptor proceeded twice with one call of " +
+                api.getSimpleName() + "." + method.getName() + "; xio retries idempotent calls itself");
+        }
+    }
+
+    /**
+     * The interceptors for this client, resolved on its first call, not when the proxy is made: an interceptor may
+     * itself depend on an {@code @XioClient} (a token service, say).
+     */
+    private List<XioClientInterceptor> interceptors()
+    {
+        List<XioClientInterceptor> resolved = interceptors;
+        if (resolved == null)
+        {
+            final String client = name.isEmpty() ? uri : name;
+            resolved = interceptorSource.get().stream().filter(i -> i.appliesTo(client, resource)).toList();
+            interceptors = resolved;
+        }
+        return resolved;
     }
 
     /**
@@ -176,15 +234,23 @@ final class XioClientInvocationHandler implements InvocationHandler
     {
         final boolean async = call.oneWay() && !call.receipt();
         final Prepared prepared = prepare(call, method, args, async, intercepted);
+        final Outbound[] attempt = {prepared.message};
         return RetryingCall.call(retry, retry.attempts(call), prepared.options.timeout(), remaining ->
-            attemptNow(call, method, prepared.message, prepared.options.withTimeout(remaining)));
+        {
+            final Outbound message = attempt[0];
+            attempt[0] = null;
+            return attemptNow(call, method, message != null ? message : again(prepared.message),
+                prepared.options.withTimeout(remaining));
+        });
     }
 
     /** One attempt of a blocking call; an idempotent call's message is sent again as it is. */
     private Object attemptNow(final ServiceMethod call, final Method method, final Outbound message,
-        final CallOptions options) throws Throwable
+        final CallOptions budget) throws Throwable
     {
-        final Session current = sessionNow(options.timeout());
+        final long begun = System.nanoTime();
+        final Session current = sessionNow(budget.timeout());
+        final CallOptions options = budget.withTimeout(left(budget.timeout(), begun)); // what opening it left
         if (call.oneWay())
         {
             final XioFuture<Void> sent = current.send(message, options);
@@ -202,6 +268,22 @@ final class XioClientInvocationHandler implements InvocationHandler
 
     private record Prepared(Outbound message, CallOptions options)
     {
+    }
+
+    /**
+     * {@code sent} for another attempt: the same header and segments (xio is done with them once the attempt
+     * failed) and a copy of its metadata, which the first send sealed and which the engine's own interceptors may
+     * add to again.
+     */
+    private static Outbound again(final Outbound sent)
+    {
+        final ByteBuffer[] segments = new ByteBuffer[sent.segmentCount()];
+        for (int i = 0; i < segments.length; i++)
+        {
+            segments[i] = sent.segment(i);
+        }
+        final Outbound copy = Outbound.of(sent.header(), segments);
+        return sent.metadata() == null ? copy : copy.metadata(new Metadata(sent.metadata()));
     }
 
     /** The call's message and options; refuses a blocking call on a context thread. */
@@ -239,9 +321,11 @@ final class XioClientInvocationHandler implements InvocationHandler
         final CallRecorder recorder, final Object started, final long start)
     {
         final CompletableFuture<Object> result = new CompletableFuture<>();
+        final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
         final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry, retry.attempts(call),
-            prepared.options.timeout(), remaining -> attemptAsync(call, prepared.message,
-                prepared.options.withTimeout(remaining)));
+            prepared.options.timeout(), remaining -> attemptAsync(call,
+                first.getAndSet(false) ? prepared.message : again(prepared.message),
+                prepared.options.withTimeout(remaining).withWaitWhenFull(false)));
         result.whenComplete((value, ex) ->
         {
             if (result.isCancelled())
@@ -264,14 +348,25 @@ final class XioClientInvocationHandler implements InvocationHandler
 
     /** One attempt of a call returning a future: its decoded result, or how it failed as the engine said. */
     private CompletableFuture<Object> attemptAsync(final ServiceMethod call, final Outbound message,
-        final CallOptions callOptions)
+        final CallOptions budget)
     {
         final CompletableFuture<Object> result = new CompletableFuture<>();
-        session(callOptions.timeout()).whenComplete((current, failure) ->
+        final long begun = System.nanoTime();
+        session(budget.timeout()).whenComplete((current, failure) ->
         {
             if (failure != null)
             {
                 result.completeExceptionally(unwrap(failure));
+                return;
+            }
+            final CallOptions callOptions;
+            try
+            {
+                callOptions = budget.withTimeout(left(budget.timeout(), begun)); // what opening the session left
+            }
+            catch (final XioTimeoutException ex)
+            {
+                result.completeExceptionally(ex);
                 return;
             }
             final XioFuture<Message> reply;

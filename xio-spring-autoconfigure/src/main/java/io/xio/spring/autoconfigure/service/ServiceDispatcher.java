@@ -259,6 +259,7 @@ public final class ServiceDispatcher implements RequestHandler
         CallRecorder recorder = null;
         Object started = null;
         XioServerCall call = null;
+        final Object[] produced = new Object[1]; // what the method returned, even if an interceptor then threw
         try
         {
             final ByteBuffer header = message.header();
@@ -282,7 +283,11 @@ public final class ServiceDispatcher implements RequestHandler
             final XioInstrumentation.Scope scope = recorder.openScope(started); // the caller's trace, current here
             try (XioServerCall.Scope current = XioServerCall.enter(call))
             {
-                result = InterceptorChain.server(interceptors, call, () -> invokeMethod(invoked, arguments));
+                result = InterceptorChain.server(interceptors, call, () ->
+                {
+                    produced[0] = invokeMethod(invoked, arguments);
+                    return produced[0];
+                });
             }
             finally
             {
@@ -330,14 +335,29 @@ public final class ServiceDispatcher implements RequestHandler
                 started = recorder.start(request.metadata());
             }
             // Before the call existed, decoding failed; afterwards the method or an interceptor threw.
+            abandonStarted(produced[0], message);
             answer(request, message, method, null, ex, call == null ? XioCallOutcome.ERROR :
                 XioCallOutcome.SERVICE_ERROR, recorder, started, start, null);
         }
         catch (final Throwable ex)
         {
+            abandonStarted(produced[0], message);
             answer(request, message, method, null, ex, XioCallOutcome.SERVICE_ERROR, recorder, started, start, null);
         }
         return true;
+    }
+
+    /**
+     * An interceptor threw after the method returned a stage: the work it started is cancelled, and may still read
+     * the arguments' views, so the buffer is abandoned to the GC instead of reused.
+     */
+    private static void abandonStarted(final Object produced, final Message message)
+    {
+        if (produced instanceof CompletionStage<?> stage)
+        {
+            stage.toCompletableFuture().cancel(true);
+            message.abandon();
+        }
     }
 
     /** The service method itself, the last link of the interceptors' chain: its exception as thrown. */

@@ -19,6 +19,10 @@ public class CallerApplication
             {
                 call.metadata().put("tenant", "acme");
             }
+            if ("twice".equals(call.arguments().get(0)))
+            {
+                chain.proceed(); // a retrying interceptor: xio refuses the second send
+            }
             return chain.proceed();
         };
     }

@@ -68,6 +68,27 @@ public class FirstHopApplication
         };
     }
 
+    /** Depends on an {@code @XioClient} itself (as a token-fetching interceptor would): start-up must not cycle. */
+    @Bean
+    XioClientInterceptor dependsOnAClient(final LastHopClient last)
+    {
+        return new XioClientInterceptor()
+        {
+            @Override
+            public Object intercept(final io.xio.spring.autoconfigure.call.XioClientCall call,
+                final io.xio.spring.autoconfigure.call.XioCallChain chain) throws Throwable
+            {
+                return chain.proceed();
+            }
+
+            @Override
+            public boolean appliesTo(final String client, final String service)
+            {
+                return false;
+            }
+        };
+    }
+
     @Bean
     XioClientInterceptor tenantPropagation()
     {
