@@ -193,6 +193,11 @@ public record Limits(
         return copy().maxConnectionsPerPeer(value).build();
     }
 
+    public Limits withMaxSegments(final int value)
+    {
+        return copy().maxSegments(value).build();
+    }
+
     public Limits withMaxMetadataBytes(final int value)
     {
         return copy().maxMetadataBytes(value).build();
@@ -235,7 +240,7 @@ public record Limits(
     {
         private int maxMessageBytes;
         private int maxHeaderBytes;
-        private final int maxSegments;
+        private int maxSegments;
         private int maxInFlight;
         private int maxQueuedBytes;
         private int dedupWindow;
@@ -365,6 +370,12 @@ public record Limits(
         Copy maxConnectionsPerPeer(final int value)
         {
             maxConnectionsPerPeer = value;
+            return this;
+        }
+
+        Copy maxSegments(final int value)
+        {
+            maxSegments = value;
             return this;
         }
 

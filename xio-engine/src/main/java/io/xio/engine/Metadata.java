@@ -78,7 +78,8 @@ public final class Metadata
     private byte[][] values = NO_VALUES;
     private int size;
     private int encodedLength;
-    private boolean readOnly;
+    /** Volatile: a thread still adding after another sent the message must see the seal and fail. */
+    private volatile boolean readOnly;
 
     public Metadata()
     {

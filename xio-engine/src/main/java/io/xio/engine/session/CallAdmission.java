@@ -47,16 +47,27 @@ final class CallAdmission
      * Adopts the sizes the peer accepts where they are smaller than ours, so a message it would refuse (closing its
      * connection, and with it every session's calls on it, again at each retransmit) is refused here instead.
      */
-    void limitSizesTo(final int message, final int header, final int metadata)
+    void limitSizesTo(final Announced peer)
     {
-        if (message <= 0 || header <= 0 || metadata <= 0)
+        sendLimits = limits.withMaxMessageBytes(Math.min(peer.messageBytes(), limits.maxMessageBytes()))
+            .withMaxHeaderBytes(Math.min(peer.headerBytes(), limits.maxHeaderBytes()))
+            .withMaxMetadataBytes(Math.min(peer.metadataBytes(), limits.maxMetadataBytes()))
+            .withMaxSegments(Math.min(peer.segments(), limits.maxSegments()));
+    }
+
+    /** The sizes a peer announced in its SETUP or SETUP_ACCEPT: what it accepts. */
+    record Announced(int messageBytes, int headerBytes, int metadataBytes, int segments)
+    {
+        /** Reads them, refusing sizes a peer cannot mean, before anything (an acceptor, a quota) is spent. */
+        static Announced read(final SetupCodec.Reader body)
         {
-            throw new ProtocolViolationException("announced limits must be positive, were " + message + ", " +
-                header + " and " + metadata + " bytes");
+            final Announced sizes = new Announced(body.i32(), body.i32(), body.i32(), body.i32());
+            if (sizes.messageBytes <= 0 || sizes.headerBytes <= 0 || sizes.metadataBytes <= 0 || sizes.segments <= 0)
+            {
+                throw new ProtocolViolationException("announced limits must be positive, were " + sizes);
+            }
+            return sizes;
         }
-        sendLimits = limits.withMaxMessageBytes(Math.min(message, limits.maxMessageBytes()))
-            .withMaxHeaderBytes(Math.min(header, limits.maxHeaderBytes()))
-            .withMaxMetadataBytes(Math.min(metadata, limits.maxMetadataBytes()));
     }
 
     /** This side's limits on what it sends, lowered to what the peer announced. Any thread. */
@@ -68,7 +79,8 @@ final class CallAdmission
     /** Writes the sizes this side accepts, for its SETUP or SETUP_ACCEPT ({@link #limitSizesTo} takes them). */
     static SetupCodec.Writer announce(final SetupCodec.Writer body, final Limits limits)
     {
-        return body.i32(limits.maxMessageBytes()).i32(limits.maxHeaderBytes()).i32(limits.maxMetadataBytes());
+        return body.i32(limits.maxMessageBytes()).i32(limits.maxHeaderBytes()).i32(limits.maxMetadataBytes())
+            .i32(limits.maxSegments());
     }
 
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */

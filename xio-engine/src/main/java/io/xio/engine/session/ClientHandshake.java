@@ -138,8 +138,9 @@ final class ClientHandshake
                 final int peerMaxInFlight = body.i32();
                 final int peerDedupWindow = body.i32();
                 final byte[] secret = body.bytes();
+                final CallAdmission.Announced sizes = CallAdmission.Announced.read(body);
                 target = address.endpoint();
-                session.admission.limitSizesTo(body.i32(), body.i32(), body.i32());
+                session.admission.limitSizesTo(sizes);
                 session.assignId(frame.sessionId(), secret);
                 session.limitTo(peerMaxInFlight, peerDedupWindow);
                 lane.attach(c);

@@ -58,9 +58,7 @@ final class ServerHandshake
         final Map<String, String> attributes = body.map();
         final int clientMaxInFlight = body.i32();
         final int clientDedupWindow = body.i32();
-        final int clientMessageBytes = body.i32();
-        final int clientHeaderBytes = body.i32();
-        final int clientMetadataBytes = body.i32();
+        final CallAdmission.Announced clientSizes = CallAdmission.Announced.read(body);
         final SetupRequest request = new SetupRequest(resource, attributes, connection.remoteAddress(), portal.uri(),
             hops);
         SetupDecision decision;
@@ -80,8 +78,7 @@ final class ServerHandshake
         }
         if (decision instanceof SetupDecision.Accept accept)
         {
-            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow,
-                new int[] {clientMessageBytes, clientHeaderBytes, clientMetadataBytes});
+            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow, clientSizes);
         }
         else if (decision instanceof SetupDecision.Reject reject)
         {
@@ -98,7 +95,7 @@ final class ServerHandshake
 
     private void accept(final long token, final String resource, final Map<String, String> attributes,
         final SetupDecision.Accept accept, final int clientMaxInFlight, final int clientDedupWindow,
-        final int[] clientSizes)
+        final CallAdmission.Announced clientSizes)
     {
         final RequestHandler handler = engine.services.get(resource);
         if (handler == null)
@@ -126,7 +123,7 @@ final class ServerHandshake
             portal.uri().withResource(resource), resource, attributes, handler);
         session.peerHost = host;
         session.limitTo(clientMaxInFlight, clientDedupWindow);
-        session.admission.limitSizesTo(clientSizes[0], clientSizes[1], clientSizes[2]);
+        session.admission.limitSizesTo(clientSizes);
         engine.accepted.put(session.id(), session);
         final Lane lane = session.newServerLane(connection.peers);
         lane.attach(connection);

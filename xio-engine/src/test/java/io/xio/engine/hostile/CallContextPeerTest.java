@@ -201,4 +201,23 @@ class CallContextPeerTest
             worker.shutdownNow();
         }
     }
+
+    @Test
+    void aSetUpAnnouncingSizesOfZeroClosesItsConnectionBeforeItCostsASessionOfThePeersQuota() throws Exception
+    {
+        final XioEngine server = engines.start(engines.builder("server")
+            .limits(TestEngines.LIMITS.withMaxSessionsPerPeer(2)).sessionListener(serverEvents::add));
+        server.register("echo", ECHO);
+        final Portal portal = server.bind("tcp://127.0.0.1:0");
+        for (int i = 0; i < 5; i++)
+        {
+            final RawPeer liar = peer(portal);
+            liar.send(RawPeer.frame(FrameType.SETUP, 0, 0, 1, new io.xio.engine.protocol.SetupCodec.Writer().u8(0)
+                .string("echo").map(java.util.Map.of()).i32(1024).i32(2048).i32(0).i32(0).i32(0).i32(0).toBytes()));
+            assertThat(liar.read(Duration.ofSeconds(5))).as("closed, not answered").isNull();
+        }
+        assertViolation("announced limits must be positive");
+        final RawPeer fair = peer(portal);
+        assertThat(setUp(fair)).as("the quota of 2 sessions is untouched").isNotZero();
+    }
 }

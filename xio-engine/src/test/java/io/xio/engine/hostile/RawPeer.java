@@ -122,9 +122,10 @@ final class RawPeer implements AutoCloseable
 
     static byte[] setup(final long token, final String resource)
     {
+        // hops, resource, attributes, in flight, dedup window; the sizes it accepts: message, header, context, segments
         return frame(FrameType.SETUP, 0, 0, token,
             new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(2048)
-                .i32(256 << 20).i32(64 << 10).i32(8 << 10).toBytes()); // sizes accepted: message, header, context
+                .i32(256 << 20).i32(64 << 10).i32(8 << 10).i32(64).toBytes());
     }
 
     static byte[] attach(final long token, final long sessionId, final byte[] proof)

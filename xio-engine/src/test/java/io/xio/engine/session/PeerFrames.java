@@ -16,13 +16,15 @@ public final class PeerFrames
     }
 
     /**
-     * {@code body} followed by the sizes a SETUP or SETUP_ACCEPT announces (largest message, header, call context),
+     * {@code body} followed by the sizes a SETUP or SETUP_ACCEPT announces (largest message, header, call context,
+     * most segments),
      * the defaults'.
      */
     public static SetupCodec.Writer sizes(final SetupCodec.Writer body)
     {
         final io.xio.engine.Limits limits = io.xio.engine.Limits.DEFAULT;
-        return body.i32(limits.maxMessageBytes()).i32(limits.maxHeaderBytes()).i32(limits.maxMetadataBytes());
+        return body.i32(limits.maxMessageBytes()).i32(limits.maxHeaderBytes()).i32(limits.maxMetadataBytes())
+            .i32(limits.maxSegments());
     }
 
     public static byte[] frame(final int type, final int flags, final long sessionId, final long requestId,

@@ -133,7 +133,7 @@ class XioIdempotentRetryTest
                 {
                     message.metadata(new io.xio.engine.Metadata());
                 }
-                message.metadata().put("stamp", "yes");
+                message.metadata().add("stamp", "yes"); // add, not put: a retry must not carry the first's too
                 return options;
             }
         };
@@ -152,6 +152,7 @@ class XioIdempotentRetryTest
                         service.goAwayNext(1);
                         assertThat(client.getBean(FlakyClient.class).read("a")).isEqualTo("read a");
                         assertThat(service.executions()).as("the lost attempt and the retry").isEqualTo(2);
+                        assertThat(service.stamps()).as("each attempt carries one stamp").containsExactly(1, 1);
                     }
                     finally
                     {

@@ -239,7 +239,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             final Outbound message = attempt[0];
             attempt[0] = null;
-            return attemptNow(call, method, message != null ? message : again(prepared.message),
+            return attemptNow(call, method, message != null ? message : again(prepared),
                 prepared.options.withTimeout(remaining));
         });
     }
@@ -266,24 +266,29 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
     }
 
-    private record Prepared(Outbound message, CallOptions options)
+    /**
+     * @param retryMetadata for a call that may be sent again: its metadata as the proxy made it, before the
+     *                      engine's interceptors added theirs to the first send; else null
+     */
+    private record Prepared(Outbound message, CallOptions options, Metadata retryMetadata)
     {
     }
 
     /**
-     * {@code sent} for another attempt: the same header and segments (xio is done with them once the attempt
-     * failed) and a copy of its metadata, which the first send sealed and which the engine's own interceptors may
-     * add to again.
+     * The prepared message for another attempt: the same header and segments (xio is done with them once the
+     * attempt failed) and a fresh copy of the metadata as the proxy made it, without what the engine's own
+     * interceptors added to the first send (they add it again), and not sealed.
      */
-    private static Outbound again(final Outbound sent)
+    private static Outbound again(final Prepared prepared)
     {
+        final Outbound sent = prepared.message;
         final ByteBuffer[] segments = new ByteBuffer[sent.segmentCount()];
         for (int i = 0; i < segments.length; i++)
         {
             segments[i] = sent.segment(i);
         }
         final Outbound copy = Outbound.of(sent.header(), segments);
-        return sent.metadata() == null ? copy : copy.metadata(new Metadata(sent.metadata()));
+        return prepared.retryMetadata == null ? copy : copy.metadata(new Metadata(prepared.retryMetadata));
     }
 
     /** The call's message and options; refuses a blocking call on a context thread. */
@@ -310,7 +315,8 @@ final class XioClientInvocationHandler implements InvocationHandler
             message.metadata(metadata);
         }
         return new Prepared(message, CallOptions.timeout(intercepted.timeout())
-            .withReceipt(call.receipt()).withWaitWhenFull(!onContext));
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContext),
+            metadata != null && !metadata.isEmpty() && retry.attempts(call) > 1 ? new Metadata(metadata) : null);
     }
 
     /**
@@ -323,9 +329,16 @@ final class XioClientInvocationHandler implements InvocationHandler
         final CompletableFuture<Object> result = new CompletableFuture<>();
         final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
         final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry, retry.attempts(call),
-            prepared.options.timeout(), remaining -> attemptAsync(call,
-                first.getAndSet(false) ? prepared.message : again(prepared.message),
-                prepared.options.withTimeout(remaining).withWaitWhenFull(false)));
+            prepared.options.timeout(), remaining ->
+            {
+                if (first.getAndSet(false))
+                {
+                    return attemptAsync(call, prepared.message, prepared.options.withTimeout(remaining));
+                }
+                // A retry runs on a shared pool's thread: it must not wait there for room in the window.
+                return attemptAsync(call, again(prepared), prepared.options.withTimeout(remaining)
+                    .withWaitWhenFull(false));
+            });
         result.whenComplete((value, ex) ->
         {
             if (result.isCancelled())

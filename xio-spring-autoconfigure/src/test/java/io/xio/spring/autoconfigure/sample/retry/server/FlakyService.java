@@ -21,6 +21,7 @@ public class FlakyService implements Flaky
 {
     private final XioEngine engine;
     private final AtomicInteger executions = new AtomicInteger();
+    private final java.util.List<Integer> stamps = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger goAway = new AtomicInteger();
     private final CountDownLatch release = new CountDownLatch(1);
     private volatile int held;
@@ -54,8 +55,22 @@ public class FlakyService implements Flaky
         return CompletableFuture.completedFuture(run("wrote " + key));
     }
 
+    /** How many "stamp" metadata entries each execution's call carried, in order. */
+    public java.util.List<Integer> stamps()
+    {
+        return stamps;
+    }
+
     private String run(final String result)
     {
+        final io.xio.spring.autoconfigure.call.XioServerCall call = io.xio.spring.autoconfigure.call.XioServerCall
+            .current();
+        int count = 0;
+        for (int i = 0; call != null && i < call.metadata().size(); i++)
+        {
+            count += call.metadata().key(i).equals("stamp") ? 1 : 0;
+        }
+        stamps.add(count);
         final int execution = executions.incrementAndGet();
         if (execution == held)
         {
