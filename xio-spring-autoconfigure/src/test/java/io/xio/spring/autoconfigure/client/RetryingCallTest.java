@@ -123,8 +123,9 @@ class RetryingCallTest
             attempts.incrementAndGet();
             throw new ConnectionException("lost");
         })).isInstanceOf(ConnectionException.class);
-        // Waits of 100-200 ms: a second attempt at most, then the next wait would end past 250 ms.
-        assertThat(attempts.get()).isBetween(1, 2);
+        // Waits of 100-200 ms: the first ends in time (unless the machine stalls), so a second attempt runs; a third
+        // when both waits together end before 250 ms (one draw in eight); a fourth never (three take 300 ms at least).
+        assertThat(attempts.get()).isBetween(1, 3);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(250));
     }
 
