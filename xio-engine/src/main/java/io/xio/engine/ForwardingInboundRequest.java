@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * An {@link InboundRequest} that passes every call to another one: the base for {@link ServerInterceptor}s that
- * see or change the answer ({@link #respond}, {@link #fail}, {@link #refuse}) by overriding those methods. The same
- * threading rules as the request it wraps.
+ * see or change the answer ({@link #respond}, {@link #fail(String, String)} (every error answer goes through it),
+ * {@link #refuse}) by overriding those methods. The same threading rules as the request it wraps.
  */
 public class ForwardingInboundRequest implements InboundRequest
 {
@@ -86,13 +86,6 @@ public class ForwardingInboundRequest implements InboundRequest
     public void respond(final Outbound response)
     {
         delegate.respond(response);
-    }
-
-    /** Goes through {@link #fail(String, String)}, so that an override of that one sees every error answer. */
-    @Override
-    public void fail(final Throwable error)
-    {
-        fail(error.getClass().getName(), error.getMessage() == null ? "" : error.getMessage());
     }
 
     @Override

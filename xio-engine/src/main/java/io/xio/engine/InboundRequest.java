@@ -22,8 +22,11 @@ public interface InboundRequest
     /** Sends the response. */
     void respond(Outbound response);
 
-    /** Sends an error response carrying the exception's class name and message. */
-    void fail(Throwable error);
+    /** Sends an error response carrying the exception's class name and message ({@link #fail(String, String)}). */
+    default void fail(final Throwable error)
+    {
+        fail(error.getClass().getName(), error.getMessage() == null ? "" : error.getMessage());
+    }
 
     /**
      * Sends an error response naming {@code type} with {@code message} as given: for a layer above that maps its

@@ -1,6 +1,5 @@
 package io.xio.engine.session;
 
-import io.xio.engine.ClientInterceptor;
 import io.xio.engine.ServerInterceptor;
 import io.xio.engine.LeakTracker;
 import io.xio.engine.PeerRefusal;
@@ -50,7 +49,7 @@ public final class EngineCore
     final SessionListener listener;
     final NanoClock clock;
     /** Empty when none were added: the send path then costs one length check. */
-    final ClientInterceptor[] clientInterceptors;
+    final ClientInterceptorChain clientInterceptors;
     private final java.util.List<ServerInterceptor> serverInterceptors;
     /** Refusals happen on callers' threads too, so not in a context's counters. */
     private final AtomicLong backPressureRejections = new AtomicLong();
@@ -82,7 +81,7 @@ public final class EngineCore
         this.callerSpinNanos = settings.callerSpin().toNanos();
         this.listener = settings.listener();
         this.clock = settings.clock();
-        this.clientInterceptors = settings.clientInterceptors().toArray(new ClientInterceptor[0]);
+        this.clientInterceptors = new ClientInterceptorChain(settings.clientInterceptors());
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
         this.retained = new ByteBudget(limits.maxRetainedBytes(), null);

@@ -216,9 +216,10 @@ final class PendingRequest implements Runnable, SendCompletion
         {
             failure = failure == null ? ex : failure;
         }
-        if (session.engine.clientInterceptors.length > 0)
+        if (!session.engine.clientInterceptors.isEmpty())
         {
-            session.outcome(id, outcome instanceof Message response ? response : null, failure);
+            session.engine.clientInterceptors.outcome(session, id, outcome instanceof Message response ? response :
+                null, failure);
         }
         if (listener != null)
         {

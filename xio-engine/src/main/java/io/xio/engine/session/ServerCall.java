@@ -291,12 +291,6 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     }
 
     @Override
-    public void fail(final Throwable error)
-    {
-        fail(error.getClass().getName(), error.getMessage() == null ? "" : error.getMessage());
-    }
-
-    @Override
     public void fail(final String type, final String message)
     {
         if (isOneWay())

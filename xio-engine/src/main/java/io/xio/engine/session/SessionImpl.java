@@ -1,7 +1,6 @@
 package io.xio.engine.session;
 
 import io.xio.engine.CallOptions;
-import io.xio.engine.ClientInterceptor;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
@@ -400,7 +399,7 @@ public final class SessionImpl implements Session
         }
         catch (final XioException refused)
         {
-            outcome(0, null, refused);
+            engine.clientInterceptors.outcome(this, 0, null, refused);
             listener.onFailure(0, refused);
             return 0;
         }
@@ -436,7 +435,7 @@ public final class SessionImpl implements Session
         }
         catch (final XioException refused)
         {
-            outcome(0, null, refused);
+            engine.clientInterceptors.outcome(this, 0, null, refused);
             return failedAtOnce(requested, refused);
         }
         int flags = mineFlag;
@@ -463,29 +462,10 @@ public final class SessionImpl implements Session
         return future;
     }
 
-    /**
-     * The engine's client interceptors' say on a call about to be admitted: its options, or why it may not go (the
-     * interceptors that had run hear of it). Seals the message's metadata, as it is then.
-     */
+    /** The engine's client interceptors' say on a call about to be admitted; then its metadata is sealed. */
     private CallOptions beforeSend(final Outbound message, final CallOptions options)
     {
-        final ClientInterceptor[] interceptors = engine.clientInterceptors;
-        CallOptions result = options;
-        for (int i = 0; i < interceptors.length; i++)
-        {
-            try
-            {
-                result = java.util.Objects.requireNonNull(interceptors[i].beforeSend(this, message, result),
-                    "the options a client interceptor returned");
-            }
-            catch (final RuntimeException ex)
-            {
-                final XioException refused = ex instanceof XioException xio ? xio :
-                    new XioException("call refused by client interceptor " + interceptors[i] + ": " + ex, ex);
-                outcome(0, null, refused, i);
-                throw refused;
-            }
-        }
+        final CallOptions result = engine.clientInterceptors.beforeSend(this, message, options);
         sealMetadata(message);
         return result;
     }
@@ -500,30 +480,6 @@ public final class SessionImpl implements Session
         if (metadata != null && !metadata.isReadOnly())
         {
             METADATA.readOnly(metadata);
-        }
-    }
-
-    /** The interceptors hear a call's outcome, last first, before its caller does. On the completing thread. */
-    void outcome(final long requestId, final Message response, final Throwable failure)
-    {
-        outcome(requestId, response, failure, engine.clientInterceptors.length);
-    }
-
-    /** {@link #outcome}, for the first {@code count} interceptors only: those whose beforeSend ran. */
-    private void outcome(final long requestId, final Message response, final Throwable failure, final int count)
-    {
-        final ClientInterceptor[] interceptors = engine.clientInterceptors;
-        for (int i = count - 1; i >= 0; i--)
-        {
-            try
-            {
-                interceptors[i].onOutcome(this, requestId, response, failure);
-            }
-            catch (final RuntimeException ex)
-            {
-                org.slf4j.LoggerFactory.getLogger(SessionImpl.class).warn("client interceptor {} failed on the " +
-                    "outcome of request {} of {}", interceptors[i], requestId, describe(), ex);
-            }
         }
     }
 

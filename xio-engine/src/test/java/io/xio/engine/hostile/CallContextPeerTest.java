@@ -67,26 +67,7 @@ class CallContextPeerTest
         return peer;
     }
 
-    private static long setUp(final RawPeer peer) throws IOException
-    {
-        peer.send(RawPeer.setup(1, "echo"));
-        final RawPeer.Received accept = peer.read(Duration.ofSeconds(5));
-        assertThat(accept).isNotNull();
-        assertThat(accept.type()).isEqualTo(FrameType.SETUP_ACCEPT);
-        return accept.sessionId();
-    }
 
-    /** The next frame other than a KEEPALIVE (the server sends those once the session is up). */
-    private static RawPeer.Received answer(final RawPeer peer) throws IOException
-    {
-        RawPeer.Received frame;
-        do
-        {
-            frame = peer.read(Duration.ofSeconds(5));
-        }
-        while (frame != null && frame.type() == FrameType.KEEPALIVE);
-        return frame;
-    }
 
     private void assertViolation(final String problem)
     {
@@ -113,21 +94,21 @@ class CallContextPeerTest
     {
         final Portal portal = server();
         final RawPeer fair = peer(portal);
-        final long fairSession = setUp(fair);
+        final long fairSession = fair.setUp("echo");
         fair.send(RawPeer.request(fairSession, 1, RawPeer.context(5_000_000_000L, "tenant", "acme"), utf8("hi")));
-        final RawPeer.Received answer = answer(fair);
+        final RawPeer.Received answer = fair.answer();
         assertThat(answer.type()).isEqualTo(FrameType.RESPONSE);
         assertThat(answer.status()).isEqualTo(Status.OK);
 
         final RawPeer greedy = peer(portal);
-        final long greedySession = setUp(greedy);
+        final long greedySession = greedy.setUp("echo");
         final int limit = Limits.DEFAULT.maxMetadataBytes();
         greedy.send(RawPeer.request(greedySession, 1, RawPeer.context(0, "pad", "x".repeat(limit)), utf8("hi")));
         assertThat(greedy.closedWithin(Duration.ofSeconds(5))).isTrue();
         assertViolation("exceeds the limit of " + limit + " bytes (maxMetadataBytes)");
 
         fair.send(RawPeer.request(fairSession, 2, RawPeer.context(5_000_000_000L), utf8("still here")));
-        assertThat(answer(fair).status()).isEqualTo(Status.OK);
+        assertThat(fair.answer().status()).isEqualTo(Status.OK);
         assertThat(executions).hasValue(2);
     }
 
@@ -136,14 +117,14 @@ class CallContextPeerTest
     {
         final Portal portal = server();
         final RawPeer upper = peer(portal);
-        upper.send(RawPeer.request(setUp(upper), 1, RawPeer.context(0, "Tenant", "acme"), utf8("hi")));
+        upper.send(RawPeer.request(upper.setUp("echo"), 1, RawPeer.context(0, "Tenant", "acme"), utf8("hi")));
         assertThat(upper.closedWithin(Duration.ofSeconds(5))).isTrue();
         assertViolation("metadata key with the byte 84");
 
         final RawPeer overrun = peer(portal);
         final byte[] context = RawPeer.context(0, "tenant", "acme");
         context[0] = (byte)(context[0] + 10); // claims more items than the header holds
-        overrun.send(RawPeer.request(setUp(overrun), 1, context, new byte[0]));
+        overrun.send(RawPeer.request(overrun.setUp("echo"), 1, context, new byte[0]));
         assertThat(overrun.closedWithin(Duration.ofSeconds(5))).isTrue();
         assertViolation("overruns");
         assertThat(executions).hasValue(0);
@@ -153,14 +134,14 @@ class CallContextPeerTest
     void aRequestWhoseDeadlineHasPassedOnArrivalIsAnsweredWithoutRunning() throws Exception
     {
         final RawPeer late = peer(server());
-        final long session = setUp(late);
+        final long session = late.setUp("echo");
         late.send(RawPeer.request(session, 1, RawPeer.context(1), utf8("too late")));
-        final RawPeer.Received answer = answer(late);
+        final RawPeer.Received answer = late.answer();
         assertThat(answer.type()).isEqualTo(FrameType.RESPONSE);
         assertThat(answer.status()).isEqualTo(Status.DEADLINE_EXCEEDED);
         assertThat(executions).hasValue(0);
         late.send(RawPeer.request(session, 2, RawPeer.context(5_000_000_000L), utf8("in time")));
-        assertThat(answer(late).status()).isEqualTo(Status.OK);
+        assertThat(late.answer().status()).isEqualTo(Status.OK);
         assertThat(executions).hasValue(1);
     }
 
@@ -182,13 +163,13 @@ class CallContextPeerTest
                 });
             server.register("echo", queue);
             final RawPeer peer = peer(server.bind("tcp://127.0.0.1:0"));
-            final long session = setUp(peer);
+            final long session = peer.setUp("echo");
             peer.send(RawPeer.request(session, 1, RawPeer.context(10_000_000_000L), utf8("slow")));
             await().atMost(Duration.ofSeconds(5)).until(() -> executions.get() == 1);
             peer.send(RawPeer.request(session, 2, RawPeer.context(50_000_000L), utf8("queued")));
             Thread.sleep(200); // the attack's pace: the second request's 50 ms pass while it waits
             release.countDown();
-            final List<RawPeer.Received> answers = List.of(answer(peer), answer(peer));
+            final List<RawPeer.Received> answers = List.of(peer.answer(), peer.answer());
             assertThat(answers).anySatisfy(a -> assertThat(a.requestId() * 10 + a.status())
                 .isEqualTo(10 + Status.OK));
             assertThat(answers).anySatisfy(a -> assertThat(a.requestId() * 10 + a.status())
@@ -218,6 +199,6 @@ class CallContextPeerTest
         }
         assertViolation("announced limits must be positive");
         final RawPeer fair = peer(portal);
-        assertThat(setUp(fair)).as("the quota of 2 sessions is untouched").isNotZero();
+        assertThat(fair.setUp("echo")).as("the quota of 2 sessions is untouched").isNotZero();
     }
 }

@@ -80,15 +80,6 @@ class HostilePeerTest
         return peer;
     }
 
-    /** A raw session on {@code peer}: its id. */
-    private static long setUp(final RawPeer peer, final String resource) throws IOException
-    {
-        peer.send(RawPeer.setup(1, resource));
-        final RawPeer.Received accept = peer.read(Duration.ofSeconds(5));
-        assertThat(accept).isNotNull();
-        assertThat(accept.type()).isEqualTo(FrameType.SETUP_ACCEPT);
-        return accept.sessionId();
-    }
 
     private static void stillServes(final Session session, final String what) throws Exception
     {
@@ -139,7 +130,7 @@ class HostilePeerTest
 
             // An attacker with a session of its own and a guessed secret fares no better.
             final RawPeer insider = attacker(portal);
-            setUp(insider, "echo");
+            insider.setUp("echo");
             insider.send(RawPeer.attach(2, victim.id(), "0123456789abcdef".getBytes(StandardCharsets.US_ASCII)));
             final RawPeer.Received guessed = insider.read(Duration.ofSeconds(5));
             assertThat(guessed.type()).isEqualTo(FrameType.ATTACH_REJECT);
@@ -175,7 +166,7 @@ class HostilePeerTest
             stillServes(session, "warm up");
             final long directBefore = directBytes();
             final RawPeer reader = attacker(portal, 4096);
-            final long id = setUp(reader, "big");
+            final long id = reader.setUp("big");
             long peakDirect = 0;
             boolean cut = false;
             long next = 1;
@@ -280,7 +271,7 @@ class HostilePeerTest
         for (int i = 0; i < 50; i++)
         {
             final RawPeer peer = attacker(portal);
-            final long session = setUp(peer, "echo"); // past the handshake, where frames may be large
+            final long session = peer.setUp("echo"); // past the handshake, where frames may be large
             final byte[] head = RawPeer.frame(FrameType.REQUEST, 0, session, 1, new byte[0], new byte[0]);
             ByteBuffer.wrap(head).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, 16 << 20)
                 .putInt(32, (16 << 20) - 36);
@@ -375,7 +366,7 @@ class HostilePeerTest
         final XioEngine server = server(Limits.DEFAULT);
         final Portal portal = server.bind("tcp://127.0.0.1:0");
         final RawPeer canceller = attacker(portal);
-        setUp(canceller, "echo");
+        canceller.setUp("echo");
         final ByteBuffer cancels = ByteBuffer.allocate(5_000 * RawPeer.cancel(1, 1, 1).length);
         for (int i = 0; i < 5_000; i++)
         {
@@ -483,17 +474,6 @@ class HostilePeerTest
         assertThat(server.refusals().get(PeerRefusal.UNSENT_LIMIT)).isZero();
     }
 
-    /** The next frame other than a KEEPALIVE. */
-    private static RawPeer.Received answer(final RawPeer peer) throws IOException
-    {
-        RawPeer.Received frame;
-        do
-        {
-            frame = peer.read(Duration.ofSeconds(10));
-        }
-        while (frame != null && frame.type() == FrameType.KEEPALIVE);
-        return frame;
-    }
 
     @Test
     void aPeerThatNeverAcknowledgesLargeResponsesPinsAtMostTheRetainedBudget() throws Exception
@@ -514,7 +494,7 @@ class HostilePeerTest
         });
         final Portal portal = server.bind("tcp://127.0.0.1:0");
         final RawPeer first = attacker(portal);
-        final long a = setUp(first, "big");
+        final long a = first.setUp("big");
         final int asked = 16;
         for (int id = 1; id <= asked; id++)
         {
@@ -523,7 +503,7 @@ class HostilePeerTest
         int acksAsked = 0;
         for (int i = 0; i < asked; i++)
         {
-            final RawPeer.Received response = answer(first);
+            final RawPeer.Received response = first.answer();
             assertThat(response.type()).isEqualTo(FrameType.RESPONSE);
             assertThat(response.body()).hasSize(3 + mib);
             acksAsked += (response.flags() & FrameFlags.ACK_REQUESTED) != 0 ? 1 : 0;
@@ -535,19 +515,19 @@ class HostilePeerTest
 
         // A retransmit of a held one gets it again; of one over the budget, RESPONSE_LOST.
         first.send(RawPeer.frame(FrameType.REQUEST, FrameFlags.RETRANSMIT, a, 1, new byte[0]));
-        final RawPeer.Received again = answer(first);
+        final RawPeer.Received again = first.answer();
         assertThat(again.requestId()).isEqualTo(1);
         assertThat(again.status()).isZero();
         assertThat(again.flags() & FrameFlags.ACK_REQUESTED).isNotZero();
         assertThat(again.body()).hasSize(3 + mib);
         first.send(RawPeer.frame(FrameType.REQUEST, FrameFlags.RETRANSMIT, a, asked, new byte[0]));
-        final RawPeer.Received lost = answer(first);
+        final RawPeer.Received lost = first.answer();
         assertThat(lost.requestId()).isEqualTo(asked);
         assertThat(lost.status()).isEqualTo(4); // RESPONSE_LOST
 
         // A second session of the same peer gets what is left of the engine's budget: two.
         final RawPeer second = attacker(portal);
-        final long b = setUp(second, "big");
+        final long b = second.setUp("big");
         for (int id = 1; id <= 4; id++)
         {
             second.send(RawPeer.request(b, id, new byte[0]));
@@ -555,7 +535,7 @@ class HostilePeerTest
         int secondAcksAsked = 0;
         for (int i = 0; i < 4; i++)
         {
-            secondAcksAsked += (answer(second).flags() & FrameFlags.ACK_REQUESTED) != 0 ? 1 : 0;
+            secondAcksAsked += (second.answer().flags() & FrameFlags.ACK_REQUESTED) != 0 ? 1 : 0;
         }
         assertThat(secondAcksAsked).isEqualTo(2);
         await().atMost(Duration.ofSeconds(5)).until(() -> released.get() == asked + 4 - 6);
@@ -568,7 +548,7 @@ class HostilePeerTest
         first.send(RawPeer.frame(FrameType.RESPONSE_ACK, 0, a, 1, new byte[0]));
         await().atMost(Duration.ofSeconds(5)).until(() -> released.get() == asked + 4 - 2);
         first.send(RawPeer.request(a, asked + 1, new byte[0]));
-        assertThat(answer(first).flags() & FrameFlags.ACK_REQUESTED).as("room again").isNotZero();
+        assertThat(first.answer().flags() & FrameFlags.ACK_REQUESTED).as("room again").isNotZero();
 
         // The session's end lets go of the rest: the second one's expiry after its connection is gone.
         second.close();

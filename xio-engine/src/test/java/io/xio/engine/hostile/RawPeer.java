@@ -190,6 +190,30 @@ final class RawPeer implements AutoCloseable
         }
     }
 
+    /** The next frame other than a KEEPALIVE (a server sends those once a session is up), or null once closed. */
+    Received answer() throws IOException
+    {
+        Received frame;
+        do
+        {
+            frame = read(Duration.ofSeconds(10));
+        }
+        while (frame != null && frame.type() == FrameType.KEEPALIVE);
+        return frame;
+    }
+
+    /** Sets a session up for {@code resource}: its id; fails unless the server accepts. */
+    long setUp(final String resource) throws IOException
+    {
+        send(setup(1, resource));
+        final Received accept = read(Duration.ofSeconds(5));
+        if (accept == null || accept.type() != FrameType.SETUP_ACCEPT)
+        {
+            throw new AssertionError("expected SETUP_ACCEPT for '" + resource + "', got " + accept);
+        }
+        return accept.sessionId();
+    }
+
     /** Whether the server closes the connection within {@code timeout}; frames it sends meanwhile are skipped. */
     boolean closedWithin(final Duration timeout) throws IOException
     {

@@ -13,33 +13,30 @@ public final class InterceptorChain
     public static Object server(final List<XioServerInterceptor> interceptors, final XioServerCall call,
         final XioCallChain last) throws Throwable
     {
-        return interceptors.isEmpty() ? last.proceed() : server(interceptors, 0, call, last);
-    }
-
-    private static Object server(final List<XioServerInterceptor> interceptors, final int index,
-        final XioServerCall call, final XioCallChain last) throws Throwable
-    {
-        if (index == interceptors.size())
-        {
-            return last.proceed();
-        }
-        return interceptors.get(index).intercept(call, () -> server(interceptors, index + 1, call, last));
+        return run(interceptors, 0, call, last, XioServerInterceptor::intercept);
     }
 
     /** {@code call} through {@code interceptors}, then {@code last}. */
     public static Object client(final List<XioClientInterceptor> interceptors, final XioClientCall call,
         final XioCallChain last) throws Throwable
     {
-        return interceptors.isEmpty() ? last.proceed() : client(interceptors, 0, call, last);
+        return run(interceptors, 0, call, last, XioClientInterceptor::intercept);
     }
 
-    private static Object client(final List<XioClientInterceptor> interceptors, final int index,
-        final XioClientCall call, final XioCallChain last) throws Throwable
+    /** How one kind of interceptor is handed its call and the rest of the chain. */
+    @FunctionalInterface
+    private interface Step<I, C>
+    {
+        Object intercept(I interceptor, C call, XioCallChain next) throws Throwable;
+    }
+
+    private static <I, C> Object run(final List<I> interceptors, final int index, final C call,
+        final XioCallChain last, final Step<I, C> step) throws Throwable
     {
         if (index == interceptors.size())
         {
             return last.proceed();
         }
-        return interceptors.get(index).intercept(call, () -> client(interceptors, index + 1, call, last));
+        return step.intercept(interceptors.get(index), call, () -> run(interceptors, index + 1, call, last, step));
     }
 }

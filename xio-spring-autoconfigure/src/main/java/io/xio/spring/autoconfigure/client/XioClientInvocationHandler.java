@@ -126,7 +126,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                 final XioClientCall intercepted = newCall(call, method, arguments, outgoing);
                 return InterceptorChain.client(interceptors(), intercepted, () ->
                 {
-                    once(sent[0], method);
+                    once(sent[0] != null, method);
                     sent[0] = callAsync(call, method, prepare(call, method, arguments, true, intercepted), recorder,
                         started, start);
                     return sent[0];
@@ -152,7 +152,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             final boolean[] proceeded = new boolean[1];
             result = InterceptorChain.client(interceptors(), intercepted, () ->
             {
-                once(proceeded[0] ? intercepted : null, method);
+                once(proceeded[0], method);
                 proceeded[0] = true;
                 return invokeNow(call, method, arguments, intercepted);
             });
@@ -182,9 +182,9 @@ final class XioClientInvocationHandler implements InvocationHandler
      * Refuses a second send of one call by an interceptor that proceeded twice: only xio may send a call again (an
      * idempotent one), a second send of another could run it twice.
      */
-    private void once(final Object sentBefore, final Method method)
+    private void once(final boolean sentBefore, final Method method)
     {
-        if (sentBefore != null)
+        if (sentBefore)
         {
             throw new IllegalStateException("an interceptor proceeded twice with one call of " +
                 api.getSimpleName() + "." + method.getName() + "; xio retries idempotent calls itself");
