@@ -32,5 +32,9 @@ public enum PeerRefusal
      * A large response not kept for a retransmit: the requester's unacknowledged responses fill its session's (or
      * the engine's) retained-bytes budget. A retransmit of it gets RESPONSE_LOST.
      */
-    RETAINED_LIMIT
+    RETAINED_LIMIT,
+    /** A set-up whose credentials or certificate the acceptor did not accept, or refused as its peer failed often. */
+    AUTHENTICATION,
+    /** A local connection from a user the portal does not admit (shm: the peer's uid). */
+    PEER_CREDENTIALS
 }

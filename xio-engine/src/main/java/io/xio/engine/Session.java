@@ -22,6 +22,22 @@ public interface Session extends AutoCloseable
 
     boolean isOpen();
 
+    /**
+     * Who the session belongs to, as the server's acceptor decided at set-up ({@link SetupDecision#accept(
+     * java.security.Principal)}); null for an anonymous session, and always on the client side.
+     */
+    default java.security.Principal principal()
+    {
+        return null;
+    }
+
+    /** What the transport proved about the peer of the session's first connection (server side). */
+    default PeerIdentity peer()
+    {
+        final java.util.List<String> addresses = peerAddresses();
+        return PeerIdentity.of(addresses.isEmpty() ? "?" : addresses.get(0));
+    }
+
     /** True on the side that accepted the session (the server), false on the side that opened it. */
     boolean isServerSide();
 

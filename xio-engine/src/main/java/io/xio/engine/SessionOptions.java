@@ -2,6 +2,7 @@ package io.xio.engine;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * How a client session is opened. Immutable and thread-safe.
@@ -11,12 +12,16 @@ import java.util.Map;
  * @param timeout default deadline of a request on this session
  * @param handler receives requests the server sends on this session (requests go both ways); may be null
  * @param listener receives this session's lifecycle events
+ * @param credentials asked for the credentials of each set-up (a reconnect asks again, so a refreshed token
+ * is sent); called on a context thread, must not block
+ * @param tls how a {@code tls://} session secures its connections; null for the engine's default
  */
 public record SessionOptions(Map<String, String> attributes, int connections, Duration timeout,
-    RequestHandler handler, SessionListener listener)
+    RequestHandler handler, SessionListener listener, Supplier<Credentials> credentials, TlsOptions tls)
 {
     public static final SessionOptions DEFAULT =
-        new SessionOptions(Map.of(), 0, Duration.ofSeconds(5), null, SessionListener.NONE);
+        new SessionOptions(Map.of(), 0, Duration.ofSeconds(5), null, SessionListener.NONE, () -> Credentials.NONE,
+            null);
 
     public SessionOptions
     {
@@ -30,30 +35,51 @@ public record SessionOptions(Map<String, String> attributes, int connections, Du
             throw new IllegalArgumentException("timeout must be positive, was " + timeout);
         }
         listener = listener == null ? SessionListener.NONE : listener;
+        credentials = credentials == null ? DEFAULT_CREDENTIALS : credentials;
     }
+
+    private static final Supplier<Credentials> DEFAULT_CREDENTIALS = () -> Credentials.NONE;
 
     public SessionOptions withAttributes(final Map<String, String> value)
     {
-        return new SessionOptions(value, connections, timeout, handler, listener);
+        return new SessionOptions(value, connections, timeout, handler, listener, credentials, tls);
     }
 
     public SessionOptions withConnections(final int value)
     {
-        return new SessionOptions(attributes, value, timeout, handler, listener);
+        return new SessionOptions(attributes, value, timeout, handler, listener, credentials, tls);
     }
 
     public SessionOptions withTimeout(final Duration value)
     {
-        return new SessionOptions(attributes, connections, value, handler, listener);
+        return new SessionOptions(attributes, connections, value, handler, listener, credentials, tls);
     }
 
     public SessionOptions withHandler(final RequestHandler value)
     {
-        return new SessionOptions(attributes, connections, timeout, value, listener);
+        return new SessionOptions(attributes, connections, timeout, value, listener, credentials, tls);
     }
 
     public SessionOptions withListener(final SessionListener value)
     {
-        return new SessionOptions(attributes, connections, timeout, handler, value);
+        return new SessionOptions(attributes, connections, timeout, handler, value, credentials, tls);
+    }
+
+    /** Sends these credentials at every set-up. */
+    public SessionOptions withCredentials(final Credentials value)
+    {
+        java.util.Objects.requireNonNull(value, "credentials");
+        return withCredentials(() -> value);
+    }
+
+    /** Asks {@code value} for the credentials of each set-up, such as a token source that refreshes. */
+    public SessionOptions withCredentials(final Supplier<Credentials> value)
+    {
+        return new SessionOptions(attributes, connections, timeout, handler, listener, value, tls);
+    }
+
+    public SessionOptions withTls(final TlsOptions value)
+    {
+        return new SessionOptions(attributes, connections, timeout, handler, listener, credentials, value);
     }
 }

@@ -16,6 +16,21 @@ public sealed interface SetupDecision
         return new Accept(Map.copyOf(attributes));
     }
 
+    /** Accepts the session as {@code principal}'s: {@link Session#principal()} on the server side. */
+    static SetupDecision accept(final java.security.Principal principal)
+    {
+        return new Accept(Map.of(), principal);
+    }
+
+    /**
+     * Refuses a client whose credentials (or certificate) did not prove who it is. The client hears only that
+     * authentication failed; {@code detail} goes to the server's log. Counted as {@link PeerRefusal#AUTHENTICATION}.
+     */
+    static SetupDecision unauthenticated(final String detail)
+    {
+        return new Unauthenticated(detail);
+    }
+
     static SetupDecision reject(final String reason)
     {
         return new Reject(reason);
@@ -31,8 +46,20 @@ public sealed interface SetupDecision
         return new Redirect(List.copyOf(portals));
     }
 
-    /** @param attributes returned to the client with the acceptance */
-    record Accept(Map<String, String> attributes) implements SetupDecision
+    /**
+     * @param attributes returned to the client with the acceptance
+     * @param principal who the session belongs to; null for an anonymous one
+     */
+    record Accept(Map<String, String> attributes, java.security.Principal principal) implements SetupDecision
+    {
+        public Accept(final Map<String, String> attributes)
+        {
+            this(attributes, null);
+        }
+    }
+
+    /** @param detail why, for the server's log only */
+    record Unauthenticated(String detail) implements SetupDecision
     {
     }
 

@@ -34,6 +34,7 @@ final class ServerHandshake
     static final int MAX_FAILED = 16;
     static final String NO_SERVICE = "no such service at this portal";
     static final String NO_SESSION = "no such session, or not yours (the server restarted, or the session expired)";
+    static final String UNAUTHENTICATED = "authentication failed";
     static final String BUSY = "the server takes no more sessions from this peer now";
 
     private final Connection connection;
@@ -60,7 +61,7 @@ final class ServerHandshake
         final int clientDedupWindow = body.i32();
         final CallAdmission.Announced clientSizes = CallAdmission.Announced.read(body);
         final SetupRequest request = new SetupRequest(resource, attributes, connection.remoteAddress(), portal.uri(),
-            hops);
+            hops, io.xio.engine.Credentials.NONE, connection.link.peerIdentity());
         SetupDecision decision;
         try
         {
@@ -79,6 +80,12 @@ final class ServerHandshake
         if (decision instanceof SetupDecision.Accept accept)
         {
             accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow, clientSizes);
+        }
+        else if (decision instanceof SetupDecision.Unauthenticated unauthenticated)
+        {
+            engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
+                excerpt(resource) + "' not authenticated: " + unauthenticated.detail());
+            reject(token, UNAUTHENTICATED);
         }
         else if (decision instanceof SetupDecision.Reject reject)
         {

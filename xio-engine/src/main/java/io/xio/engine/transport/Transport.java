@@ -30,6 +30,26 @@ public interface Transport
      */
     Runnable connect(XioUri address, TransportContext context, ConnectCallback callback);
 
+    /**
+     * As {@link #listen(XioUri, TransportContext, Consumer)}, for a portal with TLS options (null for none): a
+     * transport that has no use for them ignores them.
+     */
+    default TransportListener listen(final XioUri address, final TransportContext context,
+        final io.xio.engine.TlsOptions tls, final Consumer<TransportLink> onAccept) throws IOException
+    {
+        return listen(address, context, onAccept);
+    }
+
+    /**
+     * As {@link #connect(XioUri, TransportContext, ConnectCallback)}, for a session with TLS options (null for
+     * none): a transport that has no use for them ignores them.
+     */
+    default Runnable connect(final XioUri address, final TransportContext context,
+        final io.xio.engine.TlsOptions tls, final ConnectCallback callback)
+    {
+        return connect(address, context, callback);
+    }
+
     /** Outcome of {@link #connect}; called once, on the context thread. */
     interface ConnectCallback
     {

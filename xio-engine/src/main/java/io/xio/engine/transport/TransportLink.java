@@ -138,4 +138,10 @@ public interface TransportLink
 
     /** The peer's address, for messages and monitoring. */
     String remoteAddress();
+
+    /** What the transport proved about the peer (TLS certificate, local user); its address only by default. */
+    default io.xio.engine.PeerIdentity peerIdentity()
+    {
+        return io.xio.engine.PeerIdentity.of(remoteAddress());
+    }
 }
