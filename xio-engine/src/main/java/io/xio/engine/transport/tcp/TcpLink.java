@@ -19,6 +19,8 @@ import java.nio.channels.SocketChannel;
  */
 public class TcpLink extends StreamLink implements SelectionHandler
 {
+    private static final int TLS_ALERT = 21;
+
     protected final SocketChannel channel;
     private final String remote;
     private SelectionKey key;
@@ -122,7 +124,9 @@ public class TcpLink extends StreamLink implements SelectionHandler
             final int n = channel.read(target);
             if (n < 0)
             {
-                close(new ConnectionException("connection closed by peer " + remote));
+                // 21 is a TLS alert record's first byte: what a TLS portal answers a plaintext set-up with
+                close(new ConnectionException("connection closed by peer " + remote + (assembler.firstPartialByte() ==
+                    TLS_ALERT ? ", which answered in TLS: it is a TLS portal (connect with tls://)" : "")));
                 return;
             }
             if (n == 0)

@@ -14,8 +14,11 @@ final class TlsFailures
     {
     }
 
-    /** @param client whether this end dialled (the peer is then the server) */
-    static String describe(final Throwable failure, final boolean client)
+    /**
+     * @param client whether this end dialled (the peer is then the server)
+     * @param presented whether this end presented a certificate
+     */
+    static String describe(final Throwable failure, final boolean client, final boolean presented)
     {
         final String peers = client ? "the server's certificate" : "the client's certificate";
         final String message = String.valueOf(failure.getMessage());
@@ -48,16 +51,15 @@ final class TlsFailures
         {
             return "plaintext peer on a TLS port (it does not speak TLS: a tcp:// client?)";
         }
-        if (message.contains("certificate_required") || message.contains("Empty client certificate chain") ||
-            message.contains("Empty server certificate chain"))
+        if (message.contains("Empty client certificate chain"))
         {
-            return client ? "the server requires a client certificate, and this client has none to present (" +
-                message + ")" : "the client presented no certificate, and this portal requires one";
+            return "the client presented no certificate, and this portal requires one";
         }
-        if (message.contains("bad_certificate") || message.contains("certificate_unknown") ||
-            message.contains("unknown_ca"))
+        if (message.contains("certificate_required") || message.contains("bad_certificate") ||
+            message.contains("certificate_unknown") || message.contains("unknown_ca"))
         {
-            return "the peer did not accept this end's certificate (" + message + ")";
+            return client && !presented ? "the server requires a client certificate, and this client presented " +
+                "none (" + message + ")" : "the peer did not accept this end's certificate (" + message + ")";
         }
         if (message.contains("protocol_version") || message.contains("No appropriate protocol") ||
             message.contains("handshake_failure") || message.contains("no cipher suites in common"))

@@ -540,6 +540,13 @@ final class TlsLink extends TcpLink
         super.closeChannel();
     }
 
+    private boolean presentedCertificate()
+    {
+        final SSLSession session = engine.getHandshakeSession() != null ? engine.getHandshakeSession() :
+            engine.getSession();
+        return session.getLocalCertificates() != null;
+    }
+
     /** The connection's failure, with its reason in words: what the other side's certificate lacked, say. */
     private ConnectionException failure(final Exception ex)
     {
@@ -547,7 +554,7 @@ final class TlsLink extends TcpLink
         {
             return connection;
         }
-        final String reason = TlsFailures.describe(ex, engine.getUseClientMode());
+        final String reason = TlsFailures.describe(ex, engine.getUseClientMode(), presentedCertificate());
         if (ex instanceof SSLException && !established)
         {
             return new io.xio.engine.TlsHandshakeException("TLS handshake with " + remoteAddress() + " failed: " +

@@ -19,8 +19,11 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.SSLEngine;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.Socket;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,6 +32,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
+import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
@@ -241,7 +245,11 @@ public final class TestCertificates
         return context(identity, trustManagers(trusted));
     }
 
-    /** An SSLContext presenting {@code identity} (null: none) and deciding trust with {@code trust}. */
+    /**
+     * An SSLContext presenting {@code identity} (null: none) and deciding trust with {@code trust}. A client
+     * presents its certificate even where the server names other issuers it would accept (the JDK's key manager
+     * would then present none): a test of an untrusted client certificate needs it sent.
+     */
     public static SSLContext context(final Identity identity, final TrustManager[] trust)
     {
         try
@@ -249,13 +257,71 @@ public final class TestCertificates
             final KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             keys.init(identity == null ? emptyStore() : keyStore("PKCS12", identity), PASSWORD.toCharArray());
             final SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), trust, RANDOM);
+            final javax.net.ssl.KeyManager[] managers = identity == null ? keys.getKeyManagers() :
+                new javax.net.ssl.KeyManager[] {alwaysPresenting((X509ExtendedKeyManager)keys.getKeyManagers()[0])};
+            context.init(managers, trust, RANDOM);
             return context;
         }
         catch (final GeneralSecurityException | IOException ex)
         {
             throw new IllegalStateException("cannot make a test SSLContext", ex);
         }
+    }
+
+    private static X509ExtendedKeyManager alwaysPresenting(final X509ExtendedKeyManager keys)
+    {
+        return new X509ExtendedKeyManager()
+        {
+            @Override
+            public String chooseEngineClientAlias(final String[] keyType, final Principal[] issuers,
+                final SSLEngine engine)
+            {
+                return "key";
+            }
+
+            @Override
+            public String chooseEngineServerAlias(final String keyType, final Principal[] issuers,
+                final SSLEngine engine)
+            {
+                return keys.chooseEngineServerAlias(keyType, issuers, engine);
+            }
+
+            @Override
+            public String[] getClientAliases(final String keyType, final Principal[] issuers)
+            {
+                return keys.getClientAliases(keyType, issuers);
+            }
+
+            @Override
+            public String chooseClientAlias(final String[] keyType, final Principal[] issuers, final Socket socket)
+            {
+                return "key";
+            }
+
+            @Override
+            public String[] getServerAliases(final String keyType, final Principal[] issuers)
+            {
+                return keys.getServerAliases(keyType, issuers);
+            }
+
+            @Override
+            public String chooseServerAlias(final String keyType, final Principal[] issuers, final Socket socket)
+            {
+                return keys.chooseServerAlias(keyType, issuers, socket);
+            }
+
+            @Override
+            public X509Certificate[] getCertificateChain(final String alias)
+            {
+                return keys.getCertificateChain(alias);
+            }
+
+            @Override
+            public PrivateKey getPrivateKey(final String alias)
+            {
+                return keys.getPrivateKey(alias);
+            }
+        };
     }
 
     /** Trust managers that trust {@code trusted} (and nothing else). */
