@@ -56,6 +56,8 @@ public final class EngineCore
     final Refusals refusals;
     final PeerCounts sessionsByPeer = new PeerCounts();
     final PeerCounts connectionsByPeer = new PeerCounts();
+    final Principals principals = new Principals();
+    final AuthenticationFailures authenticationFailures;
     /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
     final ByteBudget retained;
     /**
@@ -84,6 +86,7 @@ public final class EngineCore
         this.clientInterceptors = new ClientInterceptorChain(settings.clientInterceptors());
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
+        this.authenticationFailures = new AuthenticationFailures(clock);
         this.retained = new ByteBudget(limits.maxRetainedBytes(), null);
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
@@ -189,6 +192,10 @@ public final class EngineCore
         if (accepted.remove(session.id(), session))
         {
             sessionsByPeer.release(session.peerHost);
+            if (session.principalShare != null)
+            {
+                principals.release(session.principalShare);
+            }
         }
     }
 
