@@ -87,6 +87,10 @@ public final class EngineCore
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
         this.authenticationFailures = new AuthenticationFailures(clock);
+        for (final EventLoop loop : loops)
+        {
+            loop.refusalsTo(refusals::refused);
+        }
         this.retained = new ByteBudget(limits.maxRetainedBytes(), null);
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
@@ -264,6 +268,7 @@ public final class EngineCore
      */
     public void replace(final int index, final EventLoop fresh)
     {
+        fresh.refusalsTo(refusals::refused);
         final Peers replacement = new Peers(this, fresh);
         loops[index] = fresh;
         peers[index] = replacement;
