@@ -63,11 +63,4 @@ final class Principals
     {
         shares.computeIfPresent(share.name, (key, s) -> s == share && --s.sessions <= 0 ? null : s);
     }
-
-    /** How many sessions the principal named {@code name} holds now. */
-    int sessionsOf(final String name)
-    {
-        final Share share = shares.get(name);
-        return share == null ? 0 : share.sessions;
-    }
 }
