@@ -40,21 +40,37 @@ final class PeerCounts
         return count == null ? 0 : count[0];
     }
 
-    /** The host part of a link's remote address ({@code tcp://10.0.0.1:4711} becomes {@code tcp://10.0.0.1}). */
+    /** Schemes whose address is a network host: one host is one peer whichever of them it comes over. */
+    private static final String[] NETWORK_SCHEMES = {"tcp://", "tls://", "rdma://"};
+
+    /**
+     * The peer a link's remote address belongs to: its host for a network address ({@code tcp://10.0.0.1:4711} and
+     * {@code tls://10.0.0.1:4712} both become {@code 10.0.0.1}, so a host cannot double its share by using both),
+     * the address without a port otherwise (an shm peer is its local user).
+     */
     static String hostOf(final String remoteAddress)
     {
-        final int colon = remoteAddress.lastIndexOf(':');
-        if (colon <= 0 || colon == remoteAddress.length() - 1)
+        String address = remoteAddress;
+        for (final String scheme : NETWORK_SCHEMES)
         {
-            return remoteAddress;
-        }
-        for (int i = colon + 1; i < remoteAddress.length(); i++)
-        {
-            if (!Character.isDigit(remoteAddress.charAt(i)))
+            if (address.startsWith(scheme))
             {
-                return remoteAddress;
+                address = address.substring(scheme.length());
+                break;
             }
         }
-        return remoteAddress.substring(0, colon);
+        final int colon = address.lastIndexOf(':');
+        if (colon <= 0 || colon == address.length() - 1)
+        {
+            return address;
+        }
+        for (int i = colon + 1; i < address.length(); i++)
+        {
+            if (!Character.isDigit(address.charAt(i)))
+            {
+                return address;
+            }
+        }
+        return address.substring(0, colon);
     }
 }
