@@ -179,6 +179,8 @@ public class XioProperties
          */
         private Map<String, Service> services = new LinkedHashMap<>();
 
+        private final Error error = new Error();
+
         public Redirect getRedirect()
         {
             return redirect;
@@ -198,6 +200,62 @@ public class XioProperties
         {
             this.services = services;
         }
+
+        public Error getError()
+        {
+            return error;
+        }
+    }
+
+    /**
+     * What a caller learns of a failure nobody chose to expose: an exception the called interface method does not
+     * declare and no {@code @XioExceptionHandler} answered, or xio's own failure to decode or encode. Declared
+     * exceptions and handlers' answers always keep their type and message; stack traces never leave the server.
+     * By default such a failure goes out with a generic message and an error id that the server's log line (with
+     * the stack trace) also carries.
+     */
+    public static class Error
+    {
+        /**
+         * Whether the caller gets the exception's own message: never (a generic message with the error id) or
+         * always, for development.
+         */
+        private IncludeMessage includeMessage = IncludeMessage.NEVER;
+
+        /**
+         * Whether the caller gets the exception's class name, so that a client can rebuild an allowed type such as
+         * IllegalArgumentException; when false it gets the type xio.InternalError. For development.
+         */
+        private boolean includeException;
+
+        public IncludeMessage getIncludeMessage()
+        {
+            return includeMessage;
+        }
+
+        public void setIncludeMessage(final IncludeMessage includeMessage)
+        {
+            this.includeMessage = includeMessage;
+        }
+
+        public boolean isIncludeException()
+        {
+            return includeException;
+        }
+
+        public void setIncludeException(final boolean includeException)
+        {
+            this.includeException = includeException;
+        }
+    }
+
+    /** When a failure's own message reaches its caller. */
+    public enum IncludeMessage
+    {
+        /** Never: a generic message with an error id. */
+        NEVER,
+        /** Always: the exception's message, for development. */
+        ALWAYS
     }
 
     /**

@@ -11,6 +11,7 @@ import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +106,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private void export()
     {
         final List<Object> advices = List.copyOf(context.getBeansWithAnnotation(XioServiceAdvice.class).values());
+        final XioProperties.Error error = properties.getServer().getError();
+        final XioErrorDisclosure disclosure = new XioErrorDisclosure(
+            error.getIncludeMessage() == XioProperties.IncludeMessage.ALWAYS, error.isIncludeException());
         for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
         {
             final Object target = bean.getValue();
@@ -121,7 +125,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final XioProperties.Service bounds = properties.getServer().getServices().get(resource);
             final int maxConcurrent = maxConcurrentCalls(resource, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
-                settings.dispatch(), worker, instrumentation, XioExceptionHandlers.of(target, resource, api, advices),
+                settings.dispatch(), worker, instrumentation,
+                XioExceptionHandlers.of(target, resource, api, advices, disclosure),
                 maxConcurrent, maxQueuedCalls(resource, bounds),
                 interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList());
             dispatchers.add(dispatcher);
