@@ -46,6 +46,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final XioProperties properties;
     private final XioInstrumentation instrumentation;
     private final List<XioServerInterceptor> interceptors;
+    private final SessionAcceptor acceptor;
     private final ExecutorService worker = workerExecutor();
     private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
@@ -62,6 +63,18 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final XioProperties properties, final XioInstrumentation instrumentation,
         final List<XioServerInterceptor> interceptors)
     {
+        this(context, engine, codec, properties, instrumentation, interceptors, SessionAcceptor.DEFAULT);
+    }
+
+    /**
+     * As above, the portals deciding on session set-ups with {@code acceptor} (such as one that authenticates);
+     * a first portal that redirects over the others redirects instead, and the portal a client lands on decides.
+     */
+    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
+        final XioProperties properties, final XioInstrumentation instrumentation,
+        final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor)
+    {
+        this.acceptor = acceptor;
         this.instrumentation = instrumentation;
         this.interceptors = List.copyOf(interceptors);
         this.context = context;
@@ -144,7 +157,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         for (int i = configured.size() - 1; i >= 0; i--) // the first portal last: it may redirect to the others
         {
             final String uri = configured.get(i).getUri();
-            SessionAcceptor acceptor = SessionAcceptor.DEFAULT;
+            SessionAcceptor acceptor = this.acceptor;
             if (i == 0 && configured.size() > 1 && properties.getServer().getRedirect() != XioProperties.Redirect.NONE)
             {
                 final List<XioUri> targets = portals.stream().map(Portal::uri).toList();
