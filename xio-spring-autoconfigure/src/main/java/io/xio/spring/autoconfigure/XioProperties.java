@@ -451,7 +451,7 @@ public class XioProperties
             return credentials;
         }
 
-        /** The TLS settings of every client whose own section sets no bundle. */
+        /** The TLS settings of every tls:// client whose own section sets no bundle. */
         public ClientSsl getSsl()
         {
             return ssl;

@@ -88,13 +88,16 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }
 
-    /** The TLS options of the client's SSL bundle (its own, else the default clients'), or null for none. */
+    /**
+     * The TLS options of the client's SSL bundle, or null for none: its own (which needs a tls:// address), else
+     * for a tls:// address {@code xio.client.ssl}'s, so that one default serves the tls clients among others.
+     */
     private static TlsOptions tls(final XioProperties.NamedClient settings, final String prefix,
         final XioProperties.ClientSsl defaults, final String address, final BeanFactory beans)
     {
         final boolean own = settings != null && settings.getSsl().getBundle() != null;
         final XioProperties.ClientSsl ssl = own ? settings.getSsl() : defaults;
-        if (ssl.getBundle() == null)
+        if (ssl.getBundle() == null || !own && !"tls".equals(io.xio.engine.XioUri.parse(address).scheme()))
         {
             return null;
         }
