@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -139,10 +140,11 @@ public class XioAutoConfiguration
     @ConditionalOnMissingBean
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
         final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation,
-        final ObjectProvider<XioServerInterceptor> interceptors, final ObjectProvider<SessionAcceptor> acceptor)
+        final ObjectProvider<XioServerInterceptor> interceptors, final ObjectProvider<SessionAcceptor> acceptor,
+        final ObjectProvider<SslBundles> sslBundles)
     {
         return new XioServiceExporter(context, engine, codec, properties,
             instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList(),
-            acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT));
+            acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT), sslBundles.getIfAvailable());
     }
 }
