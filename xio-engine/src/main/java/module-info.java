@@ -19,5 +19,6 @@ module io.xio.engine
     provides io.xio.engine.transport.TransportProvider with
         io.xio.engine.transport.tcp.TcpTransportProvider,
         io.xio.engine.transport.local.LocalTransportProvider,
-        io.xio.engine.transport.shm.ShmTransportProvider;
+        io.xio.engine.transport.shm.ShmTransportProvider,
+        io.xio.engine.transport.tls.TlsTransportProvider;
 }

@@ -36,5 +36,10 @@ public enum PeerRefusal
     /** A set-up whose credentials or certificate the acceptor did not accept, or refused as its peer failed often. */
     AUTHENTICATION,
     /** A local connection from a user the portal does not admit (shm: the peer's uid). */
-    PEER_CREDENTIALS
+    PEER_CREDENTIALS,
+    /**
+     * A TLS handshake that failed: a client certificate missing where the portal requires one, or not trusted, a
+     * plaintext peer on a TLS port, a protocol or cipher suite in common with none. Only that connection closes.
+     */
+    TLS_HANDSHAKE
 }

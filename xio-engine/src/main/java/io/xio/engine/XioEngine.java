@@ -89,8 +89,8 @@ public final class XioEngine implements AutoCloseable
         }
         core = new EngineCore(new EngineSettings(name, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
-            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors), loops,
-            builder.transports(), leaks);
+            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors, builder.tls),
+            loops, builder.transports(), leaks);
         if (builder.manualContexts)
         {
             runners = null;
@@ -295,12 +295,33 @@ public final class XioEngine implements AutoCloseable
     public CompletableFuture<Portal> bindAsync(final String uri, final SessionAcceptor acceptor,
         final int contextIndex)
     {
+        return bindAsync(uri, acceptor, contextIndex, null);
+    }
+
+    /**
+     * Binds a {@code tls://} portal on the next context in turn, with TLS options of its own instead of the
+     * engine's {@link Builder#tls default}, such as its own certificate or {@link TlsOptions.ClientAuth client
+     * certificates} required. Blocks until bound.
+     */
+    public Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls)
+    {
+        final int contextIndex = Math.floorMod(nextPortalContext.getAndIncrement(), loops.length);
+        return await(bindAsync(uri, acceptor, contextIndex, tls), "binding " + uri);
+    }
+
+    /**
+     * As {@link #bindAsync(String, SessionAcceptor, int)}, with the portal's own TLS options ({@code tls://}; null
+     * for the engine's default).
+     */
+    public CompletableFuture<Portal> bindAsync(final String uri, final SessionAcceptor acceptor,
+        final int contextIndex, final TlsOptions tls)
+    {
         checkOpen();
         if (contextIndex < 0 || contextIndex >= loops.length)
         {
             throw new IllegalArgumentException("context index " + contextIndex + " outside 0.." + (loops.length - 1));
         }
-        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor).thenApply(portal ->
+        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor, tls).thenApply(portal ->
         {
             portals.add(portal);
             if (closed.get())
@@ -569,6 +590,7 @@ public final class XioEngine implements AutoCloseable
         private SessionListener listener = SessionListener.NONE;
         private ContextFailurePolicy contextFailurePolicy = ContextFailurePolicy.CLOSE_ENGINE;
         private NanoClock clock = SystemNanoClock.INSTANCE;
+        private TlsOptions tls;
         private final Map<String, Transport> transports = new LinkedHashMap<>();
         private final java.util.List<ClientInterceptor> clientInterceptors = new java.util.ArrayList<>();
         private final java.util.List<ServerInterceptor> serverInterceptors = new java.util.ArrayList<>();
@@ -714,6 +736,18 @@ public final class XioEngine implements AutoCloseable
         public Builder nanoClock(final NanoClock value)
         {
             clock = java.util.Objects.requireNonNull(value, "nanoClock");
+            return this;
+        }
+
+        /**
+         * The TLS options of the engine's {@code tls://} portals and sessions (tcp with TLS): its certificate and
+         * trust material, client certificates asked for or required, protocols. A portal bound with {@link
+         * XioEngine#bind(String, SessionAcceptor, TlsOptions) options of its own}, and a session opened with
+         * {@link SessionOptions#withTls}, use theirs instead. Without any, a {@code tls://} bind or connect fails.
+         */
+        public Builder tls(final TlsOptions value)
+        {
+            tls = value;
             return this;
         }
 

@@ -33,7 +33,7 @@ class ArchitectureTest
         noClasses().that().resideInAnyPackage("io.xio.engine.transport", "io.xio.engine.transport.stream",
                 "io.xio.engine.memory")
             .should().dependOnClassesThat().resideInAnyPackage("io.xio.engine.transport.tcp..",
-                "io.xio.engine.transport.shm..", "io.xio.engine.transport.local..")
+                "io.xio.engine.transport.shm..", "io.xio.engine.transport.local..", "io.xio.engine.transport.tls..")
             .check(ENGINE);
     }
 
@@ -42,7 +42,7 @@ class ArchitectureTest
     {
         noClasses().that().haveSimpleName("XioEngine").should().dependOnClassesThat()
             .resideInAnyPackage("io.xio.engine.transport.tcp..", "io.xio.engine.transport.shm..",
-                "io.xio.engine.transport.local..")
+                "io.xio.engine.transport.local..", "io.xio.engine.transport.tls..")
             .check(ENGINE);
     }
 }

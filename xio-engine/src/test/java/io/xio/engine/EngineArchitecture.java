@@ -30,7 +30,7 @@ public final class EngineArchitecture
     /** The engine's packages that nothing outside it may use. */
     public static final String[] INTERNAL = {"io.xio.engine.context..", "io.xio.engine.session..",
         "io.xio.engine.protocol..", "io.xio.engine.transport.tcp..", "io.xio.engine.transport.shm..",
-        "io.xio.engine.transport.local.."};
+        "io.xio.engine.transport.local..", "io.xio.engine.transport.tls.."};
 
     private EngineArchitecture()
     {

@@ -165,6 +165,7 @@ public final class Comparison
             cases.add(new Case("xio-tcp-" + s + "-lat-spin", group, "xio", "tcp,poll=spin", one, "xio tcp, spin, context"));
             if (size == 64)
             {
+                cases.add(new Case("grpc-tls-64-lat", group, "grpc", "blocking,tls", one, "gRPC blocking unary, TLS 1.3"));
                 cases.add(new Case("xio-tcp-64-lat-default", group, "xio", "tcp", one, "xio tcp, default poll, context"));
                 cases.add(new Case("xio-tcp-64-lat-parked", group, "xio", "tcp,poll=parked", one, "xio tcp, parked, context"));
                 cases.add(new Case("xio-tcp-64-lat-caller", group, "xio", "tcp,style=caller", one, "xio tcp, default poll, caller blocks"));
@@ -193,6 +194,7 @@ public final class Comparison
             if (size == 64)
             {
                 cases.add(new Case("netty-64-rate", group, "netty", "", many, "Netty epoll echo"));
+                cases.add(new Case("grpc-tls-64-rate", group, "grpc", "async,tls", many, "gRPC async unary, TLS 1.3"));
             }
             cases.add(new Case("xio-tcp-" + s + "-rate", group, "xio", "tcp", many, "xio tcp, 1 context"));
             if (size == 64)
@@ -211,6 +213,7 @@ public final class Comparison
         cases.add(new Case("qperf-1m-bw", BULK, "qperf", "tcp_bw", Workload.transfer(MIB, 1, t), "qperf tcp_bw (streaming)"));
         cases.add(new Case("raw-socket-1m", BULK, "raw-socket", "", Workload.transfer(MIB, 1, t), "raw socket, 1 outstanding"));
         cases.add(new Case("grpc-1m", BULK, "grpc", "async", bulk, "gRPC async unary, 4 outstanding"));
+        cases.add(new Case("grpc-tls-1m", BULK, "grpc", "async,tls", bulk, "gRPC async unary, TLS 1.3, 4 outstanding"));
         cases.add(new Case("xio-tcp-1m", BULK, "xio", "tcp", bulk, "xio tcp, 4 outstanding"));
         cases.add(new Case("xio-shm-1m", BULK, "xio", "shm", bulk, "xio shm, 4 outstanding"));
         return cases;

@@ -37,6 +37,9 @@ final class Report
           event loop.
         - **gRPC-java**: grpc-netty-shaded (epoll), one unary method with a byte[] marshaller, direct executor on both
           sides (its fastest setting); blocking stub call, or async call with a callback.
+        - **TLS**: TLS 1.3 over loopback with a throwaway self-signed EC P-256 certificate the server half makes with
+          `keytool`, no client certificate. xio runs the JDK's `SSLEngine` inside its link; gRPC uses its default
+          provider (BoringSSL through its shaded netty-tcnative where that loads, else the JDK's).
         - **Aeron**: IPC between the two JVMs through a media driver embedded in the server JVM (shared threading
           mode), both sides busy-spinning.
         - **qperf**: Debian's qperf, `tcp_lat` (its mean one-way latency doubled) and `tcp_bw` (a one-way stream; its

@@ -65,7 +65,7 @@ final class ClientHandshake
                 "the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
             return;
         }
-        lane.peers.connect(address, lane.slot, c ->
+        lane.peers.connect(address, lane.slot, session.tls, c ->
         {
             if (lane.isClosed())
             {
@@ -200,7 +200,7 @@ final class ClientHandshake
 
     private void attach(final Runnable onAttached, final Consumer<Throwable> onFailed)
     {
-        lane.peers.connect(target, lane.slot, c ->
+        lane.peers.connect(target, lane.slot, session.tls, c ->
         {
             if (lane.isClosed())
             {

@@ -583,7 +583,12 @@ final class Connection implements LinkHandler
             portal.removeConnection();
             engine.connectionsByPeer.release(peerHost());
         }
-        if (cause instanceof ProtocolViolationException)
+        if (portal != null && cause instanceof io.xio.engine.TlsHandshakeException)
+        {
+            // a stranger that failed the TLS handshake: counted and logged like the other refusals, rate-limited
+            engine.refusals.refused(PeerRefusal.TLS_HANDSHAKE, remoteAddress(), cause.getMessage());
+        }
+        else if (cause instanceof ProtocolViolationException)
         {
             LOG.warn("closed connection {}: protocol violation: {}", remoteAddress(), cause.getMessage());
             engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ERROR, null,

@@ -48,6 +48,8 @@ public final class EngineCore
     final long callerSpinNanos;
     final SessionListener listener;
     final NanoClock clock;
+    /** The engine's TLS options: for portals and sessions that bring none of their own; null when not set. */
+    final io.xio.engine.TlsOptions tls;
     /** Empty when none were added: the send path then costs one length check. */
     final ClientInterceptorChain clientInterceptors;
     private final java.util.List<ServerInterceptor> serverInterceptors;
@@ -81,6 +83,7 @@ public final class EngineCore
         this.callerSpinNanos = settings.callerSpin().toNanos();
         this.listener = settings.listener();
         this.clock = settings.clock();
+        this.tls = settings.tls();
         this.clientInterceptors = new ClientInterceptorChain(settings.clientInterceptors());
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);

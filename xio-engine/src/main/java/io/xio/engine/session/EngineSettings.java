@@ -15,10 +15,12 @@ import java.util.List;
  * @param clock the time that deadlines, timers, keepalive and reconnect backoff follow (the contexts' clock)
  * @param clientInterceptors run around every request the engine's sessions send, in this order
  * @param serverInterceptors run around every registered service's handler, the first outermost
+ * @param tls what {@code tls} portals and sessions without options of their own use; null for none
  */
 public record EngineSettings(String name, Limits limits, Duration keepaliveInterval, Duration keepaliveTimeout,
     Duration reconnectTimeout, Duration connectTimeout, Duration callerSpin, SessionListener listener,
-    NanoClock clock, List<ClientInterceptor> clientInterceptors, List<ServerInterceptor> serverInterceptors)
+    NanoClock clock, List<ClientInterceptor> clientInterceptors, List<ServerInterceptor> serverInterceptors,
+    io.xio.engine.TlsOptions tls)
 {
     public EngineSettings
     {

@@ -29,6 +29,8 @@ final class Peers
     private final java.util.ArrayDeque<Lingering> lingering = new java.util.ArrayDeque<>();
     private final Runnable expireLingering = this::expireLingering;
     private long lingerTimer = -1;
+    /** Numbers the connections of sessions with TLS options of their own, which share no connection. */
+    private long ownTlsDials;
 
     /** A server session without connections, and the epoch at which it lost them. */
     private record Lingering(long deadline, SessionImpl session, long epoch)
@@ -50,12 +52,18 @@ final class Peers
         this.loop = loop;
     }
 
-    /** An open connection to {@code address}'s endpoint, new or reused. */
-    void connect(final XioUri address, final int slot, final Consumer<Connection> onReady,
-        final Consumer<Throwable> onFail)
+    /**
+     * An open connection to {@code address}'s endpoint, new or reused. A session with TLS options of its own
+     * ({@code tls}, not the engine's) gets a connection of its own: one shared would carry another session's
+     * client certificate.
+     */
+    void connect(final XioUri address, final int slot, final io.xio.engine.TlsOptions tls,
+        final Consumer<Connection> onReady, final Consumer<Throwable> onFail)
     {
         final XioUri endpoint = address.endpoint();
-        final String key = slot == 0 ? endpoint.toString() : endpoint + "#" + slot;
+        final io.xio.engine.TlsOptions options = tls != null ? tls : engine.tls;
+        final String shared = slot == 0 ? endpoint.toString() : endpoint + "#" + slot;
+        final String key = options == engine.tls ? shared : shared + "#own-tls-" + ++ownTlsDials;
         final Connection existing = outbound.get(key);
         if (existing != null && existing.isOpen())
         {
@@ -97,7 +105,7 @@ final class Peers
         });
         try
         {
-            dial.abort = dial(transport, endpoint, key, dial);
+            dial.abort = dial(transport, endpoint, key, options, dial);
         }
         catch (final RuntimeException ex)
         {
@@ -110,9 +118,10 @@ final class Peers
         }
     }
 
-    private Runnable dial(final Transport transport, final XioUri endpoint, final String key, final Dialing dial)
+    private Runnable dial(final Transport transport, final XioUri endpoint, final String key,
+        final io.xio.engine.TlsOptions tls, final Dialing dial)
     {
-        return transport.connect(endpoint, loop, new Transport.ConnectCallback()
+        return transport.connect(endpoint, loop, tls, new Transport.ConnectCallback()
         {
             @Override
             public void onConnected(final TransportLink link)

@@ -17,30 +17,37 @@ public final class PortalImpl implements Portal
     /** The context's registry; another one's after {@link #rebind}. */
     private volatile Peers peers;
     private final SessionAcceptor acceptor;
+    /** The portal's TLS options, or the engine's; null when neither has any. */
+    private final io.xio.engine.TlsOptions tls;
     private volatile TransportListener listener;
     private volatile XioUri uri;
     private volatile boolean open = true;
     /** Connections accepted here and open (atomic: a failed context's close while its replacement accepts). */
     private final AtomicInteger connections = new AtomicInteger();
 
-    private PortalImpl(final EngineCore engine, final Peers peers, final SessionAcceptor acceptor)
+    private PortalImpl(final EngineCore engine, final Peers peers, final SessionAcceptor acceptor,
+        final io.xio.engine.TlsOptions tls)
     {
         this.engine = engine;
         this.peers = peers;
         this.acceptor = acceptor;
+        this.tls = tls != null ? tls : engine.tls;
     }
 
-    /** Binds {@code address} on context {@code index}; completes once listening. Any thread. */
+    /**
+     * Binds {@code address} on context {@code index}, with the portal's own TLS options (null for the engine's);
+     * completes once listening. Any thread.
+     */
     public static CompletableFuture<Portal> bind(final EngineCore engine, final XioUri address, final int index,
-        final SessionAcceptor acceptor)
+        final SessionAcceptor acceptor, final io.xio.engine.TlsOptions tls)
     {
-        final PortalImpl portal = new PortalImpl(engine, engine.peers(index), acceptor);
+        final PortalImpl portal = new PortalImpl(engine, engine.peers(index), acceptor, tls);
         final CompletableFuture<Portal> bound = new CompletableFuture<>();
         portal.peers.loop.execute(() ->
         {
             try
             {
-                portal.listener = engine.transport(address.scheme()).listen(address, portal.peers.loop,
+                portal.listener = engine.transport(address.scheme()).listen(address, portal.peers.loop, portal.tls,
                     link -> portal.accepted(link));
                 portal.uri = portal.listener.address();
                 bound.complete(portal);
@@ -113,8 +120,7 @@ public final class PortalImpl implements Portal
             }
             try
             {
-                listener = engine.transport(uri.scheme()).listen(uri, fresh.loop,
-                    this::accepted);
+                listener = engine.transport(uri.scheme()).listen(uri, fresh.loop, tls, this::accepted);
                 bound.complete(this);
             }
             catch (final Exception ex)

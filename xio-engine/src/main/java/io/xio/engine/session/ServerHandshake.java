@@ -129,6 +129,7 @@ final class ServerHandshake
         final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
             portal.uri().withResource(resource), resource, attributes, handler);
         session.peerHost = host;
+        session.peerIdentity = connection.link.peerIdentity();
         session.limitTo(clientMaxInFlight, clientDedupWindow);
         session.admission.limitSizesTo(clientSizes);
         engine.accepted.put(session.id(), session);

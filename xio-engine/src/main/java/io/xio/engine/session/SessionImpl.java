@@ -70,6 +70,10 @@ public final class SessionImpl implements Session
     private volatile byte[] secret;
     /** The host that set this (server) session up: its share of {@link io.xio.engine.Limits#maxSessionsPerPeer()}. */
     String peerHost;
+    /** What the transport proved about the client of this (server) session, at set-up. */
+    io.xio.engine.PeerIdentity peerIdentity;
+    /** The TLS options of this (client) session's {@code tls} connections; null for the engine's. */
+    io.xio.engine.TlsOptions tls;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
     /** Range cancels in progress ({@link RangeCancel}), copied on write. */
@@ -117,6 +121,7 @@ public final class SessionImpl implements Session
     {
         final SessionImpl session = new SessionImpl(engine, true, uri, uri.resource(), options.attributes(),
             options.handler(), options.listener(), options.timeout());
+        session.tls = options.tls();
         final int count = options.connections() == 0 ? engine.loopCount() : options.connections();
         final Lane[] lanes = new Lane[count];
         for (int i = 0; i < count; i++)
@@ -763,6 +768,13 @@ public final class SessionImpl implements Session
     public java.util.List<String> peerAddresses()
     {
         return lanes.upAddresses();
+    }
+
+    @Override
+    public io.xio.engine.PeerIdentity peer()
+    {
+        final io.xio.engine.PeerIdentity identity = peerIdentity;
+        return identity != null ? identity : io.xio.engine.Session.super.peer();
     }
 
     @Override

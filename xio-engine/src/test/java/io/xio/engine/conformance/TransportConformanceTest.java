@@ -237,7 +237,8 @@ public abstract class TransportConformanceTest
     void closingASessionTellsThePeerAtOnce() throws Exception
     {
         final List<SessionEvent> serverEvents = new CopyOnWriteArrayList<>();
-        final XioEngine listening = engines.start(engines.builder("listening").sessionListener(serverEvents::add)
+        final XioEngine listening = engines.start(configure(engines.builder("listening"))
+            .sessionListener(serverEvents::add)
             .reconnectTimeout(Duration.ofMinutes(5)));
         listening.register("echo", ECHO);
         final Portal portal = listening.bind(portalAddress());
@@ -253,7 +254,7 @@ public abstract class TransportConformanceTest
     @Test
     void oversizedResponseFailsTheCallNotTheConnection() throws Exception
     {
-        final XioEngine strict = engines.start(engines.builder("strict")
+        final XioEngine strict = engines.start(configure(engines.builder("strict"))
             .limits(TestEngines.LIMITS.withMaxMessageBytes(64 << 10)));
         strict.register("big", request ->
         {
@@ -640,7 +641,8 @@ public abstract class TransportConformanceTest
     @Test
     void fullSessionRefusesOrWaitsAsTheCallerChose() throws Exception
     {
-        final XioEngine small = engines.start(engines.builder("small").limits(TestEngines.LIMITS.withMaxInFlight(8)));
+        final XioEngine small = engines.start(configure(engines.builder("small"))
+            .limits(TestEngines.LIMITS.withMaxInFlight(8)));
         final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
         server.register("hold", held::add);
         final Portal portal = server.bind(portalAddress());
@@ -743,7 +745,7 @@ public abstract class TransportConformanceTest
     void slowConsumerDoesNotGrowTheSendersMemory() throws Exception
     {
         // The blocked receiver sends no keepalives meanwhile: give it time rather than a reconnect.
-        final XioEngine sender = engines.start(engines.builder("sender")
+        final XioEngine sender = engines.start(configure(engines.builder("sender"))
             .keepalive(Duration.ofMillis(200), Duration.ofSeconds(60))
             .limits(TestEngines.LIMITS.withMaxInFlight(64).withMaxQueuedBytes(1 << 20)));
         final CountDownLatch release = new CountDownLatch(1);
@@ -1230,6 +1232,15 @@ public abstract class TransportConformanceTest
         return Duration.ofSeconds(30);
     }
 
+    /**
+     * Bytes a round trip may allocate: 16 for the engine's own path. A transport whose library allocates per record
+     * (the JDK's SSLEngine) says how much more, so that the engine's part is still held to its bound.
+     */
+    protected double allocationBudget()
+    {
+        return 16.0;
+    }
+
     /** Round trips per measured round of the allocation test; an emulated transport may ask for fewer. */
     protected int allocationRoundTrips()
     {
@@ -1239,8 +1250,10 @@ public abstract class TransportConformanceTest
     @Test
     void allocationFreePathAllocatesAtMostSixteenBytesPerRoundTrip() throws Exception
     {
-        final XioEngine quietServer = engines.start(engines.builder("quiet-server").leakDetection(false));
-        final XioEngine quietClient = engines.start(engines.builder("quiet-client").leakDetection(false));
+        final XioEngine quietServer =
+            engines.start(configure(engines.builder("quiet-server")).leakDetection(false));
+        final XioEngine quietClient =
+            engines.start(configure(engines.builder("quiet-client")).leakDetection(false));
         /** A reply buffer with its outbound, back in {@code free} once xio released it (after the send). */
         final class Reply implements AutoCloseable
         {
@@ -1349,7 +1362,7 @@ public abstract class TransportConformanceTest
             assertThat(answered[0]).isEqualTo(64L * perRound * (rounds + 1));
             assertThat(perRequest.stream().mapToDouble(Double::doubleValue).min().orElseThrow())
                 .as("bytes per round trip in rounds %s (net of %.1f bytes/s allocated while idle)", perRequest,
-                    idleBytesPerNano * 1e9).isLessThanOrEqualTo(16.0);
+                    idleBytesPerNano * 1e9).isLessThanOrEqualTo(allocationBudget());
         }
     }
 
@@ -1357,9 +1370,10 @@ public abstract class TransportConformanceTest
     void closingTheServerFailsCallersWithAClearConnectionError() throws Exception
     {
         final XioEngine shortLived =
-            engines.start(engines.builder("short-lived").reconnectTimeout(Duration.ofMillis(500)));
+            engines.start(configure(engines.builder("short-lived")).reconnectTimeout(Duration.ofMillis(500)));
         final LinkedBlockingQueue<InboundRequest> held = new LinkedBlockingQueue<>();
-        final XioEngine doomed = XioEngine.builder().name("doomed").contexts(1).busyPoll(Duration.ZERO).build();
+        final XioEngine doomed = configure(XioEngine.builder().name("doomed").contexts(1).busyPoll(Duration.ZERO))
+            .build();
         try
         {
             doomed.register("hold", request ->

@@ -5,8 +5,10 @@ import io.grpc.KnownLength;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
@@ -21,13 +23,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
  * gRPC-java over its shaded Netty (epoll on Linux), one unary method with a byte[] marshaller and a hand-built
  * {@link MethodDescriptor} (no protoc). Both sides use the direct executor, gRPC's fastest setting: handlers
  * and callbacks run on the Netty event loop. Variant {@code blocking} (the blocking stub's call, 1 outstanding)
- * or {@code async} (the async stub's call with a callback, any number outstanding).
+ * or {@code async} (the async stub's call with a callback, any number outstanding); {@code tls} adds TLS 1.3 with
+ * gRPC's default provider (BoringSSL from its shaded netty-tcnative where it loads, else the JDK's), what a gRPC
+ * user gets.
  */
 public final class GrpcPeer implements Peer
 {
@@ -61,7 +66,7 @@ public final class GrpcPeer implements Peer
         .build();
 
     @Override
-    public Server serve(final String variant, final Workload workload) throws IOException
+    public Server serve(final String variant, final Workload workload) throws Exception
     {
         final byte[] ack = new byte[workload.responseBytes()];
         final ServerServiceDefinition service = ServerServiceDefinition.builder("xio.bench.Echo")
@@ -71,20 +76,34 @@ public final class GrpcPeer implements Peer
                 response.onCompleted();
             }))
             .build();
-        final io.grpc.Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .directExecutor().addService(service).maxInboundMessageSize(workload.requestBytes() + 1024).build().start();
+        final boolean tls = Variant.parse(variant).has("tls");
+        final Path store = tls ? BenchTls.create() : null;
+        final NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .directExecutor().addService(service).maxInboundMessageSize(workload.requestBytes() + 1024);
+        if (tls)
+        {
+            builder.sslContext(GrpcSslContexts.configure(SslContextBuilder.forServer(BenchTls.keys(store)))
+                .protocols("TLSv1.3").build());
+        }
+        final io.grpc.Server server = builder.build().start();
+        final String address = tls ? BenchTls.withStore(String.valueOf(server.getPort()), store)
+            : String.valueOf(server.getPort());
         return new Server()
         {
             @Override
             public String address()
             {
-                return String.valueOf(server.getPort());
+                return address;
             }
 
             @Override
             public void close() throws InterruptedException
             {
                 server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+                if (store != null)
+                {
+                    BenchTls.delete(store);
+                }
             }
         };
     }
@@ -93,8 +112,19 @@ public final class GrpcPeer implements Peer
     public Measurement run(final String variantText, final String address, final Workload workload) throws Exception
     {
         final Variant variant = Variant.parse(variantText);
-        final ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(address))
-            .usePlaintext().directExecutor().maxInboundMessageSize(workload.responseBytes() + 1024).build();
+        final NettyChannelBuilder builder = NettyChannelBuilder.forAddress("127.0.0.1",
+            Integer.parseInt(BenchTls.address(address))).directExecutor()
+            .maxInboundMessageSize(workload.responseBytes() + 1024);
+        if (variant.has("tls"))
+        {
+            builder.sslContext(GrpcSslContexts.configure(SslContextBuilder.forClient()
+                .trustManager(BenchTls.trust(BenchTls.store(address)))).protocols("TLSv1.3").build());
+        }
+        else
+        {
+            builder.usePlaintext();
+        }
+        final ManagedChannel channel = builder.build();
         try
         {
             final byte[] payload = new byte[workload.requestBytes()];

@@ -75,6 +75,16 @@ public final class FrameAssembler
         return large != null ? largeFill : slab == null ? 0 : writePos - readPos;
     }
 
+    /** The first byte of the frame not complete yet, 0-255; -1 when none is held. */
+    public int firstPartialByte()
+    {
+        if (large != null)
+        {
+            return large.buffer().getByte(0) & 0xFF;
+        }
+        return slab == null || writePos == readPos ? -1 : slab.buffer().getByte(readPos) & 0xFF;
+    }
+
     /** When the first bytes of the frame not complete yet arrived; 0 when there is none. */
     public long partialSince()
     {

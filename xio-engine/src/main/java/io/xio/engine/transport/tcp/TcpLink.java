@@ -13,22 +13,33 @@ import java.nio.channels.SocketChannel;
 /**
  * A TCP connection end: non-blocking NIO with TCP_NODELAY, reads straight into pooled slabs, one gathering
  * write per loop turn, partial writes resumed on OP_WRITE so a large message never blocks the loop.
- * Owner context thread only.
+ * The socket's part (selector registration, gathering writes, interest in OP_WRITE, close) is here once; a link
+ * that transforms the bytes on the way (TLS) overrides {@link #read()}, {@link #transmit}, {@link #onWritable()}
+ * and {@link #releasedPosition()} and keeps the rest. Owner context thread only.
  */
-final class TcpLink extends StreamLink implements SelectionHandler
+public class TcpLink extends StreamLink implements SelectionHandler
 {
-    private final SocketChannel channel;
+    private static final int TLS_ALERT = 21;
+
+    protected final SocketChannel channel;
     private final String remote;
     private SelectionKey key;
     private long written;
 
-    TcpLink(final TransportContext context, final SocketChannel channel) throws IOException
+    public TcpLink(final TransportContext context, final SocketChannel channel) throws IOException
+    {
+        this(context, channel, "tcp");
+    }
+
+    /** @param scheme what {@link #remoteAddress()} starts with */
+    protected TcpLink(final TransportContext context, final SocketChannel channel, final String scheme)
+        throws IOException
     {
         super(context);
         this.channel = channel;
         channel.configureBlocking(false);
         channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, Boolean.TRUE);
-        this.remote = "tcp://" + hostPort(channel);
+        this.remote = scheme + "://" + hostPort(channel);
     }
 
     private static String hostPort(final SocketChannel channel)
@@ -80,7 +91,7 @@ final class TcpLink extends StreamLink implements SelectionHandler
         {
             if (selected.isWritable())
             {
-                flush();
+                onWritable();
             }
             if (!closed && selected.isReadable())
             {
@@ -97,7 +108,14 @@ final class TcpLink extends StreamLink implements SelectionHandler
         }
     }
 
-    private void read() throws IOException
+    /** The socket has room again: resumes the partial write. */
+    protected void onWritable() throws IOException
+    {
+        flush();
+    }
+
+    /** Reads what the socket has, a bounded amount per turn, and delivers the frames it completes. */
+    protected void read() throws IOException
     {
         // Bounded per turn so one busy peer cannot starve the others on this context.
         for (int i = 0; i < 16 && !closed; i++)
@@ -106,7 +124,9 @@ final class TcpLink extends StreamLink implements SelectionHandler
             final int n = channel.read(target);
             if (n < 0)
             {
-                close(new ConnectionException("connection closed by peer " + remote));
+                // 21 is a TLS alert record's first byte: what a TLS portal answers a plaintext set-up with
+                close(new ConnectionException("connection closed by peer " + remote + (assembler.firstPartialByte() ==
+                    TLS_ALERT ? ", which answered in TLS: it is a TLS portal (connect with tls://)" : "")));
                 return;
             }
             if (n == 0)
@@ -124,6 +144,18 @@ final class TcpLink extends StreamLink implements SelectionHandler
 
     @Override
     protected void transmit(final ByteBuffer[] buffers, final int from, final int to) throws IOException
+    {
+        final int index = write(buffers, from, to);
+        transmitted(index);
+        wantWrite(index < to);
+    }
+
+    /**
+     * Gathering writes of {@code buffers[from, to)} until they are written or the socket is full.
+     *
+     * @return the index of the first buffer not written whole; {@code to} when all were
+     */
+    protected final int write(final ByteBuffer[] buffers, final int from, final int to) throws IOException
     {
         int index = from;
         while (index < to)
@@ -143,10 +175,15 @@ final class TcpLink extends StreamLink implements SelectionHandler
                 break;
             }
         }
-        transmitted(index);
+        return index;
+    }
+
+    /** Asks for OP_WRITE while bytes wait for room in the socket, and stops asking once they do not. */
+    protected final void wantWrite(final boolean pending)
+    {
         if (key != null && key.isValid())
         {
-            final int ops = index < to ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            final int ops = pending ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
             if (key.interestOps() != ops)
             {
                 key.interestOps(ops);
@@ -154,6 +191,7 @@ final class TcpLink extends StreamLink implements SelectionHandler
         }
     }
 
+    /** Bytes written to the socket so far: the stream position the kernel has taken. */
     @Override
     protected long releasedPosition()
     {

@@ -18,9 +18,22 @@ import java.nio.channels.SocketChannel;
 import java.util.function.Consumer;
 
 
-/** The {@code tcp} transport: non-blocking NIO on the context's selector. Stateless and thread-safe. */
+/**
+ * The {@code tcp} transport: non-blocking NIO on the context's selector. Its listening and dialling take a
+ * {@link Links} that makes the link of each connected socket, so a transport over tcp (TLS) reuses them. Stateless
+ * and thread-safe.
+ */
 public final class TcpTransport implements Transport
 {
+    /** Makes the link of a socket once it is connected (accepted, or dialled). On the context thread. */
+    @FunctionalInterface
+    public interface Links
+    {
+        TcpLink newLink(TransportContext context, SocketChannel channel) throws IOException;
+    }
+
+    private static final Links PLAIN = TcpLink::new;
+
     @Override
     public String scheme()
     {
@@ -29,6 +42,19 @@ public final class TcpTransport implements Transport
 
     @Override
     public TransportListener listen(final XioUri address, final TransportContext context,
+        final Consumer<TransportLink> onAccept) throws IOException
+    {
+        return listen(address, context, PLAIN, onAccept);
+    }
+
+    @Override
+    public Runnable connect(final XioUri address, final TransportContext context, final ConnectCallback callback)
+    {
+        return connect(address, context, PLAIN, callback);
+    }
+
+    /** Listens at {@code address}'s host and port; each accepted socket becomes a link of {@code links}. */
+    public static TransportListener listen(final XioUri address, final TransportContext context, final Links links,
         final Consumer<TransportLink> onAccept) throws IOException
     {
         final ServerSocketChannel server = ServerSocketChannel.open();
@@ -65,7 +91,7 @@ public final class TcpTransport implements Transport
                 }
                 try
                 {
-                    onAccept.accept(new TcpLink(context, channel));
+                    onAccept.accept(links.newLink(context, channel));
                 }
                 catch (final IOException ex)
                 {
@@ -81,12 +107,13 @@ public final class TcpTransport implements Transport
         });
     }
 
-    @Override
-    public Runnable connect(final XioUri address, final TransportContext context, final ConnectCallback callback)
+    /** Dials {@code address}'s host and port; the connected socket becomes a link of {@code links}. */
+    public static Runnable connect(final XioUri address, final TransportContext context, final Links links,
+        final ConnectCallback callback)
     {
         if (address.port() < 0)
         {
-            callback.onFailed(new ConnectionException("tcp address " + address + " needs a port"));
+            callback.onFailed(new ConnectionException(address.scheme() + " address " + address + " needs a port"));
             return NO_ABORT;
         }
         SocketChannel channel = null;
@@ -96,7 +123,7 @@ public final class TcpTransport implements Transport
             channel = SocketChannel.open();
             channel.configureBlocking(false);
             connected = channel.connect(new InetSocketAddress(address.host(), address.port()))
-                ? new TcpLink(context, channel) : null;
+                ? links.newLink(context, channel) : null;
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -125,7 +152,7 @@ public final class TcpTransport implements Transport
                         return;
                     }
                     key.interestOps(0);
-                    link = new TcpLink(context, dialing);
+                    link = links.newLink(context, dialing);
                 }
                 catch (final IOException | RuntimeException ex)
                 {
