@@ -11,8 +11,8 @@ import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 
 /**
- * The secured service's application: method security, users alice (a trader) and bob (not one), and JWTs signed
- * with the test's key.
+ * The secured service's application: method security, users alice (a trader), bob (not one) and client (the
+ * subject of the test CA's client certificate, a trader), and JWTs signed with the test's key.
  */
 @Configuration(proxyBeanMethods = false)
 @AutoConfigurationPackage
@@ -24,7 +24,9 @@ public class TradesServerApplication
     {
         return new InMemoryUserDetailsManager(
             User.withUsername("alice").password("{noop}alice-secret").roles("trader").build(),
-            User.withUsername("bob").password("{noop}bob-secret").roles("viewer").build());
+            User.withUsername("bob").password("{noop}bob-secret").roles("viewer").build(),
+            // Who presents the test CA's client certificate (CN=client): no password can log in as it.
+            User.withUsername("client").password("{noop}" + java.util.UUID.randomUUID()).roles("trader").build());
     }
 
     @Bean
