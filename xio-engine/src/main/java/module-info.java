@@ -8,6 +8,7 @@ module io.xio.engine
 {
     requires org.agrona.core;
     requires org.slf4j;
+    requires jdk.net; // SO_PEERCRED: the user of an shm portal's peer, without native code
 
     exports io.xio.engine;
     exports io.xio.engine.memory;

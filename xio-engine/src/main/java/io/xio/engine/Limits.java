@@ -33,6 +33,11 @@ import java.time.Duration;
  *                                   by reference for retransmits until the requester acknowledges them; a response
  *                                   that would pass it is not kept (a retransmit of it gets RESPONSE_LOST)
  * @param maxRetainedBytes the same, for all sessions of the engine together
+ * @param maxSessionsPerPrincipal most sessions an engine accepts for one authenticated principal (by
+ *                                {@link java.security.Principal#getName()}, as the acceptor named it in
+ *                                {@link SetupDecision#accept(java.security.Principal)}), all peers together
+ * @param maxInFlightPerPrincipal most calls executing at once for one principal, all its sessions together; a call
+ *                                over it is answered BACK_PRESSURE, as one over a session's {@code maxInFlight} is
  */
 public record Limits(
     int maxMessageBytes,
@@ -54,7 +59,9 @@ public record Limits(
     int maxConnectionsPerPeer,
     int maxMetadataBytes,
     long maxRetainedBytesPerSession,
-    long maxRetainedBytes)
+    long maxRetainedBytes,
+    int maxSessionsPerPrincipal,
+    int maxInFlightPerPrincipal)
 {
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
@@ -63,11 +70,13 @@ public record Limits(
      * is cheap to lose: sessions outlive it); 16384 sessions
      * per engine, 1024 per connection, 4096 per peer host; 4096 connections per portal, 512 per peer host; 8 KiB of
      * call context (metadata) per call, as gRPC allows by default; larger responses kept until acknowledged up to
-     * 64 MiB per session and 512 MiB per engine.
+     * 64 MiB per session and 512 MiB per engine; 1024 sessions and 65536 executing calls per principal (a
+     * principal is often a whole service's identity, shared by all its instances: these stop one stolen or runaway
+     * identity from taking the engine, not a busy one from working).
      */
     public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
         64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
-        16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20);
+        16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20, 1024, 65536);
 
     public Limits
     {
@@ -109,6 +118,8 @@ public record Limits(
         positive("maxConnectionsPerPortal", maxConnectionsPerPortal);
         positive("maxConnectionsPerPeer", maxConnectionsPerPeer);
         positive("maxMetadataBytes", maxMetadataBytes);
+        positive("maxSessionsPerPrincipal", maxSessionsPerPrincipal);
+        positive("maxInFlightPerPrincipal", maxInFlightPerPrincipal);
         if (maxMetadataBytes > 0xFFFF)
         {
             throw new IllegalArgumentException("maxMetadataBytes must be <= 65535, was " + maxMetadataBytes);
@@ -214,6 +225,16 @@ public record Limits(
         return copy().maxRetainedBytes(value).build();
     }
 
+    public Limits withMaxSessionsPerPrincipal(final int value)
+    {
+        return copy().maxSessionsPerPrincipal(value).build();
+    }
+
+    public Limits withMaxInFlightPerPrincipal(final int value)
+    {
+        return copy().maxInFlightPerPrincipal(value).build();
+    }
+
     private Copy copy()
     {
         return new Copy(this);
@@ -258,6 +279,8 @@ public record Limits(
         private int maxMetadataBytes;
         private long maxRetainedBytesPerSession;
         private long maxRetainedBytes;
+        private int maxSessionsPerPrincipal;
+        private int maxInFlightPerPrincipal;
 
         Copy(final Limits from)
         {
@@ -281,6 +304,8 @@ public record Limits(
             maxMetadataBytes = from.maxMetadataBytes;
             maxRetainedBytesPerSession = from.maxRetainedBytesPerSession;
             maxRetainedBytes = from.maxRetainedBytes;
+            maxSessionsPerPrincipal = from.maxSessionsPerPrincipal;
+            maxInFlightPerPrincipal = from.maxInFlightPerPrincipal;
         }
 
         Copy maxMessageBytes(final int value)
@@ -397,12 +422,25 @@ public record Limits(
             return this;
         }
 
+        Copy maxSessionsPerPrincipal(final int value)
+        {
+            maxSessionsPerPrincipal = value;
+            return this;
+        }
+
+        Copy maxInFlightPerPrincipal(final int value)
+        {
+            maxInFlightPerPrincipal = value;
+            return this;
+        }
+
         Limits build()
         {
             return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
                 retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,
                 minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
-                maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession, maxRetainedBytes);
+                maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession, maxRetainedBytes,
+                maxSessionsPerPrincipal, maxInFlightPerPrincipal);
         }
     }
 }

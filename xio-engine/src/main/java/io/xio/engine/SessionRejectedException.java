@@ -1,19 +1,41 @@
 package io.xio.engine;
 
-/** The server's acceptor rejected the session; {@link #reason()} is what it said. */
+/**
+ * The server refused to set the session up: its acceptor rejected it, the service does not exist there, the server
+ * takes no more sessions, or the client's credentials did not authenticate it ({@link #isAuthenticationFailure()}).
+ * The reason is the server's, written for the client to read; it names nothing of the server's internals.
+ */
 public final class SessionRejectedException extends XioException
 {
     private static final long serialVersionUID = 1L;
     private final String reason;
+    private final boolean authenticationFailure;
 
     public SessionRejectedException(final String uri, final String reason)
     {
+        this(uri, reason, false);
+    }
+
+    /** @param authenticationFailure whether the server said the credentials (or certificate) did not authenticate */
+    public SessionRejectedException(final String uri, final String reason, final boolean authenticationFailure)
+    {
         super("session to " + uri + " rejected: " + reason);
         this.reason = reason;
+        this.authenticationFailure = authenticationFailure;
     }
 
     public String reason()
     {
         return reason;
+    }
+
+    /**
+     * Whether the server refused the client's credentials, or refused to look at them because its host failed too
+     * often of late: opening again with the same credentials is refused again, so a client should get new ones (or
+     * give up) rather than retry in a loop.
+     */
+    public boolean isAuthenticationFailure()
+    {
+        return authenticationFailure;
     }
 }

@@ -166,6 +166,8 @@ public final class Comparison
             if (size == 64)
             {
                 cases.add(new Case("grpc-tls-64-lat", group, "grpc", "blocking,tls", one, "gRPC blocking unary, TLS 1.3"));
+                cases.add(new Case("xio-tls-64-lat-spin", group, "xio", "tls,poll=spin", one,
+                    "xio tls (TLS 1.3), spin, context"));
                 cases.add(new Case("xio-tcp-64-lat-default", group, "xio", "tcp", one, "xio tcp, default poll, context"));
                 cases.add(new Case("xio-tcp-64-lat-parked", group, "xio", "tcp,poll=parked", one, "xio tcp, parked, context"));
                 cases.add(new Case("xio-tcp-64-lat-caller", group, "xio", "tcp,style=caller", one, "xio tcp, default poll, caller blocks"));
@@ -195,6 +197,7 @@ public final class Comparison
             {
                 cases.add(new Case("netty-64-rate", group, "netty", "", many, "Netty epoll echo"));
                 cases.add(new Case("grpc-tls-64-rate", group, "grpc", "async,tls", many, "gRPC async unary, TLS 1.3"));
+                cases.add(new Case("xio-tls-64-rate", group, "xio", "tls", many, "xio tls (TLS 1.3), 1 context"));
             }
             cases.add(new Case("xio-tcp-" + s + "-rate", group, "xio", "tcp", many, "xio tcp, 1 context"));
             if (size == 64)
@@ -215,6 +218,7 @@ public final class Comparison
         cases.add(new Case("grpc-1m", BULK, "grpc", "async", bulk, "gRPC async unary, 4 outstanding"));
         cases.add(new Case("grpc-tls-1m", BULK, "grpc", "async,tls", bulk, "gRPC async unary, TLS 1.3, 4 outstanding"));
         cases.add(new Case("xio-tcp-1m", BULK, "xio", "tcp", bulk, "xio tcp, 4 outstanding"));
+        cases.add(new Case("xio-tls-1m", BULK, "xio", "tls", bulk, "xio tls (TLS 1.3), 4 outstanding"));
         cases.add(new Case("xio-shm-1m", BULK, "xio", "shm", bulk, "xio shm, 4 outstanding"));
         return cases;
     }

@@ -74,6 +74,7 @@ public final class EventLoop implements Context, TransportContext
     private final long busyPollNanos;
     private final boolean manual;
     private final FailureHandler failureHandler;
+    private volatile RefusalSink refusals;
     private final AtomicReference<ContextState> state = new AtomicReference<>(ContextState.RUNNING);
     /** Ends an agent's runner after a failure; made up front, since a failure may leave no memory to make it. */
     private final AgentTerminationException terminated;
@@ -629,6 +630,26 @@ public final class EventLoop implements Context, TransportContext
     public LoopCounters counters()
     {
         return counters;
+    }
+
+    /** Where this context's transports report the peers they refused; set by the engine before it runs them. */
+    public void refusalsTo(final RefusalSink sink)
+    {
+        refusals = sink;
+    }
+
+    @Override
+    public void refused(final io.xio.engine.PeerRefusal kind, final String remoteAddress, final String detail)
+    {
+        final RefusalSink sink = refusals;
+        if (sink != null)
+        {
+            sink.refused(kind, remoteAddress, detail);
+        }
+        else
+        {
+            TransportContext.super.refused(kind, remoteAddress, detail);
+        }
     }
 
     @Override

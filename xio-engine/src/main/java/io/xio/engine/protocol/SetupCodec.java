@@ -1,5 +1,6 @@
 package io.xio.engine.protocol;
 
+import io.xio.engine.Credentials;
 import io.xio.engine.ProtocolViolationException;
 import org.agrona.DirectBuffer;
 
@@ -19,6 +20,13 @@ import java.util.Map;
 public final class SetupCodec
 {
     private static final int MAX_STRING = 0xFFFF;
+    /** The kinds of a SETUP's credentials field: {@code u8 kind}, then the kind's strings. */
+    public static final int CREDENTIALS_NONE = 0;
+    public static final int CREDENTIALS_BEARER = 1;
+    public static final int CREDENTIALS_PASSWORD = 2;
+    /** A SETUP_REJECT's code: why, in a form a client can act on (the reason is for people). */
+    public static final int REJECT_REFUSED = 0;
+    public static final int REJECT_AUTHENTICATION = 1;
 
     /** Builds a body. */
     public static final class Writer
@@ -99,6 +107,20 @@ public final class SetupCodec
             return this;
         }
 
+        /** {@code u8 kind}, then a bearer's {@code string token}, a password's {@code string user, string password}. */
+        public Writer credentials(final Credentials credentials)
+        {
+            if (credentials instanceof Credentials.Bearer bearer)
+            {
+                return u8(CREDENTIALS_BEARER).string(bearer.token());
+            }
+            if (credentials instanceof Credentials.Password password)
+            {
+                return u8(CREDENTIALS_PASSWORD).string(password.username()).string(password.password());
+            }
+            return u8(CREDENTIALS_NONE);
+        }
+
         public byte[] toBytes()
         {
             return out.toByteArray();
@@ -176,6 +198,22 @@ public final class SetupCodec
             buffer.getBytes(at, bytes);
             at += length;
             return bytes;
+        }
+
+        /**
+         * Credentials written by {@link Writer#credentials}; an unknown kind is a violation. Their size is bounded by
+         * the frame's (a SETUP is a control frame, at most {@code maxHeaderBytes}) and by each string's u16 length.
+         */
+        public Credentials credentials()
+        {
+            final int kind = u8();
+            return switch (kind)
+            {
+                case CREDENTIALS_NONE -> Credentials.NONE;
+                case CREDENTIALS_BEARER -> Credentials.bearer(string());
+                case CREDENTIALS_PASSWORD -> Credentials.password(string(), string());
+                default -> throw new ProtocolViolationException("unknown credentials kind " + kind + " in a set-up");
+            };
         }
 
         /** Bytes left after the fields read so far: a later version's fields, or none. */

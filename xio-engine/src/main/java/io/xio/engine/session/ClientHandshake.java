@@ -5,6 +5,7 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionRejectedException;
+import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameType;
@@ -56,13 +57,23 @@ final class ClientHandshake
     /** Sets the session up at {@code address}, trying {@code alternatives} in turn when it cannot. */
     void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
     {
-        final byte[] body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource)
-            .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
-            .i32(session.engine.limits.dedupWindow()), session.engine.limits).toBytes();
+        final byte[] body;
+        try
+        {
+            body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource)
+                .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
+                .i32(session.engine.limits.dedupWindow()), session.engine.limits).credentials(credentials())
+                .toBytes();
+        }
+        catch (final XioException | IllegalArgumentException ex)
+        {
+            session.refused(ex);
+            return;
+        }
         if (body.length > session.engine.limits.maxHeaderBytes())
         {
-            session.refused(new IllegalArgumentException("set-up attributes of " + body.length + " bytes exceed " +
-                "the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
+            session.refused(new IllegalArgumentException("set-up attributes and credentials of " + body.length +
+                " bytes exceed the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
             return;
         }
         lane.peers.connect(address, lane.slot, session.tls, c ->
@@ -109,6 +120,31 @@ final class ClientHandshake
         }, cause -> retrySetup(cause, hops, alternatives));
     }
 
+    /**
+     * What this set-up presents, asked of the session's supplier every time (never kept: a refreshed token goes
+     * with the next set-up). A supplier that throws or gives nothing fails the set-up; its message may name the
+     * supplier's trouble, never a secret, since the engine has none to name.
+     */
+    private io.xio.engine.Credentials credentials()
+    {
+        final io.xio.engine.Credentials credentials;
+        try
+        {
+            credentials = session.credentials.get();
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new XioException("the credentials supplier of session " + session.describe() + " failed: " + ex,
+                ex);
+        }
+        if (credentials == null)
+        {
+            throw new XioException("the credentials supplier of session " + session.describe() + " gave none " +
+                "(Credentials.NONE sends none)");
+        }
+        return credentials;
+    }
+
     private void retrySetup(final Throwable cause, final int hops, final List<XioUri> alternatives)
     {
         if (!alternatives.isEmpty() && !lane.isClosed())
@@ -149,9 +185,10 @@ final class ClientHandshake
             case FrameType.SETUP_REJECT ->
             {
                 final String reason = body.string();
+                final boolean authentication = body.u8() == SetupCodec.REJECT_AUTHENTICATION;
                 c.releaseIfUnused();
                 session.refused(new SessionRejectedException(address.withResource(session.resource).toString(),
-                    reason));
+                    reason, authentication));
             }
             case FrameType.SETUP_REDIRECT ->
             {

@@ -58,6 +58,8 @@ public final class EngineCore
     final Refusals refusals;
     final PeerCounts sessionsByPeer = new PeerCounts();
     final PeerCounts connectionsByPeer = new PeerCounts();
+    final Principals principals = new Principals();
+    final AuthenticationFailures authenticationFailures;
     /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
     final ByteBudget retained;
     /**
@@ -87,6 +89,11 @@ public final class EngineCore
         this.clientInterceptors = new ClientInterceptorChain(settings.clientInterceptors());
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
+        this.authenticationFailures = new AuthenticationFailures(clock);
+        for (final EventLoop loop : loops)
+        {
+            loop.refusalsTo(refusals::refused);
+        }
         this.retained = new ByteBudget(limits.maxRetainedBytes(), null);
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
@@ -192,6 +199,10 @@ public final class EngineCore
         if (accepted.remove(session.id(), session))
         {
             sessionsByPeer.release(session.peerHost);
+            if (session.principalShare != null)
+            {
+                principals.release(session.principalShare);
+            }
         }
     }
 
@@ -260,6 +271,7 @@ public final class EngineCore
      */
     public void replace(final int index, final EventLoop fresh)
     {
+        fresh.refusalsTo(refusals::refused);
         final Peers replacement = new Peers(this, fresh);
         loops[index] = fresh;
         peers[index] = replacement;

@@ -62,6 +62,12 @@ final class Refusals
         }
     }
 
+    /** Counts a refusal of {@code kind} without logging it: one of a series already logged. */
+    void counted(final PeerRefusal kind)
+    {
+        counts.incrementAndGet(kind.ordinal());
+    }
+
     long count(final PeerRefusal kind)
     {
         return counts.get(kind.ordinal());

@@ -1,5 +1,6 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Credentials;
 import io.xio.engine.Limits;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.ProtocolViolationException;
@@ -60,8 +61,29 @@ final class ServerHandshake
         final int clientMaxInFlight = body.i32();
         final int clientDedupWindow = body.i32();
         final CallAdmission.Announced clientSizes = CallAdmission.Announced.read(body);
+        final Credentials credentials = body.credentials();
+        final String host = connection.peerHost();
+        final AuthenticationFailures.Verdict verdict = engine.authenticationFailures.check(host);
+        if (verdict != AuthenticationFailures.Verdict.ASK)
+        {
+            // Refused unasked: the acceptor (an identity provider's round trip, a password hash) is not a host's to
+            // spend on guesses. Logged once an interval; the log is rate-limited per host besides.
+            if (verdict == AuthenticationFailures.Verdict.REFUSE_FIRST)
+            {
+                engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
+                    excerpt(resource) + "' refused without asking the acceptor: " + host + " failed to " +
+                    "authenticate " + AuthenticationFailures.MAX_FAILURES + " times within " +
+                    AuthenticationFailures.INTERVAL_NANOS / 1_000_000_000L + " s (further ones not logged)");
+            }
+            else
+            {
+                engine.refusals.counted(PeerRefusal.AUTHENTICATION);
+            }
+            reject(token, UNAUTHENTICATED, SetupCodec.REJECT_AUTHENTICATION);
+            return;
+        }
         final SetupRequest request = new SetupRequest(resource, attributes, connection.remoteAddress(), portal.uri(),
-            hops, io.xio.engine.Credentials.NONE, connection.link.peerIdentity());
+            hops, credentials, connection.link.peerIdentity());
         SetupDecision decision;
         try
         {
@@ -83,9 +105,13 @@ final class ServerHandshake
         }
         else if (decision instanceof SetupDecision.Unauthenticated unauthenticated)
         {
+            final boolean usedUp = engine.authenticationFailures.failed(host);
             engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
-                excerpt(resource) + "' not authenticated: " + unauthenticated.detail());
-            reject(token, UNAUTHENTICATED);
+                excerpt(resource) + "' not authenticated (" + credentials + "): " + unauthenticated.detail() +
+                (usedUp ? "; " + host + " failed " + AuthenticationFailures.MAX_FAILURES + " times now, its " +
+                "set-ups are refused unasked for the rest of " + AuthenticationFailures.INTERVAL_NANOS /
+                1_000_000_000L + " s" : ""));
+            reject(token, UNAUTHENTICATED, SetupCodec.REJECT_AUTHENTICATION);
         }
         else if (decision instanceof SetupDecision.Reject reject)
         {
@@ -115,6 +141,7 @@ final class ServerHandshake
         }
         final Limits limits = engine.limits;
         final String host = connection.peerHost();
+        final java.security.Principal principal = accept.principal();
         final String full = connection.laneCount() >= limits.maxSessionsPerConnection() ?
             limits.maxSessionsPerConnection() + " sessions on this connection" :
             engine.accepted.size() >= limits.maxSessions() ? limits.maxSessions() + " sessions in this engine" :
@@ -126,10 +153,23 @@ final class ServerHandshake
             reject(token, BUSY);
             return;
         }
+        final Principals.Share share = principal == null ? null :
+            engine.principals.tryAcquire(principal, limits.maxSessionsPerPrincipal());
+        if (principal != null && share == null)
+        {
+            engine.sessionsByPeer.release(host);
+            engine.refusals.refused(PeerRefusal.SESSION_LIMIT, connection.remoteAddress(), "set-up over the limit " +
+                "of " + limits.maxSessionsPerPrincipal() + " sessions of principal '" +
+                excerpt(String.valueOf(principal.getName())) + "'");
+            reject(token, BUSY);
+            return;
+        }
         final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
             portal.uri().withResource(resource), resource, attributes, handler);
         session.peerHost = host;
         session.peerIdentity = connection.link.peerIdentity();
+        session.principal = principal;
+        session.principalShare = share;
         session.limitTo(clientMaxInFlight, clientDedupWindow);
         session.admission.limitSizesTo(clientSizes);
         engine.accepted.put(session.id(), session);
@@ -145,8 +185,13 @@ final class ServerHandshake
 
     private void reject(final long token, final String reason)
     {
+        reject(token, reason, SetupCodec.REJECT_REFUSED);
+    }
+
+    private void reject(final long token, final String reason, final int code)
+    {
         connection.sendControl(FrameType.SETUP_REJECT, 0, 0, token, 0,
-            new SetupCodec.Writer().string(reason).toBytes());
+            new SetupCodec.Writer().string(reason).u8(code).toBytes());
         failedOnce();
     }
 

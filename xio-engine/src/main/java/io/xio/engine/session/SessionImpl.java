@@ -74,6 +74,12 @@ public final class SessionImpl implements Session
     io.xio.engine.PeerIdentity peerIdentity;
     /** The TLS options of this (client) session's {@code tls} connections; null for the engine's. */
     io.xio.engine.TlsOptions tls;
+    /** Asked for the credentials of each set-up (client side); see {@link SessionOptions#credentials()}. */
+    java.util.function.Supplier<io.xio.engine.Credentials> credentials = () -> io.xio.engine.Credentials.NONE;
+    /** Who this (server) session belongs to, as its acceptor said; null for an anonymous one. */
+    java.security.Principal principal;
+    /** That principal's share of the per-principal limits; null for an anonymous session. */
+    Principals.Share principalShare;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
     /** Range cancels in progress ({@link RangeCancel}), copied on write. */
@@ -128,6 +134,7 @@ public final class SessionImpl implements Session
         {
             lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
+        session.credentials = options.credentials();
         session.lanes.set(lanes);
         engine.opened.add(session);
         final Lane first = lanes[0];
@@ -574,10 +581,31 @@ public final class SessionImpl implements Session
 
     // ---- answering the peer's requests ----
 
+    /**
+     * One more of the peer's calls executes here: false when that is over this session's in-flight limit or its
+     * principal's (all its sessions together). Counted either way; {@link #stoppedExecuting} undoes it.
+     */
+    boolean startedExecuting()
+    {
+        final boolean room = executing.incrementAndGet() <= engine.limits.maxInFlight();
+        final Principals.Share share = principalShare;
+        return share == null ? room : share.startedExecuting(engine.limits.maxInFlightPerPrincipal()) && room;
+    }
+
+    void stoppedExecuting()
+    {
+        executing.decrementAndGet();
+        final Principals.Share share = principalShare;
+        if (share != null)
+        {
+            share.stoppedExecuting();
+        }
+    }
+
     /** A call was answered (response == null: a one-way delivered). Any thread. */
     void answered(final ServerCall call, final int status, final Outbound response)
     {
-        executing.decrementAndGet();
+        stoppedExecuting();
         if (response == null)
         {
             window.complete(call.id, status, null, 0);
@@ -648,7 +676,7 @@ public final class SessionImpl implements Session
     /** The peer cancelled call {@code id}, which had not been answered. */
     void cancelled(final long id)
     {
-        executing.decrementAndGet();
+        stoppedExecuting();
         window.complete(id, 0, null, 0);
     }
 
@@ -712,6 +740,12 @@ public final class SessionImpl implements Session
     }
 
     // ---- Session ----
+
+    @Override
+    public java.security.Principal principal()
+    {
+        return principal;
+    }
 
     @Override
     public long id()

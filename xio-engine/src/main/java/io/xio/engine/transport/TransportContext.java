@@ -1,6 +1,7 @@
 package io.xio.engine.transport;
 
 import io.xio.engine.Limits;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.memory.BufferPool;
 
 import java.nio.channels.Selector;
@@ -51,4 +52,22 @@ public interface TransportContext
 
     /** The context's counters, for the transport to count frames and writes. */
     LoopCounters counters();
+
+    /**
+     * A peer the transport refused before it became a link (shm: a local user the portal does not admit): counted
+     * in the engine's {@code refusals()} and logged at most once a second per peer host, as the engine's own
+     * refusals are. Context thread.
+     */
+    default void refused(final PeerRefusal kind, final String remoteAddress, final String detail)
+    {
+        org.slf4j.LoggerFactory.getLogger(TransportContext.class).warn("refused {} {}: {}", kind, remoteAddress,
+            detail);
+    }
+
+    /** Where a context's transports' refusals go: the engine's count of them. */
+    @FunctionalInterface
+    interface RefusalSink
+    {
+        void refused(PeerRefusal kind, String remoteAddress, String detail);
+    }
 }

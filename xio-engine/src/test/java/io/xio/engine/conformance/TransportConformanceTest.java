@@ -820,6 +820,76 @@ public abstract class TransportConformanceTest
             .satisfies(ex -> assertThat(((SessionRejectedException)ex).reason()).isEqualTo("bad credentials for kv"));
     }
 
+    /** Accepts the bearer token "t0k3n-ann" as ann's; refuses any other credentials, counting its calls. */
+    private static io.xio.engine.SessionAcceptor bearerAcceptor(final AtomicInteger calls)
+    {
+        return request ->
+        {
+            calls.incrementAndGet();
+            return request.credentials() instanceof io.xio.engine.Credentials.Bearer bearer &&
+                "t0k3n-ann".equals(bearer.token()) ? SetupDecision.accept(() -> "ann") :
+                SetupDecision.unauthenticated("unknown token from " + request.clientAddress());
+        };
+    }
+
+    /** Answers with the name of the principal its server session belongs to. */
+    private static final io.xio.engine.RequestHandler WHO_AM_I = request ->
+    {
+        try (Message message = request.message())
+        {
+            final java.security.Principal principal = request.session().principal();
+            request.respond(Outbound.of(utf8(principal == null ? "anonymous" : principal.getName())));
+        }
+    };
+
+    @Test
+    void aBearerTokenAuthenticatesTheSessionAsTheAcceptorsPrincipal() throws Exception
+    {
+        server.register("whoami", WHO_AM_I);
+        final AtomicInteger calls = new AtomicInteger();
+        final Portal portal = server.bind(portalAddress(), bearerAcceptor(calls));
+        final String uri = portal.uri().withResource("whoami").toString();
+        try (Session session = client.connect(uri, SessionOptions.DEFAULT.withCredentials(
+            io.xio.engine.Credentials.bearer("t0k3n-ann")));
+             Message reply = session.request(Outbound.of(utf8("who"))).get(5, TimeUnit.SECONDS))
+        {
+            assertThat(text(reply.header())).as("the server session's principal").isEqualTo("ann");
+            assertThat(session.principal()).as("none on the client side").isNull();
+        }
+        assertThatThrownBy(() -> client.connect(uri, SessionOptions.DEFAULT.withCredentials(
+            io.xio.engine.Credentials.bearer("t0k3n-eve"))))
+            .isInstanceOf(SessionRejectedException.class)
+            .hasMessageNotContaining("t0k3n").hasMessageNotContaining("unknown token")
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).reason()).isEqualTo("authentication failed"))
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isTrue());
+        assertThatThrownBy(() -> client.connect(uri)).as("no credentials at all")
+            .isInstanceOf(SessionRejectedException.class)
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isTrue());
+        assertThat(calls).hasValue(3);
+        assertThat(server.refusals().get(io.xio.engine.PeerRefusal.AUTHENTICATION)).isEqualTo(2);
+    }
+
+    @Test
+    void aPasswordAcceptorLetsTheRightPasswordInAndNoOther() throws Exception
+    {
+        server.register("whoami", WHO_AM_I);
+        final Portal portal = server.bind(portalAddress(), request ->
+            request.credentials() instanceof io.xio.engine.Credentials.Password password &&
+                "bob".equals(password.username()) && "hunter2".equals(password.password()) ?
+                SetupDecision.accept(password::username) : SetupDecision.unauthenticated("wrong password"));
+        final String uri = portal.uri().withResource("whoami").toString();
+        try (Session session = client.connect(uri, SessionOptions.DEFAULT.withCredentials(
+            io.xio.engine.Credentials.password("bob", "hunter2")));
+             Message reply = session.request(Outbound.of(utf8("who"))).get(5, TimeUnit.SECONDS))
+        {
+            assertThat(text(reply.header())).isEqualTo("bob");
+        }
+        assertThatThrownBy(() -> client.connect(uri, SessionOptions.DEFAULT.withCredentials(
+            io.xio.engine.Credentials.password("bob", "hunter3"))))
+            .isInstanceOf(SessionRejectedException.class).hasMessageNotContaining("hunter")
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isTrue());
+    }
+
     @Test
     void unknownResourceIsRejectedWithAReasonThatNamesNothingOfTheServer()
     {

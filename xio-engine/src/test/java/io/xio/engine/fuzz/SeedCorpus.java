@@ -3,6 +3,7 @@ package io.xio.engine.fuzz;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
+import io.xio.engine.Credentials;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.protocol.Status;
 import io.xio.engine.session.PeerFrames;
@@ -45,7 +46,7 @@ final class SeedCorpus
         final Map<String, byte[]> frames = new LinkedHashMap<>();
         frames.put("valid-setup", frame(FrameType.SETUP, 0, 0, 1, 0, setupBody()));
         frames.put("valid-setup-accept", frame(FrameType.SETUP_ACCEPT, 0, SESSION, 1, 0, acceptBody()));
-        frames.put("valid-setup-reject", frame(FrameType.SETUP_REJECT, 0, 0, 2, 0, reasonBody()));
+        frames.put("valid-setup-reject", frame(FrameType.SETUP_REJECT, 0, 0, 2, 0, rejectBody()));
         frames.put("valid-setup-redirect", frame(FrameType.SETUP_REDIRECT, 0, 0, 3, 0, redirectBody()));
         frames.put("valid-attach", frame(FrameType.ATTACH, 0, SESSION, 4, 0, new byte[0]));
         frames.put("valid-request", frame(FrameType.REQUEST, FrameFlags.RECEIPT_REQUESTED, SESSION, 7, 0,
@@ -160,7 +161,7 @@ final class SeedCorpus
                 withContext(false, "four"))));
         talks.put("held-then-cancelled", concat(
             frame(FrameType.SETUP, 0, 0, 2, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("hold")
-                .map(Map.of()).i32(1024).i32(2048)).toBytes()),
+                .map(Map.of()).i32(1024).i32(2048)).credentials(Credentials.NONE).toBytes()),
             frame(FrameType.REQUEST, 0, latest, 1, 0, utf8("wait")),
             frame(FrameType.DATA_DESCRIPTOR, 0, latest, 2, 0,
                 new SetupCodec.Writer().i64(0x1000).i32(42).i32(4096).toBytes()),
@@ -169,11 +170,12 @@ final class SeedCorpus
             frame(FrameType.CLOSE, 0, latest, 0, 0, new SetupCodec.Writer().string("bye").toBytes())));
         talks.put("failing-service-and-attach", concat(
             frame(FrameType.SETUP, 0, 0, 3, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(1).string("fail")
-                .map(Map.of("token", "s3cr3t")).i32(8).i32(16)).toBytes()),
+                .map(Map.of("token", "s3cr3t")).i32(8).i32(16)).credentials(Credentials.password("ann", "pw"))
+                .toBytes()),
             frame(FrameType.REQUEST, 0, latest, 1, 0, utf8("boom")),
             frame(FrameType.ATTACH, 0, 77, 4, 0, new byte[0]),
             frame(FrameType.SETUP, 0, 0, 5, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("nothing-here")
-                .map(Map.of()).i32(1).i32(1)).toBytes()),
+                .map(Map.of()).i32(1).i32(1)).credentials(Credentials.NONE).toBytes()),
             frame(FrameType.ATTACH, 0, first, 6, 0, new byte[0])));
         talks.put("answers-a-server-never-gets", concat(
             frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, first, 1, Status.OK, utf8("?")),
@@ -198,6 +200,7 @@ final class SeedCorpus
         bodies.put("setup", setupBody());
         bodies.put("setup-accept", acceptBody());
         bodies.put("reason", reasonBody());
+        bodies.put("setup-reject", rejectBody());
         bodies.put("redirect", redirectBody());
         bodies.put("cancel-result", new SetupCodec.Writer().i64(9).i32(2).toBytes());
         bodies.put("data-descriptor", new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes());
@@ -207,7 +210,7 @@ final class SeedCorpus
     private static byte[] setupBody()
     {
         return PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("kv").map(Map.of("token", "s3cr3t"))
-            .i32(1024).i32(2048)).toBytes();
+            .i32(1024).i32(2048)).credentials(Credentials.bearer("t0k3n")).toBytes();
     }
 
     private static byte[] acceptBody()
@@ -219,6 +222,12 @@ final class SeedCorpus
     private static byte[] reasonBody()
     {
         return new SetupCodec.Writer().string("no service 'kv' at tcp://127.0.0.1:7070; it has [blobs]").toBytes();
+    }
+
+    /** A SETUP_REJECT: the reason, then its code (1: authentication failed). */
+    private static byte[] rejectBody()
+    {
+        return new SetupCodec.Writer().string("authentication failed").u8(SetupCodec.REJECT_AUTHENTICATION).toBytes();
     }
 
     private static byte[] redirectBody()

@@ -340,7 +340,7 @@ class HostilePeerTest
         server.register("admin", ECHO);
         final Portal portal = server.bind("tcp://127.0.0.1:0");
         final RawPeer peer = attacker(portal);
-        for (final int length : new int[] {10, 60_000, 65_507}) // the last: a SETUP of exactly 64 KiB
+        for (final int length : new int[] {10, 60_000, 65_506}) // the last: a SETUP of exactly 64 KiB
         {
             peer.send(RawPeer.setup(length, "x".repeat(length)));
             final RawPeer.Received reject = peer.read(Duration.ofSeconds(5));

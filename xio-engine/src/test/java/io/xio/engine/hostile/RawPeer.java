@@ -122,10 +122,24 @@ final class RawPeer implements AutoCloseable
 
     static byte[] setup(final long token, final String resource)
     {
+        return setup(token, resource, new byte[] {0}); // credentials kind 0: none
+    }
+
+    /** A SETUP presenting {@code token} as a bearer token (credentials kind 1). */
+    static byte[] setup(final long token, final String resource, final String bearer)
+    {
+        return setup(token, resource, new SetupCodec.Writer().u8(1).string(bearer).toBytes());
+    }
+
+    /** A SETUP whose credentials field is {@code credentials}, as they are, whatever they are. */
+    static byte[] setup(final long token, final String resource, final byte[] credentials)
+    {
         // hops, resource, attributes, in flight, dedup window; the sizes it accepts: message, header, context, segments
-        return frame(FrameType.SETUP, 0, 0, token,
-            new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(2048)
-                .i32(256 << 20).i32(64 << 10).i32(8 << 10).i32(64).toBytes());
+        final byte[] fields = new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(2048)
+            .i32(256 << 20).i32(64 << 10).i32(8 << 10).i32(64).toBytes();
+        final byte[] body = java.util.Arrays.copyOf(fields, fields.length + credentials.length);
+        System.arraycopy(credentials, 0, body, fields.length, credentials.length);
+        return frame(FrameType.SETUP, 0, 0, token, body);
     }
 
     static byte[] attach(final long token, final long sessionId, final byte[] proof)

@@ -152,11 +152,75 @@ class ClientHandshakeTest
         final CompletableFuture<Session> opening = open();
         final ScriptedWire.Link link = client.wire.last();
         link.deliver(PeerFrames.frame(FrameType.SETUP_REJECT, 0, 0, setupToken(link), 0,
-            new SetupCodec.Writer().string("not today").toBytes()));
+            new SetupCodec.Writer().string("not today").u8(SetupCodec.REJECT_REFUSED).toBytes()));
         client.turn();
         assertThat(opening).isCompletedExceptionally();
         assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(SessionRejectedException.class)
-            .hasMessageContaining("not today");
+            .hasMessageContaining("not today")
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isFalse());
+    }
+
+    @Test
+    void aRejectCodedAuthenticationSaysSo()
+    {
+        final CompletableFuture<Session> opening = open();
+        final ScriptedWire.Link link = client.wire.last();
+        link.deliver(PeerFrames.frame(FrameType.SETUP_REJECT, 0, 0, setupToken(link), 0,
+            new SetupCodec.Writer().string("authentication failed").u8(SetupCodec.REJECT_AUTHENTICATION).toBytes()));
+        client.turn();
+        assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(SessionRejectedException.class)
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isTrue());
+    }
+
+    @Test
+    void theCredentialsSupplierIsAskedAtEverySetUpAndItsAnswerSent()
+    {
+        final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions
+            .DEFAULT.withCredentials(() -> io.xio.engine.Credentials.bearer("token-" + asked.incrementAndGet())));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        assertThat(credentialsOf(first.sent(FrameType.SETUP).get(0))).isEqualTo(io.xio.engine.Credentials
+            .bearer("token-1"));
+        first.deliver(PeerFrames.frame(FrameType.SETUP_REDIRECT, 0, 0, setupToken(first), 0,
+            new SetupCodec.Writer().strings(List.of("wire://elsewhere")).toBytes()));
+        client.turn();
+        final ScriptedWire.Sent again = client.wire.last().sent(FrameType.SETUP).get(0);
+        assertThat(credentialsOf(again)).as("asked again, not kept").isEqualTo(io.xio.engine.Credentials
+            .bearer("token-2"));
+        client.wire.last().deliver(PeerFrames.setupAccept(again.requestId(), 5));
+        client.turn();
+        assertThat(opening.join().id()).isEqualTo(5);
+        assertThat(asked).hasValue(2);
+    }
+
+    @Test
+    void aCredentialsSupplierThatThrowsFailsTheSetUpWithoutSendingIt()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions
+            .DEFAULT.withCredentials(() ->
+            {
+                throw new IllegalStateException("token service down");
+            }));
+        client.turn();
+        assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(io.xio.engine.XioException.class)
+            .hasMessageContaining("credentials supplier").hasMessageContaining("token service down");
+        assertThat(client.wire.links).as("nothing dialled").isEmpty();
+    }
+
+    /** The credentials field of a SETUP the client sent: after hops, resource, attributes and the five limits. */
+    private static io.xio.engine.Credentials credentialsOf(final ScriptedWire.Sent setup)
+    {
+        final SetupCodec.Reader body = new SetupCodec.Reader(new UnsafeBuffer(setup.header()), 0,
+            setup.header().length);
+        body.u8();
+        body.string();
+        body.map();
+        for (int i = 0; i < 6; i++)
+        {
+            body.i32();
+        }
+        return body.credentials();
     }
 
     @Test

@@ -67,7 +67,8 @@ public final class PeerFrames
     static byte[] setup(final long token, final String resource)
     {
         return frame(FrameType.SETUP, 0, 0, token, 0,
-            sizes(new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(4096)).toBytes());
+            sizes(new SetupCodec.Writer().u8(0).string(resource).map(Map.of()).i32(1024).i32(4096))
+                .credentials(io.xio.engine.Credentials.NONE).toBytes());
     }
 
     static byte[] attachAccept(final long token, final long sessionId)

@@ -70,6 +70,8 @@ public class XioAutoConfiguration
                 .withMaxSessions(properties.getMaxSessions())
                 .withMaxSessionsPerConnection(properties.getMaxSessionsPerConnection())
                 .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
+                .withMaxSessionsPerPrincipal(properties.getMaxSessionsPerPrincipal())
+                .withMaxInFlightPerPrincipal(properties.getMaxInFlightPerPrincipal())
                 .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
                 .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
                 .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes())

@@ -786,6 +786,12 @@ public class XioProperties
         /** Most sessions the application accepts from one peer host. */
         private int maxSessionsPerPeer = 4096;
 
+        /** Most sessions the application accepts for one authenticated principal (by name), all hosts together. */
+        private int maxSessionsPerPrincipal = 1024;
+
+        /** Most calls executing at once for one authenticated principal, all its sessions together. */
+        private int maxInFlightPerPrincipal = 65536;
+
         /** Most connections a portal holds open at once. */
         private int maxConnectionsPerPortal = 4096;
 
@@ -939,6 +945,26 @@ public class XioProperties
         public void setMaxSessionsPerPeer(final int maxSessionsPerPeer)
         {
             this.maxSessionsPerPeer = atLeastOne(maxSessionsPerPeer);
+        }
+
+        public int getMaxSessionsPerPrincipal()
+        {
+            return maxSessionsPerPrincipal;
+        }
+
+        public void setMaxSessionsPerPrincipal(final int maxSessionsPerPrincipal)
+        {
+            this.maxSessionsPerPrincipal = atLeastOne(maxSessionsPerPrincipal);
+        }
+
+        public int getMaxInFlightPerPrincipal()
+        {
+            return maxInFlightPerPrincipal;
+        }
+
+        public void setMaxInFlightPerPrincipal(final int maxInFlightPerPrincipal)
+        {
+            this.maxInFlightPerPrincipal = atLeastOne(maxInFlightPerPrincipal);
         }
 
         public int getMaxConnectionsPerPortal()

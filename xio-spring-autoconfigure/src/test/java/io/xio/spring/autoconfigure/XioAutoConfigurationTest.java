@@ -134,6 +134,7 @@ class XioAutoConfigurationTest
             "xio.limits.max-unsent-size=16MB", "xio.limits.write-stall-timeout=3s", "xio.limits.handshake-timeout=2s",
             "xio.limits.incomplete-frame-timeout=1s", "xio.limits.min-receive-rate=1KB", "xio.limits.max-sessions=9",
             "xio.limits.max-sessions-per-connection=7", "xio.limits.max-sessions-per-peer=8",
+            "xio.limits.max-sessions-per-principal=4", "xio.limits.max-in-flight-per-principal=3",
             "xio.limits.max-connections-per-portal=6", "xio.limits.max-connections-per-peer=5",
             "xio.limits.max-metadata-size=4KB",
             "xio.limits.max-retained-size-per-session=3MB", "xio.limits.max-retained-size=0B").run(context ->
@@ -148,6 +149,8 @@ class XioAutoConfigurationTest
                 assertThat(limits.maxSessions()).isEqualTo(9);
                 assertThat(limits.maxSessionsPerConnection()).isEqualTo(7);
                 assertThat(limits.maxSessionsPerPeer()).isEqualTo(8);
+                assertThat(limits.maxSessionsPerPrincipal()).isEqualTo(4);
+                assertThat(limits.maxInFlightPerPrincipal()).isEqualTo(3);
                 assertThat(limits.maxConnectionsPerPortal()).isEqualTo(6);
                 assertThat(limits.maxConnectionsPerPeer()).isEqualTo(5);
                 assertThat(limits.maxMetadataBytes()).isEqualTo(4096);

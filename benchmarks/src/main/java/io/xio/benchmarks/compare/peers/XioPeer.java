@@ -19,7 +19,7 @@ import java.util.UUID;
 import java.util.function.BiConsumer;
 
 /**
- * The xio engine through its public API. Variant keys: transport {@code tcp} or {@code shm}; {@code ctx=N}
+ * The xio engine through its public API. Variant keys: transport {@code tcp}, {@code tls} or {@code shm}; {@code ctx=N}
  * contexts on each side (the server binds one portal per context, the client opens one session to each);
  * {@code poll=spin|default|parked} (busy-poll 1 s, the default 50 µs, or 0); {@code style=context} issues each
  * call from the previous completion on the context thread, {@code style=caller} blocks the main thread on each
@@ -31,11 +31,12 @@ public final class XioPeer implements Peer
     private static final String RESOURCE = "bench";
 
     @Override
-    public Server serve(final String variantText, final Workload workload)
+    public Server serve(final String variantText, final Workload workload) throws Exception
     {
         final Variant variant = Variant.parse(variantText);
         final int contexts = variant.integer("ctx", 1);
-        final XioEngine engine = engine("bench-server", variant, contexts);
+        final java.nio.file.Path store = transport(variant).equals("tls") ? BenchTls.create() : null;
+        final XioEngine engine = engine("bench-server", variant, contexts, store);
         final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
         final boolean traced = variant.has("traceparent");
         engine.register(RESOURCE, request ->
@@ -60,10 +61,10 @@ public final class XioPeer implements Peer
         {
             final String portal = transport(variant).equals("shm")
                 ? "shm://bench-" + UUID.randomUUID().toString().substring(0, 8)
-                : "tcp://127.0.0.1:0";
+                : transport(variant) + "://127.0.0.1:0";
             uris.add(engine.bind(portal, io.xio.engine.SessionAcceptor.DEFAULT, i).uri().withResource(RESOURCE).toString());
         }
-        final String address = String.join(",", uris);
+        final String address = store == null ? String.join(",", uris) : BenchTls.withStore(String.join(",", uris), store);
         return new Server()
         {
             @Override
@@ -76,6 +77,10 @@ public final class XioPeer implements Peer
             public void close()
             {
                 engine.close();
+                if (store != null)
+                {
+                    BenchTls.delete(store);
+                }
             }
         };
     }
@@ -86,10 +91,10 @@ public final class XioPeer implements Peer
         final Variant variant = Variant.parse(variantText);
         final int contexts = variant.integer("ctx", 1);
         final String style = variant.oneOf("style", "context", "context", "caller");
-        try (XioEngine engine = engine("bench-client", variant, contexts))
+        try (XioEngine engine = engine("bench-client", variant, contexts, BenchTls.store(address)))
         {
             final List<Session> sessions = new ArrayList<>();
-            for (final String uri : address.split(","))
+            for (final String uri : BenchTls.address(address).split(","))
             {
                 sessions.add(engine.connect(uri));
             }
@@ -150,14 +155,23 @@ public final class XioPeer implements Peer
 
     private static String transport(final Variant variant)
     {
-        if (variant.has("tcp") == variant.has("shm"))
+        final List<String> named = new ArrayList<>();
+        for (final String scheme : new String[] {"tcp", "tls", "shm"})
         {
-            throw new IllegalArgumentException("xio variant needs exactly one transport, tcp or shm");
+            if (variant.has(scheme))
+            {
+                named.add(scheme);
+            }
         }
-        return variant.has("shm") ? "shm" : "tcp";
+        if (named.size() != 1)
+        {
+            throw new IllegalArgumentException("xio variant needs exactly one transport, tcp, tls or shm");
+        }
+        return named.get(0);
     }
 
-    private static XioEngine engine(final String name, final Variant variant, final int contexts)
+    private static XioEngine engine(final String name, final Variant variant, final int contexts,
+        final java.nio.file.Path store) throws Exception
     {
         final Duration busyPoll = switch (variant.oneOf("poll", "default", "spin", "default", "parked"))
         {
@@ -165,6 +179,11 @@ public final class XioPeer implements Peer
             case "parked" -> Duration.ZERO;
             default -> Duration.ofNanos(50_000);
         };
-        return XioEngine.builder().name(name).contexts(contexts).busyPoll(busyPoll).build();
+        final XioEngine.Builder builder = XioEngine.builder().name(name).contexts(contexts).busyPoll(busyPoll);
+        if (store != null)
+        {
+            builder.tls(io.xio.engine.TlsOptions.of(BenchTls.context(store)));
+        }
+        return builder.build();
     }
 }

@@ -44,6 +44,8 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     private final int peerWaiting;
     private final SocketChannel doorbell;
     private final String remote;
+    /** The peer process's user (server side, from the socket's credentials); null on the client side. */
+    private final java.nio.file.attribute.UserPrincipal peerUser;
     private final UnsafeBuffer chunk = new UnsafeBuffer(0, 0);
     private final ByteBuffer ring = ByteBuffer.allocateDirect(1);
     private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
@@ -55,7 +57,8 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
 
     /** @param capacity the ring capacity, validated by the caller (never re-read from memory the peer writes) */
     ShmLink(final TransportContext context, final MappedByteBuffer mapping, final int capacity, final boolean server,
-        final SocketChannel doorbell, final String remote)
+        final SocketChannel doorbell, final String remote,
+        final java.nio.file.attribute.UserPrincipal peerUser)
     {
         super(context);
         this.mapping = mapping;
@@ -72,6 +75,7 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         this.peerWaiting = server ? ShmLayout.CLIENT_WAITING : ShmLayout.SERVER_WAITING;
         this.doorbell = doorbell;
         this.remote = remote;
+        this.peerUser = peerUser;
     }
 
     @Override
@@ -318,5 +322,11 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     public String remoteAddress()
     {
         return remote;
+    }
+
+    @Override
+    public io.xio.engine.PeerIdentity peerIdentity()
+    {
+        return new io.xio.engine.PeerIdentity(remote, java.util.List.of(), peerUser, null);
     }
 }

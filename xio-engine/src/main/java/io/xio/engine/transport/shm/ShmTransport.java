@@ -1,6 +1,8 @@
 package io.xio.engine.transport.shm;
 
 import io.xio.engine.ConnectionException;
+import io.xio.engine.PeerIdentity;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.XioUri;
 import io.xio.engine.transport.Channels;
 import io.xio.engine.transport.SelectionHandler;
@@ -8,6 +10,8 @@ import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
 import io.xio.engine.transport.TransportListener;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -29,8 +33,12 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -38,11 +46,19 @@ import java.util.regex.Pattern;
 
 /**
  * The {@code shm} transport: connections between processes on one host through memory-mapped rings. A
- * portal {@code shm://name} listens on the Unix-domain socket {@code <dir>/xio-<name>.sock}; a client creates
- * a ring file {@code <dir>/xio-<name>-<pid>-<n>-<nonce>.ring} (owner-only, its pages reserved up front), sends
- * its file name over the socket, the server checks and maps it and deletes it, and both keep the socket as
- * doorbell and liveness signal. Nothing is left in the directory once a handshake completes; a portal that
- * finds a stale socket (no listener) or ring files of dead processes cleans them up. Thread-safe.
+ * portal {@code shm://name} listens on the Unix-domain socket {@code <dir>/xio-<name>/portal.sock}, in a directory
+ * of its own created owner-only (0700; 0750 and the socket 0660 with a configured group), so no other user can
+ * reach the socket, not even between its bind and its chmod. A client creates a ring file
+ * {@code <dir>/xio-<name>-<pid>-<n>-<nonce>.ring} (0600, or 0660 in the portal's group when it is another user of
+ * that group; its pages reserved up front), sends its file name over the socket, the server checks and maps it
+ * and deletes it, and both keep the socket as doorbell and liveness signal. The portal admits only peers whose
+ * process runs as its own user or with the configured group as its effective group: it reads the peer's
+ * credentials from the socket ({@code SO_PEERCRED}, through {@code jdk.net.ExtendedSocketOptions}, no native
+ * code) before reading anything else, and closes any other peer at once ({@code PEER_CREDENTIALS}); a ring file
+ * must belong to the peer that names it. The peer's user is the link's {@link PeerIdentity#localUser()}, for an
+ * acceptor to authenticate local peers by. Nothing is left in the directory once a handshake completes, nor of
+ * the portal once it closes; a portal that finds a stale socket (no listener) or ring files of dead processes
+ * cleans them up. Thread-safe.
  */
 public final class ShmTransport implements Transport
 {
@@ -54,13 +70,22 @@ public final class ShmTransport implements Transport
     private static final int MAX_CAPACITY = 256 << 20;
     private static final long HANDSHAKE_TIMEOUT_NANOS = 5_000_000_000L;
 
+    /** The system property naming the group the default transport's portals admit besides their own user. */
+    public static final String GROUP_PROPERTY = "xio.shm.group";
+    private static final String SOCKET = "portal.sock";
+
     private final Path directory;
     private final int capacity;
+    /** The group whose members a portal admits besides its own user; null for none. */
+    private final String group;
 
-    /** Rings of 4 MiB per direction under {@code /dev/shm} (or the temp directory where there is none). */
+    /**
+     * Rings of 4 MiB per direction under {@code /dev/shm} (or the temp directory where there is none); portals admit
+     * their own user, and the group the system property {@value #GROUP_PROPERTY} names, if set.
+     */
     public ShmTransport()
     {
-        this(defaultDirectory(), DEFAULT_CAPACITY);
+        this(defaultDirectory(), DEFAULT_CAPACITY, System.getProperty(GROUP_PROPERTY));
     }
 
     /**
@@ -69,6 +94,17 @@ public final class ShmTransport implements Transport
      */
     public ShmTransport(final Path directory, final int capacity)
     {
+        this(directory, capacity, null);
+    }
+
+    /**
+     * @param directory where sockets and ring files live: a memory-backed file system such as /dev/shm
+     * @param capacity bytes per ring and direction, a power of two from 64 KiB to 256 MiB
+     * @param group a group whose members (processes running with it as their effective group) a portal admits
+     * besides its own user; null or empty for its own user only
+     */
+    public ShmTransport(final Path directory, final int capacity, final String group)
+    {
         if (!validCapacity(capacity))
         {
             throw new IllegalArgumentException("shm ring capacity must be a power of two from 64 KiB to 256 MiB, was " +
@@ -76,6 +112,7 @@ public final class ShmTransport implements Transport
         }
         this.directory = directory.toAbsolutePath().normalize();
         this.capacity = capacity;
+        this.group = group == null || group.isBlank() ? null : group.trim();
     }
 
     private static boolean validCapacity(final int capacity)
@@ -110,9 +147,15 @@ public final class ShmTransport implements Transport
         return name;
     }
 
+    /** The portal's own directory, which holds its socket and nothing else. */
+    private Path portalDirectory(final String name)
+    {
+        return directory.resolve("xio-" + name);
+    }
+
     private Path socketPath(final String name)
     {
-        return directory.resolve("xio-" + name + ".sock");
+        return portalDirectory(name).resolve(SOCKET);
     }
 
     @Override
@@ -122,16 +165,36 @@ public final class ShmTransport implements Transport
         final String name = checkedName(address);
         final Path socket = socketPath(name);
         removeStale(name, socket);
-        final ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        final Path home = socket.getParent();
+        final Admission admission;
+        final ServerSocketChannel server;
+        try
+        {
+            admission = ownDirectory(home);
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            throw new IOException("cannot bind shm portal " + address + " at " + socket + ": " + ex.getMessage(), ex);
+        }
+        server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try
         {
             server.bind(UnixDomainSocketAddress.of(socket));
             server.configureBlocking(false);
-            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+            // Nobody else can reach the socket yet: the directory lets only the owner (and the group) in.
+            if (admission.group() != null)
+            {
+                Files.getFileAttributeView(socket, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setGroup(admission.group());
+            }
+            Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString(admission.group() != null ?
+                "rw-rw----" : "rw-------"));
         }
         catch (final IOException | UnsupportedOperationException ex)
         {
             server.close();
+            deleteQuietly(socket);
+            deleteQuietly(home);
             throw new IOException("cannot bind shm portal " + address + " at " + socket + ": " + ex.getMessage(), ex);
         }
         final Pattern rings = Pattern.compile(Pattern.quote("xio-" + name + "-") + "\\d+-\\d+-[0-9a-f]+\\.ring");
@@ -156,11 +219,22 @@ public final class ShmTransport implements Transport
                 }
                 try
                 {
-                    new ServerHandshake(context, channel, name, rings, key, onAccept).start();
+                    final UserPrincipal peer = admission.admit(channel);
+                    if (peer == null)
+                    {
+                        continue;
+                    }
+                    new ServerHandshake(context, channel, name, rings, key, onAccept, peer).start();
                 }
-                catch (final IOException ex)
+                catch (final IOException | RuntimeException ex)
                 {
                     Channels.closeQuietly(channel);
+                    if (ex instanceof RefusedPeer refused)
+                    {
+                        context.refused(PeerRefusal.PEER_CREDENTIALS, "shm://" + refused.getMessage() + "@" + name,
+                            "local peer " + refused.getMessage() + " refused by portal shm://" + name + ": it " +
+                            "admits only " + admission.describe());
+                    }
                 }
             }
         });
@@ -169,7 +243,90 @@ public final class ShmTransport implements Transport
             key.cancel();
             Channels.closeQuietly(server);
             deleteQuietly(socket);
+            deleteQuietly(home);
         });
+    }
+
+    /** Whom a portal admits: its own user, and processes whose effective group is its group (if it has one). */
+    private record Admission(UserPrincipal owner, GroupPrincipal group)
+    {
+        /** The peer's user if it is admitted; throws {@link RefusedPeer} if it is not. */
+        UserPrincipal admit(final SocketChannel channel) throws IOException
+        {
+            final UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            if (peer.user().equals(owner) || group != null && group.equals(peer.group()))
+            {
+                return peer.user();
+            }
+            throw new RefusedPeer(peer.user().getName() + ":" + peer.group().getName());
+        }
+
+        String describe()
+        {
+            return "user " + owner.getName() + (group != null ? " and group " + group.getName() : "");
+        }
+    }
+
+    /** A peer whose user the portal does not admit; the message names it, as {@code user:group}. */
+    private static final class RefusedPeer extends IOException
+    {
+        private static final long serialVersionUID = 1L;
+
+        RefusedPeer(final String who)
+        {
+            super(who, null);
+        }
+    }
+
+    /**
+     * Creates the portal's directory, 0700 (0750 in the configured group), or takes over the one a dead portal of
+     * this user left: it must be a directory, not a link, and ours, or another user could swap the socket in it.
+     */
+    private Admission ownDirectory(final Path home) throws IOException
+    {
+        final GroupPrincipal admitted = group == null ? null :
+            home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
+        try
+        {
+            Files.createDirectory(home, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+                "rwx------")));
+        }
+        catch (final java.nio.file.FileAlreadyExistsException ex)
+        {
+            if (!Files.isDirectory(home, LinkOption.NOFOLLOW_LINKS))
+            {
+                throw new IOException(home + " exists and is not a directory");
+            }
+        }
+        final PosixFileAttributeView view = Files.getFileAttributeView(home, PosixFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS);
+        final UserPrincipal owner = view.readAttributes().owner();
+        final UserPrincipal me = ownUser();
+        if (!owner.equals(me))
+        {
+            throw new IOException(home + " belongs to " + owner.getName() + ", not to " + me.getName());
+        }
+        if (admitted != null)
+        {
+            view.setGroup(admitted);
+        }
+        view.setPermissions(PosixFilePermissions.fromString(admitted != null ? "rwxr-x---" : "rwx------"));
+        return new Admission(owner, admitted);
+    }
+
+    /** The user this process runs as, as the file system names it (the owner of a file it creates). */
+    private UserPrincipal ownUser() throws IOException
+    {
+        final Path probe = Files.createTempFile(directory, "xio-owner-", ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try
+        {
+            return Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS);
+        }
+        finally
+        {
+            Files.deleteIfExists(probe);
+        }
     }
 
     /** A portal of this name bound by a live process fails the bind; leftovers of a dead one are removed. */
@@ -245,6 +402,7 @@ public final class ShmTransport implements Transport
         try
         {
             mapping = createRing(ringFile);
+            shareWithPortal(ringFile, socket.getParent());
             channel = SocketChannel.open(StandardProtocolFamily.UNIX);
             channel.connect(UnixDomainSocketAddress.of(socket));
             final byte[] fileName = ringFile.getFileName().toString().getBytes(StandardCharsets.UTF_8);
@@ -270,6 +428,7 @@ public final class ShmTransport implements Transport
             if (ex instanceof java.net.ConnectException && Files.exists(socket, LinkOption.NOFOLLOW_LINKS))
             {
                 deleteQuietly(socket); // refused: nobody listens there, a portal that died (as its bind would find)
+                deleteQuietly(socket.getParent());
             }
             callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " +
                 (Files.isDirectory(directory) ? "" : directory + " does not exist; ") + ex.getMessage(), ex));
@@ -286,6 +445,32 @@ public final class ShmTransport implements Transport
             return () -> { };
         }
         return handshake::abort;
+    }
+
+    /**
+     * A portal of another user that admits its group (its directory is open to the group) can open the ring only
+     * through the group: the ring goes to that group, readable and writable by it (from 0600, never wider before).
+     * One of the same user keeps it 0600. Without membership of the group this fails, as the connect would.
+     */
+    private static void shareWithPortal(final Path ringFile, final Path portalHome) throws IOException
+    {
+        final PosixFileAttributes portal;
+        try
+        {
+            portal = Files.readAttributes(portalHome, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (final IOException ex)
+        {
+            return; // no portal there: the connect says so
+        }
+        if (portal.owner().equals(Files.getOwner(ringFile, LinkOption.NOFOLLOW_LINKS)) ||
+            !portal.permissions().contains(PosixFilePermission.GROUP_EXECUTE))
+        {
+            return;
+        }
+        Files.getFileAttributeView(ringFile, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+            .setGroup(portal.group());
+        Files.setPosixFilePermissions(ringFile, PosixFilePermissions.fromString("rw-rw----"));
     }
 
     /** A new ring file, owner-only, its pages reserved through the file system (a full tmpfs fails here). */
@@ -359,7 +544,7 @@ public final class ShmTransport implements Transport
                 key.interestOps(0);
                 done = true;
                 deleteQuietly(ringFile); // the server deleted it already; this is for a server that died halfway
-                link = new ShmLink(context, mapping, capacity, false, channel, address.endpoint().toString());
+                link = new ShmLink(context, mapping, capacity, false, channel, address.endpoint().toString(), null);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -402,12 +587,14 @@ public final class ShmTransport implements Transport
         private final Pattern rings;
         private final SelectionKey listener;
         private final Consumer<TransportLink> onAccept;
+        private final UserPrincipal peer;
         private final ByteBuffer hello = ByteBuffer.allocate(2 + 512);
         private long timer;
         private boolean finished;
 
         ServerHandshake(final TransportContext context, final SocketChannel channel, final String name,
-            final Pattern rings, final SelectionKey listener, final Consumer<TransportLink> onAccept)
+            final Pattern rings, final SelectionKey listener, final Consumer<TransportLink> onAccept,
+            final UserPrincipal peer)
         {
             this.context = context;
             this.channel = channel;
@@ -415,6 +602,7 @@ public final class ShmTransport implements Transport
             this.rings = rings;
             this.listener = listener;
             this.onAccept = onAccept;
+            this.peer = peer;
         }
 
         void start() throws IOException
@@ -471,11 +659,18 @@ public final class ShmTransport implements Transport
                     throw new IOException("'" + fileName + "' is not a ring file of this portal");
                 }
                 final Path ring = directory.resolve(fileName);
-                final BasicFileAttributes attributes = Files.readAttributes(ring, BasicFileAttributes.class,
+                final PosixFileAttributes attributes = Files.readAttributes(ring, PosixFileAttributes.class,
                     LinkOption.NOFOLLOW_LINKS);
                 if (!attributes.isRegularFile())
                 {
                     throw new IOException("shm ring " + ring + " is not a regular file");
+                }
+                if (!attributes.owner().equals(peer))
+                {
+                    // A peer of the group naming another's ring (the names are listed in the directory) would
+                    // take over that client's connection.
+                    throw new IOException("shm ring " + ring + " belongs to " + attributes.owner().getName() +
+                        ", not to the peer " + peer.getName());
                 }
                 try (FileChannel file = FileChannel.open(ring, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS))
@@ -503,7 +698,8 @@ public final class ShmTransport implements Transport
                 {
                     throw new IOException("could not acknowledge the shm handshake");
                 }
-                link = new ShmLink(context, mapping, ringCapacity, true, channel, "shm://client@" + name);
+                link = new ShmLink(context, mapping, ringCapacity, true, channel,
+                    "shm://" + peer.getName() + "@" + name, peer);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -534,6 +730,10 @@ public final class ShmTransport implements Transport
         try
         {
             Files.deleteIfExists(path);
+        }
+        catch (final java.nio.file.DirectoryNotEmptyException | java.nio.file.AccessDeniedException ex)
+        {
+            LOG.debug("cannot delete {}: {}", path, ex.toString()); // another's, or still in use: theirs to remove
         }
         catch (final IOException ex)
         {

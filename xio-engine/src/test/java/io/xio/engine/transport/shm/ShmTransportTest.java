@@ -23,7 +23,10 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +85,8 @@ class ShmTransportTest
     void stale_files_of_a_dead_process_are_cleaned_up_at_bind() throws Exception
     {
         // A socket nobody listens on, as a killed portal leaves it, and a ring file of a process that is gone.
-        final Path socket = DIR.resolve("xio-" + name + ".sock");
+        final Path home = Files.createDirectory(DIR.resolve("xio-" + name));
+        final Path socket = home.resolve("portal.sock");
         try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX))
         {
             dead.bind(UnixDomainSocketAddress.of(socket));
@@ -91,18 +95,223 @@ class ShmTransportTest
         gone.waitFor(10, TimeUnit.SECONDS);
         final Path ring = DIR.resolve("xio-" + name + "-" + gone.pid() + "-1.ring");
         Files.write(ring, new byte[4096]);
-        assertThat(files()).containsExactlyInAnyOrder(socket, ring);
+        assertThat(files()).containsExactlyInAnyOrder(home, ring);
 
         final XioEngine server = engines.start("server");
         server.register("echo", ECHO);
         final Portal portal = server.bind("shm://" + name);
-        assertThat(files()).containsExactly(socket);
+        assertThat(files()).containsExactly(home);
+        assertThat(Files.exists(socket)).as("bound again").isTrue();
         final XioEngine client = engines.start("client");
         try (Session session = client.connect(portal.uri().withResource("echo").toString());
              Message reply = session.request(Outbound.of(utf8("after cleanup"))).get(5, TimeUnit.SECONDS))
         {
             assertThat(text(reply.header())).isEqualTo("after cleanup");
-            assertThat(files()).as("ring files are deleted once mapped").containsExactly(socket);
+            assertThat(files()).as("ring files are deleted once mapped").containsExactly(home);
+        }
+    }
+
+    @Test
+    void thePortalsDirectoryAndSocketAreOwnerOnlyOrOpenToItsGroupOnly() throws Exception
+    {
+        final Path home = DIR.resolve("xio-" + name);
+        final XioEngine server = engines.start("server");
+        final Portal portal = server.bind("shm://" + name);
+        assertThat(Files.getPosixFilePermissions(home, LinkOption.NOFOLLOW_LINKS))
+            .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(home.resolve("portal.sock"), LinkOption.NOFOLLOW_LINKS))
+            .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        portal.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !Files.exists(home, LinkOption.NOFOLLOW_LINKS));
+
+        final java.nio.file.attribute.GroupPrincipal mine = ownGroup();
+        final XioEngine grouped = engines.start(engines.builder("grouped")
+            .transport(new ShmTransport(DIR, 64 << 10, mine.getName())));
+        grouped.bind("shm://" + name);
+        final PosixFileAttributes directory = Files.readAttributes(home, PosixFileAttributes.class,
+            LinkOption.NOFOLLOW_LINKS);
+        assertThat(directory.permissions()).isEqualTo(PosixFilePermissions.fromString("rwxr-x---"));
+        assertThat(directory.group()).isEqualTo(mine);
+        final PosixFileAttributes socket = Files.readAttributes(home.resolve("portal.sock"), PosixFileAttributes.class,
+            LinkOption.NOFOLLOW_LINKS);
+        assertThat(socket.permissions()).isEqualTo(PosixFilePermissions.fromString("rw-rw----"));
+        assertThat(socket.group()).isEqualTo(mine);
+    }
+
+    @Test
+    void aRingFileIsOwnerOnlyWhileItExists() throws Exception
+    {
+        // A stand-in portal that takes the client's hello and looks at the ring it names before anything maps it.
+        final Path home = Files.createDirectory(DIR.resolve("xio-" + name),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        try (ServerSocketChannel portal = ServerSocketChannel.open(StandardProtocolFamily.UNIX))
+        {
+            portal.bind(UnixDomainSocketAddress.of(home.resolve("portal.sock")));
+            final XioEngine client = engines.start("client");
+            final java.util.concurrent.CompletableFuture<Session> opening = client.openSession("shm://" + name + "/x",
+                SessionOptions.DEFAULT);
+            try (java.nio.channels.SocketChannel accepted = portal.accept())
+            {
+                final java.nio.ByteBuffer hello = java.nio.ByteBuffer.allocate(514);
+                while (hello.position() < 2 || hello.position() < 2 + hello.getShort(0))
+                {
+                    accepted.read(hello);
+                }
+                final Path ring = DIR.resolve(new String(hello.array(), 2, hello.getShort(0),
+                    java.nio.charset.StandardCharsets.UTF_8));
+                assertThat(Files.getPosixFilePermissions(ring, LinkOption.NOFOLLOW_LINKS))
+                    .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            }
+            assertThatThrownBy(opening::join).as("refused: the stand-in closed without answering")
+                .hasCauseInstanceOf(ConnectionException.class);
+        }
+        finally
+        {
+            Files.deleteIfExists(home.resolve("portal.sock"));
+            Files.deleteIfExists(home);
+        }
+    }
+
+    @Test
+    void anAcceptorSeesThePeersLocalUserAndMayMakeItThePrincipal() throws Exception
+    {
+        final XioEngine server = engines.start("server");
+        server.register("whoami", request ->
+        {
+            try (Message message = request.message())
+            {
+                request.respond(Outbound.of(utf8(request.session().principal().getName())));
+            }
+        });
+        final Portal portal = server.bind("shm://" + name, request -> request.peer().localUser() != null ?
+            io.xio.engine.SetupDecision.accept(request.peer().localUser()) :
+            io.xio.engine.SetupDecision.unauthenticated("no local user"));
+        final XioEngine client = engines.start("client");
+        try (Session session = client.connect(portal.uri().withResource("whoami").toString());
+             Message reply = session.request(Outbound.of(utf8("who"))).get(5, TimeUnit.SECONDS))
+        {
+            assertThat(text(reply.header())).isEqualTo(ownUser().getName());
+        }
+    }
+
+    /**
+     * Another user cannot come in even where the file system would let it (the test opens the directory and socket
+     * to everyone): the portal reads the peer's uid from the socket and closes it at once; a process whose
+     * effective group is the portal's group is let in. Needs root (to run the peer as uid 65534) and setpriv.
+     */
+    @Test
+    void aPeerOfAnotherUserIsClosedAtOnceAndOneOfTheGroupIsNot() throws Exception
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(ownUser().getName()),
+            "runs as root only: it starts a peer as uid 65534");
+        final Path setpriv = Stream.of("/usr/bin/setpriv", "/bin/setpriv").map(Path::of).filter(Files::isExecutable)
+            .findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(setpriv != null, "needs setpriv (util-linux)");
+        final Path probeDir = Files.createTempDirectory("xio-probe");
+        try
+        {
+            Files.setPosixFilePermissions(probeDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            final Path probe = probeDir.resolve("Probe.java");
+            Files.writeString(probe, PROBE);
+            Files.setPosixFilePermissions(probe, PosixFilePermissions.fromString("rw-r--r--"));
+            final Path home = DIR.resolve("xio-" + name);
+
+            final XioEngine server = engines.start("server");
+            final Portal portal = server.bind("shm://" + name);
+            Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Files.setPosixFilePermissions(home.resolve("portal.sock"), PosixFilePermissions.fromString("rw-rw-rw-"));
+            assertThat(runAsNobody(setpriv, probe, home.resolve("portal.sock"))).isEqualTo("closed");
+            assertThat(server.refusals().get(io.xio.engine.PeerRefusal.PEER_CREDENTIALS)).isEqualTo(1);
+            portal.close();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !Files.exists(home, LinkOption.NOFOLLOW_LINKS));
+
+            final XioEngine grouped = engines.start(engines.builder("grouped")
+                .transport(new ShmTransport(DIR, 64 << 10, "nogroup")));
+            grouped.bind("shm://" + name);
+            assertThat(runAsNobody(setpriv, probe, home.resolve("portal.sock")))
+                .as("let in by the group's permissions and the uid check, waiting for its hello").isEqualTo("open");
+            assertThat(grouped.refusals().get(io.xio.engine.PeerRefusal.PEER_CREDENTIALS)).isZero();
+        }
+        finally
+        {
+            Files.deleteIfExists(probeDir.resolve("Probe.java"));
+            Files.deleteIfExists(probeDir);
+        }
+    }
+
+    /** Runs the probe as nobody:nogroup with the test's JDK; what it printed. */
+    private static String runAsNobody(final Path setpriv, final Path probe, final Path socket) throws Exception
+    {
+        final String launcher = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final Process process = new ProcessBuilder(setpriv.toString(), "--reuid=65534", "--regid=65534",
+            "--clear-groups", launcher, probe.toString(), socket.toString()).redirectErrorStream(true).start();
+        try
+        {
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the probe ends").isTrue();
+            final String out = new String(process.getInputStream().readAllBytes(),
+                java.nio.charset.StandardCharsets.UTF_8).trim();
+            return out.substring(out.lastIndexOf('\n') + 1);
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+    }
+
+    /** Connects to the socket and says whether the portal closed it within 3 s ("closed") or not ("open"). */
+    private static final String PROBE = String.join("\n",
+        "import java.net.UnixDomainSocketAddress;",
+        "import java.nio.ByteBuffer;",
+        "import java.nio.channels.SelectionKey;",
+        "import java.nio.channels.Selector;",
+        "import java.nio.channels.SocketChannel;",
+        "public class Probe {",
+        "    public static void main(String[] args) throws Exception {",
+        "        try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(args[0]));",
+        "             Selector selector = Selector.open()) {",
+        "            channel.configureBlocking(false);",
+        "            channel.register(selector, SelectionKey.OP_READ);",
+        "            long end = System.nanoTime() + 3_000_000_000L;",
+        "            while (System.nanoTime() < end) {",
+        "                if (selector.select(Math.max(1, (end - System.nanoTime()) / 1_000_000)) > 0) {",
+        "                    selector.selectedKeys().clear();",
+        "                    if (channel.read(ByteBuffer.allocate(16)) < 0) {",
+        "                        System.out.println(\"closed\");",
+        "                        return;",
+        "                    }",
+        "                }",
+        "            }",
+        "            System.out.println(\"open\");",
+        "        } catch (java.io.IOException e) {",
+        "            System.out.println(\"failed: \" + e);",
+        "        }",
+        "    }",
+        "}",
+        "");
+
+    private static java.nio.file.attribute.UserPrincipal ownUser() throws IOException
+    {
+        final Path probe = Files.createTempFile("xio-owner", ".tmp");
+        try
+        {
+            return Files.getOwner(probe);
+        }
+        finally
+        {
+            Files.delete(probe);
+        }
+    }
+
+    private static java.nio.file.attribute.GroupPrincipal ownGroup() throws IOException
+    {
+        final Path probe = Files.createTempFile("xio-group", ".tmp");
+        try
+        {
+            return Files.readAttributes(probe, PosixFileAttributes.class).group();
+        }
+        finally
+        {
+            Files.delete(probe);
         }
     }
 
