@@ -7,9 +7,15 @@ import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.context.properties.ConfigurationPropertiesReportEndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.env.EnvironmentEndpointAutoConfiguration;
+import org.springframework.boot.actuate.context.properties.ConfigurationPropertiesReportEndpoint;
+import org.springframework.boot.actuate.env.EnvironmentEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +28,29 @@ class XioEndpointTest
         .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class,
             XioEndpointAutoConfiguration.class))
         .withPropertyValues("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0");
+
+    @Test
+    void clientCredentialsAreMaskedEvenWhereValuesAreShown()
+    {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class,
+                XioEndpointAutoConfiguration.class, ConfigurationPropertiesReportEndpointAutoConfiguration.class,
+                EnvironmentEndpointAutoConfiguration.class))
+            .withPropertyValues("xio.contexts=1", "management.endpoints.web.exposure.include=*",
+                "management.endpoint.configprops.show-values=always", "management.endpoint.env.show-values=always",
+                "xio.clients.kv.uri=tcp://127.0.0.1:1/kv", "xio.clients.kv.credentials.username=svc-user",
+                "xio.clients.kv.credentials.password=pw-4711", "xio.client.credentials.token=tok-4711")
+            .run(context ->
+            {
+                final String configprops = new JsonMapper().writeValueAsString(context
+                    .getBean(ConfigurationPropertiesReportEndpoint.class).configurationPropertiesWithPrefix("xio"));
+                assertThat(configprops).contains("tcp://127.0.0.1:1/kv") // values are shown...
+                    .doesNotContain("pw-4711").doesNotContain("tok-4711").doesNotContain("svc-user"); // ...not these
+                final EnvironmentEndpoint env = context.getBean(EnvironmentEndpoint.class);
+                assertThat(new JsonMapper().writeValueAsString(env.environment("xio\\..*")))
+                    .contains("tcp://127.0.0.1:1/kv").doesNotContain("pw-4711").doesNotContain("tok-4711");
+            });
+    }
 
     @Test
     void showsContextsPortalsAndSessionsWhenExposed()

@@ -53,7 +53,8 @@ public class XioEndpoint
         return new SessionDescriptor(session.id(), session.isServerSide() ? "server" : "client",
             session.uri().toString(), session.resource(), session.peerAddresses(),
             session.isOpen() ? (session.connectionCount() > 0 ? "established" : "reconnecting") : "closed",
-            session.connectionCount(), session.statistics());
+            session.connectionCount(), session.principal() == null ? null : session.principal().getName(),
+            session.statistics());
     }
 
     /** Everything the endpoint shows. */
@@ -75,10 +76,11 @@ public class XioEndpoint
 
     /**
      * One session, from this side's point of view: the address it was opened with (client) or arrived at
-     * (server), the remote address of each connection, and its counters.
+     * (server), the remote address of each connection, the name of who it belongs to (server side, once its set-up
+     * was authenticated; never credentials), and its counters.
      */
     public record SessionDescriptor(long id, String side, String uri, String resource, List<String> peers,
-        String state, int connections, SessionStatistics counters)
+        String state, int connections, String principal, SessionStatistics counters)
     {
     }
 }

@@ -10,7 +10,8 @@ public interface Greeter
 
     CompletableFuture<String> greetLater(String name);
 
-    void fail(String why);
+    /** Throws IllegalStateException: declared, so its caller gets it as itself. */
+    void fail(String why) throws IllegalStateException;
 
     @XioMethod(timeout = "200ms")
     void slow() throws InterruptedException;

@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.engine.Limits;
+import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
@@ -15,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -26,7 +28,8 @@ import tools.jackson.dataformat.smile.SmileMapper;
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
  * {@link JsonMapper} configuration carried over to the binary format), the service exporter that binds the
- * portals once the context is refreshed, and client proxies for {@code @XioClient} interfaces. Every bean
+ * portals once the context is refreshed (deciding on session set-ups with the application's
+ * {@link SessionAcceptor} bean, if it has one), and client proxies for {@code @XioClient} interfaces. Every bean
  * backs off when the application defines its own.
  */
 @AutoConfiguration(after = JacksonAutoConfiguration.class)
@@ -139,9 +142,11 @@ public class XioAutoConfiguration
     @ConditionalOnMissingBean
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
         final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation,
-        final ObjectProvider<XioServerInterceptor> interceptors)
+        final ObjectProvider<XioServerInterceptor> interceptors, final ObjectProvider<SessionAcceptor> acceptor,
+        final ObjectProvider<SslBundles> sslBundles)
     {
         return new XioServiceExporter(context, engine, codec, properties,
-            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList());
+            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList(),
+            acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT), sslBundles.getIfAvailable());
     }
 }

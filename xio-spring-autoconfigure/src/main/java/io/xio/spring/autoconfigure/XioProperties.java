@@ -152,8 +152,18 @@ public class XioProperties
     /** One server portal. */
     public static class Portal
     {
-        /** Address to bind, e.g. {@code tcp://0.0.0.0:7000}, {@code tcp://127.0.0.1:0} or {@code shm://kv}. */
+        /**
+         * Address to bind, e.g. {@code tcp://0.0.0.0:7000}, {@code tls://0.0.0.0:7443}, {@code tcp://127.0.0.1:0}
+         * or {@code shm://kv}.
+         */
         private String uri;
+
+        private final PortalSsl ssl = new PortalSsl();
+
+        public PortalSsl getSsl()
+        {
+            return ssl;
+        }
 
         public String getUri()
         {
@@ -167,6 +177,56 @@ public class XioProperties
         }
     }
 
+    /** How a portal secures its connections; needs a {@code tls://} URI. */
+    public static class PortalSsl
+    {
+        /**
+         * Name of the SSL bundle (spring.ssl.bundle.*) with the portal's key and certificate and, for client
+         * certificates, the trust material to check them. Its protocols and ciphers apply (TLSv1.3 when it sets
+         * none); when the bundle reloads (reload-on-update), new connections use the new material and open ones
+         * keep theirs.
+         */
+        private String bundle;
+
+        /**
+         * Whether clients are asked for a certificate: none, want (asked; one without a certificate is still let
+         * in, and the session acceptor may decide) or need (mutual TLS: refused in the handshake without a trusted
+         * one).
+         */
+        private ClientAuth clientAuth = ClientAuth.NONE;
+
+        public String getBundle()
+        {
+            return bundle;
+        }
+
+        public void setBundle(final String bundle)
+        {
+            this.bundle = bundle;
+        }
+
+        public ClientAuth getClientAuth()
+        {
+            return clientAuth;
+        }
+
+        public void setClientAuth(final ClientAuth clientAuth)
+        {
+            this.clientAuth = clientAuth;
+        }
+    }
+
+    /** Whether a portal asks clients for a certificate. */
+    public enum ClientAuth
+    {
+        /** Does not ask. */
+        NONE,
+        /** Asks, and lets a client without one in. */
+        WANT,
+        /** Requires a trusted client certificate (mutual TLS). */
+        NEED
+    }
+
     /** The server side: how sessions spread over the portals, and bounds on each service's calls. */
     public static class Server
     {
@@ -178,6 +238,10 @@ public class XioProperties
          * the service is exported as.
          */
         private Map<String, Service> services = new LinkedHashMap<>();
+
+        private final Error error = new Error();
+
+        private final Security security = new Security();
 
         public Redirect getRedirect()
         {
@@ -198,6 +262,92 @@ public class XioProperties
         {
             this.services = services;
         }
+
+        public Error getError()
+        {
+            return error;
+        }
+
+        public Security getSecurity()
+        {
+            return security;
+        }
+    }
+
+    /**
+     * How the portals authenticate session set-ups once Spring Security is configured (an AuthenticationManager,
+     * AuthenticationProvider, UserDetailsService or JwtDecoder bean): credentials or the client certificate are
+     * checked by the AuthenticationManager, and the session's calls run as the authenticated caller.
+     */
+    public static class Security
+    {
+        /**
+         * Whether a set-up that presents no credentials and no client certificate is refused; when false it is
+         * accepted as anonymous (its calls run with an empty security context), while credentials presented must
+         * still be valid.
+         */
+        private boolean requireAuthentication = true;
+
+        public boolean isRequireAuthentication()
+        {
+            return requireAuthentication;
+        }
+
+        public void setRequireAuthentication(final boolean requireAuthentication)
+        {
+            this.requireAuthentication = requireAuthentication;
+        }
+    }
+
+    /**
+     * What a caller learns of a failure nobody chose to expose: an exception the called interface method does not
+     * declare and no {@code @XioExceptionHandler} answered, or xio's own failure to decode or encode. Declared
+     * exceptions and handlers' answers always keep their type and message; stack traces never leave the server.
+     * By default such a failure goes out with a generic message and an error id that the server's log line (with
+     * the stack trace) also carries.
+     */
+    public static class Error
+    {
+        /**
+         * Whether the caller gets the exception's own message: never (a generic message with the error id) or
+         * always, for development.
+         */
+        private IncludeMessage includeMessage = IncludeMessage.NEVER;
+
+        /**
+         * Whether the caller gets the exception's class name, so that a client can rebuild an allowed type such as
+         * IllegalArgumentException; when false it gets the type xio.InternalError. For development.
+         */
+        private boolean includeException;
+
+        public IncludeMessage getIncludeMessage()
+        {
+            return includeMessage;
+        }
+
+        public void setIncludeMessage(final IncludeMessage includeMessage)
+        {
+            this.includeMessage = includeMessage;
+        }
+
+        public boolean isIncludeException()
+        {
+            return includeException;
+        }
+
+        public void setIncludeException(final boolean includeException)
+        {
+            this.includeException = includeException;
+        }
+    }
+
+    /** When a failure's own message reaches its caller. */
+    public enum IncludeMessage
+    {
+        /** Never: a generic message with an error id. */
+        NEVER,
+        /** Always: the exception's message, for development. */
+        ALWAYS
     }
 
     /**
@@ -266,6 +416,10 @@ public class XioProperties
 
         private final Retry retry = new Retry();
 
+        private final ClientCredentials credentials = new ClientCredentials();
+
+        private final ClientSsl ssl = new ClientSsl();
+
         public Duration getTimeout()
         {
             return timeout;
@@ -289,6 +443,106 @@ public class XioProperties
         public Retry getRetry()
         {
             return retry;
+        }
+
+        /** The credentials of every client whose own section sets none. */
+        public ClientCredentials getCredentials()
+        {
+            return credentials;
+        }
+
+        /** The TLS settings of every tls:// client whose own section sets no bundle. */
+        public ClientSsl getSsl()
+        {
+            return ssl;
+        }
+    }
+
+    /**
+     * What a client presents in its session set-ups to prove who it is: a bearer token, or a user name and
+     * password, never both. A {@code XioCredentialsProvider} bean, asked at every set-up, takes precedence (for a
+     * token that is refreshed). The values never appear in logs, and the actuator masks them even where it shows
+     * other values.
+     */
+    public static class ClientCredentials
+    {
+        /** Bearer token sent at set-up, such as a JWT. */
+        private String token;
+
+        /** User name sent at set-up, with the password. */
+        private String username;
+
+        /** Password sent at set-up, with the user name. */
+        private String password;
+
+        public String getToken()
+        {
+            return token;
+        }
+
+        public void setToken(final String token)
+        {
+            this.token = token;
+        }
+
+        public String getUsername()
+        {
+            return username;
+        }
+
+        public void setUsername(final String username)
+        {
+            this.username = username;
+        }
+
+        public String getPassword()
+        {
+            return password;
+        }
+
+        public void setPassword(final String password)
+        {
+            this.password = password;
+        }
+
+        /** Whether any of the three is set. */
+        public boolean hasAny()
+        {
+            return token != null || username != null || password != null;
+        }
+    }
+
+    /** How a client secures its connections; needs a {@code tls://} URI. */
+    public static class ClientSsl
+    {
+        /**
+         * Name of the SSL bundle (spring.ssl.bundle.*) with the trust material for the server's certificate and,
+         * for mutual TLS, the client's own key and certificate. Its protocols and ciphers apply (TLSv1.3 when it
+         * sets none); when the bundle reloads (reload-on-update), new connections use the new material.
+         */
+        private String bundle;
+
+        /** Whether the client checks that the server's certificate names the host it dialled. */
+        private boolean verifyHostname = true;
+
+        public String getBundle()
+        {
+            return bundle;
+        }
+
+        public void setBundle(final String bundle)
+        {
+            this.bundle = bundle;
+        }
+
+        public boolean isVerifyHostname()
+        {
+            return verifyHostname;
+        }
+
+        public void setVerifyHostname(final boolean verifyHostname)
+        {
+            this.verifyHostname = verifyHostname;
         }
     }
 
@@ -414,6 +668,10 @@ public class XioProperties
 
         private final NamedRetry retry = new NamedRetry();
 
+        private final ClientCredentials credentials = new ClientCredentials();
+
+        private final ClientSsl ssl = new ClientSsl();
+
         public String getUri()
         {
             return uri;
@@ -465,6 +723,18 @@ public class XioProperties
         public NamedRetry getRetry()
         {
             return retry;
+        }
+
+        /** This client's credentials; none set: those of {@code xio.client.credentials}. */
+        public ClientCredentials getCredentials()
+        {
+            return credentials;
+        }
+
+        /** This client's TLS settings; no bundle set: those of {@code xio.client.ssl}. */
+        public ClientSsl getSsl()
+        {
+            return ssl;
         }
     }
 

@@ -38,7 +38,10 @@ class XioExceptionMappingTest
     private static void withClient(final ContextConsumer<AssertableApplicationContext> test,
         final String... clientProperties)
     {
-        runner(AccountsServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+        // The server discloses every failure, as for development: these tests are about what the client rebuilds
+        // (XioErrorDisclosureTest shows what the default hides).
+        runner(AccountsServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0",
+            "xio.server.error.include-message=always", "xio.server.error.include-exception=true")
             .run(server ->
             {
                 assertThat(server).hasNotFailed();

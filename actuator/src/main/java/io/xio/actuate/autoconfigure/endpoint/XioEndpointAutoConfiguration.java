@@ -4,6 +4,7 @@ import io.xio.actuate.endpoint.XioEndpoint;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -11,17 +12,37 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-/** The {@code xio} actuator endpoint, when Spring Boot Actuator is present and the endpoint is exposed. */
+import java.util.regex.Pattern;
+
+/**
+ * The {@code xio} actuator endpoint, when Spring Boot Actuator is present and the endpoint is exposed; and the
+ * masking of xio's client credentials in the {@code configprops} and {@code env} endpoints, even where they are
+ * set to show values.
+ */
 @AutoConfiguration(after = XioAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(XioEngine.class)
 public class XioEndpointAutoConfiguration
 {
+    /** The keys of client credentials, as the endpoints spell them (lower case). */
+    private static final Pattern CREDENTIALS = Pattern.compile("xio\\.clients?\\.(.+\\.)?credentials\\..+");
+
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
     public XioEndpoint xioEndpoint(final XioEngine engine)
     {
         return new XioEndpoint(engine);
+    }
+
+    /**
+     * Masks {@code xio.client.credentials.*} and {@code xio.clients.<name>.credentials.*}: Boot shows no values by
+     * default, but an application that shows them ({@code show-values: always}) still never shows these secrets,
+     * whatever their key ends with.
+     */
+    @Bean
+    public SanitizingFunction xioCredentialsSanitizingFunction()
+    {
+        return data -> CREDENTIALS.matcher(data.getLowerCaseKey()).matches() ? data.withSanitizedValue() : data;
     }
 }

@@ -95,6 +95,16 @@ public final class XioServerCall
         return request.metadata();
     }
 
+    /**
+     * The session the call arrived on: who it belongs to ({@link io.xio.engine.Session#principal()}, as the
+     * portal's acceptor decided at set-up) and what the transport proved about the peer
+     * ({@link io.xio.engine.Session#peer()}, such as its TLS certificate).
+     */
+    public io.xio.engine.Session session()
+    {
+        return request.session();
+    }
+
     /** Time left until the caller gives up ({@link Duration#ZERO} once passed), or null when it sent no deadline. */
     public Duration timeRemaining()
     {

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure.client;
 
 import io.xio.engine.RemoteException;
 import io.xio.spring.autoconfigure.error.XioErrorBody;
+import io.xio.spring.autoconfigure.error.XioErrorCode;
 
 import java.lang.reflect.Method;
 import java.util.Collection;
@@ -18,7 +19,8 @@ import java.util.stream.Collectors;
  * construct a class it did not agree to: the exact types the called method declares, the configured ones
  * ({@code xio.client.allowed-exceptions} and the client's own), and the JDK's common unchecked exceptions. A type
  * the method does not declare but that extends one it declares comes back as the nearest declared type (the
- * named class is loaded to learn that, never initialized). Anything else is an {@link XioRemoteException}; a
+ * named class is loaded to learn that, never initialized). Anything else is an {@link XioRemoteException} (an
+ * {@link XioAccessDeniedException} when the code says the caller was denied or not authenticated); a
  * rebuilt exception has one as its cause (or suppressed, if it has a cause of its own) saying where it came
  * from. Immutable.
  */
@@ -42,8 +44,11 @@ final class AllowedExceptions
     /** The failure of a call to {@code method} that {@code remote} reports, as the caller gets it. */
     Throwable rebuild(final RemoteException remote, final Method method)
     {
-        final XioRemoteException fromServer = new XioRemoteException(remote.remoteType(),
-            XioErrorBody.code(remote.remoteMessage()), XioErrorBody.message(remote.remoteMessage()), remote);
+        final XioErrorCode code = XioErrorBody.code(remote.remoteMessage());
+        final XioRemoteException fromServer = XioAccessDeniedException.applies(code)
+            ? new XioAccessDeniedException(remote.remoteType(), code, XioErrorBody.message(remote.remoteMessage()),
+                remote)
+            : new XioRemoteException(remote.remoteType(), code, XioErrorBody.message(remote.remoteMessage()), remote);
         final Class<?> type = allowed(remote.remoteType(), method);
         if (type == null)
         {

@@ -1,13 +1,17 @@
 package io.xio.spring.autoconfigure.client;
 
+import io.xio.engine.SessionOptions;
+import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioClientInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.FactoryBean;
+import org.springframework.boot.ssl.SslBundles;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -53,9 +57,10 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         String address = uri;
         final List<Class<? extends Exception>> allowed = new ArrayList<>(properties.getClient().getAllowedExceptions());
         XioProperties.NamedRetry retry = null;
+        XioProperties.NamedClient settings = null;
         if (address == null || address.isEmpty())
         {
-            final XioProperties.NamedClient settings = namedClient(properties, name);
+            settings = namedClient(properties, name);
             if (settings == null || settings.getUri() == null)
             {
                 throw new XioClientConfigurationException(api, name);
@@ -66,14 +71,39 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             allowed.addAll(settings.getAllowedExceptions());
             retry = settings.getRetry();
         }
+        final String label = name == null || name.isEmpty() ? address : name;
+        final String prefix = "xio.clients." + name;
+        final SessionOptions options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections)
+            .withCredentials(CredentialsSource.of(label, settings == null ? null : settings.getCredentials(),
+                prefix + ".credentials", properties.getClient().getCredentials(),
+                () -> beans.getBeanProvider(XioCredentialsProvider.class).orderedStream().toList()))
+            .withTls(tls(settings, prefix, properties.getClient().getSsl(), address, beans));
         final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, address,
-            beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), timeout, connections,
+            beans.getBean(XioEngine.class), beans.getBean(XioCodec.class), options,
             beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
             new AllowedExceptions(allowed), RetryPolicy.of(properties.getClient().getRetry(), retry,
                 name == null || name.isEmpty() ? address : name),
             () -> beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
         beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
+    }
+
+    /**
+     * The TLS options of the client's SSL bundle, or null for none: its own (which needs a tls:// address), else
+     * for a tls:// address {@code xio.client.ssl}'s, so that one default serves the tls clients among others.
+     */
+    private static TlsOptions tls(final XioProperties.NamedClient settings, final String prefix,
+        final XioProperties.ClientSsl defaults, final String address, final BeanFactory beans)
+    {
+        final boolean own = settings != null && settings.getSsl().getBundle() != null;
+        final XioProperties.ClientSsl ssl = own ? settings.getSsl() : defaults;
+        if (ssl.getBundle() == null || !own && !"tls".equals(io.xio.engine.XioUri.parse(address).scheme()))
+        {
+            return null;
+        }
+        return XioSslBundles.tlsOptions(beans.getBeanProvider(SslBundles.class).getIfAvailable(),
+            own ? prefix + ".ssl.bundle" : "xio.client.ssl.bundle", ssl.getBundle(), address)
+            .withVerifyHostname(ssl.isVerifyHostname());
     }
 
     /** The client's settings, matching names the way relaxed binding spells them (orderService, order-service). */

@@ -65,7 +65,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     private volatile String lastFailure;
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
-        final XioCodec codec, final Duration timeout, final int connections, final XioInstrumentation instrumentation,
+        final XioCodec codec, final SessionOptions options, final XioInstrumentation instrumentation,
         final AllowedExceptions allowedExceptions, final RetryPolicy retry,
         final java.util.function.Supplier<List<XioClientInterceptor>> interceptors)
     {
@@ -76,8 +76,8 @@ final class XioClientInvocationHandler implements InvocationHandler
         this.uri = uri;
         this.engine = engine;
         this.codec = codec;
-        this.timeout = timeout;
-        this.options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections);
+        this.timeout = options.timeout();
+        this.options = options;
         final XioUri address = XioUri.parse(uri);
         this.resource = address.resource();
         this.interceptorSource = interceptors;

@@ -422,9 +422,11 @@ public final class ServiceDispatcher implements RequestHandler
             else if (failure != null)
             {
                 message.close();
-                fail(request, failedAs == XioCallOutcome.SERVICE_ERROR ? handlers.answer(failure)
-                    : XioExceptionHandlers.unmapped(failure, failure instanceof NoSuchMethodException
-                        ? XioErrorCode.UNIMPLEMENTED : XioErrorCode.INTERNAL));
+                fail(request, failedAs == XioCallOutcome.SERVICE_ERROR
+                    ? handlers.answer(failure, method == null ? null : method.method())
+                    : failure instanceof NoSuchMethodException // xio's own words
+                        ? XioExceptionHandlers.unmapped(failure, XioErrorCode.UNIMPLEMENTED)
+                        : handlers.internal(failure, XioErrorCode.INTERNAL)); // could not decode, say
             }
             else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
             {
@@ -450,7 +452,7 @@ public final class ServiceDispatcher implements RequestHandler
             message.close();
             try
             {
-                fail(request, XioExceptionHandlers.unmapped(ex, XioErrorCode.INTERNAL)); // could not encode, say
+                fail(request, handlers.internal(ex, XioErrorCode.INTERNAL)); // could not encode, say
             }
             catch (final IllegalStateException answeredAlready)
             {

@@ -4,6 +4,9 @@ import io.xio.annotation.XioExceptionHandler;
 import io.xio.annotation.XioServiceAdvice;
 import io.xio.spring.autoconfigure.error.XioError;
 import io.xio.spring.autoconfigure.error.XioErrorCode;
+import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.ExceptionDepthComparator;
 import org.springframework.core.MethodIntrospector;
@@ -20,19 +23,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The {@link XioExceptionHandler} methods that apply to one service, the service's own first, then those of the
  * {@link XioServiceAdvice} beans advising it in their order: maps an exception a service method threw to the
  * error its caller gets, as Spring MVC's {@code @ExceptionHandler} and {@code @ControllerAdvice} do. The first
  * bean with a handler for the exception's type or a supertype answers, with its handler for the nearest one.
+ * A failure nobody chose to expose (no handler answered, and the called method does not declare its type) goes out
+ * as its {@link XioErrorDisclosure} allows, by default with a generic message and an error id that the server's
+ * log line for it, with the stack trace, also carries.
  * Built at start-up, where a malformed handler fails naming itself; thread-safe (used by whichever thread answers
  * a call, on a failure only).
  */
 public final class XioExceptionHandlers
 {
-    /** No handlers: every failure is answered unmapped. */
-    public static final XioExceptionHandlers NONE = new XioExceptionHandlers(List.of());
+    private static final Logger LOG = LoggerFactory.getLogger(XioExceptionHandlers.class);
+
+    /** No handlers: a failure is answered as declared, or hidden. */
+    public static final XioExceptionHandlers NONE = new XioExceptionHandlers("?", List.of(),
+        XioErrorDisclosure.HIDDEN);
 
     /**
      * What a failure is answered with.
@@ -44,21 +54,34 @@ public final class XioExceptionHandlers
     {
     }
 
+    private final String resource;
     private final List<BeanHandlers> beans;
+    private final XioErrorDisclosure disclosure;
     /** The handler chosen for each exception class met so far, empty when none applies. */
     private final Map<Class<?>, Optional<Handler>> chosen = new ConcurrentHashMap<>();
 
-    private XioExceptionHandlers(final List<BeanHandlers> beans)
+    private XioExceptionHandlers(final String resource, final List<BeanHandlers> beans,
+        final XioErrorDisclosure disclosure)
     {
+        this.resource = resource;
         this.beans = beans;
+        this.disclosure = disclosure;
+    }
+
+    /** As {@link #of(Object, String, Class, List, XioErrorDisclosure)}, hiding what nobody chose to expose. */
+    public static XioExceptionHandlers of(final Object service, final String resource, final Class<?> api,
+        final List<Object> advices)
+    {
+        return of(service, resource, api, advices, XioErrorDisclosure.HIDDEN);
     }
 
     /**
      * The handlers of the service exported as {@code resource} (the bean {@code service}, exporting {@code api}),
-     * then those of the {@code advices} that advise it, ordered by {@code @Order}.
+     * then those of the {@code advices} that advise it, ordered by {@code @Order}; what none answers and the
+     * method does not declare goes out as {@code disclosure} allows.
      */
     public static XioExceptionHandlers of(final Object service, final String resource, final Class<?> api,
-        final List<Object> advices)
+        final List<Object> advices, final XioErrorDisclosure disclosure)
     {
         final List<BeanHandlers> beans = new ArrayList<>();
         final Class<?> serviceType = AopUtils.getTargetClass(service);
@@ -74,21 +97,30 @@ public final class XioExceptionHandlers
                 add(beans, advice);
             }
         }
-        return beans.isEmpty() ? NONE : new XioExceptionHandlers(List.copyOf(beans));
+        return new XioExceptionHandlers(resource, List.copyOf(beans), disclosure);
     }
 
-    /** A failure with no handler: its own type and message, with {@code code}. */
+    /**
+     * A failure xio itself words for the caller (a refusal while shutting down, a method that does not exist): its
+     * own type and message, with {@code code}. Not for exceptions whose text someone else wrote.
+     */
     public static Answer unmapped(final Throwable failure, final XioErrorCode code)
     {
         return new Answer(failure.getClass().getName(), XioError.of(code, failure.getMessage()));
     }
 
-    /**
-     * What a failure thrown by the service's method is answered with: its handler's error, else (no handler, or
-     * it returned null) the failure unmapped with UNKNOWN; a handler that throws answers with what it threw,
-     * unmapped.
-     */
+    /** As {@link #answer(Throwable, Method)} when the method called is not known. */
     public Answer answer(final Throwable failure)
+    {
+        return answer(failure, null);
+    }
+
+    /**
+     * What a failure thrown by the service's {@code method} (or an interceptor around it) is answered with: its
+     * handler's error; else (no handler, it returned null, or it threw) the failure with UNKNOWN, with its type and
+     * message when {@code method} declares its type, otherwise as the disclosure allows.
+     */
+    public Answer answer(final Throwable failure, final Method method)
     {
         final Class<?> type = failure.getClass();
         Optional<Handler> handler = chosen.get(type);
@@ -96,7 +128,53 @@ public final class XioExceptionHandlers
         {
             handler = chosen.computeIfAbsent(type, this::choose);
         }
-        return handler.isPresent() ? handler.get().answer(failure) : unmapped(failure, XioErrorCode.UNKNOWN);
+        Throwable unanswered = failure;
+        if (handler.isPresent())
+        {
+            final Object outcome = handler.get().invoke(failure);
+            if (outcome instanceof XioError error)
+            {
+                return new Answer(failure.getClass().getName(), error);
+            }
+            unanswered = outcome instanceof Throwable thrown ? thrown : failure; // it declined, or threw another
+        }
+        return declared(unanswered, method) ? unmapped(unanswered, XioErrorCode.UNKNOWN)
+            : undisclosed(unanswered, XioErrorCode.UNKNOWN, method);
+    }
+
+    /**
+     * A failure of xio's own work on a call that nobody worded for the caller (its arguments could not be decoded,
+     * its result could not be encoded): {@code code}, and only what the disclosure allows.
+     */
+    public Answer internal(final Throwable failure, final XioErrorCode code)
+    {
+        return undisclosed(failure, code, null);
+    }
+
+    private static boolean declared(final Throwable failure, final Method method)
+    {
+        if (method != null)
+        {
+            for (final Class<?> type : method.getExceptionTypes())
+            {
+                if (type.isInstance(failure))
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Logs the failure with its stack trace and an error id, and answers with what the disclosure allows. */
+    private Answer undisclosed(final Throwable failure, final XioErrorCode code, final Method method)
+    {
+        final String errorId = String.format("%010x", ThreadLocalRandom.current().nextLong() >>> 24); // 40 bits
+        LOG.error("xio call to {}{} failed, error id {} ({})", resource, method == null ? "" : "." + method.getName(),
+            errorId, code, failure);
+        return new Answer(disclosure.includeException() ? failure.getClass().getName() : XioErrorDisclosure.HIDDEN_TYPE,
+            XioError.of(code, disclosure.includeMessage() ? failure.getMessage()
+                : XioErrorDisclosure.genericMessage(errorId)));
     }
 
     private Optional<Handler> choose(final Class<?> thrown)
@@ -223,23 +301,21 @@ public final class XioExceptionHandlers
             this.method = method;
         }
 
-        Answer answer(final Throwable failure)
+        /** The handler's error, null, or the exception it threw (declined, or answered with another type). */
+        Object invoke(final Throwable failure)
         {
-            final Object error;
             try
             {
-                error = method.getParameterCount() == 0 ? method.invoke(bean) : method.invoke(bean, failure);
+                return method.getParameterCount() == 0 ? method.invoke(bean) : method.invoke(bean, failure);
             }
             catch (final InvocationTargetException ex)
             {
-                return unmapped(ex.getCause(), XioErrorCode.UNKNOWN); // declined, or answered with another type
+                return ex.getCause();
             }
             catch (final IllegalAccessException ex)
             {
                 throw new IllegalStateException(ex);
             }
-            return error == null ? unmapped(failure, XioErrorCode.UNKNOWN)
-                : new Answer(failure.getClass().getName(), (XioError)error);
         }
     }
 }

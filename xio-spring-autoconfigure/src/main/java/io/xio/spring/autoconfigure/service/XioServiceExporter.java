@@ -6,15 +6,19 @@ import io.xio.engine.Portal;
 import io.xio.engine.QueueingHandler;
 import io.xio.engine.Redirectors;
 import io.xio.engine.SessionAcceptor;
+import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -32,7 +36,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Once the application context is refreshed: registers every {@code @XioService} bean with the engine (its
  * failures mapped by its own and the {@code @XioServiceAdvice} beans' exception handlers) and binds the
- * configured portals (the first one redirecting over the others when a redirect policy is set).
+ * configured portals (the first one redirecting over the others when a redirect policy is set; tls:// ones with
+ * their SSL bundle's key material, reloaded for new connections when the bundle is).
  * On shutdown: closes the portals, lets calls in flight finish within {@code xio.shutdown.grace-period}.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
@@ -45,6 +50,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final XioProperties properties;
     private final XioInstrumentation instrumentation;
     private final List<XioServerInterceptor> interceptors;
+    private final SessionAcceptor acceptor;
+    private final SslBundles sslBundles;
+    private final Map<Integer, TlsOptions> portalTls = new java.util.HashMap<>();
     private final ExecutorService worker = workerExecutor();
     private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
@@ -61,6 +69,20 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final XioProperties properties, final XioInstrumentation instrumentation,
         final List<XioServerInterceptor> interceptors)
     {
+        this(context, engine, codec, properties, instrumentation, interceptors, SessionAcceptor.DEFAULT, null);
+    }
+
+    /**
+     * As above, the portals deciding on session set-ups with {@code acceptor} (such as one that authenticates; a
+     * first portal that redirects over the others redirects instead, and the portal a client lands on decides),
+     * and taking their SSL bundles ({@code xio.portals[n].ssl.bundle}) from {@code sslBundles} (null: none).
+     */
+    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
+        final XioProperties properties, final XioInstrumentation instrumentation,
+        final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles)
+    {
+        this.acceptor = acceptor;
+        this.sslBundles = sslBundles;
         this.instrumentation = instrumentation;
         this.interceptors = List.copyOf(interceptors);
         this.context = context;
@@ -105,6 +127,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private void export()
     {
         final List<Object> advices = List.copyOf(context.getBeansWithAnnotation(XioServiceAdvice.class).values());
+        final XioProperties.Error error = properties.getServer().getError();
+        final XioErrorDisclosure disclosure = new XioErrorDisclosure(
+            error.getIncludeMessage() == XioProperties.IncludeMessage.ALWAYS, error.isIncludeException());
         for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
         {
             final Object target = bean.getValue();
@@ -121,7 +146,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final XioProperties.Service bounds = properties.getServer().getServices().get(resource);
             final int maxConcurrent = maxConcurrentCalls(resource, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
-                settings.dispatch(), worker, instrumentation, XioExceptionHandlers.of(target, resource, api, advices),
+                settings.dispatch(), worker, instrumentation,
+                XioExceptionHandlers.of(target, resource, api, advices, disclosure),
                 maxConcurrent, maxQueuedCalls(resource, bounds),
                 interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList());
             dispatchers.add(dispatcher);
@@ -139,7 +165,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         for (int i = configured.size() - 1; i >= 0; i--) // the first portal last: it may redirect to the others
         {
             final String uri = configured.get(i).getUri();
-            SessionAcceptor acceptor = SessionAcceptor.DEFAULT;
+            SessionAcceptor acceptor = this.acceptor;
             if (i == 0 && configured.size() > 1 && properties.getServer().getRedirect() != XioProperties.Redirect.NONE)
             {
                 final List<XioUri> targets = portals.stream().map(Portal::uri).toList();
@@ -147,8 +173,29 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     ? Redirectors.roundRobin(targets)
                     : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode());
             }
-            portals.add(0, engine.bind(uri, acceptor));
+            final TlsOptions tls = tls(configured.get(i), i);
+            portals.add(0, tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls));
         }
+    }
+
+    /**
+     * The TLS options of the portal's SSL bundle, or null when it names none; made once per portal, so that a
+     * restart does not register the bundle's reload handler again. Fails naming the property it cannot apply.
+     */
+    private TlsOptions tls(final XioProperties.Portal portal, final int index)
+    {
+        if (portal.getSsl().getBundle() == null)
+        {
+            return null;
+        }
+        return portalTls.computeIfAbsent(index, i -> XioSslBundles.tlsOptions(sslBundles,
+            "xio.portals[" + i + "].ssl.bundle", portal.getSsl().getBundle(), portal.getUri())
+            .withClientAuth(switch (portal.getSsl().getClientAuth())
+            {
+                case NONE -> TlsOptions.ClientAuth.NONE;
+                case WANT -> TlsOptions.ClientAuth.WANT;
+                case NEED -> TlsOptions.ClientAuth.REQUIRE;
+            }));
     }
 
     /** The bound on a service's calls running at once, 0 for none; fails naming the property it cannot apply. */

@@ -33,7 +33,10 @@ public interface KvStore extends Repo<KvStore.Order>
 
     int add(int a, int b);
 
-    String failWith(String message);
+    /** Throws IllegalArgumentException with the message: declared, so its caller sees both. */
+    String failWith(String message) throws IllegalArgumentException;
+
+    /** Throws an exception it does not declare: its caller sees neither its type nor its message. */
 
     String failStrangely();
 

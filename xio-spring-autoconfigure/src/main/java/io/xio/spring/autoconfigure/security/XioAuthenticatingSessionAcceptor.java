@@ -1,0 +1,110 @@
+package io.xio.spring.autoconfigure.security;
+
+import io.xio.engine.SessionAcceptor;
+import io.xio.engine.SetupDecision;
+import io.xio.engine.SetupRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The portals' {@link SessionAcceptor} when Spring Security is configured: reads what a set-up presents with the
+ * first {@link XioAuthenticationExtractor} that finds something, has the {@link AuthenticationManager} check it,
+ * and accepts the session as the resulting {@link Authentication} (then the {@code SecurityContext} of every call
+ * on it), or refuses it as unauthenticated: the client learns only that authentication failed, the reason goes to
+ * the server's log (rate-limited by the engine). A set-up that presents nothing is refused when authentication is
+ * required, else accepted as anonymous.
+ *
+ * <p>Runs on the portal's context thread, inside the set-up, like every acceptor: the engine's API is synchronous
+ * and the context serves every other session of its portal meanwhile. So the manager must not block: a
+ * {@code JwtDecoder} with a local key, or a JWK set that is cached (and refreshed before it expires), an in-memory
+ * or cached user store. A password hash is CPU work that the set-up pays once per session, not per call; a
+ * deliberately slow one (bcrypt at a high cost) holds the context as long. An authentication that took longer than
+ * {@link #SLOW_NANOS} is logged, at most once a minute, naming the time it took.
+ *
+ * <p>Thread-safe; called on context threads.
+ */
+public final class XioAuthenticatingSessionAcceptor implements SessionAcceptor
+{
+    /** An authentication slower than this is worth a warning: the context served nothing else meanwhile. */
+    public static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private static final Logger LOG = LoggerFactory.getLogger(XioAuthenticatingSessionAcceptor.class);
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final List<XioAuthenticationExtractor> extractors;
+    private final AuthenticationManager manager;
+    private final boolean requireAuthentication;
+    private final AtomicLong lastSlowWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+
+    /**
+     * @param extractors in the order they are asked
+     * @param manager checks what an extractor found
+     * @param requireAuthentication whether a set-up that presents nothing is refused
+     */
+    public XioAuthenticatingSessionAcceptor(final List<XioAuthenticationExtractor> extractors,
+        final AuthenticationManager manager, final boolean requireAuthentication)
+    {
+        this.extractors = List.copyOf(extractors);
+        this.manager = manager;
+        this.requireAuthentication = requireAuthentication;
+    }
+
+    @Override
+    public SetupDecision onSetup(final SetupRequest request)
+    {
+        final long start = System.nanoTime();
+        try
+        {
+            for (final XioAuthenticationExtractor extractor : extractors)
+            {
+                final Authentication presented = extractor.extract(request);
+                if (presented != null)
+                {
+                    final Authentication authenticated = manager.authenticate(presented);
+                    if (authenticated == null || !authenticated.isAuthenticated())
+                    {
+                        return SetupDecision.unauthenticated(kind(presented) + " not authenticated");
+                    }
+                    return SetupDecision.accept(authenticated);
+                }
+            }
+            return requireAuthentication ? SetupDecision.unauthenticated("no credentials presented (credentials: " +
+                request.credentials() + ", client certificate: " + (request.peer() != null &&
+                request.peer().certificate() != null) + ")") : SetupDecision.accept();
+        }
+        catch (final AuthenticationException ex)
+        {
+            // Its message is for the server's log only (ServerHandshake sends "authentication failed").
+            return SetupDecision.unauthenticated(ex.getClass().getSimpleName() + ": " + ex.getMessage());
+        }
+        finally
+        {
+            warnIfSlow(System.nanoTime() - start);
+        }
+    }
+
+    private static String kind(final Authentication presented)
+    {
+        return presented.getClass().getSimpleName();
+    }
+
+    private void warnIfSlow(final long tookNanos)
+    {
+        final long now = System.nanoTime();
+        final long last = lastSlowWarning.get();
+        if (tookNanos > SLOW_NANOS && now - last >= WARN_INTERVAL_NANOS && lastSlowWarning.compareAndSet(last, now))
+        {
+            LOG.warn("authenticating a session set-up took {} ms on the portal's context thread ({}), which served " +
+                "nothing else meanwhile: use an AuthenticationManager that does not block (a JwtDecoder with a " +
+                "local or cached key, a cached user store)", TimeUnit.NANOSECONDS.toMillis(tookNanos),
+                Thread.currentThread().getName());
+        }
+    }
+}
