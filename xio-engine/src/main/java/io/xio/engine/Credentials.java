@@ -60,7 +60,7 @@ public sealed interface Credentials
         @Override
         public String toString()
         {
-            return "password(" + username + ", redacted)";
+            return "password(redacted)"; // users mistype their password into the user name field too
         }
     }
 }

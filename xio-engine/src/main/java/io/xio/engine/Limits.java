@@ -38,6 +38,13 @@ import java.time.Duration;
  *                                {@link SetupDecision#accept(java.security.Principal)}), all peers together
  * @param maxInFlightPerPrincipal most calls executing at once for one principal, all its sessions together; a call
  *                                over it is answered BACK_PRESSURE, as one over a session's {@code maxInFlight} is
+ * @param maxAuthenticationFailuresPerHost failed authentications (the acceptor said
+ *                                         {@link SetupDecision#unauthenticated}, or threw) one peer host may have at
+ *                                         one portal within {@code authenticationFailureInterval}; its further set-ups
+ *                                         there are refused without asking the acceptor until that interval has passed.
+ *                                         All clients behind one NAT or proxy share the host's tries, and an IPv6 host
+ *                                         counts as its /64: raise it where many clients come through one address
+ * @param authenticationFailureInterval how long a host's failed authentications count, from its first
  */
 public record Limits(
     int maxMessageBytes,
@@ -61,7 +68,9 @@ public record Limits(
     long maxRetainedBytesPerSession,
     long maxRetainedBytes,
     int maxSessionsPerPrincipal,
-    int maxInFlightPerPrincipal)
+    int maxInFlightPerPrincipal,
+    int maxAuthenticationFailuresPerHost,
+    Duration authenticationFailureInterval)
 {
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
@@ -72,11 +81,13 @@ public record Limits(
      * call context (metadata) per call, as gRPC allows by default; larger responses kept until acknowledged up to
      * 64 MiB per session and 512 MiB per engine; 1024 sessions and 65536 executing calls per principal (a
      * principal is often a whole service's identity, shared by all its instances: these stop one stolen or runaway
-     * identity from taking the engine, not a busy one from working).
+     * identity from taking the engine, not a busy one from working); 8 failed authentications per host and portal
+     * in 10 s (more than a client with a wrong or expired token makes: it fails at its first set-up and reports it).
      */
     public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
         64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
-        16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20, 1024, 65536);
+        16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20, 1024, 65536, 8,
+        Duration.ofSeconds(10));
 
     public Limits
     {
@@ -120,6 +131,8 @@ public record Limits(
         positive("maxMetadataBytes", maxMetadataBytes);
         positive("maxSessionsPerPrincipal", maxSessionsPerPrincipal);
         positive("maxInFlightPerPrincipal", maxInFlightPerPrincipal);
+        positive("maxAuthenticationFailuresPerHost", maxAuthenticationFailuresPerHost);
+        positive("authenticationFailureInterval", authenticationFailureInterval);
         if (maxMetadataBytes > 0xFFFF)
         {
             throw new IllegalArgumentException("maxMetadataBytes must be <= 65535, was " + maxMetadataBytes);
@@ -235,6 +248,16 @@ public record Limits(
         return copy().maxInFlightPerPrincipal(value).build();
     }
 
+    public Limits withMaxAuthenticationFailuresPerHost(final int value)
+    {
+        return copy().maxAuthenticationFailuresPerHost(value).build();
+    }
+
+    public Limits withAuthenticationFailureInterval(final Duration value)
+    {
+        return copy().authenticationFailureInterval(value).build();
+    }
+
     private Copy copy()
     {
         return new Copy(this);
@@ -281,6 +304,8 @@ public record Limits(
         private long maxRetainedBytes;
         private int maxSessionsPerPrincipal;
         private int maxInFlightPerPrincipal;
+        private int maxAuthenticationFailuresPerHost;
+        private Duration authenticationFailureInterval;
 
         Copy(final Limits from)
         {
@@ -306,6 +331,8 @@ public record Limits(
             maxRetainedBytes = from.maxRetainedBytes;
             maxSessionsPerPrincipal = from.maxSessionsPerPrincipal;
             maxInFlightPerPrincipal = from.maxInFlightPerPrincipal;
+            maxAuthenticationFailuresPerHost = from.maxAuthenticationFailuresPerHost;
+            authenticationFailureInterval = from.authenticationFailureInterval;
         }
 
         Copy maxMessageBytes(final int value)
@@ -434,13 +461,26 @@ public record Limits(
             return this;
         }
 
+        Copy maxAuthenticationFailuresPerHost(final int value)
+        {
+            maxAuthenticationFailuresPerHost = value;
+            return this;
+        }
+
+        Copy authenticationFailureInterval(final Duration value)
+        {
+            authenticationFailureInterval = value;
+            return this;
+        }
+
         Limits build()
         {
             return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
                 retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,
                 minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
                 maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession, maxRetainedBytes,
-                maxSessionsPerPrincipal, maxInFlightPerPrincipal);
+                maxSessionsPerPrincipal, maxInFlightPerPrincipal, maxAuthenticationFailuresPerHost,
+                authenticationFailureInterval);
         }
     }
 }

@@ -60,9 +60,19 @@ final class ClientHandshake
         final byte[] body;
         try
         {
+            final io.xio.engine.Credentials credentials = credentials();
+            final String weakened = hops == 0 || credentials == io.xio.engine.Credentials.NONE ||
+                session.credentialsOnRedirect ? null : weakenedBy(session.uri, address);
+            if (weakened != null)
+            {
+                retrySetup(new XioException("session to " + session.uri + " was redirected to " + address.endpoint() +
+                    ", " + weakened + ": its credentials are not sent there (SessionOptions" +
+                    ".withCredentialsOnRedirect(true) allows it)"), hops, alternatives);
+                return;
+            }
             body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource)
                 .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
-                .i32(session.engine.limits.dedupWindow()), session.engine.limits).credentials(credentials())
+                .i32(session.engine.limits.dedupWindow()), session.engine.limits).credentials(credentials)
                 .toBytes();
         }
         catch (final XioException | IllegalArgumentException ex)
@@ -145,6 +155,36 @@ final class ClientHandshake
         return credentials;
     }
 
+    /**
+     * How a redirect from where the session was {@code opened} to {@code target} would weaken the protection of the
+     * credentials sent there, in words; null if it does not. Leaving tls for another scheme sends them in the clear
+     * (or over rdma, which has no encryption); leaving the machine ({@code shm}, {@code local}) for the network sends
+     * them over a wire; another host is a server the application did not choose, named by the server (or whoever
+     * answered in its place). Between local schemes and to another port of the same host they go.
+     */
+    static String weakenedBy(final XioUri opened, final XioUri target)
+    {
+        if ("tls".equals(opened.scheme()) && !"tls".equals(target.scheme()))
+        {
+            return "from tls to " + target.scheme();
+        }
+        final boolean local = isLocal(opened.scheme());
+        if (local && !isLocal(target.scheme()))
+        {
+            return "from the local " + opened.scheme() + " transport to the network";
+        }
+        if (!local && !opened.host().equalsIgnoreCase(target.host()))
+        {
+            return "another host than " + opened.host();
+        }
+        return null;
+    }
+
+    private static boolean isLocal(final String scheme)
+    {
+        return "shm".equals(scheme) || "local".equals(scheme);
+    }
+
     private void retrySetup(final Throwable cause, final int hops, final List<XioUri> alternatives)
     {
         if (!alternatives.isEmpty() && !lane.isClosed())
@@ -185,7 +225,9 @@ final class ClientHandshake
             case FrameType.SETUP_REJECT ->
             {
                 final String reason = body.string();
-                final boolean authentication = body.u8() == SetupCodec.REJECT_AUTHENTICATION;
+                // the code came after the reason; a server from before it sends none
+                final boolean authentication = (body.remaining() > 0 ? body.u8() : SetupCodec.REJECT_REFUSED) ==
+                    SetupCodec.REJECT_AUTHENTICATION;
                 c.releaseIfUnused();
                 session.refused(new SessionRejectedException(address.withResource(session.resource).toString(),
                     reason, authentication));

@@ -89,7 +89,8 @@ public final class EngineCore
         this.clientInterceptors = new ClientInterceptorChain(settings.clientInterceptors());
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
-        this.authenticationFailures = new AuthenticationFailures(clock);
+        this.authenticationFailures = new AuthenticationFailures(clock, limits.maxAuthenticationFailuresPerHost(),
+            limits.authenticationFailureInterval().toNanos());
         for (final EventLoop loop : loops)
         {
             loop.refusalsTo(refusals::refused);

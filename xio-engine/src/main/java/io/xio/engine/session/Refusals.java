@@ -31,6 +31,15 @@ final class Refusals
     /** Counts a refusal of {@code kind} to the peer at {@code remoteAddress}, and logs {@code detail} if due. */
     void refused(final PeerRefusal kind, final String remoteAddress, final String detail)
     {
+        refused(kind, remoteAddress, detail, null);
+    }
+
+    /**
+     * The same, logging {@code cause}'s stack trace with the line when one is due (a failure of the application's
+     * code, such as an acceptor that threw, which the log must show without a peer being able to flood it).
+     */
+    void refused(final PeerRefusal kind, final String remoteAddress, final String detail, final Throwable cause)
+    {
         counts.incrementAndGet(kind.ordinal());
         final String host = PeerCounts.hostOf(remoteAddress);
         if (lastLogged.size() > MAX_TRACKED_HOSTS)
@@ -54,11 +63,11 @@ final class Refusals
         if (suppressed > 0)
         {
             LOG.warn("refused {} {}: {} ({} more refusals of this host not logged in the last second)", kind,
-                remoteAddress, detail, suppressed);
+                remoteAddress, detail, suppressed, cause);
         }
         else
         {
-            LOG.warn("refused {} {}: {}", kind, remoteAddress, detail);
+            LOG.warn("refused {} {}: {}", kind, remoteAddress, detail, cause);
         }
     }
 

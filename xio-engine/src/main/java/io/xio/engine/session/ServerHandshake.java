@@ -61,9 +61,12 @@ final class ServerHandshake
         final int clientMaxInFlight = body.i32();
         final int clientDedupWindow = body.i32();
         final CallAdmission.Announced clientSizes = CallAdmission.Announced.read(body);
-        final Credentials credentials = body.credentials();
+        // A SETUP of a client from before credentials ends here: it presents none.
+        final Credentials credentials = body.remaining() > 0 ? body.credentials() : Credentials.NONE;
         final String host = connection.peerHost();
-        final AuthenticationFailures.Verdict verdict = engine.authenticationFailures.check(host);
+        final String failuresKey = AuthenticationFailures.key(portal.uri().endpoint().toString(), host);
+        final Limits limits = engine.limits;
+        final AuthenticationFailures.Verdict verdict = engine.authenticationFailures.check(failuresKey);
         if (verdict != AuthenticationFailures.Verdict.ASK)
         {
             // Refused unasked: the acceptor (an identity provider's round trip, a password hash) is not a host's to
@@ -72,8 +75,8 @@ final class ServerHandshake
             {
                 engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
                     excerpt(resource) + "' refused without asking the acceptor: " + host + " failed to " +
-                    "authenticate " + AuthenticationFailures.MAX_FAILURES + " times within " +
-                    AuthenticationFailures.INTERVAL_NANOS / 1_000_000_000L + " s (further ones not logged)");
+                    "authenticate " + limits.maxAuthenticationFailuresPerHost() + " times at " + portal.uri() +
+                    " within " + limits.authenticationFailureInterval() + " (further ones not logged)");
             }
             else
             {
@@ -96,8 +99,11 @@ final class ServerHandshake
         }
         catch (final RuntimeException ex)
         {
-            LOG.warn("acceptor of {} failed on {}", portal.uri(), request, ex);
-            decision = SetupDecision.reject("the server failed to decide");
+            // Bad credentials (a JwtDecoder's BadJwtException) or a bug: either way it counts toward the host's
+            // failures, or a throwing acceptor would let a host guess without limit; and its stack trace is logged
+            // at most once a second per host, or a peer could flood the log with it.
+            unauthenticated(token, resource, credentials, host, failuresKey, "the acceptor threw " + ex, ex);
+            return;
         }
         if (decision instanceof SetupDecision.Accept accept)
         {
@@ -105,13 +111,7 @@ final class ServerHandshake
         }
         else if (decision instanceof SetupDecision.Unauthenticated unauthenticated)
         {
-            final boolean usedUp = engine.authenticationFailures.failed(host);
-            engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
-                excerpt(resource) + "' not authenticated (" + credentials + "): " + unauthenticated.detail() +
-                (usedUp ? "; " + host + " failed " + AuthenticationFailures.MAX_FAILURES + " times now, its " +
-                "set-ups are refused unasked for the rest of " + AuthenticationFailures.INTERVAL_NANOS /
-                1_000_000_000L + " s" : ""));
-            reject(token, UNAUTHENTICATED, SetupCodec.REJECT_AUTHENTICATION);
+            unauthenticated(token, resource, credentials, host, failuresKey, unauthenticated.detail(), null);
         }
         else if (decision instanceof SetupDecision.Reject reject)
         {
@@ -124,6 +124,20 @@ final class ServerHandshake
             connection.sendControl(FrameType.SETUP_REDIRECT, 0, 0, token, 0,
                 new SetupCodec.Writer().strings(uris).toBytes());
         }
+    }
+
+    /** The acceptor said unauthenticated, or threw ({@code cause}): counted toward the host's failures, refused. */
+    private void unauthenticated(final long token, final String resource, final Credentials credentials,
+        final String host, final String failuresKey, final String detail, final Throwable cause)
+    {
+        final Limits limits = engine.limits;
+        final boolean usedUp = engine.authenticationFailures.failed(failuresKey);
+        engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
+            excerpt(resource) + "' at " + portal.uri() + " not authenticated (" + credentials + "): " + detail +
+            (usedUp ? "; " + host + " failed " + limits.maxAuthenticationFailuresPerHost() + " times now, its " +
+            "set-ups there are refused unasked for the rest of " + limits.authenticationFailureInterval() : ""),
+            cause);
+        reject(token, UNAUTHENTICATED, SetupCodec.REJECT_AUTHENTICATION);
     }
 
     private void accept(final long token, final String resource, final Map<String, String> attributes,
@@ -153,14 +167,26 @@ final class ServerHandshake
             reject(token, BUSY);
             return;
         }
-        final Principals.Share share = principal == null ? null :
-            engine.principals.tryAcquire(principal, limits.maxSessionsPerPrincipal());
-        if (principal != null && share == null)
+        final String principalName;
+        try
+        {
+            principalName = principal == null ? null : String.valueOf(principal.getName());
+        }
+        catch (final RuntimeException ex)
+        {
+            engine.sessionsByPeer.release(host); // the principal is the application's code: it may throw
+            engine.refusals.refused(PeerRefusal.AUTHENTICATION, connection.remoteAddress(), "set-up for '" +
+                excerpt(resource) + "' accepted with a principal whose getName() threw " + ex, ex);
+            reject(token, "the server failed to decide");
+            return;
+        }
+        final Principals.Share share = principalName == null ? null :
+            engine.principals.tryAcquire(principalName, limits.maxSessionsPerPrincipal());
+        if (principalName != null && share == null)
         {
             engine.sessionsByPeer.release(host);
             engine.refusals.refused(PeerRefusal.SESSION_LIMIT, connection.remoteAddress(), "set-up over the limit " +
-                "of " + limits.maxSessionsPerPrincipal() + " sessions of principal '" +
-                excerpt(String.valueOf(principal.getName())) + "'");
+                "of " + limits.maxSessionsPerPrincipal() + " sessions of principal '" + excerpt(principalName) + "'");
             reject(token, BUSY);
             return;
         }

@@ -76,6 +76,8 @@ public final class SessionImpl implements Session
     io.xio.engine.TlsOptions tls;
     /** Asked for the credentials of each set-up (client side); see {@link SessionOptions#credentials()}. */
     java.util.function.Supplier<io.xio.engine.Credentials> credentials = () -> io.xio.engine.Credentials.NONE;
+    /** Whether credentials follow a redirect that weakens them; see {@link SessionOptions#credentialsOnRedirect()}. */
+    boolean credentialsOnRedirect;
     /** Who this (server) session belongs to, as its acceptor said; null for an anonymous one. */
     java.security.Principal principal;
     /** That principal's share of the per-principal limits; null for an anonymous session. */
@@ -135,6 +137,7 @@ public final class SessionImpl implements Session
             lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
         session.credentials = options.credentials();
+        session.credentialsOnRedirect = options.credentialsOnRedirect();
         session.lanes.set(lanes);
         engine.opened.add(session);
         final Lane first = lanes[0];

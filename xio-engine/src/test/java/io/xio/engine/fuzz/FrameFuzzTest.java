@@ -48,7 +48,7 @@ class FrameFuzzTest
     {
         final java.time.Duration second = java.time.Duration.ofSeconds(1);
         return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, 1, 1, 1, 0, 1, second, second, second, 1, 1, 1,
-            1, 1, 1, 1, 0, 0, 1, 1);
+            1, 1, 1, 1, 0, 0, 1, 1, 1, second);
     }
 
     private void checkAgainst(final byte[] input, final Limits limits)

@@ -4,6 +4,7 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionRejectedException;
+import io.xio.engine.XioUri;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -177,7 +178,8 @@ class ClientHandshakeTest
     {
         final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
         final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions
-            .DEFAULT.withCredentials(() -> io.xio.engine.Credentials.bearer("token-" + asked.incrementAndGet())));
+            .DEFAULT.withCredentials(() -> io.xio.engine.Credentials.bearer("token-" + asked.incrementAndGet()))
+            .withCredentialsOnRedirect(true));
         client.turn();
         final ScriptedWire.Link first = client.wire.last();
         assertThat(credentialsOf(first.sent(FrameType.SETUP).get(0))).isEqualTo(io.xio.engine.Credentials
@@ -192,6 +194,71 @@ class ClientHandshakeTest
         client.turn();
         assertThat(opening.join().id()).isEqualTo(5);
         assertThat(asked).hasValue(2);
+    }
+
+    @Test
+    void credentialsDoNotFollowARedirectToAnotherHostUnlessAllowed()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions
+            .DEFAULT.withCredentials(io.xio.engine.Credentials.bearer("secret-token")));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        first.deliver(PeerFrames.frame(FrameType.SETUP_REDIRECT, 0, 0, setupToken(first), 0,
+            new SetupCodec.Writer().strings(List.of("wire://elsewhere")).toBytes()));
+        client.turn();
+        assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(io.xio.engine.XioException.class)
+            .hasMessageContaining("another host than server").hasMessageContaining("withCredentialsOnRedirect")
+            .hasMessageNotContaining("secret-token");
+        assertThat(client.wire.links).as("elsewhere was not dialled").hasSize(1);
+    }
+
+    @Test
+    void credentialsFollowARedirectToAnotherPortOfTheSameHost()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions
+            .DEFAULT.withCredentials(io.xio.engine.Credentials.bearer("secret-token")));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        first.deliver(PeerFrames.frame(FrameType.SETUP_REDIRECT, 0, 0, setupToken(first), 0,
+            new SetupCodec.Writer().strings(List.of("wire://server:2")).toBytes()));
+        client.turn();
+        final ScriptedWire.Sent again = client.wire.last().sent(FrameType.SETUP).get(0);
+        assertThat(credentialsOf(again)).isEqualTo(io.xio.engine.Credentials.bearer("secret-token"));
+        client.wire.last().deliver(PeerFrames.setupAccept(again.requestId(), 5));
+        client.turn();
+        assertThat(opening.join().id()).isEqualTo(5);
+    }
+
+    @Test
+    void aRedirectWeakensCredentialsWhenItLeavesTlsOrTheMachineOrTheHost()
+    {
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("tls://h:1/x"), XioUri.parse("tcp://h:1")))
+            .isEqualTo("from tls to tcp");
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("tls://h:1/x"), XioUri.parse("rdma://h:1")))
+            .isEqualTo("from tls to rdma");
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("shm://kv/x"), XioUri.parse("tcp://kv:1")))
+            .contains("to the network");
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("tcp://h:1/x"), XioUri.parse("tcp://other:1")))
+            .contains("another host");
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("tls://h:1/x"), XioUri.parse("tls://other:1")))
+            .contains("another host");
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("tls://h:1/x"), XioUri.parse("tls://H:2"))).isNull();
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("tcp://h:1/x"), XioUri.parse("tls://h:2"))).isNull();
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("shm://kv/x"), XioUri.parse("shm://kv2"))).isNull();
+        assertThat(ClientHandshake.weakenedBy(XioUri.parse("shm://kv/x"), XioUri.parse("local://kv"))).isNull();
+    }
+
+    @Test
+    void aRejectWithoutItsCodeIsARefusal()
+    {
+        final CompletableFuture<Session> opening = open();
+        final ScriptedWire.Link link = client.wire.last();
+        link.deliver(PeerFrames.frame(FrameType.SETUP_REJECT, 0, 0, setupToken(link), 0,
+            new SetupCodec.Writer().string("an older server says no").toBytes()));
+        client.turn();
+        assertThat(opening.handle((s, ex) -> ex).join()).isInstanceOf(SessionRejectedException.class)
+            .hasMessageContaining("an older server says no")
+            .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isFalse());
     }
 
     @Test

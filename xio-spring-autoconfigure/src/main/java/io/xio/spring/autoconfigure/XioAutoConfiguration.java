@@ -72,6 +72,8 @@ public class XioAutoConfiguration
                 .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
                 .withMaxSessionsPerPrincipal(properties.getMaxSessionsPerPrincipal())
                 .withMaxInFlightPerPrincipal(properties.getMaxInFlightPerPrincipal())
+                .withMaxAuthenticationFailuresPerHost(properties.getMaxAuthenticationFailuresPerHost())
+                .withAuthenticationFailureInterval(properties.getAuthenticationFailureInterval())
                 .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
                 .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
                 .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes())

@@ -792,6 +792,16 @@ public class XioProperties
         /** Most calls executing at once for one authenticated principal, all its sessions together. */
         private int maxInFlightPerPrincipal = 65536;
 
+        /**
+         * Failed authentications one peer host may have at one portal within the authentication failure interval;
+         * further set-ups from it are refused there without asking the acceptor until the interval has passed. All
+         * clients behind one NAT or proxy share their host's tries (an IPv6 host counts as its /64).
+         */
+        private int maxAuthenticationFailuresPerHost = 8;
+
+        /** How long a host's failed authentications count, from its first. */
+        private Duration authenticationFailureInterval = Duration.ofSeconds(10);
+
         /** Most connections a portal holds open at once. */
         private int maxConnectionsPerPortal = 4096;
 
@@ -965,6 +975,26 @@ public class XioProperties
         public void setMaxInFlightPerPrincipal(final int maxInFlightPerPrincipal)
         {
             this.maxInFlightPerPrincipal = atLeastOne(maxInFlightPerPrincipal);
+        }
+
+        public int getMaxAuthenticationFailuresPerHost()
+        {
+            return maxAuthenticationFailuresPerHost;
+        }
+
+        public void setMaxAuthenticationFailuresPerHost(final int maxAuthenticationFailuresPerHost)
+        {
+            this.maxAuthenticationFailuresPerHost = atLeastOne(maxAuthenticationFailuresPerHost);
+        }
+
+        public Duration getAuthenticationFailureInterval()
+        {
+            return authenticationFailureInterval;
+        }
+
+        public void setAuthenticationFailureInterval(final Duration authenticationFailureInterval)
+        {
+            this.authenticationFailureInterval = positive(authenticationFailureInterval);
         }
 
         public int getMaxConnectionsPerPortal()

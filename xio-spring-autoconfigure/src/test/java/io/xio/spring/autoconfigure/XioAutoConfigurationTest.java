@@ -136,7 +136,8 @@ class XioAutoConfigurationTest
             "xio.limits.max-sessions-per-connection=7", "xio.limits.max-sessions-per-peer=8",
             "xio.limits.max-sessions-per-principal=4", "xio.limits.max-in-flight-per-principal=3",
             "xio.limits.max-connections-per-portal=6", "xio.limits.max-connections-per-peer=5",
-            "xio.limits.max-metadata-size=4KB",
+            "xio.limits.max-metadata-size=4KB", "xio.limits.max-authentication-failures-per-host=50",
+            "xio.limits.authentication-failure-interval=30s",
             "xio.limits.max-retained-size-per-session=3MB", "xio.limits.max-retained-size=0B").run(context ->
             {
                 final io.xio.engine.Limits limits = context.getBean(XioEngine.class).limits();
@@ -151,6 +152,8 @@ class XioAutoConfigurationTest
                 assertThat(limits.maxSessionsPerPeer()).isEqualTo(8);
                 assertThat(limits.maxSessionsPerPrincipal()).isEqualTo(4);
                 assertThat(limits.maxInFlightPerPrincipal()).isEqualTo(3);
+                assertThat(limits.maxAuthenticationFailuresPerHost()).isEqualTo(50);
+                assertThat(limits.authenticationFailureInterval()).hasSeconds(30);
                 assertThat(limits.maxConnectionsPerPortal()).isEqualTo(6);
                 assertThat(limits.maxConnectionsPerPeer()).isEqualTo(5);
                 assertThat(limits.maxMetadataBytes()).isEqualTo(4096);

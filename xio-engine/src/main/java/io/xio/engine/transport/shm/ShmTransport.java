@@ -36,7 +36,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.concurrent.ThreadLocalRandom;
@@ -48,23 +47,32 @@ import java.util.regex.Pattern;
  * The {@code shm} transport: connections between processes on one host through memory-mapped rings. A
  * portal {@code shm://name} listens on the Unix-domain socket {@code <dir>/xio-<name>/portal.sock}, in a directory
  * of its own created owner-only (0700; 0750 and the socket 0660 with a configured group), so no other user can
- * reach the socket, not even between its bind and its chmod. A client creates a ring file
- * {@code <dir>/xio-<name>-<pid>-<n>-<nonce>.ring} (0600, or 0660 in the portal's group when it is another user of
- * that group; its pages reserved up front), sends its file name over the socket, the server checks and maps it
- * and deletes it, and both keep the socket as doorbell and liveness signal. The portal admits only peers whose
- * process runs as its own user or with the configured group as its effective group: it reads the peer's
- * credentials from the socket ({@code SO_PEERCRED}, through {@code jdk.net.ExtendedSocketOptions}, no native
- * code) before reading anything else, and closes any other peer at once ({@code PEER_CREDENTIALS}); a ring file
- * must belong to the peer that names it. The peer's user is the link's {@link PeerIdentity#localUser()}, for an
- * acceptor to authenticate local peers by. Nothing is left in the directory once a handshake completes, nor of
- * the portal once it closes; a portal that finds a stale socket (no listener) or ring files of dead processes
- * cleans them up. Thread-safe.
+ * reach the socket, not even between its bind and its chmod. The client first checks whose portal it reached: the
+ * directory (not followed if it is a link) and the process listening on the socket ({@code SO_PEERCRED}) must be
+ * its own user or the configured portal owner, or another local user that took the name before the real portal
+ * bound it (or after it closed) would be handed the client's rings, credentials included. Then it creates a ring
+ * file and sends its name over the socket; the server checks and maps it, and both keep the socket as doorbell and
+ * liveness signal. For a portal of its own user the ring is {@code <dir>/xio-<name>-<pid>-<n>-<nonce>.ring}, 0600.
+ * For a portal of another user (group mode) the ring must be readable by the group, and a group-readable file in a
+ * directory everyone can list could be opened by any member of the group before the server took it; so it goes into
+ * a directory of the client's own, {@code xio-<name>-<pid>-<n>-<nonce>.d}, that the group may enter but not list
+ * (0710), under a name of 128 random bits that only the socket carries, in the client's own configured group (never
+ * whatever group the portal's directory shows). The portal admits only peers whose process runs as its own user or
+ * with the configured group as its effective group: it reads the peer's credentials from the socket ({@code
+ * SO_PEERCRED}, through {@code jdk.net.ExtendedSocketOptions}, no native code; a runtime without it cannot bind) before
+ * reading anything else, and closes any other peer at once ({@code PEER_CREDENTIALS}); a ring file (and its
+ * directory) must belong to the peer that names it. The peer's user is the link's {@link PeerIdentity#localUser()},
+ * for an acceptor to authenticate local peers by. Nothing is left once a handshake completes, nor of the portal once
+ * it closes; a portal that finds a stale socket (no listener) or ring files of dead processes cleans them up. A local
+ * user can still keep a portal from binding by creating its directory first (the bind fails naming that user):
+ * that is a denial of service, never a way in. Thread-safe.
  */
 public final class ShmTransport implements Transport
 {
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransport.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final AtomicLong RINGS = new AtomicLong();
+    private static final java.security.SecureRandom SECRET_NAMES = new java.security.SecureRandom();
     private static final int DEFAULT_CAPACITY = 4 << 20;
     private static final int MIN_CAPACITY = 64 << 10;
     private static final int MAX_CAPACITY = 256 << 20;
@@ -72,20 +80,31 @@ public final class ShmTransport implements Transport
 
     /** The system property naming the group the default transport's portals admit besides their own user. */
     public static final String GROUP_PROPERTY = "xio.shm.group";
+    /** The system property naming the user whose portals the default transport's clients trust besides their own. */
+    public static final String PORTAL_OWNER_PROPERTY = "xio.shm.portal-owner";
     private static final String SOCKET = "portal.sock";
 
     private final Path directory;
     private final int capacity;
-    /** The group whose members a portal admits besides its own user; null for none. */
+    /**
+     * The group whose members a portal admits besides its own user, and which a client shares its rings with when
+     * it connects to a portal of another user; null for none.
+     */
     private final String group;
+    /** The user whose portals a client connects to besides its own; null for its own only. */
+    private final String portalOwner;
+    /** This process's user as the file system names it; found at first use. */
+    private volatile UserPrincipal me;
 
     /**
      * Rings of 4 MiB per direction under {@code /dev/shm} (or the temp directory where there is none); portals admit
-     * their own user, and the group the system property {@value #GROUP_PROPERTY} names, if set.
+     * their own user, and the group the system property {@value #GROUP_PROPERTY} names, if set; clients connect to
+     * portals of their own user, and of the user the system property {@value #PORTAL_OWNER_PROPERTY} names, if set.
      */
     public ShmTransport()
     {
-        this(defaultDirectory(), DEFAULT_CAPACITY, System.getProperty(GROUP_PROPERTY));
+        this(defaultDirectory(), DEFAULT_CAPACITY, System.getProperty(GROUP_PROPERTY),
+            System.getProperty(PORTAL_OWNER_PROPERTY));
     }
 
     /**
@@ -105,6 +124,20 @@ public final class ShmTransport implements Transport
      */
     public ShmTransport(final Path directory, final int capacity, final String group)
     {
+        this(directory, capacity, group, null);
+    }
+
+    /**
+     * @param directory where sockets and ring files live: a memory-backed file system such as /dev/shm
+     * @param capacity bytes per ring and direction, a power of two from 64 KiB to 256 MiB
+     * @param group a group whose members (processes running with it as their effective group) a portal admits
+     * besides its own user, and the group a client shares its rings with when it connects to a portal of {@code
+     * portalOwner}; null or empty for none
+     * @param portalOwner the user whose portals a client connects to besides its own user's (a client of the group
+     * connecting to a service's portal); null or empty for its own user's only
+     */
+    public ShmTransport(final Path directory, final int capacity, final String group, final String portalOwner)
+    {
         if (!validCapacity(capacity))
         {
             throw new IllegalArgumentException("shm ring capacity must be a power of two from 64 KiB to 256 MiB, was " +
@@ -113,6 +146,7 @@ public final class ShmTransport implements Transport
         this.directory = directory.toAbsolutePath().normalize();
         this.capacity = capacity;
         this.group = group == null || group.isBlank() ? null : group.trim();
+        this.portalOwner = portalOwner == null || portalOwner.isBlank() ? null : portalOwner.trim();
     }
 
     private static boolean validCapacity(final int capacity)
@@ -164,13 +198,17 @@ public final class ShmTransport implements Transport
     {
         final String name = checkedName(address);
         final Path socket = socketPath(name);
-        removeStale(name, socket);
         final Path home = socket.getParent();
         final Admission admission;
         final ServerSocketChannel server;
         try
         {
-            admission = ownDirectory(home);
+            checkPeerCredentials();
+            // Ours (and no link) before anything in it is touched: a stale socket in another user's directory is not
+            // ours to probe or delete.
+            final UserPrincipal owner = ownDirectory(home);
+            removeStale(name, socket, owner);
+            admission = restrict(home, owner);
         }
         catch (final IOException | UnsupportedOperationException ex)
         {
@@ -180,6 +218,15 @@ public final class ShmTransport implements Transport
         try
         {
             server.bind(UnixDomainSocketAddress.of(socket));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // Nothing of ours to delete: the socket there (if any) is a portal's that bound first.
+            server.close();
+            throw new IOException("cannot bind shm portal " + address + " at " + socket + ": " + ex.getMessage(), ex);
+        }
+        try
+        {
             server.configureBlocking(false);
             // Nobody else can reach the socket yet: the directory lets only the owner (and the group) in.
             if (admission.group() != null)
@@ -193,11 +240,12 @@ public final class ShmTransport implements Transport
         catch (final IOException | UnsupportedOperationException ex)
         {
             server.close();
-            deleteQuietly(socket);
+            deleteQuietly(socket); // bound by us above
             deleteQuietly(home);
             throw new IOException("cannot bind shm portal " + address + " at " + socket + ": " + ex.getMessage(), ex);
         }
-        final Pattern rings = Pattern.compile(Pattern.quote("xio-" + name + "-") + "\\d+-\\d+-[0-9a-f]+\\.ring");
+        final Pattern rings = Pattern.compile(Pattern.quote("xio-" + name + "-") +
+            "\\d+-\\d+-[0-9a-f]+(\\.ring|\\.d/[0-9a-f]{32}\\.ring)");
         final SelectionKey key = server.register(context.selector(), SelectionKey.OP_ACCEPT, null);
         key.attach((SelectionHandler)selected ->
         {
@@ -253,7 +301,7 @@ public final class ShmTransport implements Transport
         /** The peer's user if it is admitted; throws {@link RefusedPeer} if it is not. */
         UserPrincipal admit(final SocketChannel channel) throws IOException
         {
-            final UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            final UnixDomainPrincipal peer = peerCredentials(channel);
             if (peer.user().equals(owner) || group != null && group.equals(peer.group()))
             {
                 return peer.user();
@@ -264,6 +312,45 @@ public final class ShmTransport implements Transport
         String describe()
         {
             return "user " + owner.getName() + (group != null ? " and group " + group.getName() : "");
+        }
+    }
+
+    /**
+     * The credentials of the process at the other end of {@code channel}, from the kernel. A runtime without the
+     * {@code jdk.net} module (a jlink image without it) fails here as an {@link IOException}, never an error that
+     * would end the context thread.
+     */
+    private static UnixDomainPrincipal peerCredentials(final SocketChannel channel) throws IOException
+    {
+        try
+        {
+            return channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        }
+        catch (final LinkageError | UnsupportedOperationException ex)
+        {
+            throw new IOException("cannot read the peer's credentials (SO_PEERCRED): " + ex, ex);
+        }
+    }
+
+    /**
+     * Fails unless this runtime reads a Unix-domain peer's credentials: a portal that could not check its peers'
+     * users must not bind, and finding out at the first peer would be too late.
+     */
+    private static void checkPeerCredentials() throws IOException
+    {
+        boolean supported;
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX))
+        {
+            supported = probe.supportedOptions().contains(ExtendedSocketOptions.SO_PEERCRED);
+        }
+        catch (final LinkageError | UnsupportedOperationException ex)
+        {
+            supported = false;
+        }
+        if (!supported)
+        {
+            throw new IOException("this Java runtime cannot read a Unix-domain peer's credentials (SO_PEERCRED " +
+                "of the jdk.net module, on Linux and macOS), without which a portal cannot tell who connects");
         }
     }
 
@@ -279,13 +366,11 @@ public final class ShmTransport implements Transport
     }
 
     /**
-     * Creates the portal's directory, 0700 (0750 in the configured group), or takes over the one a dead portal of
-     * this user left: it must be a directory, not a link, and ours, or another user could swap the socket in it.
+     * Creates the portal's directory, 0700, or takes over the one a dead portal of this user left: it must be a
+     * directory, not a link, and ours, or another user could swap the socket in it. Its owner, this user.
      */
-    private Admission ownDirectory(final Path home) throws IOException
+    private UserPrincipal ownDirectory(final Path home) throws IOException
     {
-        final GroupPrincipal admitted = group == null ? null :
-            home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
         try
         {
             Files.createDirectory(home, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
@@ -295,17 +380,27 @@ public final class ShmTransport implements Transport
         {
             if (!Files.isDirectory(home, LinkOption.NOFOLLOW_LINKS))
             {
-                throw new IOException(home + " exists and is not a directory");
+                throw new IOException(home + " exists and is not a directory (a link or a file of " +
+                    Files.getOwner(home, LinkOption.NOFOLLOW_LINKS).getName() + ")");
             }
         }
-        final PosixFileAttributeView view = Files.getFileAttributeView(home, PosixFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS);
-        final UserPrincipal owner = view.readAttributes().owner();
+        final UserPrincipal owner = Files.getOwner(home, LinkOption.NOFOLLOW_LINKS);
         final UserPrincipal me = ownUser();
         if (!owner.equals(me))
         {
-            throw new IOException(home + " belongs to " + owner.getName() + ", not to " + me.getName());
+            throw new IOException(home + " belongs to user " + owner.getName() + ", not to " + me.getName() +
+                " (another user took this portal's name: it must remove the directory, or pick another name)");
         }
+        return owner;
+    }
+
+    /** Opens the portal's directory to the configured group (0750), or keeps it 0700; whom the portal admits. */
+    private Admission restrict(final Path home, final UserPrincipal owner) throws IOException
+    {
+        final GroupPrincipal admitted = group == null ? null :
+            home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
+        final PosixFileAttributeView view = Files.getFileAttributeView(home, PosixFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS);
         if (admitted != null)
         {
             view.setGroup(admitted);
@@ -317,11 +412,17 @@ public final class ShmTransport implements Transport
     /** The user this process runs as, as the file system names it (the owner of a file it creates). */
     private UserPrincipal ownUser() throws IOException
     {
+        final UserPrincipal known = me;
+        if (known != null)
+        {
+            return known;
+        }
         final Path probe = Files.createTempFile(directory, "xio-owner-", ".tmp",
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try
         {
-            return Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS);
+            me = Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS);
+            return me;
         }
         finally
         {
@@ -329,8 +430,13 @@ public final class ShmTransport implements Transport
         }
     }
 
-    /** A portal of this name bound by a live process fails the bind; leftovers of a dead one are removed. */
-    private void removeStale(final String name, final Path socket) throws IOException
+    /**
+     * A portal of this name bound by a live process fails the bind; leftovers of a dead one are removed: its socket
+     * (in the directory {@link #ownDirectory} found ours), ring files of dead clients, and ring directories of dead
+     * clients of this user ({@code owner}; another user's are theirs, and only theirs cannot be swapped for a link
+     * while they are emptied).
+     */
+    private void removeStale(final String name, final Path socket, final UserPrincipal owner) throws IOException
     {
         if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS))
         {
@@ -351,7 +457,7 @@ public final class ShmTransport implements Transport
             Files.deleteIfExists(socket);
         }
         final String prefix = "xio-" + name + "-";
-        try (DirectoryStream<Path> rings = Files.newDirectoryStream(directory, prefix + "*.ring"))
+        try (DirectoryStream<Path> rings = Files.newDirectoryStream(directory, prefix + "*.{ring,d}"))
         {
             for (final Path ring : rings)
             {
@@ -362,8 +468,22 @@ public final class ShmTransport implements Transport
                 {
                     continue; // a live client mid-handshake
                 }
-                LOG.info("removing stale shm ring file {}", ring);
-                Files.deleteIfExists(ring);
+                if (Files.isDirectory(ring, LinkOption.NOFOLLOW_LINKS))
+                {
+                    if (!owner.equals(Files.getOwner(ring, LinkOption.NOFOLLOW_LINKS)))
+                    {
+                        continue;
+                    }
+                    try (DirectoryStream<Path> inside = Files.newDirectoryStream(ring, "*.ring"))
+                    {
+                        for (final Path file : inside)
+                        {
+                            deleteQuietly(file);
+                        }
+                    }
+                }
+                LOG.info("removing stale shm ring {}", ring);
+                deleteQuietly(ring);
             }
         }
     }
@@ -395,17 +515,38 @@ public final class ShmTransport implements Transport
             return () -> { };
         }
         final Path socket = socketPath(name);
-        final Path ringFile = directory.resolve("xio-" + name + "-" + ProcessHandle.current().pid() + "-" +
-            RINGS.incrementAndGet() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1) + ".ring");
+        final String stem = "xio-" + name + "-" + ProcessHandle.current().pid() + "-" + RINGS.incrementAndGet() + "-" +
+            Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1);
         MappedByteBuffer mapping = null;
         SocketChannel channel = null;
+        Path ringFile = null;
+        Path ringHome = null;
         try
         {
-            mapping = createRing(ringFile);
-            shareWithPortal(ringFile, socket.getParent());
+            final UserPrincipal portal = checkPortal(socket.getParent());
             channel = SocketChannel.open(StandardProtocolFamily.UNIX);
             channel.connect(UnixDomainSocketAddress.of(socket));
-            final byte[] fileName = ringFile.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+            final UserPrincipal listening = peerCredentials(channel).user();
+            if (!listening.equals(portal))
+            {
+                throw new IOException("the process listening on " + socket + " runs as user " + listening.getName() +
+                    ", not as " + portal.getName() + " who owns the portal's directory: not handing it a ring");
+            }
+            final GroupPrincipal shared = portal.equals(ownUser()) ? null : sharedGroup(portal);
+            if (shared == null)
+            {
+                ringFile = directory.resolve(stem + ".ring");
+                mapping = createRing(ringFile);
+            }
+            else
+            {
+                ringHome = directory.resolve(stem + ".d");
+                ringFile = ringHome.resolve(secretName());
+                mapping = createSharedRing(ringHome, ringFile, shared);
+            }
+            final String named = ringHome == null ? ringFile.getFileName().toString() :
+                ringHome.getFileName() + "/" + ringFile.getFileName();
+            final byte[] fileName = named.getBytes(StandardCharsets.UTF_8);
             final ByteBuffer hello = ByteBuffer.allocate(2 + fileName.length);
             hello.putShort((short)fileName.length).put(fileName).flip();
             while (hello.hasRemaining())
@@ -423,18 +564,14 @@ public final class ShmTransport implements Transport
             if (mapping != null)
             {
                 IoUtil.unmap(mapping);
-                deleteQuietly(ringFile); // ours: created above
             }
-            if (ex instanceof java.net.ConnectException && Files.exists(socket, LinkOption.NOFOLLOW_LINKS))
-            {
-                deleteQuietly(socket); // refused: nobody listens there, a portal that died (as its bind would find)
-                deleteQuietly(socket.getParent());
-            }
+            deleteRing(ringFile, ringHome); // ours, if created above; a refused connect's socket is the portal's
             callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " +
                 (Files.isDirectory(directory) ? "" : directory + " does not exist; ") + ex.getMessage(), ex));
             return () -> { };
         }
-        final ClientHandshake handshake = new ClientHandshake(context, channel, mapping, ringFile, address, callback);
+        final ClientHandshake handshake = new ClientHandshake(context, channel, mapping, ringFile, ringHome, address,
+            callback);
         try
         {
             channel.register(context.selector(), SelectionKey.OP_READ, handshake);
@@ -448,29 +585,91 @@ public final class ShmTransport implements Transport
     }
 
     /**
-     * A portal of another user that admits its group (its directory is open to the group) can open the ring only
-     * through the group: the ring goes to that group, readable and writable by it (from 0600, never wider before).
-     * One of the same user keeps it 0600. Without membership of the group this fails, as the connect would.
+     * The owner of the portal directory {@code home} if this client connects to that user's portals (its own, or the
+     * configured portal owner); the directory must be one, not a link to one.
      */
-    private static void shareWithPortal(final Path ringFile, final Path portalHome) throws IOException
+    private UserPrincipal checkPortal(final Path home) throws IOException
     {
         final PosixFileAttributes portal;
         try
         {
-            portal = Files.readAttributes(portalHome, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            portal = Files.readAttributes(home, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         }
-        catch (final IOException ex)
+        catch (final java.nio.file.NoSuchFileException ex)
         {
-            return; // no portal there: the connect says so
+            throw new IOException("no shm portal there (" + home + " does not exist)", ex);
         }
-        if (portal.owner().equals(Files.getOwner(ringFile, LinkOption.NOFOLLOW_LINKS)) ||
-            !portal.permissions().contains(PosixFilePermission.GROUP_EXECUTE))
+        if (!portal.isDirectory())
         {
-            return;
+            throw new IOException(home + " is not a portal's directory (a link or a file of " +
+                portal.owner().getName() + ")");
         }
-        Files.getFileAttributeView(ringFile, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-            .setGroup(portal.group());
+        final UserPrincipal own = ownUser();
+        if (portal.owner().equals(own) || portalOwner != null && portal.owner().equals(
+            home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(portalOwner)))
+        {
+            return portal.owner();
+        }
+        throw new IOException(home + " belongs to user " + portal.owner().getName() + ", not to " + own.getName() +
+            (portalOwner != null ? " nor to the portal owner " + portalOwner : "") + " (another user may have taken " +
+            "the portal's name; " + PORTAL_OWNER_PROPERTY + " names a user whose portals to trust)");
+    }
+
+    /** The group a ring for {@code portal}, another user's portal, is shared with: the one configured, no other. */
+    private GroupPrincipal sharedGroup(final UserPrincipal portal) throws IOException
+    {
+        if (group == null)
+        {
+            throw new IOException("the portal runs as user " + portal.getName() + ": sharing a ring with another " +
+                "user needs a group both are in (" + GROUP_PROPERTY + " or the ShmTransport constructor)");
+        }
+        return directory.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
+    }
+
+    /** A ring file name of 128 random bits: in a directory the group cannot list, only the socket tells it. */
+    private static String secretName()
+    {
+        final byte[] bits = new byte[16];
+        SECRET_NAMES.nextBytes(bits);
+        final StringBuilder name = new StringBuilder(37);
+        for (final byte b : bits)
+        {
+            name.append(Character.forDigit((b >>> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return name.append(".ring").toString();
+    }
+
+    /**
+     * A ring for another user's portal: in {@code ringHome}, a directory of this user that the group may enter but
+     * not list (0710), under a name nobody can guess, readable and writable by the group (0660). Both are owner-only
+     * until complete, and the directory is closed to the group until the file in it is ready.
+     */
+    private MappedByteBuffer createSharedRing(final Path ringHome, final Path ringFile, final GroupPrincipal shared)
+        throws IOException
+    {
+        Files.createDirectory(ringHome, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+            "rwx------")));
+        final MappedByteBuffer mapping = createRing(ringFile);
+        Files.getFileAttributeView(ringFile, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setGroup(shared);
         Files.setPosixFilePermissions(ringFile, PosixFilePermissions.fromString("rw-rw----"));
+        final PosixFileAttributeView home = Files.getFileAttributeView(ringHome, PosixFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS);
+        home.setGroup(shared);
+        home.setPermissions(PosixFilePermissions.fromString("rwx--x---"));
+        return mapping;
+    }
+
+    /** Deletes a ring this client created, and its directory if it has one; null for none. */
+    private static void deleteRing(final Path ringFile, final Path ringHome)
+    {
+        if (ringFile != null)
+        {
+            deleteQuietly(ringFile);
+        }
+        if (ringHome != null)
+        {
+            deleteQuietly(ringHome);
+        }
     }
 
     /** A new ring file, owner-only, its pages reserved through the file system (a full tmpfs fails here). */
@@ -478,7 +677,8 @@ public final class ShmTransport implements Transport
     {
         final long length = ShmLayout.fileLength(capacity);
         Files.createFile(ringFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        try (FileChannel file = FileChannel.open(ringFile, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        try (FileChannel file = FileChannel.open(ringFile, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS))
         {
             final ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
             for (long at = 0; at < length; at += zeros.capacity())
@@ -510,18 +710,21 @@ public final class ShmTransport implements Transport
         private final SocketChannel channel;
         private final MappedByteBuffer mapping;
         private final Path ringFile;
+        /** The ring's own directory (a ring shared with another user's portal); null for none. */
+        private final Path ringHome;
         private final XioUri address;
         private final ConnectCallback callback;
         private final ByteBuffer ack = ByteBuffer.allocate(1);
         private boolean done;
 
         ClientHandshake(final TransportContext context, final SocketChannel channel, final MappedByteBuffer mapping,
-            final Path ringFile, final XioUri address, final ConnectCallback callback)
+            final Path ringFile, final Path ringHome, final XioUri address, final ConnectCallback callback)
         {
             this.context = context;
             this.channel = channel;
             this.mapping = mapping;
             this.ringFile = ringFile;
+            this.ringHome = ringHome;
             this.address = address;
             this.callback = callback;
         }
@@ -543,7 +746,9 @@ public final class ShmTransport implements Transport
                 }
                 key.interestOps(0);
                 done = true;
-                deleteQuietly(ringFile); // the server deleted it already; this is for a server that died halfway
+                // The server deleted a ring of its own user already; this is for one that died halfway, and for a
+                // shared ring, whose directory another user's server cannot write.
+                deleteRing(ringFile, ringHome);
                 link = new ShmLink(context, mapping, capacity, false, channel, address.endpoint().toString(), null);
             }
             catch (final IOException | RuntimeException ex)
@@ -560,7 +765,7 @@ public final class ShmTransport implements Transport
             done = true;
             Channels.closeQuietly(channel);
             IoUtil.unmap(mapping);
-            deleteQuietly(ringFile);
+            deleteRing(ringFile, ringHome);
             callback.onFailed(new ConnectionException("cannot connect to " + address.endpoint() + ": " +
                 ex.getMessage(), ex));
         }
@@ -573,7 +778,7 @@ public final class ShmTransport implements Transport
                 done = true;
                 Channels.closeQuietly(channel);
                 IoUtil.unmap(mapping);
-                deleteQuietly(ringFile);
+                deleteRing(ringFile, ringHome);
             }
         }
     }
@@ -659,6 +864,19 @@ public final class ShmTransport implements Transport
                     throw new IOException("'" + fileName + "' is not a ring file of this portal");
                 }
                 final Path ring = directory.resolve(fileName);
+                final boolean shared = !ring.getParent().equals(directory);
+                if (shared)
+                {
+                    // Its directory is not followed if a link, and must be the peer's: in the sticky shm directory
+                    // nobody else can swap it.
+                    final PosixFileAttributes home = Files.readAttributes(ring.getParent(), PosixFileAttributes.class,
+                        LinkOption.NOFOLLOW_LINKS);
+                    if (!home.isDirectory() || !home.owner().equals(peer))
+                    {
+                        throw new IOException("shm ring directory " + ring.getParent() + " is not one of the peer " +
+                            peer.getName());
+                    }
+                }
                 final PosixFileAttributes attributes = Files.readAttributes(ring, PosixFileAttributes.class,
                     LinkOption.NOFOLLOW_LINKS);
                 if (!attributes.isRegularFile())
@@ -690,7 +908,10 @@ public final class ShmTransport implements Transport
                     }
                     mapping = file.map(FileChannel.MapMode.READ_WRITE, 0, ShmLayout.fileLength(ringCapacity));
                 }
-                Files.deleteIfExists(ring);
+                if (!shared)
+                {
+                    Files.deleteIfExists(ring); // a shared one's directory is the client's to write: it deletes it
+                }
                 key.interestOps(0);
                 final ByteBuffer ok = ByteBuffer.wrap(new byte[] {1});
                 channel.write(ok);
