@@ -39,7 +39,9 @@ public enum PeerRefusal
     PEER_CREDENTIALS,
     /**
      * A TLS handshake that failed: a client certificate missing where the portal requires one, or not trusted, a
-     * plaintext peer on a TLS port, a protocol or cipher suite in common with none. Only that connection closes.
+     * plaintext peer on a TLS port, a protocol or cipher suite in common with none, a TLS 1.2 renegotiation. Only that
+     * connection closes; a host that failed 16 within 10 s at a portal has its next connections there closed before
+     * any handshake work for the rest of that interval, each counted here too.
      */
     TLS_HANDSHAKE
 }

@@ -101,6 +101,10 @@ final class Connection implements LinkHandler
      */
     boolean admit()
     {
+        if (!handshakesAllowed())
+        {
+            return false;
+        }
         final io.xio.engine.Limits limits = engine.limits;
         if (!portal.tryAddConnection(limits.maxConnectionsPerPortal()))
         {
@@ -117,6 +121,34 @@ final class Connection implements LinkHandler
         }
         counted = true;
         return true;
+    }
+
+    /**
+     * Whether the peer's host may have this connection, as far as its failed TLS handshakes go: a host that failed
+     * too many lately is closed before any handshake work, and counted as {@link PeerRefusal#TLS_HANDSHAKE} (logged
+     * once an interval).
+     */
+    private boolean handshakesAllowed()
+    {
+        final AuthenticationFailures.Verdict verdict = engine.tlsHandshakeFailures.check(handshakeFailuresKey());
+        if (verdict == AuthenticationFailures.Verdict.REFUSE_FIRST)
+        {
+            engine.refusals.refused(PeerRefusal.TLS_HANDSHAKE, remoteAddress(), "connection closed before its " +
+                "handshake: " + peerHost() + " failed " + EngineCore.TLS_HANDSHAKE_FAILURES + " TLS handshakes at " +
+                portal.uri().endpoint() + " within " + EngineCore.TLS_HANDSHAKE_FAILURE_INTERVAL_NANOS /
+                1_000_000_000L + " s (further ones not logged)");
+        }
+        else if (verdict == AuthenticationFailures.Verdict.REFUSE)
+        {
+            engine.refusals.counted(PeerRefusal.TLS_HANDSHAKE);
+        }
+        return verdict == AuthenticationFailures.Verdict.ASK;
+    }
+
+    /** Failed handshakes count per portal and host (an IPv6 host as its /64), as failed authentications do. */
+    private String handshakeFailuresKey()
+    {
+        return AuthenticationFailures.key(portal.uri().endpoint().toString(), peerHost());
     }
 
     /** The peer's host: what per-peer limits count by. */
@@ -585,7 +617,9 @@ final class Connection implements LinkHandler
         }
         if (portal != null && cause instanceof io.xio.engine.TlsHandshakeException)
         {
-            // a stranger that failed the TLS handshake: counted and logged like the other refusals, rate-limited
+            // a stranger that failed the TLS handshake: counted and logged like the other refusals, rate-limited,
+            // and against its host's budget of failed handshakes
+            engine.tlsHandshakeFailures.failed(handshakeFailuresKey());
             engine.refusals.refused(PeerRefusal.TLS_HANDSHAKE, remoteAddress(), cause.getMessage());
         }
         else if (cause instanceof ProtocolViolationException)

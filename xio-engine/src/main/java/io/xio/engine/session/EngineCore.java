@@ -56,10 +56,19 @@ public final class EngineCore
     /** Refusals happen on callers' threads too, so not in a context's counters. */
     private final AtomicLong backPressureRejections = new AtomicLong();
     final Refusals refusals;
+    /** Failed TLS handshakes a host may have at a portal within the interval: more than a client set up wrong makes. */
+    static final int TLS_HANDSHAKE_FAILURES = 16;
+    static final long TLS_HANDSHAKE_FAILURE_INTERVAL_NANOS = 10_000_000_000L;
     final PeerCounts sessionsByPeer = new PeerCounts();
     final PeerCounts connectionsByPeer = new PeerCounts();
     final Principals principals = new Principals();
     final AuthenticationFailures authenticationFailures;
+    /**
+     * Failed TLS handshakes per portal and host, limited as failed authentications are, with a budget of their own:
+     * a host over it has its connections to that portal closed before any handshake work (each full handshake costs
+     * the context thread a millisecond or two of CPU).
+     */
+    final AuthenticationFailures tlsHandshakeFailures;
     /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
     final ByteBudget retained;
     /**
@@ -91,6 +100,8 @@ public final class EngineCore
         this.refusals = new Refusals(clock);
         this.authenticationFailures = new AuthenticationFailures(clock, limits.maxAuthenticationFailuresPerHost(),
             limits.authenticationFailureInterval().toNanos());
+        this.tlsHandshakeFailures = new AuthenticationFailures(clock, TLS_HANDSHAKE_FAILURES,
+            TLS_HANDSHAKE_FAILURE_INTERVAL_NANOS);
         for (final EventLoop loop : loops)
         {
             loop.refusalsTo(refusals::refused);

@@ -194,6 +194,7 @@ final class ServerHandshake
             portal.uri().withResource(resource), resource, attributes, handler);
         session.peerHost = host;
         session.peerIdentity = connection.link.peerIdentity();
+        session.portal = portal;
         session.principal = principal;
         session.principalShare = share;
         session.limitTo(clientMaxInFlight, clientDedupWindow);
@@ -242,15 +243,18 @@ final class ServerHandshake
             failedOnce();
             return;
         }
-        // Unknown session and wrong secret get the same answer: the answer must not tell which ids exist.
+        // Unknown session, wrong secret and another peer get the same answer: it must not tell which ids exist.
         final boolean proven = session != null && session.provenBy(proof);
-        final Lane lane = proven ? session.newServerLane(connection.peers) : null;
+        final boolean samePeer = proven && setUpBy(session);
+        final Lane lane = samePeer ? session.newServerLane(connection.peers) : null;
         if (lane == null)
         {
             engine.refusals.refused(PeerRefusal.ATTACH_PROOF, connection.remoteAddress(), session == null ?
                 "attach to session " + frame.sessionId() + ", which does not exist (any more)" :
-                proven ? "attach to session " + frame.sessionId() + ", which closed meanwhile" :
-                "attach to session " + frame.sessionId() + " without its secret");
+                !proven ? "attach to session " + frame.sessionId() + " without its secret" :
+                !samePeer ? "attach to session " + frame.sessionId() + " with its secret but not from its peer " +
+                "(through another portal, or with another certificate or local user than at its set-up)" :
+                "attach to session " + frame.sessionId() + ", which closed meanwhile");
             connection.sendControl(FrameType.ATTACH_REJECT, 0, frame.sessionId(), token, 0,
                 new SetupCodec.Writer().string(NO_SESSION).toBytes());
             failedOnce();
@@ -258,6 +262,19 @@ final class ServerHandshake
         }
         lane.attach(connection);
         connection.sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, Connection.NO_BODY);
+    }
+
+    /**
+     * Whether this connection's peer is the one that set {@code session} up, as far as the transport proved it: the
+     * same portal, the same certificate chain (mutual TLS), the same local user (shm). A secret alone is a bearer
+     * token; where the set-up proved more, a stolen secret must not be enough.
+     */
+    private boolean setUpBy(final SessionImpl session)
+    {
+        final io.xio.engine.PeerIdentity first = session.peerIdentity;
+        final io.xio.engine.PeerIdentity now = connection.link.peerIdentity();
+        return session.portal == portal && first != null && first.certificates().equals(now.certificates()) &&
+            java.util.Objects.equals(first.localUser(), now.localUser());
     }
 
     /**

@@ -72,6 +72,8 @@ public final class SessionImpl implements Session
     String peerHost;
     /** What the transport proved about the client of this (server) session, at set-up. */
     io.xio.engine.PeerIdentity peerIdentity;
+    /** The portal this (server) session was set up through: its attaches must come through it too. */
+    PortalImpl portal;
     /** The TLS options of this (client) session's {@code tls} connections; null for the engine's. */
     io.xio.engine.TlsOptions tls;
     /** Asked for the credentials of each set-up (client side); see {@link SessionOptions#credentials()}. */

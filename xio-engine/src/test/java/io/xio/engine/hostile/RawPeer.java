@@ -54,6 +54,14 @@ final class RawPeer implements AutoCloseable
         in = new DataInputStream(socket.getInputStream());
     }
 
+    /** Frames over {@code socket} (connected) through other streams than its own: TLS ({@link TlsStreams}). */
+    RawPeer(final Socket socket, final java.io.InputStream in, final OutputStream out)
+    {
+        this.socket = socket;
+        this.out = out;
+        this.in = new DataInputStream(in);
+    }
+
     RawPeer(final int port) throws IOException
     {
         this("127.0.0.1", port, 0);

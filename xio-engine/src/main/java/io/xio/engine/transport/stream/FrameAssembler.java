@@ -75,14 +75,14 @@ public final class FrameAssembler
         return large != null ? largeFill : slab == null ? 0 : writePos - readPos;
     }
 
-    /** The first byte of the frame not complete yet, 0-255; -1 when none is held. */
-    public int firstPartialByte()
+    /** Byte {@code index} of the frame not complete yet, 0-255; -1 when fewer bytes of it are held. */
+    public int partialByte(final int index)
     {
         if (large != null)
         {
-            return large.buffer().getByte(0) & 0xFF;
+            return index < largeFill ? large.buffer().getByte(index) & 0xFF : -1;
         }
-        return slab == null || writePos == readPos ? -1 : slab.buffer().getByte(readPos) & 0xFF;
+        return slab == null || writePos - readPos <= index ? -1 : slab.buffer().getByte(readPos + index) & 0xFF;
     }
 
     /** When the first bytes of the frame not complete yet arrived; 0 when there is none. */

@@ -19,7 +19,9 @@ import java.nio.channels.SocketChannel;
  */
 public class TcpLink extends StreamLink implements SelectionHandler
 {
+    /** A TLS record's first bytes: alert (21) or handshake (22), then version 3.1 to 3.4. */
     private static final int TLS_ALERT = 21;
+    private static final int TLS_HANDSHAKE = 22;
 
     protected final SocketChannel channel;
     private final String remote;
@@ -124,9 +126,8 @@ public class TcpLink extends StreamLink implements SelectionHandler
             final int n = channel.read(target);
             if (n < 0)
             {
-                // 21 is a TLS alert record's first byte: what a TLS portal answers a plaintext set-up with
-                close(new ConnectionException("connection closed by peer " + remote + (assembler.firstPartialByte() ==
-                    TLS_ALERT ? ", which answered in TLS: it is a TLS portal (connect with tls://)" : "")));
+                close(new ConnectionException("connection closed by peer " + remote + (answeredInTls() ?
+                    ", which answered in TLS: it is a TLS portal (connect with tls://)" : "")));
                 return;
             }
             if (n == 0)
@@ -140,6 +141,18 @@ public class TcpLink extends StreamLink implements SelectionHandler
                 return;
             }
         }
+    }
+
+    /**
+     * Whether what the peer sent before closing starts like a TLS record (what a TLS portal answers a plaintext
+     * set-up with: an alert), not like a frame: the record header's type, then its version 3.1 to 3.4.
+     */
+    private boolean answeredInTls()
+    {
+        final int type = assembler.partialByte(0);
+        final int minor = assembler.partialByte(2);
+        return (type == TLS_ALERT || type == TLS_HANDSHAKE) && assembler.partialByte(1) == 3 && minor >= 1 &&
+            minor <= 4;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.xio.engine.transport.tls;
 
 import io.xio.engine.ConnectionException;
 import io.xio.engine.PeerIdentity;
+import io.xio.engine.TlsHandshakeException;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.transport.LinkHandler;
 import io.xio.engine.transport.TransportContext;
@@ -20,16 +21,19 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * A TLS connection end: a {@link TcpLink} whose bytes pass through an {@link SSLEngine} on the context thread,
- * with no thread of its own and no blocking handshake (delegated tasks run inline). The handshake runs as the
- * socket becomes readable or writable; frames committed before it completes wait, and nothing is delivered
- * before it. Outbound, a loop turn's gather list is wrapped into as few records as it fills (a wrap takes from
- * several buffers at once, up to 16 KiB a record) in one network buffer, written with one write; plaintext is
+ * with no thread of its own and no blocking handshake (delegated tasks run inline). The engine is made when the
+ * link starts, so a socket refused before (connection limits) costs no TLS state and no handshake. The handshake
+ * runs as the socket becomes readable or writable; frames committed before it completes wait, and nothing is
+ * delivered before it. Outbound, a loop turn's gather list is wrapped into as few records as it fills (a wrap takes
+ * from several buffers at once, up to 16 KiB a record) in one network buffer, written with one write; plaintext is
  * released once wrapped, since the ciphertext is a copy. Inbound, records are unwrapped straight into the frame
- * assembler's buffer, so frames arrive validated as on tcp. Close sends close_notify without waiting for the
- * peer's. Network buffers come from the context's pool and go back while idle. Owner context thread only.
+ * assembler's buffer, so frames arrive validated as on tcp. A renegotiation (TLS 1.2) closes the connection; TLS 1.3
+ * key updates are answered. Close sends close_notify without waiting for the peer's. Network buffers come from the
+ * context's pool only while they hold bytes: an idle connection holds none. Owner context thread only.
  */
 final class TlsLink extends TcpLink
 {
@@ -37,30 +41,49 @@ final class TlsLink extends TcpLink
     private static final int NET_IN = 64 << 10;
     private static final int NET_OUT = 256 << 10;
     private static final ByteBuffer[] NOTHING = {};
+    private static final String TLS13 = "TLSv1.3";
 
-    private final SSLEngine engine;
+    private final Supplier<SSLEngine> engines;
     private final LongAdder records;
-    private Slab netInSlab;
+    /** Null until {@link #start}: made only for a connection that was admitted. */
+    private SSLEngine engine;
     /** Ciphertext read and not yet unwrapped, in {@code [0, position)}. */
-    private ByteBuffer netIn;
-    private Slab netOutSlab;
+    private final Held netIn;
     /** Ciphertext wrapped and not yet written, in {@code [position, limit)}. */
-    private ByteBuffer netOut;
+    private final Held netOut;
+    /** Plaintext of a record that did not fit the assembler's buffer, in {@code [0, position)}; held in unwraps. */
+    private final Held spare;
     /** {@link #netOut} as a gather list of one, for {@link #write}. */
     private final ByteBuffer[] netOutList = new ByteBuffer[1];
-    /** Plaintext of a record that did not fit the assembler's buffer, in {@code [position, limit)}. */
-    private ByteBuffer spare;
+    /** When the first bytes of the incomplete record in {@link #netIn} arrived; 0 when it holds none. */
+    private long netInSince;
     /** Plaintext stream position wrapped: what the socket's buffers no longer need. */
     private long wrapped;
+    /** When ciphertext last went to the socket, or bytes were queued while nothing was pending. */
+    private long progressNanos;
     private boolean established;
+    /** Whether the peer sent application data yet: a fatal alert before that is the handshake's failure. */
+    private boolean receivedData;
     private PeerIdentity identity;
+    /** Sizes from the engine's session before the handshake, the largest it will need. */
+    private int netInCapacity;
+    private int netOutCapacity;
+    private int spareCapacity;
 
-    TlsLink(final TransportContext context, final SocketChannel channel, final SSLEngine engine,
-        final LongAdder records) throws IOException
+    /**
+     * @param engines makes the link's SSLEngine when it starts (asks the TLS options' context then)
+     * @param records counts the records wrapped
+     * @param held counts the network buffers links hold
+     */
+    TlsLink(final TransportContext context, final SocketChannel channel, final Supplier<SSLEngine> engines,
+        final LongAdder records, final LongAdder held) throws IOException
     {
         super(context, channel, "tls");
-        this.engine = engine;
+        this.engines = engines;
         this.records = records;
+        this.netIn = new Held(held);
+        this.netOut = new Held(held);
+        this.spare = new Held(held);
     }
 
     @Override
@@ -71,14 +94,21 @@ final class TlsLink extends TcpLink
         {
             return;
         }
+        progressNanos = context.nanoTime();
         try
         {
+            engine = engines.get();
+            final SSLSession session = engine.getSession();
+            netInCapacity = Math.max(NET_IN, 2 * session.getPacketBufferSize());
+            netOutCapacity = Math.max(NET_OUT, 2 * session.getPacketBufferSize());
+            spareCapacity = session.getApplicationBufferSize();
             engine.beginHandshake();
             handshake();
         }
         catch (final IOException | RuntimeException ex)
         {
-            close(failure(ex));
+            close(engine == null ? new ConnectionException("TLS connection to " + remoteAddress() + " not started: " +
+                "its TLS options made no SSLEngine: " + ex.getMessage(), ex) : failure(ex));
         }
     }
 
@@ -94,7 +124,10 @@ final class TlsLink extends TcpLink
         try
         {
             wantWrite(!drain());
-            if (!established)
+            final SSLEngineResult.HandshakeStatus status = engine.getHandshakeStatus();
+            // Not only during the handshake: the answer to a key update may have waited for room in netOut.
+            if (!established || status == SSLEngineResult.HandshakeStatus.NEED_WRAP ||
+                status == SSLEngineResult.HandshakeStatus.NEED_TASK)
             {
                 handshake();
             }
@@ -114,7 +147,7 @@ final class TlsLink extends TcpLink
             // Bounded per turn so one busy peer cannot starve the others on this context.
             for (int i = 0; i < 16 && !closed; i++)
             {
-                final ByteBuffer in = netIn();
+                final ByteBuffer in = netIn.acquire(netInCapacity);
                 final int n = channel.read(in);
                 if (n < 0)
                 {
@@ -125,6 +158,7 @@ final class TlsLink extends TcpLink
                 }
                 if (n == 0)
                 {
+                    netIn.releaseIfEmpty();
                     return;
                 }
                 bytesArrived();
@@ -145,20 +179,32 @@ final class TlsLink extends TcpLink
     /** Unwraps every whole record in {@link #netIn}, answering what the handshake needs on the way. */
     private void unwrap() throws IOException
     {
-        netIn.flip();
+        final ByteBuffer in = netIn.buffer;
+        in.flip();
+        boolean consumed = false;
         try
         {
             boolean viaSpare = false;
-            while (!closed && netIn.hasRemaining())
+            while (!closed && in.hasRemaining())
             {
                 final ByteBuffer target = viaSpare || !established ? spare() : assembler.writable();
-                final SSLEngineResult result = engine.unwrap(netIn, target);
+                final SSLEngineResult result = engine.unwrap(in, target);
+                consumed |= result.bytesConsumed() > 0;
                 switch (result.getStatus())
                 {
                     case OK ->
                     {
+                        if (established && renegotiation(result))
+                        {
+                            // Each one a full handshake on the context thread, as often as the peer likes, and the
+                            // identity the session saw would stay the first one's: xio never renegotiates.
+                            throw new TlsHandshakeException("TLS connection to " + remoteAddress() + " closed: the " +
+                                "peer asked for a " + identity.tlsProtocol() + " renegotiation, which is refused",
+                                null);
+                        }
                         viaSpare = false;
-                        if (target == spare)
+                        receivedData |= result.bytesProduced() > 0;
+                        if (target == spare.buffer)
                         {
                             deliverSpare();
                         }
@@ -171,9 +217,9 @@ final class TlsLink extends TcpLink
                     {
                         // The record is larger than the room left in the assembler's buffer (the end of a frame
                         // or of a slab): this one goes through the spare buffer, which fits any record.
-                        if (target == spare)
+                        if (target == spare.buffer)
                         {
-                            throw new SSLException("a record of more than " + spare.capacity() + " bytes");
+                            throw new SSLException("a record of more than " + target.capacity() + " bytes");
                         }
                         viaSpare = true;
                         continue;
@@ -198,11 +244,30 @@ final class TlsLink extends TcpLink
         }
         finally
         {
-            if (netIn != null)
+            if (!closed)
             {
-                netIn.compact();
+                in.compact();
+                if (in.position() == 0)
+                {
+                    netIn.release();
+                    netInSince = 0;
+                }
+                else if (consumed || netInSince == 0)
+                {
+                    netInSince = context.nanoTime(); // what is left is a record that began in this read
+                }
+                // Empty once established (delivered above); during the handshake records carry no application data.
+                spare.releaseIfEmpty();
             }
         }
+    }
+
+    /** Whether {@code result} of an unwrap after the handshake started another one: TLS 1.2 renegotiation. */
+    private boolean renegotiation(final SSLEngineResult result)
+    {
+        final SSLEngineResult.HandshakeStatus status = result.getHandshakeStatus();
+        return status != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING &&
+            status != SSLEngineResult.HandshakeStatus.FINISHED && !TLS13.equals(identity.tlsProtocol());
     }
 
     /**
@@ -223,6 +288,11 @@ final class TlsLink extends TcpLink
             runTasks();
             status = engine.getHandshakeStatus();
             did = true;
+            if (status == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING && !established)
+            {
+                established(); // the tasks finished it: no FINISHED is reported then
+                return true;
+            }
         }
         if (status == SSLEngineResult.HandshakeStatus.NEED_WRAP)
         {
@@ -244,7 +314,7 @@ final class TlsLink extends TcpLink
             }
             else if (status == SSLEngineResult.HandshakeStatus.NEED_WRAP)
             {
-                final ByteBuffer out = fillNetOut();
+                final ByteBuffer out = fillNetOut(netOutCapacity);
                 final SSLEngineResult result;
                 try
                 {
@@ -333,21 +403,23 @@ final class TlsLink extends TcpLink
         }
     }
 
-    /** Hands what the spare buffer holds to the assembler, in as many pieces as its buffer takes. */
+    /** Hands what the spare buffer holds to the assembler, in as many pieces as its buffer takes, and lets it go. */
     private void deliverSpare()
     {
-        if (spare == null || !established)
+        final ByteBuffer plain = spare.buffer;
+        if (plain == null || !established)
         {
             return;
         }
-        spare.flip();
-        while (!closed && spare.hasRemaining())
+        plain.flip();
+        while (!closed && plain.hasRemaining())
         {
-            assembler.feed(spare, handler);
+            assembler.feed(plain, handler);
         }
         if (!closed)
         {
-            spare.clear();
+            plain.clear();
+            spare.release();
         }
     }
 
@@ -379,14 +451,14 @@ final class TlsLink extends TcpLink
             throw failure(ex);
         }
         transmitted(index);
-        wantWrite(index < to || netOut != null && netOut.hasRemaining());
+        wantWrite(index < to || netOut.buffer != null && netOut.buffer.hasRemaining());
     }
 
     /** Wraps {@code buffers[from, to)} into records while the network buffer has room for one; the next index. */
     private int wrap(final ByteBuffer[] buffers, final int from, final int to) throws IOException
     {
         final int room = engine.getSession().getPacketBufferSize();
-        final ByteBuffer out = fillNetOut();
+        final ByteBuffer out = fillNetOut(netOutCapacity);
         int index = from;
         try
         {
@@ -423,53 +495,46 @@ final class TlsLink extends TcpLink
         return index;
     }
 
-    /** Writes what the network buffer holds; true when it is empty afterwards. */
+    /** Writes what the network buffer holds, giving the buffer back once it is empty; true when it is. */
     private boolean drain() throws IOException
     {
-        if (netOut == null || !netOut.hasRemaining())
+        final ByteBuffer out = netOut.buffer;
+        if (out == null)
         {
             return true;
         }
-        netOutList[0] = netOut;
-        write(netOutList, 0, 1);
-        return !netOut.hasRemaining();
+        final int before = out.remaining();
+        if (before > 0)
+        {
+            netOutList[0] = out;
+            write(netOutList, 0, 1);
+            netOutList[0] = null;
+            if (out.remaining() < before)
+            {
+                progressNanos = context.nanoTime(); // the peer reads: what the write-stall limit watches
+            }
+        }
+        if (out.hasRemaining())
+        {
+            return false;
+        }
+        netOut.release();
+        return true;
     }
 
-    /** The network buffer, compacted for wrapping into. */
-    private ByteBuffer fillNetOut()
+    /** The network buffer, compacted for wrapping into; taken from the pool (at least {@code capacity}) if none. */
+    private ByteBuffer fillNetOut(final int capacity)
     {
-        if (netOut == null)
+        if (netOut.buffer == null)
         {
-            netOutSlab = context.pool().acquire(Math.max(NET_OUT, 2 * engine.getSession().getPacketBufferSize()));
-            netOut = netOutSlab.byteBuffer().duplicate();
-            netOut.clear();
+            return netOut.acquire(capacity);
         }
-        else
-        {
-            netOut.compact();
-        }
-        return netOut;
-    }
-
-    private ByteBuffer netIn()
-    {
-        if (netIn == null)
-        {
-            netInSlab = context.pool().acquire(Math.max(NET_IN, 2 * engine.getSession().getPacketBufferSize()));
-            netIn = netInSlab.byteBuffer().duplicate();
-            netIn.clear();
-        }
-        return netIn;
+        return netOut.buffer.compact();
     }
 
     private ByteBuffer spare()
     {
-        if (spare == null)
-        {
-            // On the heap: rarely used, and the assembler copies out of it.
-            spare = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
-        }
-        return spare;
+        return spare.acquire(spareCapacity);
     }
 
     @Override
@@ -478,22 +543,58 @@ final class TlsLink extends TcpLink
         return wrapped;
     }
 
+    /** Unsent ciphertext counts too: it is what a peer that stopped reading leaves behind once all was wrapped. */
+    @Override
+    public long backlog()
+    {
+        final ByteBuffer out = netOut.buffer;
+        return super.backlog() + (out != null ? out.remaining() : 0);
+    }
+
+    /**
+     * When ciphertext last reached the socket (or bytes were queued with nothing pending): wrapping is not the
+     * peer's progress, a write is.
+     */
+    @Override
+    public long lastWriteProgressNanos()
+    {
+        return progressNanos;
+    }
+
+    @Override
+    public void commit()
+    {
+        if (!closed && backlog() == 0)
+        {
+            progressNanos = context.nanoTime(); // nothing was waiting: the write-stall clock starts now
+        }
+        super.commit();
+    }
+
+    /** Counts the bytes of an incomplete record too, which the assembler has not seen yet. */
+    @Override
+    public long incompleteFrameSince()
+    {
+        final long frame = super.incompleteFrameSince();
+        return frame == 0 ? netInSince : netInSince == 0 ? frame : Math.min(frame, netInSince);
+    }
+
+    @Override
+    public long incompleteFrameBytes()
+    {
+        final ByteBuffer in = netIn.buffer;
+        return super.incompleteFrameBytes() + (in != null ? in.position() : 0);
+    }
+
     @Override
     public void trim()
     {
         super.trim();
-        if (!closed && netIn != null && netIn.position() == 0)
+        if (!closed)
         {
-            netInSlab.release();
-            netInSlab = null;
-            netIn = null;
-        }
-        if (!closed && netOut != null && !netOut.hasRemaining())
-        {
-            netOutSlab.release();
-            netOutSlab = null;
-            netOut = null;
-            netOutList[0] = null;
+            netIn.forget();
+            netOut.forget();
+            spare.forget();
         }
     }
 
@@ -501,45 +602,43 @@ final class TlsLink extends TcpLink
     @Override
     protected void closeChannel()
     {
-        try
+        if (engine != null) // none for a socket refused before it started: nothing to say, no buffer to take
         {
-            engine.closeOutbound();
-            final ByteBuffer out = fillNetOut();
             try
             {
-                for (int i = 0; i < 4 && !engine.isOutboundDone(); i++)
+                engine.closeOutbound();
+                final ByteBuffer out = fillNetOut(engine.getSession().getPacketBufferSize());
+                try
                 {
-                    if (engine.wrap(NOTHING, out).bytesProduced() == 0)
+                    for (int i = 0; i < 4 && !engine.isOutboundDone(); i++)
                     {
-                        break;
+                        if (engine.wrap(NOTHING, out).bytesProduced() == 0)
+                        {
+                            break;
+                        }
                     }
                 }
+                finally
+                {
+                    out.flip();
+                }
+                channel.write(out);
             }
-            finally
+            catch (final IOException | RuntimeException ignore)
             {
-                out.flip();
+                // best effort: the peer learns of the close from the socket anyway
             }
-            channel.write(out);
         }
-        catch (final IOException | RuntimeException ignore)
-        {
-            // best effort: the peer learns of the close from the socket anyway
-        }
-        if (netInSlab != null)
-        {
-            netInSlab.release();
-            netInSlab = null;
-            netIn = null;
-        }
-        if (netOutSlab != null)
-        {
-            netOutSlab.release();
-            netOutSlab = null;
-            netOut = null;
-        }
+        netIn.release();
+        netOut.release();
+        spare.release();
+        netIn.forget();
+        netOut.forget();
+        spare.forget();
         super.closeChannel();
     }
 
+    /** Whether this end presented a certificate in the handshake. */
     private boolean presentedCertificate()
     {
         final SSLSession session = engine.getHandshakeSession() != null ? engine.getHandshakeSession() :
@@ -555,11 +654,78 @@ final class TlsLink extends TcpLink
             return connection;
         }
         final String reason = TlsFailures.describe(ex, engine.getUseClientMode(), presentedCertificate());
-        if (ex instanceof SSLException && !established)
+        // A TLS 1.3 client is done with the handshake before the server has checked its certificate: the server's
+        // refusal is an alert after it, and still the handshake's failure.
+        if (ex instanceof SSLException && (!established || engine.getUseClientMode() && !receivedData))
         {
-            return new io.xio.engine.TlsHandshakeException("TLS handshake with " + remoteAddress() + " failed: " +
-                reason, ex);
+            return new TlsHandshakeException("TLS handshake with " + remoteAddress() + " failed: " + reason, ex);
         }
         return new ConnectionException("TLS connection to " + remoteAddress() + " failed: " + reason, ex);
+    }
+
+    /**
+     * A network buffer from the context's pool, held only while it holds bytes. The view of the last slab is kept
+     * until the next {@link #forget} (each trim), so taking the same slab again, as the pool's last-in-first-out
+     * order makes likely, costs no new ByteBuffer.
+     */
+    private final class Held
+    {
+        private final LongAdder held;
+        private Slab slab;
+        /** The buffer while held; null otherwise. */
+        ByteBuffer buffer;
+        private Slab viewOf;
+        private ByteBuffer view;
+
+        Held(final LongAdder held)
+        {
+            this.held = held;
+        }
+
+        /** The buffer, taken (cleared) from the pool if not held; at least {@code capacity} bytes then. */
+        ByteBuffer acquire(final int capacity)
+        {
+            if (buffer == null)
+            {
+                slab = context.pool().acquire(capacity);
+                if (viewOf != slab)
+                {
+                    view = slab.byteBuffer().duplicate();
+                    viewOf = slab;
+                }
+                buffer = view.clear();
+                held.increment();
+            }
+            return buffer;
+        }
+
+        void releaseIfEmpty()
+        {
+            if (buffer != null && buffer.position() == 0)
+            {
+                release();
+            }
+        }
+
+        void release()
+        {
+            if (buffer != null)
+            {
+                buffer = null;
+                slab.release();
+                slab = null;
+                held.decrement();
+            }
+        }
+
+        /** Drops the kept view while nothing is held: no view may keep a slab the pool let go of reachable. */
+        void forget()
+        {
+            if (buffer == null)
+            {
+                viewOf = null;
+                view = null;
+            }
+        }
     }
 }

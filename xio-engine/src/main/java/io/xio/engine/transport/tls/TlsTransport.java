@@ -27,6 +27,7 @@ import java.util.function.Consumer;
 public final class TlsTransport implements Transport
 {
     private final LongAdder records = new LongAdder();
+    private final LongAdder held = new LongAdder();
 
     @Override
     public String scheme()
@@ -56,21 +57,21 @@ public final class TlsTransport implements Transport
             throw new XioException("portal " + address + " has no TLS options: set them for the engine with " +
                 "XioEngine.Builder.tls(TlsOptions), or for this portal with XioEngine.bind(uri, acceptor, tls)");
         }
-        return TcpTransport.listen(address, context, (ctx, channel) ->
+        // The SSLEngine (and the options' context supplier) only once the link starts: after the portal's limits
+        // admitted the socket, so a refused one costs no TLS state.
+        return TcpTransport.listen(address, context, (ctx, channel) -> new TlsLink(ctx, channel, () ->
         {
-            final SSLEngine engine;
             try
             {
-                engine = serverEngine(tls);
+                return serverEngine(tls);
             }
             catch (final RuntimeException ex)
             {
                 org.slf4j.LoggerFactory.getLogger(TlsTransport.class).warn("portal {} refused a connection: its " +
                     "TLS options made no SSLEngine", address, ex);
-                throw new IOException(ex);
+                throw ex;
             }
-            return new TlsLink(ctx, channel, engine, records);
-        }, onAccept);
+        }, records, held), onAccept);
     }
 
     @Override
@@ -84,13 +85,25 @@ public final class TlsTransport implements Transport
             return () -> { };
         }
         return TcpTransport.connect(address, context, (ctx, channel) ->
-            new TlsLink(ctx, channel, clientEngine(tls, address), records), callback);
+        {
+            final SSLEngine engine = clientEngine(tls, address); // failing here fails the connect, naming why
+            return new TlsLink(ctx, channel, () -> engine, records, held);
+        }, callback);
     }
 
     /** TLS records this transport's links have wrapped so far: how well a turn's frames coalesce. Any thread. */
     public long recordsWrapped()
     {
         return records.sum();
+    }
+
+    /**
+     * Network buffers (ciphertext in and out, a record's plaintext that did not fit) this transport's links hold
+     * now: a link holds one only while it has bytes in it, so idle connections hold none. Any thread.
+     */
+    public long networkBuffersHeld()
+    {
+        return held.sum();
     }
 
     static SSLEngine serverEngine(final TlsOptions tls)

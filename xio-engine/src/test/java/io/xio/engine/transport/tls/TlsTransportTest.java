@@ -26,6 +26,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -151,9 +152,10 @@ class TlsTransportTest
         final XioEngine server = server(CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.REQUIRE));
         final Portal portal = server.bind("tls://127.0.0.1:0");
         final XioEngine client = client();
+        // TLS 1.3: the client is done with the handshake before the server checks it, and hears of it in an alert
         assertThatThrownBy(() -> client.connect(uri(portal, "echo")))
-            .isInstanceOf(ConnectionException.class)
-            .hasMessageContaining("requires a client certificate");
+            .isInstanceOf(TlsHandshakeException.class)
+            .hasMessageContaining("the server requires a client certificate, and this client presented none");
         await().atMost(Duration.ofSeconds(5)).until(() -> server.refusals(PeerRefusal.TLS_HANDSHAKE) == 1);
         // the portal still serves a client that has one
         try (Session session = client.connect(uri(portal, "echo"),
@@ -231,6 +233,69 @@ class TlsTransportTest
         try (Session session = client.connect(uri(portal, "echo")))
         {
             assertThat(echo(session, "still serving")).isEqualTo("still serving");
+        }
+    }
+
+    @Test
+    void aPlaintextServerWhoseAnswerStartsLikeAnAlertIsNotCalledATlsPortal() throws Exception
+    {
+        try (ServerSocket fake = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            final Thread answering = new Thread(() ->
+            {
+                try (Socket socket = fake.accept())
+                {
+                    final java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+                    final byte[] length = new byte[4];
+                    in.readFully(length); // the SETUP, read whole: closing with bytes unread would reset instead
+                    in.readFully(new byte[ByteBuffer.wrap(length).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() -
+                        4]);
+                    socket.getOutputStream().write(new byte[] {21, 'n', 'o', 't', ' ', 'T', 'L', 'S'});
+                    socket.shutdownOutput();
+                    in.read();
+                }
+                catch (final IOException ignore)
+                {
+                    // the test fails on what the client reports
+                }
+            });
+            answering.start();
+            final XioEngine plain = engines.start("plain");
+            assertThatThrownBy(() -> plain.connect("tcp://127.0.0.1:" + fake.getLocalPort() + "/echo"))
+                .isInstanceOf(ConnectionException.class)
+                .hasMessageContaining("connection closed by peer")
+                .hasMessageNotContaining("TLS portal");
+            answering.join(5_000);
+        }
+    }
+
+    @Test
+    void aConnectionHoldsNoNetworkBufferOnceItsBytesAreThrough() throws Exception
+    {
+        final TlsTransport transport = new TlsTransport();
+        // Sweeps (which trim idle buffers too) once a second only: what is back sooner, the link gave back itself.
+        final XioEngine server = engines.start(engines.builder("server").tls(CERTIFICATES.serverOptions())
+            .transport(transport).keepalive(Duration.ofSeconds(5), Duration.ofSeconds(30)));
+        final ByteBuffer big = ByteBuffer.allocateDirect(1 << 20);
+        server.register("big", request ->
+        {
+            request.message().close();
+            request.respond(Outbound.of(utf8("big"), big.duplicate()));
+        });
+        final Portal portal = server.bind("tls://127.0.0.1:0");
+        try (Session session = client().connect(uri(portal, "big")))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                // 1 MiB out: several network buffers' worth, and records across the ends of the receive buffers
+                try (Message reply = session.request(Outbound.of(utf8("go"), ByteBuffer.allocate(256 << 10)))
+                    .get(10, TimeUnit.SECONDS))
+                {
+                    assertThat(reply.segment(0).remaining()).isEqualTo(1 << 20);
+                }
+                await().atMost(Duration.ofMillis(200)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> transport.networkBuffersHeld() == 0);
+            }
         }
     }
 
