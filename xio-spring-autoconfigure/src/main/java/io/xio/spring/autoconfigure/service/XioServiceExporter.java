@@ -6,6 +6,7 @@ import io.xio.engine.Portal;
 import io.xio.engine.QueueingHandler;
 import io.xio.engine.Redirectors;
 import io.xio.engine.SessionAcceptor;
+import io.xio.engine.SetupDecision;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
@@ -169,9 +170,10 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             if (i == 0 && configured.size() > 1 && properties.getServer().getRedirect() != XioProperties.Redirect.NONE)
             {
                 final List<XioUri> targets = portals.stream().map(Portal::uri).toList();
-                acceptor = properties.getServer().getRedirect() == XioProperties.Redirect.ROUND_ROBIN
+                acceptor = authenticatedThenRedirected(this.acceptor,
+                    properties.getServer().getRedirect() == XioProperties.Redirect.ROUND_ROBIN
                     ? Redirectors.roundRobin(targets)
-                    : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode());
+                    : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode()));
             }
             final TlsOptions tls = tls(configured.get(i), i);
             portals.add(0, tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls));
@@ -249,6 +251,23 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 " interfaces; name the one to export with @XioService(type = ...)");
         }
         return interfaces[0];
+    }
+
+    /**
+     * The redirecting portal's acceptor: {@code authenticating} decides first, so that a peer it does not accept
+     * never learns the other portals; only a session it accepted is redirected. A set-up that says it was
+     * redirected already (the hops come from the client, so a peer may claim any) is decided by
+     * {@code authenticating} alone.
+     */
+    static SessionAcceptor authenticatedThenRedirected(final SessionAcceptor authenticating,
+        final SessionAcceptor redirector)
+    {
+        return request ->
+        {
+            final SetupDecision decision = authenticating.onSetup(request);
+            return decision instanceof SetupDecision.Accept && request.redirects() == 0
+                ? redirector.onSetup(request) : decision;
+        };
     }
 
     /** The client's host without its ephemeral port, so a client's sessions land together. */
