@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -29,7 +30,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * The {@link XioExceptionHandler} methods that apply to one service, the service's own first, then those of the
  * {@link XioServiceAdvice} beans advising it in their order: maps an exception a service method threw to the
  * error its caller gets, as Spring MVC's {@code @ExceptionHandler} and {@code @ControllerAdvice} do. The first
- * bean with a handler for the exception's type or a supertype answers, with its handler for the nearest one.
+ * bean with a handler for the exception's type or a supertype answers, with its handler for the nearest one; Spring
+ * Security's refusals only by a handler for the refusal's own type (or a subtype), not by a catch-all.
  * A failure nobody chose to expose (no handler answered, and the called method does not declare its type) goes out
  * as its {@link XioErrorDisclosure} allows, by default with a generic message and an error id that the server's
  * log line for it, with the stack trace, also carries.
@@ -39,6 +41,9 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class XioExceptionHandlers
 {
     private static final Logger LOG = LoggerFactory.getLogger(XioExceptionHandlers.class);
+    private static final Set<String> SECURITY_REFUSALS = Set.of(
+        "org.springframework.security.access.AccessDeniedException",
+        "org.springframework.security.core.AuthenticationException");
 
     /** No handlers: a failure is answered as declared, or hidden. */
     public static final XioExceptionHandlers NONE = new XioExceptionHandlers("?", List.of(),
@@ -179,15 +184,34 @@ public final class XioExceptionHandlers
 
     private Optional<Handler> choose(final Class<?> thrown)
     {
+        final Class<?> floor = securityType(thrown);
         for (final BeanHandlers bean : beans)
         {
-            final Handler handler = bean.nearest(thrown);
+            final Handler handler = bean.nearest(thrown, floor);
             if (handler != null)
             {
                 return Optional.of(handler);
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Spring Security's refusal type that {@code thrown} is (AccessDeniedException or AuthenticationException), or
+     * null. Only a handler for that type or a subtype may answer such a refusal: an application's catch-all for
+     * {@code Exception} would otherwise turn "access denied" into a plain failure. By name, as Spring Security is
+     * optional.
+     */
+    private static Class<?> securityType(final Class<?> thrown)
+    {
+        for (Class<?> type = thrown; type != null; type = type.getSuperclass())
+        {
+            if (SECURITY_REFUSALS.contains(type.getName()))
+            {
+                return type;
+            }
+        }
+        return null;
     }
 
     private static boolean advises(final XioServiceAdvice scope, final String resource, final Class<?> serviceType,
@@ -266,13 +290,16 @@ public final class XioExceptionHandlers
     /** One bean's handlers by the exception type each handles. */
     private record BeanHandlers(Map<Class<? extends Throwable>, Handler> byType)
     {
-        /** The handler for the nearest supertype of {@code thrown} (itself included), or null. */
-        Handler nearest(final Class<?> thrown)
+        /**
+         * The handler for the nearest supertype of {@code thrown} (itself included) that is {@code floor} or below
+         * it (null: any), or null.
+         */
+        Handler nearest(final Class<?> thrown, final Class<?> floor)
         {
             final List<Class<? extends Throwable>> matches = new ArrayList<>();
             for (final Class<? extends Throwable> type : byType.keySet())
             {
-                if (type.isAssignableFrom(thrown))
+                if (type.isAssignableFrom(thrown) && (floor == null || floor.isAssignableFrom(type)))
                 {
                     matches.add(type);
                 }
