@@ -32,9 +32,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * error its caller gets, as Spring MVC's {@code @ExceptionHandler} and {@code @ControllerAdvice} do. The first
  * bean with a handler for the exception's type or a supertype answers, with its handler for the nearest one; Spring
  * Security's refusals only by a handler for the refusal's own type (or a subtype), not by a catch-all.
- * A failure nobody chose to expose (no handler answered, and the called method does not declare its type) goes out
- * as its {@link XioErrorDisclosure} allows, by default with a generic message and an error id that the server's
- * log line for it, with the stack trace, also carries.
+ * A handler's answer carries the exception's class name only when the method declares it (or
+ * {@code include-exception} is on). A failure nobody chose to expose (no handler answered, and the called method
+ * does not declare its type; {@code throws Exception} declares none) goes out as its {@link XioErrorDisclosure}
+ * allows, by default with a generic message and an error id that the server's log line for it, with the stack
+ * trace, also carries.
  * Built at start-up, where a malformed handler fails naming itself; thread-safe (used by whichever thread answers
  * a call, on a failure only).
  */
@@ -139,7 +141,9 @@ public final class XioExceptionHandlers
             final Object outcome = handler.get().invoke(failure);
             if (outcome instanceof XioError error)
             {
-                return new Answer(failure.getClass().getName(), error);
+                // The handler chose the words; the class name is the method's to expose (or development's).
+                return new Answer(disclosure.includeException() || declared(failure, method)
+                    ? failure.getClass().getName() : XioErrorDisclosure.HIDDEN_TYPE, error);
             }
             unanswered = outcome instanceof Throwable thrown ? thrown : failure; // it declined, or threw another
         }
@@ -156,13 +160,18 @@ public final class XioExceptionHandlers
         return undisclosed(failure, code, null);
     }
 
+    /**
+     * Whether {@code method} declares the failure's type: {@code throws Exception} (or {@code RuntimeException},
+     * {@code Throwable}) says nothing about what the caller may see, so it declares nothing.
+     */
     private static boolean declared(final Throwable failure, final Method method)
     {
         if (method != null)
         {
             for (final Class<?> type : method.getExceptionTypes())
             {
-                if (type.isInstance(failure))
+                if (type != Exception.class && type != RuntimeException.class && type != Throwable.class &&
+                    type.isInstance(failure))
                 {
                     return true;
                 }
