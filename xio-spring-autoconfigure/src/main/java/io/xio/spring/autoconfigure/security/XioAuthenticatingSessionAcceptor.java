@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.security;
 
+import io.xio.engine.Credentials;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.SetupRequest;
@@ -19,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * and accepts the session as the resulting {@link Authentication} (then the {@code SecurityContext} of every call
  * on it), or refuses it as unauthenticated: the client learns only that authentication failed, the reason goes to
  * the server's log (rate-limited by the engine). A set-up that presents nothing is refused when authentication is
- * required, else accepted as anonymous.
+ * required, else accepted as anonymous; one that presents credentials or a client certificate that no extractor
+ * understands is refused either way.
  *
  * <p>Runs on the portal's context thread, inside the set-up, like every acceptor: the engine's API is synchronous
  * and the context serves every other session of its portal meanwhile. So the manager must not block: a
@@ -75,9 +77,16 @@ public final class XioAuthenticatingSessionAcceptor implements SessionAcceptor
                     return SetupDecision.accept(authenticated);
                 }
             }
-            return requireAuthentication ? SetupDecision.unauthenticated("no credentials presented (credentials: " +
-                request.credentials() + ", client certificate: " + (request.peer() != null &&
-                request.peer().certificate() != null) + ")") : SetupDecision.accept();
+            final boolean certificate = request.peer() != null && request.peer().certificate() != null;
+            if (certificate || request.credentials() != null && !(request.credentials() instanceof Credentials.None))
+            {
+                // The peer claims to be someone that nothing here can check: optional authentication does not make
+                // it anonymous.
+                return SetupDecision.unauthenticated("credentials no extractor understands (credentials: " +
+                    request.credentials() + ", client certificate: " + certificate + ")");
+            }
+            return requireAuthentication ? SetupDecision.unauthenticated("no credentials presented")
+                : SetupDecision.accept();
         }
         catch (final AuthenticationException ex)
         {
