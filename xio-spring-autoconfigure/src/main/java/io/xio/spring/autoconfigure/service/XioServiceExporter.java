@@ -19,6 +19,7 @@ import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
@@ -190,14 +191,31 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         {
             return null;
         }
-        return portalTls.computeIfAbsent(index, i -> XioSslBundles.tlsOptions(sslBundles,
-            "xio.portals[" + i + "].ssl.bundle", portal.getSsl().getBundle(), portal.getUri())
+        return portalTls.computeIfAbsent(index, i -> clientAuthTrusting(XioSslBundles.tlsOptions(sslBundles,
+            "xio.portals[" + i + "].ssl.bundle", portal.getSsl().getBundle(), portal.getUri()), portal, i)
             .withClientAuth(switch (portal.getSsl().getClientAuth())
             {
                 case NONE -> TlsOptions.ClientAuth.NONE;
                 case WANT -> TlsOptions.ClientAuth.WANT;
                 case NEED -> TlsOptions.ClientAuth.REQUIRE;
             }));
+    }
+
+    /**
+     * {@code tls}, after checking that a portal asking for client certificates has a truststore to check them
+     * with: without one the JDK's default trust (the public CAs) would decide who a client is.
+     */
+    private TlsOptions clientAuthTrusting(final TlsOptions tls, final XioProperties.Portal portal, final int index)
+    {
+        if (portal.getSsl().getClientAuth() != XioProperties.ClientAuth.NONE &&
+            sslBundles.getBundle(portal.getSsl().getBundle()).getStores().getTrustStore() == null)
+        {
+            throw new InvalidConfigurationPropertyValueException("xio.portals[" + index + "].ssl.client-auth",
+                portal.getSsl().getClientAuth().name().toLowerCase(java.util.Locale.ROOT), "the SSL bundle '" +
+                portal.getSsl().getBundle() + "' has no truststore to check client certificates with (set " +
+                "spring.ssl.bundle.*." + portal.getSsl().getBundle() + ".truststore.*)");
+        }
+        return tls;
     }
 
     /** The bound on a service's calls running at once, 0 for none; fails naming the property it cannot apply. */
