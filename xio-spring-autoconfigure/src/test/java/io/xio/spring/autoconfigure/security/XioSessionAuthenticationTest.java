@@ -17,6 +17,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.security.authentication.AuthenticationServiceException;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.GrantedAuthority;
 
@@ -123,6 +124,28 @@ class XioSessionAuthenticationTest
             new PeerIdentity("tls://127.0.0.1:50000", List.of(certificate), null, "TLSv1.3"))));
         // Presenting nothing is still anonymous.
         assertThat(accepted(acceptor.onSetup(setup(Credentials.NONE)))).isNull();
+    }
+
+    @Test
+    void aManagerThatCannotDecideRejectsWithoutBlamingThePeerAndOneThatBreaksRefuses()
+    {
+        final XioAuthenticatingSessionAcceptor unavailable = new XioAuthenticatingSessionAcceptor(
+            List.of(new PasswordAuthenticationExtractor()), authentication ->
+            {
+                throw new AuthenticationServiceException("identity provider down");
+            }, true);
+        final SetupDecision rejected = unavailable.onSetup(setup(Credentials.password("alice", "alice-secret")));
+        assertThat(rejected).isEqualTo(SetupDecision.reject("authentication unavailable"));
+        final XioAuthenticatingSessionAcceptor broken = new XioAuthenticatingSessionAcceptor(
+            List.of(new PasswordAuthenticationExtractor()), authentication ->
+            {
+                throw new IllegalStateException("user store broke on " + authentication.getName());
+            }, false);
+        for (int i = 0; i < 3; i++) // each refused, and logged once
+        {
+            assertThat(refused(broken.onSetup(setup(Credentials.password("alice", "pw-4711")))))
+                .doesNotContain("pw-4711");
+        }
     }
 
     @Test
