@@ -25,6 +25,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@link XioExceptionHandler} methods that apply to one service, the service's own first, then those of the
@@ -61,7 +63,11 @@ public final class XioExceptionHandlers
     {
     }
 
+    /** How often an undecodable call is logged at most. */
+    static final long UNDECODABLE_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     private final String resource;
+    private final AtomicLong lastUndecodable = new AtomicLong(System.nanoTime() - UNDECODABLE_LOG_NANOS);
     private final List<BeanHandlers> beans;
     private final XioErrorDisclosure disclosure;
     /** The handler chosen for each exception class met so far, empty when none applies. */
@@ -164,6 +170,25 @@ public final class XioExceptionHandlers
      * Whether {@code method} declares the failure's type: {@code throws Exception} (or {@code RuntimeException},
      * {@code Throwable}) says nothing about what the caller may see, so it declares nothing.
      */
+    /**
+     * A call whose arguments could not be decoded (or whose method name could not be read): the peer's input is
+     * at fault, so INVALID_ARGUMENT with a fixed message; logged at WARN once per {@link #UNDECODABLE_LOG_NANOS}
+     * at most, naming the exception's type only (its message may quote the peer's bytes), so that a peer sending
+     * garbage in a loop does not flood the log.
+     */
+    public Answer undecodable(final Throwable failure)
+    {
+        final long now = System.nanoTime();
+        final long last = lastUndecodable.get();
+        if (now - last >= UNDECODABLE_LOG_NANOS && lastUndecodable.compareAndSet(last, now))
+        {
+            LOG.warn("a call to {} had arguments that could not be decoded ({}), answered {}; logged once a minute " +
+                "at most", resource, failure.getClass().getName(), XioErrorCode.INVALID_ARGUMENT);
+        }
+        return new Answer(XioErrorDisclosure.HIDDEN_TYPE,
+            XioError.of(XioErrorCode.INVALID_ARGUMENT, "the call's arguments could not be decoded"));
+    }
+
     private static boolean declared(final Throwable failure, final Method method)
     {
         if (method != null)

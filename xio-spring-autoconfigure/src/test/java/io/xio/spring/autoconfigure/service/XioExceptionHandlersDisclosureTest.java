@@ -5,6 +5,9 @@ import io.xio.spring.autoconfigure.error.XioError;
 import io.xio.spring.autoconfigure.error.XioErrorCode;
 import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -14,8 +17,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a handler's answer and a broadly declared method disclose: a type travels only when the method declares it
- * (not {@code throws Exception}, {@code RuntimeException} or {@code Throwable}) or include-exception is on.
+ * (not {@code throws Exception}, {@code RuntimeException} or {@code Throwable}) or include-exception is on; and
+ * what undecodable arguments, the peer's fault, are answered and logged with.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class XioExceptionHandlersDisclosureTest
 {
     /** The exported interface. */
@@ -57,6 +62,22 @@ class XioExceptionHandlersDisclosureTest
         assertThat(XioExceptionHandlers.of(new Service(), "api", Api.class, List.of(), XioErrorDisclosure.SHOWN)
             .answer(new IllegalStateException("internal"), method("narrow")).type())
             .isEqualTo(IllegalStateException.class.getName());
+    }
+
+    @Test
+    void undecodableArgumentsAreTheCallersInvalidArgumentAndLoggedOnceWithoutTheInput(final CapturedOutput output)
+    {
+        final XioExceptionHandlers handlers = XioExceptionHandlers.of(new Object(), "api", Api.class, List.of());
+        for (int i = 0; i < 50; i++)
+        {
+            final XioExceptionHandlers.Answer answer = handlers.undecodable(
+                new IllegalArgumentException("Unexpected character ('<' (code 60)): PEER-INPUT-" + i));
+            assertThat(answer.error().code()).isEqualTo(XioErrorCode.INVALID_ARGUMENT);
+            assertThat(answer.type()).isEqualTo(XioErrorDisclosure.HIDDEN_TYPE);
+            assertThat(answer.error().message()).doesNotContain("PEER-INPUT");
+        }
+        assertThat(output.getAll()).doesNotContain("PEER-INPUT").doesNotContain("ERROR");
+        assertThat(output.getAll().lines().filter(line -> line.contains("could not be decoded"))).hasSize(1);
     }
 
     @Test
