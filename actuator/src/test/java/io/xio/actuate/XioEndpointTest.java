@@ -14,10 +14,12 @@ import org.springframework.boot.actuate.env.EnvironmentEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.ByteBuffer;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,6 +51,30 @@ class XioEndpointTest
                 final EnvironmentEndpoint env = context.getBean(EnvironmentEndpoint.class);
                 assertThat(new JsonMapper().writeValueAsString(env.environment("xio\\..*")))
                     .contains("tcp://127.0.0.1:1/kv").doesNotContain("pw-4711").doesNotContain("tok-4711");
+            });
+    }
+
+    @Test
+    void clientCredentialsAreMaskedInEnvironmentVariableAndBracketSpellings()
+    {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class,
+                XioEndpointAutoConfiguration.class, EnvironmentEndpointAutoConfiguration.class))
+            .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                new SystemEnvironmentPropertySource("test-environment", Map.of(
+                    "XIO_CLIENTS_KV_CREDENTIALS_PASSWORD", "pw-env-4711", "XIO_CLIENT_CREDENTIALS_TOKEN", "tok-env",
+                    "XIO_CLIENTS_KV_URI", "tcp://127.0.0.1:1/kv"))))
+            .withPropertyValues("xio.contexts=1", "management.endpoints.web.exposure.include=*",
+                "management.endpoint.env.show-values=always",
+                "xio.clients[kv].credentials.username=svc-bracket", "xio.clients[\"kv\"].credentials.token=tok-q")
+            .run(context ->
+            {
+                assertThat(context).hasNotFailed();
+                final String env = new JsonMapper().writeValueAsString(
+                    context.getBean(EnvironmentEndpoint.class).environment(null));
+                assertThat(env).contains("tcp://127.0.0.1:1/kv") // values are shown...
+                    .doesNotContain("pw-env-4711").doesNotContain("tok-env").doesNotContain("svc-bracket")
+                    .doesNotContain("tok-q"); // ...not these
             });
     }
 

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The sample with the {@code secure} profile, as the README runs it: the load over tls:// (the demo certificates
  * through SSL bundles) and shm, every session authenticated with the sample's user; a client that presents no
- * credentials is refused.
+ * credentials is refused, over tls and over shm.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {"sample.values=200",
     "sample.throughput-time=200ms", "sample.linger=0s"})
@@ -80,6 +80,12 @@ class SecureProfileTest
             final Throwable refused = catchThrowable(() -> stranger.openSession("tls://127.0.0.1:" + XIO_PORT +
                 "/blobs", SessionOptions.DEFAULT.withTls(trust)).get(10, TimeUnit.SECONDS));
             assertThat(refused).isInstanceOf(ExecutionException.class).cause()
+                .isInstanceOf(SessionRejectedException.class)
+                .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isTrue());
+            // The same acceptor decides over shm, where no TLS runs.
+            final Throwable refusedOverShm = catchThrowable(() -> stranger.openSession("shm://" + SHM_NAME +
+                "/blobs", SessionOptions.DEFAULT).get(10, TimeUnit.SECONDS));
+            assertThat(refusedOverShm).isInstanceOf(ExecutionException.class).cause()
                 .isInstanceOf(SessionRejectedException.class)
                 .satisfies(ex -> assertThat(((SessionRejectedException)ex).isAuthenticationFailure()).isTrue());
         }

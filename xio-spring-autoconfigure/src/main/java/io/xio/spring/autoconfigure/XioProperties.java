@@ -522,8 +522,13 @@ public class XioProperties
          */
         private String bundle;
 
-        /** Whether the client checks that the server's certificate names the host it dialled. */
+        /**
+         * Whether the client checks that the server's certificate names the host it dialled. A named client's
+         * setting applies also when it uses xio.client.ssl.bundle.
+         */
         private boolean verifyHostname = true;
+
+        private boolean verifyHostnameSet;
 
         public String getBundle()
         {
@@ -543,6 +548,13 @@ public class XioProperties
         public void setVerifyHostname(final boolean verifyHostname)
         {
             this.verifyHostname = verifyHostname;
+            this.verifyHostnameSet = true;
+        }
+
+        /** Whether verify-hostname was configured here (not a property): a named client's overrides the default's. */
+        public boolean hasVerifyHostname()
+        {
+            return verifyHostnameSet;
         }
     }
 

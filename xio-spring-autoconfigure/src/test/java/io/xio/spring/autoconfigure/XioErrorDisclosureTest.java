@@ -90,19 +90,25 @@ class XioErrorDisclosureTest
     }
 
     @Test
-    void declaredExceptionsAndHandlersAnswersKeepTheirTypeAndMessage()
+    void declaredExceptionsKeepTheirTypeAndMessageAndHandlersAnswersTheirCodeAndMessage()
     {
         withClient(accounts ->
         {
             assertThatThrownBy(() -> accounts.open("bob")).isExactlyInstanceOf(AccountException.class)
                 .hasMessage("no account bob");
+            // A handler's code and message travel; the class name of an undeclared type does not.
             final XioRemoteException ledger = remote(catchThrowable(() -> accounts.fail("ledger")));
-            assertThat(ledger.remoteType()).isEqualTo(Failures.LedgerException.class.getName());
+            assertThat(ledger.remoteType()).isEqualTo(XioErrorDisclosure.HIDDEN_TYPE);
+            assertThat(ledger).hasMessageNotContaining(Failures.LedgerException.class.getName());
             assertThat(ledger.code()).isEqualTo(XioErrorCode.FAILED_PRECONDITION);
             assertThat(ledger.remoteMessage()).isEqualTo("ledger: ledger broken");
-            assertThatThrownBy(() -> accounts.fail("number")).isExactlyInstanceOf(NumberFormatException.class)
-                .hasMessage("not a number");
+            final XioRemoteException number = remote(catchThrowable(() -> accounts.fail("number")));
+            assertThat(number.remoteType()).isEqualTo(XioErrorDisclosure.HIDDEN_TYPE);
+            assertThat(number.remoteMessage()).isEqualTo("not a number");
         });
+        withClient(accounts -> assertThatThrownBy(() -> accounts.fail("number"))
+            .isExactlyInstanceOf(NumberFormatException.class).hasMessage("not a number"),
+            "xio.server.error.include-exception=true");
     }
 
     @Test

@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
 @ConditionalOnBean(XioEngine.class)
 public class XioEndpointAutoConfiguration
 {
-    /** The keys of client credentials, as the endpoints spell them (lower case). */
+    /** The keys of client credentials, in {@link #canonical} form. */
     private static final Pattern CREDENTIALS = Pattern.compile("xio\\.clients?\\.(.+\\.)?credentials\\..+");
+    /** What separates a key's elements in any of the spellings Boot binds: dots, brackets, underscores. */
+    private static final Pattern SEPARATORS = Pattern.compile("[._\\[\\]\"']+");
 
     @Bean
     @ConditionalOnMissingBean
@@ -36,13 +38,26 @@ public class XioEndpointAutoConfiguration
     }
 
     /**
-     * Masks {@code xio.client.credentials.*} and {@code xio.clients.<name>.credentials.*}: Boot shows no values by
+     * Masks {@code xio.client.credentials.*} and {@code xio.clients.<name>.credentials.*}, however spelled (an
+     * environment variable, the bracket form): Boot shows no values by
      * default, but an application that shows them ({@code show-values: always}) still never shows these secrets,
      * whatever their key ends with.
      */
     @Bean
     public SanitizingFunction xioCredentialsSanitizingFunction()
     {
-        return data -> CREDENTIALS.matcher(data.getLowerCaseKey()).matches() ? data.withSanitizedValue() : data;
+        return data -> CREDENTIALS.matcher(canonical(data.getLowerCaseKey())).matches()
+            ? data.withSanitizedValue() : data;
+    }
+
+    /**
+     * A key as Boot binds it whatever its spelling ({@code XIO_CLIENTS_KV_CREDENTIALS_PASSWORD},
+     * {@code xio.clients[kv].credentials.password}, dashed or not): its elements, lower case, without dashes,
+     * joined by dots. Looser than Boot's own rules, which is the safe side for masking.
+     */
+    static String canonical(final String lowerCaseKey)
+    {
+        final String joined = SEPARATORS.matcher(lowerCaseKey.replace("-", "")).replaceAll(".");
+        return joined.endsWith(".") ? joined.substring(0, joined.length() - 1) : joined;
     }
 }

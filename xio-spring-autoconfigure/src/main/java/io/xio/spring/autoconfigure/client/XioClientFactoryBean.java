@@ -90,7 +90,8 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
 
     /**
      * The TLS options of the client's SSL bundle, or null for none: its own (which needs a tls:// address), else
-     * for a tls:// address {@code xio.client.ssl}'s, so that one default serves the tls clients among others.
+     * for a tls:// address {@code xio.client.ssl}'s, so that one default serves the tls clients among others; the
+     * client's own verify-hostname applies to either.
      */
     private static TlsOptions tls(final XioProperties.NamedClient settings, final String prefix,
         final XioProperties.ClientSsl defaults, final String address, final BeanFactory beans)
@@ -103,7 +104,8 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         }
         return XioSslBundles.tlsOptions(beans.getBeanProvider(SslBundles.class).getIfAvailable(),
             own ? prefix + ".ssl.bundle" : "xio.client.ssl.bundle", ssl.getBundle(), address)
-            .withVerifyHostname(ssl.isVerifyHostname());
+            .withVerifyHostname(settings != null && settings.getSsl().hasVerifyHostname()
+                ? settings.getSsl().isVerifyHostname() : ssl.isVerifyHostname());
     }
 
     /** The client's settings, matching names the way relaxed binding spells them (orderService, order-service). */

@@ -1,11 +1,13 @@
 package io.xio.spring.autoconfigure.security;
 
+import io.xio.engine.Credentials;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.SetupRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.AuthenticationServiceException;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
 
@@ -19,7 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * and accepts the session as the resulting {@link Authentication} (then the {@code SecurityContext} of every call
  * on it), or refuses it as unauthenticated: the client learns only that authentication failed, the reason goes to
  * the server's log (rate-limited by the engine). A set-up that presents nothing is refused when authentication is
- * required, else accepted as anonymous.
+ * required, else accepted as anonymous; one that presents credentials or a client certificate that no extractor
+ * understands is refused either way. A manager that cannot decide ({@link AuthenticationServiceException}: an
+ * identity provider down) gets the set-up rejected as "authentication unavailable", not counted as the peer's
+ * failure; one that breaks otherwise gets it refused as unauthenticated. Both are logged once a minute at most.
  *
  * <p>Runs on the portal's context thread, inside the set-up, like every acceptor: the engine's API is synchronous
  * and the context serves every other session of its portal meanwhile. So the manager must not block: a
@@ -42,6 +47,8 @@ public final class XioAuthenticatingSessionAcceptor implements SessionAcceptor
     private final AuthenticationManager manager;
     private final boolean requireAuthentication;
     private final AtomicLong lastSlowWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+    private final AtomicLong lastUnavailableWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+    private final AtomicLong lastFailureWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
     /**
      * @param extractors in the order they are asked
@@ -75,18 +82,51 @@ public final class XioAuthenticatingSessionAcceptor implements SessionAcceptor
                     return SetupDecision.accept(authenticated);
                 }
             }
-            return requireAuthentication ? SetupDecision.unauthenticated("no credentials presented (credentials: " +
-                request.credentials() + ", client certificate: " + (request.peer() != null &&
-                request.peer().certificate() != null) + ")") : SetupDecision.accept();
+            final boolean certificate = request.peer() != null && request.peer().certificate() != null;
+            if (certificate || request.credentials() != null && !(request.credentials() instanceof Credentials.None))
+            {
+                // The peer claims to be someone that nothing here can check: optional authentication does not make
+                // it anonymous.
+                return SetupDecision.unauthenticated("credentials no extractor understands (credentials: " +
+                    request.credentials() + ", client certificate: " + certificate + ")");
+            }
+            return requireAuthentication ? SetupDecision.unauthenticated("no credentials presented")
+                : SetupDecision.accept();
+        }
+        catch (final AuthenticationServiceException ex)
+        {
+            // The manager could not decide (an identity provider down): not the peer's failure, so not counted
+            // against it; the client may try again later.
+            warnOnce(lastUnavailableWarning, "authentication unavailable, session set-ups refused meanwhile: {}", ex);
+            return SetupDecision.reject("authentication unavailable");
         }
         catch (final AuthenticationException ex)
         {
             // Its message is for the server's log only (ServerHandshake sends "authentication failed").
             return SetupDecision.unauthenticated(ex.getClass().getSimpleName() + ": " + ex.getMessage());
         }
+        catch (final RuntimeException ex)
+        {
+            // A manager or extractor that broke on what the peer sent: refused, never let through; logged once
+            // per interval, as a peer may send such set-ups in a loop.
+            warnOnce(lastFailureWarning, "authenticating a session set-up failed, refused as unauthenticated: {}",
+                ex);
+            return SetupDecision.unauthenticated("authentication failed: " + ex.getClass().getSimpleName());
+        }
         finally
         {
             warnIfSlow(System.nanoTime() - start);
+        }
+    }
+
+    /** Logs {@code ex} at most once per {@link #WARN_INTERVAL_NANOS} for {@code last}'s kind. */
+    private static void warnOnce(final AtomicLong last, final String format, final RuntimeException ex)
+    {
+        final long now = System.nanoTime();
+        final long before = last.get();
+        if (now - before >= WARN_INTERVAL_NANOS && last.compareAndSet(before, now))
+        {
+            LOG.warn(format, ex.toString(), ex);
         }
     }
 

@@ -16,6 +16,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.security.authentication.AuthenticationProvider;
 import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.core.context.SecurityContextHolderStrategy;
 import org.springframework.security.core.userdetails.UserDetailsService;
 
 /**
@@ -37,9 +39,11 @@ public class XioSecurityAutoConfiguration
 {
     @Bean
     @ConditionalOnMissingBean
-    public XioSecurityContextInterceptor xioSecurityContextInterceptor()
+    public XioSecurityContextInterceptor xioSecurityContextInterceptor(
+        final ObjectProvider<SecurityContextHolderStrategy> strategy)
     {
-        return new XioSecurityContextInterceptor();
+        return new XioSecurityContextInterceptor(
+            () -> strategy.getIfAvailable(SecurityContextHolder::getContextHolderStrategy));
     }
 
     @Bean

@@ -426,7 +426,7 @@ public final class ServiceDispatcher implements RequestHandler
                     ? handlers.answer(failure, method == null ? null : method.method())
                     : failure instanceof NoSuchMethodException // xio's own words
                         ? XioExceptionHandlers.unmapped(failure, XioErrorCode.UNIMPLEMENTED)
-                        : handlers.internal(failure, XioErrorCode.INTERNAL)); // could not decode, say
+                        : handlers.undecodable(failure)); // the peer's bytes: its error, not the server's
             }
             else if (method.returnKind() == ServiceMethod.ReturnKind.VOID || value == null && method.resultIsSegment())
             {

@@ -22,23 +22,32 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@link XioExceptionHandler} methods that apply to one service, the service's own first, then those of the
  * {@link XioServiceAdvice} beans advising it in their order: maps an exception a service method threw to the
  * error its caller gets, as Spring MVC's {@code @ExceptionHandler} and {@code @ControllerAdvice} do. The first
- * bean with a handler for the exception's type or a supertype answers, with its handler for the nearest one.
- * A failure nobody chose to expose (no handler answered, and the called method does not declare its type) goes out
- * as its {@link XioErrorDisclosure} allows, by default with a generic message and an error id that the server's
- * log line for it, with the stack trace, also carries.
+ * bean with a handler for the exception's type or a supertype answers, with its handler for the nearest one; Spring
+ * Security's refusals only by a handler for the refusal's own type (or a subtype), not by a catch-all.
+ * A handler's answer carries the exception's class name only when the method declares it (or
+ * {@code include-exception} is on). A failure nobody chose to expose (no handler answered, and the called method
+ * does not declare its type; {@code throws Exception} declares none) goes out as its {@link XioErrorDisclosure}
+ * allows, by default with a generic message and an error id that the server's log line for it, with the stack
+ * trace, also carries.
  * Built at start-up, where a malformed handler fails naming itself; thread-safe (used by whichever thread answers
  * a call, on a failure only).
  */
 public final class XioExceptionHandlers
 {
     private static final Logger LOG = LoggerFactory.getLogger(XioExceptionHandlers.class);
+    private static final Set<String> SECURITY_REFUSALS = Set.of(
+        "org.springframework.security.access.AccessDeniedException",
+        "org.springframework.security.core.AuthenticationException");
 
     /** No handlers: a failure is answered as declared, or hidden. */
     public static final XioExceptionHandlers NONE = new XioExceptionHandlers("?", List.of(),
@@ -54,7 +63,11 @@ public final class XioExceptionHandlers
     {
     }
 
+    /** How often an undecodable call is logged at most. */
+    static final long UNDECODABLE_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     private final String resource;
+    private final AtomicLong lastUndecodable = new AtomicLong(System.nanoTime() - UNDECODABLE_LOG_NANOS);
     private final List<BeanHandlers> beans;
     private final XioErrorDisclosure disclosure;
     /** The handler chosen for each exception class met so far, empty when none applies. */
@@ -134,7 +147,9 @@ public final class XioExceptionHandlers
             final Object outcome = handler.get().invoke(failure);
             if (outcome instanceof XioError error)
             {
-                return new Answer(failure.getClass().getName(), error);
+                // The handler chose the words; the class name is the method's to expose (or development's).
+                return new Answer(disclosure.includeException() || declared(failure, method)
+                    ? failure.getClass().getName() : XioErrorDisclosure.HIDDEN_TYPE, error);
             }
             unanswered = outcome instanceof Throwable thrown ? thrown : failure; // it declined, or threw another
         }
@@ -151,13 +166,37 @@ public final class XioExceptionHandlers
         return undisclosed(failure, code, null);
     }
 
+    /**
+     * Whether {@code method} declares the failure's type: {@code throws Exception} (or {@code RuntimeException},
+     * {@code Throwable}) says nothing about what the caller may see, so it declares nothing.
+     */
+    /**
+     * A call whose arguments could not be decoded (or whose method name could not be read): the peer's input is
+     * at fault, so INVALID_ARGUMENT with a fixed message; logged at WARN once per {@link #UNDECODABLE_LOG_NANOS}
+     * at most, naming the exception's type only (its message may quote the peer's bytes), so that a peer sending
+     * garbage in a loop does not flood the log.
+     */
+    public Answer undecodable(final Throwable failure)
+    {
+        final long now = System.nanoTime();
+        final long last = lastUndecodable.get();
+        if (now - last >= UNDECODABLE_LOG_NANOS && lastUndecodable.compareAndSet(last, now))
+        {
+            LOG.warn("a call to {} had arguments that could not be decoded ({}), answered {}; logged once a minute " +
+                "at most", resource, failure.getClass().getName(), XioErrorCode.INVALID_ARGUMENT);
+        }
+        return new Answer(XioErrorDisclosure.HIDDEN_TYPE,
+            XioError.of(XioErrorCode.INVALID_ARGUMENT, "the call's arguments could not be decoded"));
+    }
+
     private static boolean declared(final Throwable failure, final Method method)
     {
         if (method != null)
         {
             for (final Class<?> type : method.getExceptionTypes())
             {
-                if (type.isInstance(failure))
+                if (type != Exception.class && type != RuntimeException.class && type != Throwable.class &&
+                    type.isInstance(failure))
                 {
                     return true;
                 }
@@ -179,15 +218,34 @@ public final class XioExceptionHandlers
 
     private Optional<Handler> choose(final Class<?> thrown)
     {
+        final Class<?> floor = securityType(thrown);
         for (final BeanHandlers bean : beans)
         {
-            final Handler handler = bean.nearest(thrown);
+            final Handler handler = bean.nearest(thrown, floor);
             if (handler != null)
             {
                 return Optional.of(handler);
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Spring Security's refusal type that {@code thrown} is (AccessDeniedException or AuthenticationException), or
+     * null. Only a handler for that type or a subtype may answer such a refusal: an application's catch-all for
+     * {@code Exception} would otherwise turn "access denied" into a plain failure. By name, as Spring Security is
+     * optional.
+     */
+    private static Class<?> securityType(final Class<?> thrown)
+    {
+        for (Class<?> type = thrown; type != null; type = type.getSuperclass())
+        {
+            if (SECURITY_REFUSALS.contains(type.getName()))
+            {
+                return type;
+            }
+        }
+        return null;
     }
 
     private static boolean advises(final XioServiceAdvice scope, final String resource, final Class<?> serviceType,
@@ -266,13 +324,16 @@ public final class XioExceptionHandlers
     /** One bean's handlers by the exception type each handles. */
     private record BeanHandlers(Map<Class<? extends Throwable>, Handler> byType)
     {
-        /** The handler for the nearest supertype of {@code thrown} (itself included), or null. */
-        Handler nearest(final Class<?> thrown)
+        /**
+         * The handler for the nearest supertype of {@code thrown} (itself included) that is {@code floor} or below
+         * it (null: any), or null.
+         */
+        Handler nearest(final Class<?> thrown, final Class<?> floor)
         {
             final List<Class<? extends Throwable>> matches = new ArrayList<>();
             for (final Class<? extends Throwable> type : byType.keySet())
             {
-                if (type.isAssignableFrom(thrown))
+                if (type.isAssignableFrom(thrown) && (floor == null || floor.isAssignableFrom(type)))
                 {
                     matches.add(type);
                 }

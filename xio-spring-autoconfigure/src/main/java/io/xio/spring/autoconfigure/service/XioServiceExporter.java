@@ -6,6 +6,7 @@ import io.xio.engine.Portal;
 import io.xio.engine.QueueingHandler;
 import io.xio.engine.Redirectors;
 import io.xio.engine.SessionAcceptor;
+import io.xio.engine.SetupDecision;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
@@ -18,6 +19,7 @@ import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
@@ -169,9 +171,10 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             if (i == 0 && configured.size() > 1 && properties.getServer().getRedirect() != XioProperties.Redirect.NONE)
             {
                 final List<XioUri> targets = portals.stream().map(Portal::uri).toList();
-                acceptor = properties.getServer().getRedirect() == XioProperties.Redirect.ROUND_ROBIN
+                acceptor = authenticatedThenRedirected(this.acceptor,
+                    properties.getServer().getRedirect() == XioProperties.Redirect.ROUND_ROBIN
                     ? Redirectors.roundRobin(targets)
-                    : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode());
+                    : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode()));
             }
             final TlsOptions tls = tls(configured.get(i), i);
             portals.add(0, tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls));
@@ -188,14 +191,31 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         {
             return null;
         }
-        return portalTls.computeIfAbsent(index, i -> XioSslBundles.tlsOptions(sslBundles,
-            "xio.portals[" + i + "].ssl.bundle", portal.getSsl().getBundle(), portal.getUri())
+        return portalTls.computeIfAbsent(index, i -> clientAuthTrusting(XioSslBundles.tlsOptions(sslBundles,
+            "xio.portals[" + i + "].ssl.bundle", portal.getSsl().getBundle(), portal.getUri()), portal, i)
             .withClientAuth(switch (portal.getSsl().getClientAuth())
             {
                 case NONE -> TlsOptions.ClientAuth.NONE;
                 case WANT -> TlsOptions.ClientAuth.WANT;
                 case NEED -> TlsOptions.ClientAuth.REQUIRE;
             }));
+    }
+
+    /**
+     * {@code tls}, after checking that a portal asking for client certificates has a truststore to check them
+     * with: without one the JDK's default trust (the public CAs) would decide who a client is.
+     */
+    private TlsOptions clientAuthTrusting(final TlsOptions tls, final XioProperties.Portal portal, final int index)
+    {
+        if (portal.getSsl().getClientAuth() != XioProperties.ClientAuth.NONE &&
+            sslBundles.getBundle(portal.getSsl().getBundle()).getStores().getTrustStore() == null)
+        {
+            throw new InvalidConfigurationPropertyValueException("xio.portals[" + index + "].ssl.client-auth",
+                portal.getSsl().getClientAuth().name().toLowerCase(java.util.Locale.ROOT), "the SSL bundle '" +
+                portal.getSsl().getBundle() + "' has no truststore to check client certificates with (set " +
+                "spring.ssl.bundle.*." + portal.getSsl().getBundle() + ".truststore.*)");
+        }
+        return tls;
     }
 
     /** The bound on a service's calls running at once, 0 for none; fails naming the property it cannot apply. */
@@ -249,6 +269,23 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 " interfaces; name the one to export with @XioService(type = ...)");
         }
         return interfaces[0];
+    }
+
+    /**
+     * The redirecting portal's acceptor: {@code authenticating} decides first, so that a peer it does not accept
+     * never learns the other portals; only a session it accepted is redirected. A set-up that says it was
+     * redirected already (the hops come from the client, so a peer may claim any) is decided by
+     * {@code authenticating} alone.
+     */
+    static SessionAcceptor authenticatedThenRedirected(final SessionAcceptor authenticating,
+        final SessionAcceptor redirector)
+    {
+        return request ->
+        {
+            final SetupDecision decision = authenticating.onSetup(request);
+            return decision instanceof SetupDecision.Accept && request.redirects() == 0
+                ? redirector.onSetup(request) : decision;
+        };
     }
 
     /** The client's host without its ephemeral port, so a client's sessions land together. */

@@ -4,6 +4,7 @@ import io.xio.engine.Credentials;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.transport.tls.TestCertificates;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
+import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.client.XioAccessDeniedException;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
 import io.xio.spring.autoconfigure.client.XioCredentialsProvider;
@@ -26,10 +27,15 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.security.core.context.SecurityContextHolder;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -57,7 +63,14 @@ class XioSecurityTest
 
     private static void withServer(final String[] serverProperties, final ServerTest test)
     {
-        runner(TradesServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+        withServer(serverProperties, test, new Class<?>[0]);
+    }
+
+    private static void withServer(final String[] serverProperties, final ServerTest test,
+        final Class<?>... serverConfigurations)
+    {
+        runner(TradesServerApplication.class).withUserConfiguration(serverConfigurations)
+            .withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
             .withPropertyValues(serverProperties).run(server ->
             {
                 assertThat(server).hasNotFailed();
@@ -160,15 +173,41 @@ class XioSecurityTest
                 client(uri, anonymous ->
                 {
                     assertThat(trades(anonymous).whoAmI()).isEqualTo("anonymous");
-                    // Method security sees no authentication, and the caller hears it needs one.
+                    // Method security sees an anonymous authentication (hasRole decides), and the caller is denied.
                     final Throwable refused = catchThrowable(() -> trades(anonymous).trade("gold"));
                     assertThat(refused).isInstanceOf(XioAccessDeniedException.class);
-                    assertThat(((XioAccessDeniedException)refused).code()).isIn(XioErrorCode.UNAUTHENTICATED,
-                        XioErrorCode.PERMISSION_DENIED);
+                    assertThat(((XioAccessDeniedException)refused).code()).isEqualTo(XioErrorCode.PERMISSION_DENIED);
                 });
                 assertThat(trades(alice).whoAmI()).isEqualTo("alice");
+                // Nothing of any call's context stayed on the serving thread once it returned.
+                assertThat(AfterCallRecorder.AFTER).hasSizeGreaterThanOrEqualTo(4).containsOnlyNulls();
             }, "xio.clients.trades.credentials.username=alice",
-                "xio.clients.trades.credentials.password=alice-secret"));
+                "xio.clients.trades.credentials.password=alice-secret"), AfterCallRecorder.class);
+    }
+
+    /** Records the serving thread's authentication once each call returned, outside the security interceptor. */
+    @Configuration(proxyBeanMethods = false)
+    static class AfterCallRecorder
+    {
+        static final List<Object> AFTER = new CopyOnWriteArrayList<>();
+
+        @Bean
+        @Order(Ordered.HIGHEST_PRECEDENCE)
+        XioServerInterceptor afterCallRecorder()
+        {
+            AFTER.clear();
+            return (call, chain) ->
+            {
+                try
+                {
+                    return chain.proceed();
+                }
+                finally
+                {
+                    AFTER.add(SecurityContextHolder.getContextHolderStrategy().getContext().getAuthentication());
+                }
+            };
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.SetupRequest;
 import io.xio.engine.XioUri;
+import io.xio.engine.transport.tls.TestCertificates;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.sample.secure.server.TestJwts;
 import io.xio.spring.autoconfigure.sample.secure.server.TradesServerApplication;
@@ -16,10 +17,13 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.security.authentication.AuthenticationServiceException;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.GrantedAuthority;
 
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -105,6 +109,43 @@ class XioSessionAuthenticationTest
                 // Optional does not mean unchecked: wrong credentials are still refused.
                 refused(acceptor.onSetup(setup(Credentials.password("alice", "guessed"))));
             });
+    }
+
+    @Test
+    void credentialsOrACertificateThatNoExtractorUnderstandsAreRefusedEvenWhenAuthenticationIsOptional()
+    {
+        // Only user names and passwords are understood here: a token or a certificate cannot be checked.
+        final XioAuthenticatingSessionAcceptor acceptor = new XioAuthenticatingSessionAcceptor(
+            List.of(new PasswordAuthenticationExtractor()), authentication -> authentication, false);
+        assertThat(refused(acceptor.onSetup(setup(Credentials.bearer("tok-4711"))))).doesNotContain("tok-4711");
+        final X509Certificate certificate = TestCertificates.create().client().certificate();
+        refused(acceptor.onSetup(new SetupRequest("trades", Map.of(), "tls://127.0.0.1:50000",
+            XioUri.parse("tls://127.0.0.1:7000"), 0, Credentials.NONE,
+            new PeerIdentity("tls://127.0.0.1:50000", List.of(certificate), null, "TLSv1.3"))));
+        // Presenting nothing is still anonymous.
+        assertThat(accepted(acceptor.onSetup(setup(Credentials.NONE)))).isNull();
+    }
+
+    @Test
+    void aManagerThatCannotDecideRejectsWithoutBlamingThePeerAndOneThatBreaksRefuses()
+    {
+        final XioAuthenticatingSessionAcceptor unavailable = new XioAuthenticatingSessionAcceptor(
+            List.of(new PasswordAuthenticationExtractor()), authentication ->
+            {
+                throw new AuthenticationServiceException("identity provider down");
+            }, true);
+        final SetupDecision rejected = unavailable.onSetup(setup(Credentials.password("alice", "alice-secret")));
+        assertThat(rejected).isEqualTo(SetupDecision.reject("authentication unavailable"));
+        final XioAuthenticatingSessionAcceptor broken = new XioAuthenticatingSessionAcceptor(
+            List.of(new PasswordAuthenticationExtractor()), authentication ->
+            {
+                throw new IllegalStateException("user store broke on " + authentication.getName());
+            }, false);
+        for (int i = 0; i < 3; i++) // each refused, and logged once
+        {
+            assertThat(refused(broken.onSetup(setup(Credentials.password("alice", "pw-4711")))))
+                .doesNotContain("pw-4711");
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.ssl;
 
 import io.xio.engine.Session;
+import io.xio.engine.TlsHandshakeException;
 import io.xio.engine.XioEngine;
 import io.xio.engine.transport.tls.TestCertificates;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
@@ -27,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,7 +128,8 @@ class XioSslBundleTest
     {
         server(pemServer(), server -> runner(ClientApplication.class).withPropertyValues(pemClient(port(server),
             "other-ca.crt")).withPropertyValues("xio.client.timeout=2s").run(client ->
-            assertThat(catchThrowable(() -> client.getBean(KvClient.class).get("k"))).isNotNull()));
+            assertThat(handshakeFailure(catchThrowable(() -> client.getBean(KvClient.class).get("k"))))
+                .hasMessageContaining("is not trusted")));
     }
 
     @Test
@@ -164,7 +167,35 @@ class XioSslBundleTest
             runner(ClientApplication.class).withPropertyValues(pemClient(port, "ca.crt"))
                 .withPropertyValues("xio.client.timeout=2s", "spring.ssl.bundle.pem.trust.options.enabled-protocols" +
                     "=TLSv1.2").run(client ->
-                    assertThat(catchThrowable(() -> client.getBean(KvClient.class).get("k"))).isNotNull());
+                    assertThat(handshakeFailure(catchThrowable(() -> client.getBean(KvClient.class).get("k"))))
+                        .hasMessageContaining("client certificate"));
+        });
+    }
+
+    @Test
+    void aNamedClientsVerifyHostnameAppliesWithTheDefaultBundle() throws IOException
+    {
+        // The CA's certificate for another host: trusted, but not the host the client dials.
+        TestCertificates.writePem(dir, "elsewhere", certificates.issue("elsewhere.example",
+            List.of("elsewhere.example"), List.of(), Duration.ZERO, Duration.ofDays(1), certificates.ca()));
+        final String[] elsewhere = {"xio.portals[0].uri=tls://127.0.0.1:0", "xio.portals[0].ssl.bundle=server",
+            "spring.ssl.bundle.pem.server.keystore.certificate=" + file("elsewhere.crt"),
+            "spring.ssl.bundle.pem.server.keystore.private-key=" + file("elsewhere.key")};
+        server(elsewhere, server ->
+        {
+            final String[] defaultBundle = {"xio.clients.kv.uri=tls://127.0.0.1:" + port(server) + "/kv",
+                "xio.client.ssl.bundle=trust", "xio.client.timeout=2s",
+                "spring.ssl.bundle.pem.trust.truststore.certificate=" + file("ca.crt")};
+            runner(ClientApplication.class).withPropertyValues(defaultBundle).run(client ->
+                assertThat(handshakeFailure(catchThrowable(() -> client.getBean(KvClient.class).get("k"))))
+                    .as("the host name is checked by default").hasMessageContaining("does not name the host"));
+            runner(ClientApplication.class).withPropertyValues(defaultBundle)
+                .withPropertyValues("xio.clients.kv.ssl.verify-hostname=false").run(client ->
+                {
+                    final KvClient kv = client.getBean(KvClient.class);
+                    kv.put("k", "v");
+                    assertThat(kv.get("k")).isEqualTo("v");
+                });
         });
     }
 
@@ -185,8 +216,9 @@ class XioSslBundleTest
                     {
                         final KvClient open = before.getBean(KvClient.class);
                         open.put("k", "v"); // a connection made with the first certificate
-                        assertThat(catchThrowable(() -> after.getBean(KvClient.class).get("k")))
-                            .as("the other CA's client does not trust the first certificate").isNotNull();
+                        assertThat(handshakeFailure(catchThrowable(() -> after.getBean(KvClient.class).get("k"))))
+                            .as("the other CA's client does not trust the first certificate")
+                            .hasMessageContaining("is not trusted");
 
                         replace("other-server.crt", "server.crt");
                         replace("other-server.key", "server.key");
@@ -196,6 +228,18 @@ class XioSslBundleTest
                         assertThat(open.get("k")).as("the open connection goes on").isEqualTo("v");
                     }));
         });
+    }
+
+    /** The TLS handshake failure among {@code thrown}'s causes (it must be one). */
+    private static Throwable handshakeFailure(final Throwable thrown)
+    {
+        Throwable cause = thrown;
+        while (cause != null && !(cause instanceof TlsHandshakeException))
+        {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("a TlsHandshakeException in %s", thrown).isNotNull();
+        return cause;
     }
 
     private void replace(final String from, final String to)
@@ -224,6 +268,11 @@ class XioSslBundleTest
             "xio.portals[0].uri=tcp://127.0.0.1:0").run(server ->
             assertThat(server).getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
                 .hasMessageContaining("xio.portals[0].ssl.bundle").hasMessageContaining("tls://"));
+        // Client certificates asked for, and nothing to check them with but the JDK's public CAs.
+        runner(ServerApplication.class).withPropertyValues(pemServer()).withPropertyValues(
+            "xio.portals[0].ssl.client-auth=want").run(server ->
+            assertThat(server).getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining("xio.portals[0].ssl.client-auth").hasMessageContaining("no truststore"));
         runner(ClientApplication.class).withPropertyValues(pemClient(1, "ca.crt"))
             .withPropertyValues("xio.clients.kv.uri=tcp://127.0.0.1:1/kv").run(client ->
                 assertThatThrownBy(() -> client.getBean(KvClient.class)).rootCause()
