@@ -30,6 +30,12 @@ public final class TestEngines implements AutoCloseable
 
     private final List<XioEngine> engines = new ArrayList<>();
 
+    /** {@code duration} stretched by the emulation scale: a deadline a test means to be short but reachable. */
+    public static Duration scaled(final Duration duration)
+    {
+        return duration.multipliedBy(SCALE);
+    }
+
     public XioEngine.Builder builder(final String name)
     {
         return XioEngine.builder()

@@ -1498,12 +1498,13 @@ public abstract class TransportConformanceTest
             final XioFuture<Message> slow = session.request(Outbound.of(utf8("slow")),
                 CallOptions.timeout(Duration.ofSeconds(20)));
             await().atMost(Duration.ofSeconds(5)).until(() -> ran.get() == 1);
+            // Short, but long enough to arrive in time under emulation: refused on arrival, it would not be queued.
             final XioFuture<Message> queued = session.request(Outbound.of(utf8("queued")),
-                CallOptions.timeout(Duration.ofMillis(300)));
+                CallOptions.timeout(TestEngines.scaled(Duration.ofMillis(300))));
             assertThatThrownBy(() -> queued.get(5, TimeUnit.SECONDS)).cause().isInstanceOf(XioTimeoutException.class);
             release.countDown();
             slow.get(10, TimeUnit.SECONDS).close();
-            await().atMost(Duration.ofSeconds(5)).until(() ->
+            await().atMost(TestEngines.scaled(Duration.ofSeconds(5))).until(() ->
                 oneAtATime.refusedExpired() + oneAtATime.refusedCancelled() == 1);
             assertThat(ran).as("the request that waited past its deadline never ran").hasValue(1);
             // The server saw the caller's 20 s, less the time on the way.
