@@ -9,28 +9,41 @@ import java.time.Duration;
  * @param receipt ask the receiver for a delivery receipt
  * @param waitWhenFull when the session has its limit of requests in flight, wait (up to the deadline)
  *                     instead of failing at once with {@link BackPressureException}
+ * @param idempotent the call may run twice without harm: a {@link io.xio.engine.cluster.ServiceClient} tries it
+ *                   again on another server when its connection or server went away (a session does not: it
+ *                   never runs a call twice, so this is only a hint for whoever routes the call)
  */
-public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull)
+public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent)
 {
-    public static final CallOptions DEFAULT = new CallOptions(null, false, false);
+    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false);
+
+    public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull)
+    {
+        this(timeout, receipt, waitWhenFull, false);
+    }
 
     public static CallOptions timeout(final Duration timeout)
     {
-        return new CallOptions(timeout, false, false);
+        return new CallOptions(timeout, false, false, false);
     }
 
     public CallOptions withTimeout(final Duration value)
     {
-        return new CallOptions(value, receipt, waitWhenFull);
+        return new CallOptions(value, receipt, waitWhenFull, idempotent);
     }
 
     public CallOptions withReceipt(final boolean value)
     {
-        return new CallOptions(timeout, value, waitWhenFull);
+        return new CallOptions(timeout, value, waitWhenFull, idempotent);
     }
 
     public CallOptions withWaitWhenFull(final boolean value)
     {
-        return new CallOptions(timeout, receipt, value);
+        return new CallOptions(timeout, receipt, value, idempotent);
+    }
+
+    public CallOptions withIdempotent(final boolean value)
+    {
+        return new CallOptions(timeout, receipt, waitWhenFull, value);
     }
 }

@@ -148,6 +148,45 @@ public interface Session extends AutoCloseable
      */
     java.util.concurrent.CompletableFuture<Integer> cancelAll();
 
+    /**
+     * Server side: asks the client to finish what is in flight and go away ({@link GoAway}): a GOAWAY frame on the
+     * session. The server goes on serving the requests that arrive until the client closes the session, which it
+     * does once it has the answers to what it sent before it read the GOAWAY; a client that does not is closed by
+     * whoever drains (see {@link XioEngine#drain}). With portals, the client re-opens the session there (a live
+     * migration). Any thread; a second call sends another GOAWAY (a new destination).
+     *
+     * @throws UnsupportedOperationException on a client session
+     */
+    default void goAway(final GoAway goAway)
+    {
+        throw new UnsupportedOperationException("only the server side of a session sends GOAWAY");
+    }
+
+    /**
+     * Client side: the last GOAWAY the server sent on this session, or null. From the moment it arrived, new calls on
+     * the session fail at once with {@link SessionDrainingException} (never sent); calls in flight complete as usual,
+     * and the session closes itself after the last of them. Always null on the server side. Any thread.
+     */
+    default GoAway goAwayReceived()
+    {
+        return null;
+    }
+
+    /** Whether the session was asked to go away (client side) or told to (server side). Any thread. */
+    default boolean isDraining()
+    {
+        return goAwayReceived() != null;
+    }
+
+    /**
+     * Requests this side sent on the session and still awaiting their response, receipt or write; cheap, does not
+     * allocate (least-in-flight balancing reads it on every call). Any thread.
+     */
+    default int inFlight()
+    {
+        return statistics().inFlight();
+    }
+
     /** Drops every connection of the session at once, as a network failure would. For fault drills. */
     void abortConnections();
 

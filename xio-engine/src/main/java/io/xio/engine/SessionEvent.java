@@ -23,6 +23,11 @@ public record SessionEvent(Type type, Session session, String detail, Throwable 
         RECONNECTED,
         /** A connection or session failed with an error. */
         ERROR,
+        /**
+         * Client side: the server asked the session to go away ({@link Session#goAwayReceived()}); calls in flight
+         * finish, new ones fail with {@link SessionDrainingException}, and the session closes after the last.
+         */
+        GOAWAY,
         /** The session is closed. */
         CLOSED,
         /**

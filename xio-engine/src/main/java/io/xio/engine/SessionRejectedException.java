@@ -10,6 +10,7 @@ public final class SessionRejectedException extends XioException
     private static final long serialVersionUID = 1L;
     private final String reason;
     private final boolean authenticationFailure;
+    private final boolean draining;
 
     public SessionRejectedException(final String uri, final String reason)
     {
@@ -22,6 +23,21 @@ public final class SessionRejectedException extends XioException
         super("session to " + uri + " rejected: " + reason);
         this.reason = reason;
         this.authenticationFailure = authenticationFailure;
+        this.draining = false;
+    }
+
+    private SessionRejectedException(final String uri, final String reason, final Void drainingMarker)
+    {
+        super("session to " + uri + " rejected: " + reason);
+        this.reason = reason;
+        this.authenticationFailure = false;
+        this.draining = true;
+    }
+
+    /** A refusal by a server that is draining ({@link XioEngine#drain}): it takes no new sessions, others may. */
+    public static SessionRejectedException draining(final String uri, final String reason)
+    {
+        return new SessionRejectedException(uri, reason, (Void)null);
     }
 
     public String reason()
@@ -37,5 +53,14 @@ public final class SessionRejectedException extends XioException
     public boolean isAuthenticationFailure()
     {
         return authenticationFailure;
+    }
+
+    /**
+     * Whether the server refused because it is draining (shutting down or handing its sessions over): the same
+     * set-up may succeed at once at another server of the service, and will not here.
+     */
+    public boolean isDraining()
+    {
+        return draining;
     }
 }

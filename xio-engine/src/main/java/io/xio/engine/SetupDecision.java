@@ -49,12 +49,36 @@ public sealed interface SetupDecision
     /**
      * @param attributes returned to the client with the acceptance
      * @param principal who the session belongs to; null for an anonymous one
+     * @param connectionPortals where the client opens the session's further connections (see
+     *                          {@link #withConnectionPortals}); empty: at the portal that accepted
      */
-    record Accept(Map<String, String> attributes, java.security.Principal principal) implements SetupDecision
+    record Accept(Map<String, String> attributes, java.security.Principal principal, List<XioUri> connectionPortals)
+        implements SetupDecision
     {
+        public Accept
+        {
+            attributes = Map.copyOf(attributes);
+            connectionPortals = List.copyOf(connectionPortals);
+        }
+
+        public Accept(final Map<String, String> attributes, final java.security.Principal principal)
+        {
+            this(attributes, principal, List.of());
+        }
+
         public Accept(final Map<String, String> attributes)
         {
             this(attributes, null);
+        }
+
+        /**
+         * Spreads the session's further connections over {@code portals} (portals of this engine, each served by its
+         * own context), so one busy session uses several server cores: the client sends its ATTACHes to them in turn
+         * instead of to the portal that accepted. A portal that cannot be reached is skipped for the next.
+         */
+        public Accept withConnectionPortals(final List<XioUri> portals)
+        {
+            return new Accept(attributes, principal, portals);
         }
     }
 

@@ -469,6 +469,27 @@ public final class XioEngine implements AutoCloseable
         return List.copyOf(core.sessions());
     }
 
+    /**
+     * Drains the engine's server side for a graceful shutdown or a rolling restart: from now on its portals refuse new
+     * sessions ({@link SessionRejectedException#isDraining()}) but still take re-attaches of sessions they have; every
+     * server session is sent a GOAWAY ({@link GoAway#of}, or a redirect to {@code redirect} when not empty); requests
+     * that arrive meanwhile are still served. The future completes once every server session is closed (its client
+     * closes it after its last answer), or when {@code grace} has passed, after closing those left. Client sessions of
+     * this engine are not touched. Any thread; a second call returns the first call's future.
+     *
+     * @param redirect where clients should re-open their sessions; empty for anywhere else
+     */
+    public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace)
+    {
+        throw new UnsupportedOperationException("drain is being built");
+    }
+
+    /** Whether {@link #drain} was called. Any thread. */
+    public boolean isDraining()
+    {
+        return false;
+    }
+
     /** Received messages not yet released; empty unless leak detection is on. */
     public List<Throwable> unreleasedMessages()
     {
