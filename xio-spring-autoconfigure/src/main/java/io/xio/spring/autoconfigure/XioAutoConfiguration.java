@@ -10,6 +10,7 @@ import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.service.XioExportListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -145,10 +146,12 @@ public class XioAutoConfiguration
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
         final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation,
         final ObjectProvider<XioServerInterceptor> interceptors, final ObjectProvider<SessionAcceptor> acceptor,
-        final ObjectProvider<SslBundles> sslBundles)
+        final ObjectProvider<SslBundles> sslBundles, final ObjectProvider<XioExportListener> listeners)
     {
-        return new XioServiceExporter(context, engine, codec, properties,
+        final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec, properties,
             instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList(),
             acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT), sslBundles.getIfAvailable());
+        exporter.addListeners(listeners.orderedStream().toList());
+        return exporter;
     }
 }

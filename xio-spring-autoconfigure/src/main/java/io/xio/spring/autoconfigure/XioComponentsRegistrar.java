@@ -98,10 +98,17 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
                     final Map<String, Object> client = type.getAnnotationAttributes(XioClient.class.getName());
                     final Class<?> api = ClassUtils.resolveClassName(className, classLoader);
                     final String clientName = (String)client.get("value");
-                    if (((String)client.get("uri")).isEmpty() && (clientName.isEmpty() ||
-                        !environment.containsProperty("xio.clients." + clientName + ".uri")))
+                    final String prefix = "xio.clients." + clientName;
+                    final boolean uri = environment.containsProperty(prefix + ".uri");
+                    final boolean service = environment.containsProperty(prefix + ".service-id");
+                    if (((String)client.get("uri")).isEmpty() && (clientName.isEmpty() || !uri && !service))
                     {
                         throw new XioClientConfigurationException(api, clientName);
+                    }
+                    if (uri && service)
+                    {
+                        throw new XioClientConfigurationException(api, clientName, "sets both " + prefix + ".uri " +
+                            "and " + prefix + ".service-id; a client calls one address or one service");
                     }
                     registry.registerBeanDefinition(beanName, BeanDefinitionBuilder
                         .genericBeanDefinition(XioClientFactoryBean.class)

@@ -243,6 +243,8 @@ public class XioProperties
 
         private final Security security = new Security();
 
+        private final Registration registration = new Registration();
+
         public Redirect getRedirect()
         {
             return redirect;
@@ -271,6 +273,12 @@ public class XioProperties
         public Security getSecurity()
         {
             return security;
+        }
+
+        /** Announcing this server's portals in Spring Cloud's service registry. */
+        public Registration getRegistration()
+        {
+            return registration;
         }
     }
 
@@ -420,6 +428,8 @@ public class XioProperties
 
         private final ClientSsl ssl = new ClientSsl();
 
+        private final Discovery discovery = new Discovery();
+
         public Duration getTimeout()
         {
             return timeout;
@@ -443,6 +453,12 @@ public class XioProperties
         public Retry getRetry()
         {
             return retry;
+        }
+
+        /** How clients that name a service ({@code xio.clients.<name>.service-id}) follow its instances. */
+        public Discovery getDiscovery()
+        {
+            return discovery;
         }
 
         /** The credentials of every client whose own section sets none. */
@@ -663,8 +679,29 @@ public class XioProperties
     /** One named client. */
     public static class NamedClient
     {
-        /** The service's address, e.g. {@code tcp://localhost:7000/kv}. */
+        /**
+         * The service's address, e.g. {@code tcp://localhost:7000/kv}. Either this or {@code service-id}, not both.
+         */
         private String uri;
+
+        /**
+         * The service's id in Spring Cloud's discovery ({@code DiscoveryClient}): the client calls every instance
+         * that registered xio portals under it, and follows instances as they come and go. Either this or
+         * {@code uri}, not both.
+         */
+        private String serviceId;
+
+        /** The resource a service client's sessions open at each instance; default: the client's name. */
+        private String resource;
+
+        /** How a service client spreads calls over the instances. */
+        private LoadBalancing loadBalancing = LoadBalancing.ROUND_ROBIN;
+
+        /**
+         * The transports a service client tries at each instance, most preferred first, by scheme (local, shm, rdma,
+         * tls, tcp); same-host ones only for instances on this host. Default: local, shm, rdma, tls, tcp.
+         */
+        private List<String> transports;
 
         /** Deadline of a call; default: {@code xio.client.timeout}. */
         private Duration timeout;
@@ -696,6 +733,60 @@ public class XioProperties
                 throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. tcp://localhost:7000/kv");
             }
             this.uri = uri;
+        }
+
+        public String getServiceId()
+        {
+            return serviceId;
+        }
+
+        public void setServiceId(final String serviceId)
+        {
+            if (serviceId == null || serviceId.isBlank())
+            {
+                throw new IllegalArgumentException("must not be blank");
+            }
+            this.serviceId = serviceId;
+        }
+
+        public String getResource()
+        {
+            return resource;
+        }
+
+        public void setResource(final String resource)
+        {
+            if (resource == null || resource.isBlank() || resource.contains("/"))
+            {
+                throw new IllegalArgumentException("must be a resource name without '/', was '" + resource + "'");
+            }
+            this.resource = resource;
+        }
+
+        public LoadBalancing getLoadBalancing()
+        {
+            return loadBalancing;
+        }
+
+        public void setLoadBalancing(final LoadBalancing loadBalancing)
+        {
+            this.loadBalancing = java.util.Objects.requireNonNull(loadBalancing, "loadBalancing");
+        }
+
+        public List<String> getTransports()
+        {
+            return transports;
+        }
+
+        public void setTransports(final List<String> transports)
+        {
+            if (transports.isEmpty() || transports.stream().distinct().count() != transports.size() ||
+                !TRANSPORTS.containsAll(transports))
+            {
+                throw new IllegalArgumentException("must name each of " + TRANSPORTS + " at most once, " +
+                    "was " + transports);
+            }
+            this.transports = List.copyOf(transports);
         }
 
         public Duration getTimeout()
@@ -1087,6 +1178,47 @@ public class XioProperties
         }
     }
 
+    /** How clients that name a service follow its instances. */
+    public static class Discovery
+    {
+        /**
+         * How often the instances are read again from the {@code DiscoveryClient}, besides on Spring Cloud's
+         * heartbeat events (which discovery clients with watches, such as ZooKeeper's, publish on changes).
+         */
+        private Duration refreshInterval = Duration.ofSeconds(1);
+
+        public Duration getRefreshInterval()
+        {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(final Duration refreshInterval)
+        {
+            this.refreshInterval = positive(refreshInterval);
+        }
+    }
+
+    /** Announcing this server in Spring Cloud's service registry. */
+    public static class Registration
+    {
+        /**
+         * Whether the bound portals and this host's identity go into the metadata of Spring Cloud's registration
+         * ({@code xio.portals}, {@code xio.host}), where clients with a {@code service-id} find them; an application
+         * without a web server is registered by xio itself, once its portals are bound.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
+        }
+    }
+
     /** Graceful shutdown. */
     public static class Shutdown
     {
@@ -1128,6 +1260,20 @@ public class XioProperties
             throw new IllegalArgumentException("must be positive, was " + value);
         }
         return value;
+    }
+
+    /** The schemes a service client may prefer. */
+    private static final java.util.Set<String> TRANSPORTS = java.util.Set.of("local", "shm", "rdma", "tls", "tcp");
+
+    /** How a service client spreads calls over a service's instances. */
+    public enum LoadBalancing
+    {
+        /** Each call to the next instance in turn. */
+        ROUND_ROBIN,
+        /** The instance with the fewest of this client's calls in flight. */
+        LEAST_IN_FLIGHT,
+        /** Rendezvous hashing of the call's key: equal keys on one instance while it is there. */
+        RENDEZVOUS
     }
 
     /** Redirect policies. */

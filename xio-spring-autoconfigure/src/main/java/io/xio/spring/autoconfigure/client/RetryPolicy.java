@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure.client;
 import io.xio.engine.Backoff;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.RemoteException;
+import io.xio.engine.SessionDrainingException;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 
@@ -21,7 +22,8 @@ import java.time.Duration;
  * the server rejected; and not back-pressure either, although the server did not run the call: it asks the
  * caller to slow down, and a client that retries within the same deadline would bring the load back sooner,
  * times the number of clients, which is how an overload turns into a retry storm. That call fails at once, so the
- * application decides.
+ * application decides. One exception to idempotency: a call that a draining server's session refused before sending
+ * it ({@link SessionDrainingException}) never ran, so any call may be tried again after that.
  *
  * @param maxAttempts the most attempts of one idempotent call, the first included
  * @param backoff the waits between attempts
@@ -52,6 +54,16 @@ record RetryPolicy(int maxAttempts, Backoff backoff)
     int attempts(final ServiceMethod call)
     {
         return call.idempotent() ? maxAttempts : 1;
+    }
+
+    /**
+     * Whether a call that failed so was never sent: a session its server asked to go away refused it on this side
+     * ({@link SessionDrainingException}), so it may be tried again on another instance whether or not it is
+     * idempotent, up to {@link #maxAttempts()}.
+     */
+    static boolean neverSent(final Throwable failure)
+    {
+        return failure instanceof SessionDrainingException;
     }
 
     /** Whether a call that failed so may not have run, or has lost its answer: see the type's Javadoc. */

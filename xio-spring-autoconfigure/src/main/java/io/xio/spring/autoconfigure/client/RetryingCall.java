@@ -80,7 +80,9 @@ final class RetryingCall
     private static long nextWait(final RetryPolicy policy, final int attempts, final int n, final Throwable failure,
         final long deadline)
     {
-        if (n + 1 >= attempts || !RetryPolicy.mayRetry(failure))
+        // A call a draining session refused unsent may go elsewhere even when it is not idempotent.
+        final int allowed = RetryPolicy.neverSent(failure) ? Math.max(attempts, policy.maxAttempts()) : attempts;
+        if (n + 1 >= allowed || !RetryPolicy.mayRetry(failure))
         {
             return -1;
         }

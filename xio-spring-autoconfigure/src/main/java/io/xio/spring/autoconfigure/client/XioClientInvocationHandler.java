@@ -12,7 +12,6 @@ import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
-import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.call.InterceptorChain;
 import io.xio.spring.autoconfigure.call.XioClientCall;
 import io.xio.spring.autoconfigure.call.XioClientInterceptor;
@@ -41,18 +40,20 @@ import java.util.concurrent.TimeoutException;
 /**
  * Behind a client proxy: each call becomes one transaction on a session opened on first use (so an
  * application starts while its server is down, and the first call reports why it cannot reach it); an
- * idempotent call whose session or server went away may become a few, on fresh sessions ({@link RetryPolicy}).
+ * idempotent call whose session or server went away may become a few, on fresh sessions ({@link RetryPolicy}), and
+ * so may any call that a draining server's session refused unsent. Each attempt takes its session from
+ * {@link ClientSessions}: the one session of a URI, or for a client that names a service the instance its
+ * {@link io.xio.engine.cluster.ServiceClient} picks, so an attempt tried again lands on another instance.
  * Thread-safe.
  */
 final class XioClientInvocationHandler implements InvocationHandler
 {
     private final Class<?> api;
     private final String name;
-    private final String uri;
+    private final ClientSessions sessions;
     private final XioEngine engine;
     private final XioCodec codec;
     private final Duration timeout;
-    private final SessionOptions options;
     private final AllowedExceptions allowedExceptions;
     private final java.util.function.Supplier<List<XioClientInterceptor>> interceptorSource;
     private volatile List<XioClientInterceptor> interceptors;
@@ -61,25 +62,31 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
     private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
     private static final Object[] NO_ARGUMENTS = new Object[0];
-    private volatile CompletableFuture<Session> session;
-    private volatile String lastFailure;
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
         final XioCodec codec, final SessionOptions options, final XioInstrumentation instrumentation,
         final AllowedExceptions allowedExceptions, final RetryPolicy retry,
         final java.util.function.Supplier<List<XioClientInterceptor>> interceptors)
     {
+        this(api, name, new UriSessions(engine, uri, options), engine, codec, options, instrumentation,
+            allowedExceptions, retry, interceptors);
+    }
+
+    /** A client whose attempts take their sessions from {@code sessions} (one address, or a service's instances). */
+    XioClientInvocationHandler(final Class<?> api, final String name, final ClientSessions sessions,
+        final XioEngine engine, final XioCodec codec, final SessionOptions options,
+        final XioInstrumentation instrumentation, final AllowedExceptions allowedExceptions, final RetryPolicy retry,
+        final java.util.function.Supplier<List<XioClientInterceptor>> interceptors)
+    {
         this.allowedExceptions = allowedExceptions;
         this.retry = retry;
         this.api = api;
         this.name = name == null ? "" : name;
-        this.uri = uri;
+        this.sessions = sessions;
         this.engine = engine;
         this.codec = codec;
         this.timeout = options.timeout();
-        this.options = options;
-        final XioUri address = XioUri.parse(uri);
-        this.resource = address.resource();
+        this.resource = sessions.resource();
         this.interceptorSource = interceptors;
         for (final Method method : api.getMethods())
         {
@@ -88,7 +95,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                 final ServiceMethod described = ServiceMethod.of(method, api); // fails fast on bad settings
                 methods.put(method, described);
                 recorders.put(described, instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
-                    address.resource(), method.getName(), described.wireName(), address.scheme())));
+                    resource, method.getName(), described.wireName(), sessions.transport())));
             }
         }
     }
@@ -100,7 +107,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             return switch (method.getName())
             {
-                case "toString" -> "xio client " + api.getName() + " -> " + uri;
+                case "toString" -> "xio client " + api.getName() + " -> " + sessions.target();
                 case "hashCode" -> System.identityHashCode(proxy);
                 case "equals" -> proxy == args[0];
                 default -> throw new UnsupportedOperationException(method.getName());
@@ -200,7 +207,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         List<XioClientInterceptor> resolved = interceptors;
         if (resolved == null)
         {
-            final String client = name.isEmpty() ? uri : name;
+            final String client = name.isEmpty() ? sessions.target() : name;
             resolved = interceptorSource.get().stream().filter(i -> i.appliesTo(client, resource)).toList();
             interceptors = resolved;
         }
@@ -226,7 +233,8 @@ final class XioClientInvocationHandler implements InvocationHandler
             }
             limit = left.compareTo(limit) < 0 ? left : limit;
         }
-        return new XioClientCall(name.isEmpty() ? uri : name, resource, method, arguments, limit, metadata);
+        return new XioClientCall(name.isEmpty() ? sessions.target() : name, resource, method, arguments, limit,
+            metadata);
     }
 
     private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args,
@@ -316,7 +324,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         return new Prepared(message, CallOptions.timeout(intercepted.timeout())
             .withReceipt(call.receipt()).withWaitWhenFull(!onContext),
-            metadata != null && !metadata.isEmpty() && retry.attempts(call) > 1 ? new Metadata(metadata) : null);
+            metadata != null && !metadata.isEmpty() && retry.maxAttempts() > 1 ? new Metadata(metadata) : null);
     }
 
     /**
@@ -499,7 +507,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             remote.isBackPressure())
         {
             return new BackPressureException(api.getSimpleName() + "." + method.getName() + " was turned away " +
-                "unrun by " + uri + ": the service is too busy; retry later or slow down", remote);
+                "unrun by " + sessions.target() + ": the service is too busy; retry later or slow down", remote);
         }
         if (!(failure instanceof RemoteException remote) || remote.remoteType() == null)
         {
@@ -508,54 +516,22 @@ final class XioClientInvocationHandler implements InvocationHandler
         return allowedExceptions.rebuild(remote, method);
     }
 
-    /** The session, opened on first use and again after it closed; opening never blocks. */
+    /** The session for the next attempt; opening never blocks. */
     private CompletableFuture<Session> session()
     {
-        CompletableFuture<Session> current = session;
-        if (current == null || current.isCompletedExceptionally() ||
-            current.isDone() && !current.join().isOpen())
-        {
-            synchronized (this)
-            {
-                current = session;
-                if (current == null || current.isCompletedExceptionally() ||
-                    current.isDone() && !current.join().isOpen())
-                {
-                    current = engine.openSession(uri, options);
-                    current.whenComplete((opened, ex) ->
-                        lastFailure = ex == null ? null : String.valueOf(unwrap(ex).getMessage()));
-                    session = current;
-                }
-            }
-        }
-        return current;
+        return sessions.session();
     }
 
-    /** Where this client's session stands; never blocks. */
+    /** Where this client's session (or a service client's instances) stand; never blocks. */
     XioClientStatus status()
     {
-        final CompletableFuture<Session> current = session;
-        final XioClientStatus.State state;
-        String detail = null;
-        if (current == null)
-        {
-            state = XioClientStatus.State.NOT_OPENED;
-        }
-        else if (!current.isDone() || current.isCompletedExceptionally())
-        {
-            // While a new attempt runs, the last one's failure still stands.
-            detail = lastFailure;
-            state = detail != null ? XioClientStatus.State.UNREACHABLE : XioClientStatus.State.CONNECTING;
-        }
-        else
-        {
-            final Session open = current.join();
-            state = !open.isOpen() ? XioClientStatus.State.UNREACHABLE
-                : open.connectionCount() > 0 ? XioClientStatus.State.ESTABLISHED
-                : XioClientStatus.State.RECONNECTING;
-            detail = open.isOpen() ? null : "session closed";
-        }
-        return new XioClientStatus(name, api, uri, state, detail);
+        return sessions.status(name, api);
+    }
+
+    /** Lets go of a service client's watch and sessions; a URI client's session closes with the engine. */
+    void close()
+    {
+        sessions.close();
     }
 
     /** Opens the session if there is none (or it failed or closed), without waiting. */
@@ -596,8 +572,9 @@ final class XioClientInvocationHandler implements InvocationHandler
 
     private XioTimeoutException noSessionWithin(final Duration timeout)
     {
-        return new XioTimeoutException("no session to " + uri + " within the call's " + timeout + " deadline: " +
-            (lastFailure != null ? lastFailure : "still connecting"));
+        final String lastFailure = sessions.lastFailure();
+        return new XioTimeoutException("no session to " + sessions.target() + " within the call's " + timeout +
+            " deadline: " + (lastFailure != null ? lastFailure : "still connecting"));
     }
 
     private boolean onContextThread()

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Every client proxy the application made, so health and monitoring can tell whether each one reaches its
  * server. Thread-safe.
  */
-public final class XioClientRegistry
+public final class XioClientRegistry implements org.springframework.beans.factory.DisposableBean
 {
     private final List<XioClientInvocationHandler> clients = new CopyOnWriteArrayList<>();
 
@@ -29,5 +29,12 @@ public final class XioClientRegistry
     public void probe()
     {
         clients.forEach(XioClientInvocationHandler::probe);
+    }
+
+    /** Stops the watches and sessions of clients that name a service, as the context closes. */
+    @Override
+    public void destroy()
+    {
+        clients.forEach(XioClientInvocationHandler::close);
     }
 }

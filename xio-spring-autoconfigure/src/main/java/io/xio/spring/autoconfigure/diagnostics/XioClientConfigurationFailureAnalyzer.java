@@ -10,6 +10,12 @@ class XioClientConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<XioC
     @Override
     protected FailureAnalysis analyze(final Throwable rootFailure, final XioClientConfigurationException cause)
     {
+        if (cause.problem() != null)
+        {
+            return new FailureAnalysis("The xio client " + cause.clientName() + " (" + cause.interfaceName() + ") " +
+                cause.problem() + ".", "Keep either xio.clients." + cause.clientName() + ".uri or xio.clients." +
+                cause.clientName() + ".service-id.", cause);
+        }
         return new FailureAnalysis(
             "The xio client interface " + cause.interfaceName() + " is annotated @XioClient(\"" + cause.clientName() +
                 "\"), but no property xio.clients." + cause.clientName() + ".uri is set.",

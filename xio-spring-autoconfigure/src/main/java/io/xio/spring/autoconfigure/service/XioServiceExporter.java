@@ -40,7 +40,10 @@ import java.util.concurrent.TimeUnit;
  * failures mapped by its own and the {@code @XioServiceAdvice} beans' exception handlers) and binds the
  * configured portals (the first one redirecting over the others when a redirect policy is set; tls:// ones with
  * their SSL bundle's key material, reloaded for new connections when the bundle is).
- * On shutdown: closes the portals, lets calls in flight finish within {@code xio.shutdown.grace-period}.
+ * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
+ * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
+ * refused) within {@code xio.shutdown.grace-period}, then closes the portals and unregisters the services. The
+ * shutdown is asynchronous: Spring's lifecycle goes on with other beans while the sessions drain.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
 {
@@ -58,7 +61,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final ExecutorService worker = workerExecutor();
     private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
+    private final List<XioExportListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
+    private volatile java.util.concurrent.CompletableFuture<Drained> drain;
 
     public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
         final XioProperties properties, final XioInstrumentation instrumentation)
@@ -111,6 +116,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         }
     }
 
+    /**
+     * Adds listeners told of the portals once bound and before a drain, such as the Spring Cloud registration;
+     * before {@link #start()}.
+     */
+    public void addListeners(final List<XioExportListener> added)
+    {
+        listeners.addAll(added);
+    }
+
     @Override
     public void start()
     {
@@ -123,7 +137,10 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             unexport(); // Spring does not stop what failed to start: let go of what was bound already
             throw ex;
         }
+        drain = null;
         running = true;
+        final List<Portal> bound = portals();
+        listeners.forEach(listener -> listener.exported(bound));
     }
 
     private void export()
@@ -302,16 +319,116 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /** The bound portals, with their real ports. */
-    public List<Portal> portals()
+    public synchronized List<Portal> portals()
     {
         return List.copyOf(portals);
+    }
+
+    /**
+     * Drains this server without stopping the application: the listeners deregister it, every session is sent
+     * GOAWAY and its calls in flight finish (or the grace period passes), new sessions are refused; the portals
+     * stay bound until the application stops, so the sessions' clients can finish. Any thread; a second call
+     * returns the first one's future.
+     *
+     * @return completes once the sessions drained, with what was drained
+     */
+    public synchronized java.util.concurrent.CompletableFuture<Drained> drain()
+    {
+        if (drain != null)
+        {
+            return drain;
+        }
+        final int sessions = (int)engine.sessions().stream().filter(io.xio.engine.Session::isServerSide).count();
+        for (final XioExportListener listener : listeners)
+        {
+            try
+            {
+                listener.draining();
+            }
+            catch (final RuntimeException ex)
+            {
+                // A registry that cannot be reached must not keep the server from draining: its entry expires.
+                LOG.warn("could not withdraw the server before draining: {}", ex.toString());
+            }
+        }
+        final Duration grace = properties.getShutdown().getGracePeriod();
+        final long begun = System.nanoTime();
+        java.util.concurrent.CompletableFuture<Void> drained;
+        try
+        {
+            drained = engine.drain(List.of(), grace);
+        }
+        catch (final RuntimeException ex)
+        {
+            // An engine that cannot drain: the portals close as before, and calls running finish within the grace.
+            LOG.warn("xio engine could not drain: {}", ex.toString());
+            drained = java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        drain = drained.handle((done, ex) ->
+        {
+            if (ex != null)
+            {
+                LOG.warn("xio drain failed: {}", ex.toString());
+            }
+            return new Drained(sessions, Duration.ofNanos(System.nanoTime() - begun));
+        });
+        return drain;
+    }
+
+    /** Whether {@link #drain()} was called (or a shutdown began) since the services were exported. */
+    public boolean isDraining()
+    {
+        return drain != null;
+    }
+
+    /**
+     * What a drain did.
+     *
+     * @param sessions the server sessions that were sent GOAWAY
+     * @param took how long until the last of them closed (at most the grace period)
+     */
+    public record Drained(int sessions, Duration took)
+    {
     }
 
     @Override
     public void stop()
     {
+        final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        stop(done::countDown);
+        try
+        {
+            done.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Drains (see {@link #drain()}), then closes the portals; {@code callback} runs once that is done. */
+    @Override
+    public void stop(final Runnable callback)
+    {
         running = false;
-        portals.forEach(Portal::close);
+        // Not on the thread that completed the drain, which may be an engine context's: the last calls are awaited.
+        drain().whenCompleteAsync((drained, ex) ->
+        {
+            try
+            {
+                finishRunningCalls();
+                unexport();
+            }
+            finally
+            {
+                callback.run();
+            }
+        }, worker);
+    }
+
+    /** Gives calls still running after the sessions closed what is left of the grace period. */
+    private void finishRunningCalls()
+    {
         dispatchers.forEach(ServiceDispatcher::drain); // sessions still open get a clear refusal from now on
         final long deadline = System.nanoTime() + properties.getShutdown().getGracePeriod().toNanos();
         while (dispatchers.stream().anyMatch(d -> d.running() > 0) && System.nanoTime() < deadline)
@@ -324,10 +441,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             LOG.warn("{} xio call(s) still running after the {} grace period", unfinished,
                 properties.getShutdown().getGracePeriod());
         }
-        unexport();
     }
 
-    private void unexport()
+    private synchronized void unexport()
     {
         portals.forEach(Portal::close);
         portals.clear();

@@ -1,0 +1,111 @@
+package io.xio.spring.autoconfigure.client;
+
+import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioUri;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The one session of a client given a URI: opened on first use (so an application starts while its server is down,
+ * and the first call reports why it cannot reach it), and again after it failed or closed. Thread-safe.
+ */
+final class UriSessions implements ClientSessions
+{
+    private final XioEngine engine;
+    private final String uri;
+    private final XioUri address;
+    private final SessionOptions options;
+    private volatile CompletableFuture<Session> session;
+    private volatile String lastFailure;
+
+    UriSessions(final XioEngine engine, final String uri, final SessionOptions options)
+    {
+        this.engine = engine;
+        this.uri = uri;
+        this.address = XioUri.parse(uri);
+        this.options = options;
+    }
+
+    @Override
+    public String target()
+    {
+        return uri;
+    }
+
+    @Override
+    public String resource()
+    {
+        return address.resource();
+    }
+
+    @Override
+    public String transport()
+    {
+        return address.scheme();
+    }
+
+    @Override
+    public String lastFailure()
+    {
+        return lastFailure;
+    }
+
+    /** The session, opened on first use and again after it closed; opening never blocks. */
+    @Override
+    public CompletableFuture<Session> session()
+    {
+        CompletableFuture<Session> current = session;
+        if (current == null || current.isCompletedExceptionally() ||
+            current.isDone() && !current.join().isOpen())
+        {
+            synchronized (this)
+            {
+                current = session;
+                if (current == null || current.isCompletedExceptionally() ||
+                    current.isDone() && !current.join().isOpen())
+                {
+                    current = engine.openSession(uri, options);
+                    current.whenComplete((opened, ex) ->
+                        lastFailure = ex == null ? null : String.valueOf(unwrap(ex).getMessage()));
+                    session = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    @Override
+    public XioClientStatus status(final String name, final Class<?> api)
+    {
+        final CompletableFuture<Session> current = session;
+        final XioClientStatus.State state;
+        String detail = null;
+        if (current == null)
+        {
+            state = XioClientStatus.State.NOT_OPENED;
+        }
+        else if (!current.isDone() || current.isCompletedExceptionally())
+        {
+            // While a new attempt runs, the last one's failure still stands.
+            detail = lastFailure;
+            state = detail != null ? XioClientStatus.State.UNREACHABLE : XioClientStatus.State.CONNECTING;
+        }
+        else
+        {
+            final Session open = current.join();
+            state = !open.isOpen() ? XioClientStatus.State.UNREACHABLE
+                : open.connectionCount() > 0 ? XioClientStatus.State.ESTABLISHED
+                : XioClientStatus.State.RECONNECTING;
+            detail = open.isOpen() ? null : "session closed";
+        }
+        return new XioClientStatus(name, api, uri, state, detail);
+    }
+
+    private static Throwable unwrap(final Throwable ex)
+    {
+        return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+    }
+}

@@ -1,0 +1,155 @@
+package io.xio.spring.autoconfigure.cluster;
+
+import io.xio.engine.Portal;
+import io.xio.engine.XioUri;
+import io.xio.engine.cluster.HostIdentity;
+import io.xio.spring.autoconfigure.service.XioExportListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
+import org.springframework.cloud.client.serviceregistry.Registration;
+import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.event.GenericApplicationListener;
+import org.springframework.core.ResolvableType;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Puts this server's portals ({@value DiscoveryClientEndpointResolver#PORTALS}) and host identity
+ * ({@value DiscoveryClientEndpointResolver#HOST}) into the metadata of Spring Cloud's {@link Registration}, where
+ * {@link DiscoveryClientEndpointResolver} finds them: once the portals are bound, and again just before Spring Cloud's
+ * auto-registration registers the instance ({@link InstancePreRegisteredEvent}, on the web server's start). A portal
+ * bound to a wildcard address (0.0.0.0, ::) is announced with the registration's host; shm and local portals as they
+ * are. An application without a web server is never auto-registered, so once the context is refreshed this
+ * registers it itself; either way a drain deregisters it first, so clients stop choosing it.
+ *
+ * <p>Called on the threads that start and stop the context or ask for a drain; the registry is thread-safe.
+ */
+public final class XioServiceRegistration implements XioExportListener, GenericApplicationListener
+{
+    private static final Logger LOG = LoggerFactory.getLogger(XioServiceRegistration.class);
+
+    private final ServiceRegistry<Registration> registry;
+    private final Registration registration;
+    private volatile List<Portal> portals;
+    private volatile boolean preRegistered;
+    private volatile boolean registeredHere;
+
+    @SuppressWarnings("unchecked")
+    public XioServiceRegistration(final ServiceRegistry<? extends Registration> registry,
+        final Registration registration)
+    {
+        this.registry = (ServiceRegistry<Registration>)registry;
+        this.registration = registration;
+    }
+
+    @Override
+    public void exported(final List<Portal> bound)
+    {
+        portals = List.copyOf(bound);
+        registeredHere = false;
+        writeMetadata();
+    }
+
+    @Override
+    public boolean supportsEventType(final ResolvableType eventType)
+    {
+        final Class<?> type = eventType.toClass();
+        return InstancePreRegisteredEvent.class.isAssignableFrom(type) ||
+            ContextRefreshedEvent.class.isAssignableFrom(type);
+    }
+
+    @Override
+    public void onApplicationEvent(final ApplicationEvent event)
+    {
+        if (event instanceof InstancePreRegisteredEvent registering && registering.getRegistration() == registration)
+        {
+            preRegistered = true;
+            writeMetadata();
+        }
+        else if (event instanceof ContextRefreshedEvent && !preRegistered && portals != null && !registeredHere)
+        {
+            // No web server started, so Spring Cloud's auto-registration did not run: the portals are the service.
+            writeMetadata();
+            registry.register(registration);
+            registeredHere = true;
+        }
+    }
+
+    @Override
+    public void draining()
+    {
+        if (preRegistered || registeredHere)
+        {
+            registry.deregister(registration);
+            registeredHere = false;
+        }
+    }
+
+    /** The metadata as announced: portal URIs with wildcard hosts replaced by the registration's host. */
+    Map<String, String> metadata()
+    {
+        final String host = registration.getHost();
+        final String uris = portals.stream().map(portal -> announced(portal.uri(), host)).collect(
+            Collectors.joining(","));
+        return Map.of(DiscoveryClientEndpointResolver.PORTALS, uris,
+            DiscoveryClientEndpointResolver.HOST, HostIdentity.local());
+    }
+
+    /** {@code uri} as clients should dial it: a wildcard host (0.0.0.0, ::) replaced by {@code host}. */
+    static String announced(final XioUri uri, final String host)
+    {
+        final XioUri endpoint = uri.endpoint();
+        final boolean wildcard = "0.0.0.0".equals(endpoint.host()) || "::".equals(endpoint.host()) ||
+            "0:0:0:0:0:0:0:0".equals(endpoint.host());
+        if (!wildcard || host == null || host.isEmpty())
+        {
+            return endpoint.toString();
+        }
+        return new XioUri(endpoint.scheme(), host, endpoint.port(), "").toString();
+    }
+
+    private void writeMetadata()
+    {
+        if (portals == null)
+        {
+            return;
+        }
+        final Map<String, String> metadata = metadata();
+        try
+        {
+            registration.getMetadata().putAll(metadata);
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            // Spring Cloud ZooKeeper builds its instance (and its metadata map) lazily: an empty, fixed map until then.
+            materialise();
+            try
+            {
+                registration.getMetadata().putAll(metadata);
+            }
+            catch (final UnsupportedOperationException again)
+            {
+                LOG.warn("the registration {} has fixed metadata: xio clients will not find its portals",
+                    registration.getClass().getName());
+            }
+        }
+    }
+
+    /** Builds a registration that builds its instance lazily, through its public getServiceInstance(). */
+    private void materialise()
+    {
+        try
+        {
+            registration.getClass().getMethod("getServiceInstance").invoke(registration);
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            LOG.debug("no getServiceInstance() on {}", registration.getClass().getName(), ex);
+        }
+    }
+}
