@@ -6,25 +6,44 @@ import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioEngine;
+import io.xio.engine.cluster.EndpointStatus;
+import io.xio.spring.autoconfigure.client.XioClientRegistry;
+import io.xio.spring.autoconfigure.client.XioClientStatus;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The {@code xio} actuator endpoint, read-only: the engine's totals, its contexts (running, busy and idle time,
- * traffic), its portals, and its sessions on both sides with their peers, resources, states, connections,
- * requests in flight and counters. Reading it takes a snapshot; it never blocks the engine.
+ * The {@code xio} actuator endpoint: reading it shows the engine's totals, its contexts (running, busy and idle
+ * time, traffic), its portals, its sessions on both sides with their peers, resources, states, connections,
+ * requests in flight and counters, and each client proxy with, for a client that names a service, every instance
+ * with its state, portal, transport and why that transport. Reading takes a snapshot; it never blocks the engine.
+ * Writing to it ({@code POST /actuator/xio}) drains the server: it is deregistered from service discovery, every
+ * session is sent GOAWAY and finishes its calls within {@code xio.shutdown.grace-period}, new sessions are
+ * refused; the application keeps running, for a restart or a move of its load.
  */
 @Endpoint(id = "xio")
 public class XioEndpoint
 {
     private final XioEngine engine;
+    private final XioServiceExporter exporter;
+    private final XioClientRegistry clients;
 
     public XioEndpoint(final XioEngine engine)
     {
+        this(engine, null, null);
+    }
+
+    /** With the exporter to drain and the clients to show; either may be null. */
+    public XioEndpoint(final XioEngine engine, final XioServiceExporter exporter, final XioClientRegistry clients)
+    {
         this.engine = engine;
+        this.exporter = exporter;
+        this.clients = clients;
     }
 
     @ReadOperation
@@ -33,7 +52,39 @@ public class XioEndpoint
         return new XioDescriptor(engine.name(), engine.statistics(),
             engine.contexts().stream().map(XioEndpoint::context).toList(),
             engine.portals().stream().map(XioEndpoint::portal).toList(),
-            engine.sessions().stream().map(XioEndpoint::session).toList());
+            engine.sessions().stream().map(XioEndpoint::session).toList(),
+            exporter != null && exporter.isDraining(),
+            clients == null ? List.of() : clients.statuses().stream().map(XioEndpoint::client).toList());
+    }
+
+    /**
+     * Drains the server and waits for it (at most the grace period): deregistered, GOAWAY sent to every session,
+     * their calls finished.
+     */
+    @WriteOperation
+    public DrainDescriptor drain()
+    {
+        if (exporter == null)
+        {
+            return new DrainDescriptor(false, 0, Duration.ZERO, "this application exports no xio services");
+        }
+        final boolean already = exporter.isDraining();
+        final XioServiceExporter.Drained drained = exporter.drain().join();
+        return new DrainDescriptor(true, drained.sessions(), drained.took(), already ? "drained before" :
+            "deregistered, " + drained.sessions() + " session(s) sent GOAWAY and drained");
+    }
+
+    private static ClientDescriptor client(final XioClientStatus status)
+    {
+        return new ClientDescriptor(status.name(), status.api().getName(), status.uri(), status.serviceId(),
+            status.state().name(), status.detail(), status.endpoints().stream().map(XioEndpoint::endpoint).toList());
+    }
+
+    private static EndpointDescriptor endpoint(final EndpointStatus status)
+    {
+        return new EndpointDescriptor(status.endpoint().id(), status.endpoint().host(), status.state().name(),
+            status.portal() == null ? null : status.portal().toString(), status.transport(), status.reason(),
+            status.inFlight(), status.lastFailure());
     }
 
     private static ContextDescriptor context(final Context context)
@@ -59,7 +110,32 @@ public class XioEndpoint
 
     /** Everything the endpoint shows. */
     public record XioDescriptor(String engine, EngineStatistics totals, List<ContextDescriptor> contexts,
-        List<PortalDescriptor> portals, List<SessionDescriptor> sessions)
+        List<PortalDescriptor> portals, List<SessionDescriptor> sessions, boolean draining,
+        List<ClientDescriptor> clients)
+    {
+    }
+
+    /**
+     * What a drain did.
+     *
+     * @param drained whether this application has a server to drain
+     * @param sessions the server sessions sent GOAWAY
+     * @param took how long until the last of them closed
+     * @param detail what was done, in words
+     */
+    public record DrainDescriptor(boolean drained, int sessions, Duration took, String detail)
+    {
+    }
+
+    /** One client proxy: the address or service it calls, its state, and a service client's instances. */
+    public record ClientDescriptor(String name, String api, String uri, String serviceId, String state, String detail,
+        List<EndpointDescriptor> endpoints)
+    {
+    }
+
+    /** One instance of a service client: its state, the portal and transport it uses, and why that transport. */
+    public record EndpointDescriptor(String id, String host, String state, String portal, String transport,
+        String reason, int inFlight, String lastFailure)
     {
     }
 

@@ -23,7 +23,9 @@ import java.util.Map;
  * Clients are listed with their session's state; one that cannot reach its server makes the health DOWN only
  * when {@code management.health.xio.require-clients} is set, since a server being down is usually that
  * server's problem, not this application's. Each check also starts opening the sessions of clients not
- * connected yet (without waiting), so reachability shows before the first call.
+ * connected yet (without waiting), so reachability shows before the first call. A client that names a service
+ * shows how many of its instances it knows and how many take calls ({@code active}). Once the server drains (on
+ * shutdown or through the {@code xio} endpoint) the health is OUT_OF_SERVICE with {@code draining: true}.
  */
 public final class XioHealthIndicator extends AbstractHealthIndicator
 {
@@ -91,7 +93,16 @@ public final class XioHealthIndicator extends AbstractHealthIndicator
             for (final XioClientStatus client : clients.statuses())
             {
                 final Map<String, Object> shown = new LinkedHashMap<>();
-                shown.put("uri", client.uri());
+                if (client.serviceId() != null)
+                {
+                    shown.put("service-id", client.serviceId());
+                    shown.put("endpoints", client.endpoints().size());
+                    shown.put("active", client.activeEndpoints());
+                }
+                else
+                {
+                    shown.put("uri", client.uri());
+                }
                 shown.put("state", client.state());
                 if (client.detail() != null)
                 {
@@ -103,9 +114,12 @@ public final class XioHealthIndicator extends AbstractHealthIndicator
                 up &= !requireClients || client.isEstablished();
             }
         }
-        builder.status(up ? org.springframework.boot.health.contributor.Status.UP
+        final boolean draining = exporter != null && exporter.isDraining();
+        builder.status(draining ? org.springframework.boot.health.contributor.Status.OUT_OF_SERVICE
+                : up ? org.springframework.boot.health.contributor.Status.UP
                 : org.springframework.boot.health.contributor.Status.DOWN)
             .withDetail("engine", engine.name())
+            .withDetail("draining", draining)
             .withDetail("contexts", contexts)
             .withDetail("failures", failures)
             .withDetail("portals", portals)

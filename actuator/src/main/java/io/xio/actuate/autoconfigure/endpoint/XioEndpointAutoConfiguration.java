@@ -3,6 +3,9 @@ package io.xio.actuate.autoconfigure.endpoint;
 import io.xio.actuate.endpoint.XioEndpoint;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
+import io.xio.spring.autoconfigure.client.XioClientRegistry;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -32,9 +35,10 @@ public class XioEndpointAutoConfiguration
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    public XioEndpoint xioEndpoint(final XioEngine engine)
+    public XioEndpoint xioEndpoint(final XioEngine engine, final ObjectProvider<XioServiceExporter> exporter,
+        final ObjectProvider<XioClientRegistry> clients)
     {
-        return new XioEndpoint(engine);
+        return new XioEndpoint(engine, exporter.getIfAvailable(), clients.getIfAvailable());
     }
 
     /**

@@ -44,8 +44,7 @@ final class ServiceSessions implements ClientSessions
     @Override
     public CompletableFuture<Session> session()
     {
-        final Session picked = client.pick(0);
-        return picked != null ? CompletableFuture.completedFuture(picked) : client.session(0);
+        return client.session(0);
     }
 
     @Override

@@ -25,7 +25,8 @@ import java.util.stream.Collectors;
  * auto-registration registers the instance ({@link InstancePreRegisteredEvent}, on the web server's start). A portal
  * bound to a wildcard address (0.0.0.0, ::) is announced with the registration's host; shm and local portals as they
  * are. An application without a web server is never auto-registered, so once the context is refreshed this
- * registers it itself; either way a drain deregisters it first, so clients stop choosing it.
+ * registers it itself; either way a drain deregisters it first, so clients stop choosing it. An application that
+ * binds no portal (a client only) is left alone.
  *
  * <p>Called on the threads that start and stop the context or ask for a drain; the registry is thread-safe.
  */
@@ -50,6 +51,10 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
     @Override
     public void exported(final List<Portal> bound)
     {
+        if (bound.isEmpty())
+        {
+            return; // a client-only application is no instance of a service
+        }
         portals = List.copyOf(bound);
         registeredHere = false;
         writeMetadata();
@@ -74,6 +79,7 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
         else if (event instanceof ContextRefreshedEvent && !preRegistered && portals != null && !registeredHere)
         {
             // No web server started, so Spring Cloud's auto-registration did not run: the portals are the service.
+            givePort();
             writeMetadata();
             registry.register(registration);
             registeredHere = true;
@@ -137,6 +143,42 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
                 LOG.warn("the registration {} has fixed metadata: xio clients will not find its portals",
                     registration.getClass().getName());
             }
+        }
+    }
+
+    /**
+     * Gives a registration without a port (no web server gave one) the port of the first network portal: discovery
+     * clients expect one (ZooKeeper's fails to read an instance without), and the portal is what the instance serves.
+     * Through a public setPort(int), which the registrations that take their port from the web server have.
+     */
+    private void givePort()
+    {
+        int current;
+        try
+        {
+            current = registration.getPort();
+        }
+        catch (final NullPointerException ex)
+        {
+            current = 0; // ZooKeeper's registration unboxes a port it has not got
+        }
+        if (current > 0)
+        {
+            return;
+        }
+        final int port = portals.stream().map(Portal::uri).filter(uri -> uri.port() > 0).mapToInt(XioUri::port)
+            .findFirst().orElse(0);
+        if (port == 0)
+        {
+            return;
+        }
+        try
+        {
+            registration.getClass().getMethod("setPort", int.class).invoke(registration, port);
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            LOG.debug("no setPort(int) on {}", registration.getClass().getName(), ex);
         }
     }
 
