@@ -38,6 +38,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     private static final Logger LOG = LoggerFactory.getLogger(ServiceClientImpl.class);
     private static final int MAX_PICKS = 8;
     private static final long MIN_REOPEN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long ERROR_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long AUTHENTICATION_RETRY_NANOS = TimeUnit.SECONDS.toNanos(15);
 
     private final XioEngine engine;
@@ -57,6 +58,8 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     private final ConcurrentLinkedQueue<CompletableFuture<Session>> waiters = new ConcurrentLinkedQueue<>();
     private volatile List<Member> active = List.of();
     private volatile boolean closed;
+    /** When the resolver's last failure was logged; under {@link #lock}. */
+    private long lastErrorLog;
     private final EndpointResolver.Watch watch;
 
     ServiceClientImpl(final Builder builder)
@@ -128,8 +131,19 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     @Override
     public void onError(final Throwable cause)
     {
-        LOG.warn("the resolver of service {} failed; going on with the {} endpoint(s) known: {}", service,
-            members.size(), String.valueOf(cause));
+        final int known;
+        synchronized (lock)
+        {
+            final long now = System.nanoTime();
+            if (lastErrorLog != 0 && now - lastErrorLog < ERROR_LOG_INTERVAL_NANOS)
+            {
+                return; // a backend that stays away would otherwise write a line per report
+            }
+            lastErrorLog = now;
+            known = members.size();
+        }
+        LOG.warn("the resolver of service {} failed; going on with the {} endpoint(s) known: {}", service, known,
+            String.valueOf(cause));
     }
 
     private static boolean sameAddresses(final Endpoint a, final Endpoint b)
@@ -201,7 +215,8 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             final CompletableFuture<Session> waiter = waiters.poll();
             if (waiter != null)
             {
-                waiter.complete(session); // false when its caller gave up
+                // Not on this thread: it holds the lock, and may be a context thread the call must not wait on.
+                waiter.completeAsync(() -> session); // no effect when its caller gave up
             }
         }
     }
@@ -521,6 +536,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
         int attempts;
         boolean firstUsed;
+        volatile boolean retrying;
 
         Call(final Outbound message, final CallOptions options, final long key, final boolean oneWay)
         {
@@ -575,8 +591,10 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             attempts++;
             final Outbound message = firstUsed ? again(first) : first;
             firstUsed = true;
+            // Another attempt runs on a shared pool's thread (never on the thread that saw the failure, which may be
+            // a context thread): it must not wait there for room in a session's window.
             final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1,
-                budget - (System.nanoTime() - begun))));
+                budget - (System.nanoTime() - begun)))).withWaitWhenFull(options.waitWhenFull() && !retrying);
             final XioFuture<?> sent;
             try
             {
@@ -606,10 +624,12 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
                 if (cause instanceof SessionDrainingException)
                 {
                     attempts--; // never sent: not an attempt
-                    attempt();
+                    retrying = true;
+                    CompletableFuture.delayedExecutor(0, TimeUnit.NANOSECONDS).execute(this::attempt);
                 }
                 else if (options.idempotent() && attempts < maxAttempts && mayRetry(cause))
                 {
+                    retrying = true;
                     CompletableFuture.delayedExecutor(backoff.delayNanos(attempts - 1), TimeUnit.NANOSECONDS)
                         .execute(this::attempt);
                 }
