@@ -4,8 +4,10 @@ import io.xio.engine.Backoff;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.ContextFailedException;
+import io.xio.engine.GoAway;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
+import io.xio.engine.SessionDrainingException;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioTimeoutException;
 import io.xio.spring.autoconfigure.XioProperties;
@@ -47,6 +49,48 @@ class RetryingCallTest
         assertThat(RetryPolicy.mayRetry(new RequestCancelledException("cancelled"))).isFalse();
         assertThat(RetryPolicy.mayRetry(new SessionRejectedException(URI, "no"))).isFalse();
         assertThat(RetryPolicy.mayRetry(new IllegalArgumentException("cannot encode"))).isFalse();
+    }
+
+    @Test
+    void aCallADrainingSessionRefusedUnsentIsRetriedEvenWhenNotIdempotent() throws Throwable
+    {
+        final AtomicInteger attempts = new AtomicInteger();
+        // One attempt allowed (not idempotent): a refusal before sending still goes again, up to max-attempts.
+        final Object result = RetryingCall.call(POLICY, 1, Duration.ofSeconds(10), remaining ->
+        {
+            if (attempts.incrementAndGet() < 3)
+            {
+                throw new SessionDrainingException("draining", GoAway.of("shutting down"));
+            }
+            return "elsewhere";
+        });
+        assertThat(result).isEqualTo("elsewhere");
+        assertThat(attempts).hasValue(3);
+
+        // But a failure after it was sent is not retried for a call that is not idempotent.
+        attempts.set(0);
+        assertThatThrownBy(() -> RetryingCall.call(POLICY, 1, Duration.ofSeconds(10), remaining ->
+        {
+            if (attempts.incrementAndGet() == 1)
+            {
+                throw new SessionDrainingException("draining", GoAway.of("shutting down"));
+            }
+            throw new ConnectionException("lost after sending");
+        })).isInstanceOf(ConnectionException.class).hasMessage("lost after sending");
+        assertThat(attempts).hasValue(2);
+
+        // And never more than max-attempts, the asynchronous form alike.
+        attempts.set(0);
+        final CompletableFuture<Object> refused = RetryingCall.callAsync(POLICY, 1, Duration.ofSeconds(10),
+            remaining ->
+            {
+                attempts.incrementAndGet();
+                return CompletableFuture.failedFuture(new SessionDrainingException("draining",
+                    GoAway.of("shutting down")));
+            });
+        await().until(refused::isDone);
+        assertThat(refused).isCompletedExceptionally();
+        assertThat(attempts).hasValue(POLICY.maxAttempts());
     }
 
     @Test
