@@ -114,6 +114,13 @@ final class CallAdmission
         final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
         if (requestId == 0)
         {
+            final XioException draining = refused == null ? session.drainingFailure() : null;
+            if (draining != null)
+            {
+                permits.release(); // went away while this call waited for an id: it goes elsewhere
+                session.closeIfDrained();
+                throw draining;
+            }
             final XioException cause = refused != null ? refused : outsideWindow();
             if (cause instanceof BackPressureException)
             {
@@ -243,7 +250,7 @@ final class CallAdmission
                     return last + 1;
                 }
             }
-            else if (!mayWait || session.engine.clock.nanoTime() - deadline >= 0)
+            else if (!mayWait || session.engine.clock.nanoTime() - deadline >= 0 || session.isDraining())
             {
                 return 0;
             }
