@@ -237,6 +237,57 @@ class DrainTest
         }
     }
 
+    @Test
+    void oneSessionToldToGoAwayMovesWhileTheServerTakesNewSessions() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("local"));
+        final Portal elsewhere = server.bind(address("local"));
+        final XioEngine client = client();
+        final Session moving = client.connect(portal.uri().withResource("echo").toString());
+        final Session serverSide = server.sessions().stream().filter(Session::isServerSide).findFirst()
+            .orElseThrow();
+        serverSide.goAway(GoAway.redirect(List.of(elsewhere.uri()), "resource moved"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !moving.isOpen());
+        assertThat(moving.goAwayReceived()).isEqualTo(GoAway.redirect(List.of(elsewhere.uri()), "resource moved"));
+        assertThat(server.isDraining()).isFalse();
+        try (Session reopened = client.connect(moving.goAwayReceived().portals().get(0).withResource("echo")
+            .toString());
+             Message echoed = reopened.request(Outbound.of(utf8("here"))).get(5, TimeUnit.SECONDS))
+        {
+            assertThat(text(echoed.header())).isEqualTo("here");
+        }
+    }
+
+    @Test
+    void inFlightAllocatesNothing() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("tcp"));
+        try (Session session = client().connect(portal.uri().withResource("hold").toString()))
+        {
+            final XioFuture<Message> call = session.request(Outbound.of(utf8("one")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+            final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+            long sum = 0;
+            for (int i = 0; i < 20_000; i++)
+            {
+                sum += session.inFlight(); // warm
+            }
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 100_000; i++)
+            {
+                sum += session.inFlight();
+            }
+            final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(sum).isEqualTo(120_000);
+            assertThat(allocated).as("bytes for 100,000 calls").isLessThan(10_000);
+            releaseHeld();
+            call.get(5, TimeUnit.SECONDS).close();
+        }
+    }
+
     private int count(final SessionEvent.Type type)
     {
         return (int)clientEvents.stream().filter(e -> e.type() == type).count();
