@@ -141,6 +141,7 @@ class XioZookeeperClusterTest
         }, "blobs-loop");
         loop.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> done.get() > 50);
+        final BlobsService firstService = first.getBean(BlobsService.class);
         first.close();
         await().atMost(Duration.ofSeconds(20)).until(() -> status(client).endpoints().size() == 1);
         lastAnswers.set(ConcurrentHashMap.newKeySet());
@@ -155,8 +156,7 @@ class XioZookeeperClusterTest
             .satisfies(e -> assertThat(e.state()).isEqualTo(EndpointStatus.State.ACTIVE));
         // Every write ran exactly once, on one of the two servers.
         final Map<String, Integer> ran = new java.util.HashMap<>();
-        for (final BlobsService service : List.of(first.getBean(BlobsService.class),
-            second.getBean(BlobsService.class)))
+        for (final BlobsService service : List.of(firstService, second.getBean(BlobsService.class)))
         {
             service.writes().forEach((key, count) -> ran.merge(key, count.get(), Integer::sum));
         }
