@@ -279,7 +279,7 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             catch (final IOException | RuntimeException ex)
             {
                 LOG.warn("Could not delete {} from ZooKeeper now ({}); it goes when ZooKeeper is back or the " +
-                    "session ends", path, ex.getCause() != null ? ex.getCause() : ex.toString());
+                    "session ends", path, String.valueOf(ex.getCause() != null ? ex.getCause() : ex));
             }
         }
     }
