@@ -28,9 +28,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,7 +61,7 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
 
     private final CuratorFramework client;
     private final String root;
-    private final ExecutorService events;
+    private final ScheduledThreadPoolExecutor events;
     private final Set<ServiceWatch> watches = ConcurrentHashMap.newKeySet();
     private final Map<String, ZooKeeperRegistration> registrations = new ConcurrentHashMap<>();
     private volatile Thread eventThread;
@@ -92,13 +91,14 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
                 ex);
         }
         final String name = "xio-zookeeper-" + INSTANCES.incrementAndGet();
-        events = Executors.newSingleThreadExecutor(task ->
+        events = new ScheduledThreadPoolExecutor(1, task ->
         {
             final Thread thread = new Thread(task, name);
             thread.setDaemon(true);
             eventThread = thread;
             return thread;
         });
+        events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     /** The root under which each service is one node. */
@@ -318,6 +318,16 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             client.getConnectionStateListenable().addListener(connectionListener, events);
             createPath();
             cache.start();
+            // A client that never connects changes no state: without this the listener would hear nothing at all.
+            try
+            {
+                events.schedule(this::unreachedAtStart, client.getZookeeperClient().getConnectionTimeoutMs(),
+                    TimeUnit.MILLISECONDS);
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                // Closed meanwhile.
+            }
         }
 
         @Override
@@ -352,6 +362,14 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             catch (final Exception ex)
             {
                 LOG.debug("Could not create {}", path, ex);
+            }
+        }
+
+        private void unreachedAtStart()
+        {
+            if (!initialized && !closed && !client.getZookeeperClient().isConnected())
+            {
+                error(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path));
             }
         }
 

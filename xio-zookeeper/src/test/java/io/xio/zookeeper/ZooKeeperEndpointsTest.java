@@ -5,6 +5,7 @@ import io.xio.engine.cluster.Endpoint;
 import io.xio.engine.cluster.EndpointRegistry;
 import io.xio.engine.cluster.EndpointResolver;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -217,6 +218,27 @@ class ZooKeeperEndpointsTest
         registry.register("kv", ZooKeeperTests.endpoint("b", 2));
         await().atMost(SOON).until(() -> List.of("a", "b").equals(recorder.ids()));
         assertThat(recorder.overlapped).isFalse();
+    }
+
+    @Test
+    void aWatcherThatCannotReachZooKeeperAtStartSaysSoAndReportsOnceItCan() throws Exception
+    {
+        // A port picked now (bound and released): one bound at start would not be known to the client before.
+        try (TestingServer late = new TestingServer(InstanceSpec.getRandomPort(), false))
+        {
+            final CuratorFramework client = closing(ZooKeeperTests.client(late.getConnectString()));
+            final ZooKeeperEndpoints endpoints = closing(new ZooKeeperEndpoints(client, root));
+            final Recorder recorder = new Recorder();
+            endpoints.watch("kv", recorder);
+            await().atMost(SOON).until(() -> recorder.errors.stream()
+                .anyMatch(e -> e instanceof KeeperException.ConnectionLossException));
+            assertThat(recorder.sets).isEmpty();
+
+            late.start();
+            await().atMost(Duration.ofSeconds(15)).until(() -> List.of().equals(recorder.ids()));
+            endpoints.close();
+            client.close();
+        }
     }
 
     @Test
