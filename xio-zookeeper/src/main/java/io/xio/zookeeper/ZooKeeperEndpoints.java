@@ -4,6 +4,8 @@ import io.xio.engine.cluster.Endpoint;
 import io.xio.engine.cluster.EndpointRegistry;
 import io.xio.engine.cluster.EndpointResolver;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
@@ -64,6 +66,13 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
     private final ScheduledThreadPoolExecutor events;
     private final Set<ServiceWatch> watches = ConcurrentHashMap.newKeySet();
     private final Map<String, ZooKeeperRegistration> registrations = new ConcurrentHashMap<>();
+    private final CuratorListener clientClosing = (c, event) ->
+    {
+        if (event.getType() == CuratorEventType.CLOSING)
+        {
+            clientClosing();
+        }
+    };
     private volatile Thread eventThread;
     private volatile boolean closed;
 
@@ -99,6 +108,7 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             return thread;
         });
         events.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        client.getCuratorListenable().addListener(clientClosing);
     }
 
     /** The root under which each service is one node. */
@@ -156,6 +166,7 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             return;
         }
         closed = true;
+        client.getCuratorListenable().removeListener(clientClosing);
         for (final ServiceWatch watch : List.copyOf(watches))
         {
             watch.close();
@@ -178,6 +189,23 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * The application closed the client first (its session and our nodes end with it): the registrations stop, or
+     * Curator's PersistentNode would try to create its node again on the closed client, each failure calling the
+     * next; the watches stop with a last error, their set standing.
+     */
+    private void clientClosing()
+    {
+        for (final ZooKeeperRegistration registration : List.copyOf(registrations.values()))
+        {
+            registration.abandon();
+        }
+        for (final ServiceWatch watch : List.copyOf(watches))
+        {
+            watch.clientClosed();
         }
     }
 
@@ -264,6 +292,23 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
          * it; when ZooKeeper cannot be reached, Curator deletes the node once it can, and the node ends with the
          * session anyway.
          */
+        /** Stops the node, which its closing client's session takes along. */
+        private void abandon()
+        {
+            if (open.compareAndSet(true, false))
+            {
+                registrations.remove(path, this);
+                try
+                {
+                    node.close();
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    LOG.debug("{} goes with the closing client's session", path, ex);
+                }
+            }
+        }
+
         @Override
         public void close()
         {
@@ -341,6 +386,13 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             watches.remove(this);
             client.getConnectionStateListenable().removeListener(connectionListener);
             cache.close();
+        }
+
+        private void clientClosed()
+        {
+            post(() -> error(new IllegalStateException("the ZooKeeper client closed; " + path + " is not watched " +
+                "any more")));
+            post(this::close);
         }
 
         /** The service node, so that operators see the service; the cache also works while it is missing. */

@@ -265,6 +265,27 @@ class ZooKeeperEndpointsTest
     }
 
     @Test
+    void aClientClosedUnderTheResolverEndsItsRegistrationsAndWatches() throws Exception
+    {
+        final CuratorFramework client = client();
+        final ZooKeeperEndpoints endpoints = closing(new ZooKeeperEndpoints(client, root));
+        final ZooKeeperEndpoints.ZooKeeperRegistration a = endpoints.register("kv", ZooKeeperTests.endpoint("a", 1));
+        assertThat(a.awaitRegistered(SOON)).isTrue();
+        final Recorder own = new Recorder();
+        endpoints.watch("kv", own);
+        final Recorder other = new Recorder();
+        watcher.watch("kv", other);
+        await().atMost(SOON).until(() -> List.of("a").equals(own.ids()) && List.of("a").equals(other.ids()));
+
+        client.close();
+        await().atMost(SOON).until(() -> List.of().equals(other.ids()));
+        await().atMost(SOON).until(() -> own.errors.stream().anyMatch(e -> e instanceof IllegalStateException));
+        assertThat(own.ids()).containsExactly("a");
+        assertThat(a.awaitRegistered(Duration.ZERO)).as("registration still open").isFalse();
+        endpoints.close();
+    }
+
+    @Test
     void badNamesAndDoubleRegistrationsAreRefused()
     {
         assertThatThrownBy(() -> new ZooKeeperEndpoints(watcherClient, "relative"))
