@@ -45,12 +45,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Registration uses Curator's {@link PersistentNode}: the node survives reconnects and is created again after its
  * session expired. A watch reads the service's children through a {@link CuratorCache} and reports the whole set to
- * its listener after every change, on this resolver's one event thread, so never concurrently and never the same set
- * twice in a row. While the connection is suspended or lost the listener hears {@link Listener#onError} and no set:
- * the last one stands; once reconnected it hears the set as rebuilt. Nodes whose data cannot be read (too large, not
- * UTF-8, not of the format) are skipped with a warning at most once a minute per watch; the others still count.
+ * its listener after every change, on this resolver's one event thread, so never concurrently, and an unchanged set
+ * not again. While the connection is suspended or lost the listener hears {@link Listener#onError} and no set: the
+ * last one stands; once reconnected it hears the set as rebuilt, also when it did not change. Nodes whose data
+ * cannot be read (too large, not UTF-8, not of the format) are skipped with a warning at most once a minute per
+ * watch; the others still count.
  *
  * <p>Thread-safe; {@link #close()} stops the watches, deregisters what is still registered and ends the event thread.
+ * Closing the client first ends the registrations (its session takes the nodes) and the watches (with an error).
  */
 public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegistry
 {
