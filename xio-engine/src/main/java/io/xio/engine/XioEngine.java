@@ -482,11 +482,19 @@ public final class XioEngine implements AutoCloseable
      * that arrive meanwhile are still served. The future completes once every server session is closed (its client
      * closes it after its last answer), or when {@code grace} has passed, after closing those left. Client sessions of
      * this engine are not touched. Any thread; a second call returns the first call's future.
+     * <p>
+     * The future completes on a thread of {@link CompletableFuture}'s default async executor, never on one of the
+     * engine's contexts, so its dependents may block: {@code drain(...).thenRun(engine::close)} closes the engine.
+     * Only clients that announced they understand GOAWAY are sent one; older ones are closed at the end of the grace.
      *
      * @param redirect where clients should re-open their sessions; empty for anywhere else
+     * @param grace    how long the sessions have to close; one too long to count in nanoseconds (such as
+     *                 {@code Duration.ofSeconds(Long.MAX_VALUE)}) has no end
+     * @throws IllegalArgumentException when {@code grace} is negative
      */
     public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace)
     {
+        java.util.Objects.requireNonNull(redirect, "redirect");
         if (grace.isNegative())
         {
             throw new IllegalArgumentException("the grace of a drain cannot be negative: " + grace);

@@ -29,6 +29,13 @@ public final class SetupCodec
     public static final int REJECT_AUTHENTICATION = 1;
     /** The server is draining: it takes no new sessions, another server of the service may. */
     public static final int REJECT_DRAINING = 2;
+    /**
+     * Bits of a SETUP's trailing {@code u8 features}, what the client understands beyond the first version (a SETUP
+     * without the field understands none); unknown bits are ignored. {@code FEATURE_GOAWAY}: GOAWAY frames.
+     */
+    public static final int FEATURE_GOAWAY = 1;
+    /** What this engine's clients announce. */
+    public static final int FEATURES = FEATURE_GOAWAY;
     /** Most portals a GOAWAY may name, and most bytes of its reason: a client keeps them. */
     public static final int MAX_GOAWAY_PORTALS = 16;
     public static final int MAX_GOAWAY_REASON_BYTES = 512;

@@ -11,6 +11,9 @@ import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -24,6 +27,7 @@ import java.util.function.Consumer;
  */
 final class ClientHandshake
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientHandshake.class);
     private static final int MAX_REDIRECTS = 4;
     /** 5 ms doubling to 1 s, each wait drawn from the upper half of its step. */
     static final Backoff RECONNECT = new Backoff(5_000_000L, 1_000_000_000L);
@@ -73,7 +77,7 @@ final class ClientHandshake
             body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource)
                 .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
                 .i32(session.engine.limits.dedupWindow()), session.engine.limits).credentials(credentials)
-                .toBytes();
+                .u8(SetupCodec.FEATURES).toBytes();
         }
         catch (final XioException | IllegalArgumentException ex)
         {
@@ -216,8 +220,8 @@ final class ClientHandshake
                 final byte[] secret = body.bytes();
                 final CallAdmission.Announced sizes = CallAdmission.Announced.read(body);
                 // A server from before connection portals ends here: the further connections go where this one did.
-                final List<XioUri> connectionPortals = body.remaining() > 0 ? portals(body.strings(), address,
-                    "SETUP_ACCEPT") : List.of();
+                final List<XioUri> connectionPortals = body.remaining() > 0 ? unweakened(portals(body.strings(),
+                    address, "SETUP_ACCEPT"), address) : List.of();
                 target = address.endpoint();
                 session.admission.limitSizesTo(sizes);
                 session.assignId(frame.sessionId(), secret);
@@ -272,6 +276,30 @@ final class ClientHandshake
             }
         }
         return portals;
+    }
+
+    /**
+     * The connection portals that protect the session as well as {@code accepted}, where it was set up: each
+     * ATTACH carries the session's secret, so a portal on another host, in the clear after tls, or on the network
+     * after a local transport is skipped whatever the credentials (the lanes go to {@code accepted} instead).
+     */
+    private List<XioUri> unweakened(final List<XioUri> portals, final XioUri accepted)
+    {
+        final List<XioUri> kept = new ArrayList<>(portals.size());
+        for (final XioUri portal : portals)
+        {
+            final String weakened = weakenedBy(accepted, portal);
+            if (weakened == null)
+            {
+                kept.add(portal);
+            }
+            else
+            {
+                LOG.warn("session {} skips the connection portal {} the server named: {}; the session's secret " +
+                    "is not sent there", session.describe(), portal, weakened);
+            }
+        }
+        return kept;
     }
 
     /**

@@ -1,8 +1,6 @@
 package io.xio.engine.session;
 
 import io.xio.engine.GoAway;
-import io.xio.engine.XioException;
-import io.xio.engine.context.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,11 +8,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An engine's drain ({@link io.xio.engine.XioEngine#drain}): whether it began (portals then refuse set-ups), the
  * GOAWAY its server sessions were sent, and the future that completes once the last of them closed, or at the end
  * of the grace, after the rest were closed. Thread-safe: started once under its lock, read through volatiles.
+ * <p>
+ * The grace is timed off the contexts (the JDK's delay scheduler, through {@link CompletableFuture#completeOnTimeout}):
+ * a timer on a context would be lost with it when it fails or restarts, ending the drain early or never. The future
+ * handed out completes on a thread of {@link CompletableFuture}'s default async executor, never on a context thread
+ * (its dependents, such as {@code XioEngine::close}, may block).
  */
 final class EngineDrain
 {
@@ -56,24 +60,51 @@ final class EngineDrain
 
     private void scheduleGraceEnd(final Duration grace)
     {
-        final EventLoop loop = engine.loops[0];
+        final long nanos = saturatedNanos(grace);
+        if (nanos == Long.MAX_VALUE)
+        {
+            return; // some 292 years or more: no limit, and no timer held that long
+        }
+        final CompletableFuture<Void> timer = new CompletableFuture<>();
+        timer.completeOnTimeout(null, nanos, TimeUnit.NANOSECONDS);
+        // Completing the timer once the drain is over cancels its scheduled task (it holds this engine).
+        done.whenComplete((ignored, failure) -> timer.cancel(false));
+        timer.thenRunAsync(() -> graceOver(grace));
+    }
+
+    /** {@code grace} in nanoseconds, {@link Long#MAX_VALUE} when it is that long or longer. */
+    static long saturatedNanos(final Duration grace)
+    {
         try
         {
-            loop.execute(() -> loop.schedule(loop.nanoTime() + grace.toNanos(), () -> graceOver(grace)));
+            return grace.toNanos();
         }
-        catch (final XioException stopped)
+        catch (final ArithmeticException tooLong)
         {
-            graceOver(grace); // the engine is closing: its sessions close with it
+            return Long.MAX_VALUE;
         }
     }
 
-    /** A session accepted on a context whose check came before the drain began: it hears the GOAWAY now. */
+    /**
+     * A session registered in {@link EngineCore#accepted} on a context whose check came before the drain began:
+     * true when the drain began meanwhile, and the set-up is to be refused. Read after the registration, so that
+     * either this sees the drain or the drain sees the session (it waits for it). Any thread.
+     */
+    boolean drainingAfterRegistering()
+    {
+        return goAway != null;
+    }
+
+    /**
+     * A session accepted (its SETUP_ACCEPT sent) while a drain began on another thread: the GOAWAY that drain sent
+     * it may have found no connection to go on, so it goes now. The client takes a second copy as the same.
+     */
     void acceptedWhileDraining(final SessionImpl session)
     {
         final GoAway sent = goAway;
-        if (sent != null && session.goAwayBody() == null)
+        if (sent != null)
         {
-            session.goAway(sent);
+            session.goAwayAgain(sent);
         }
     }
 
@@ -83,7 +114,7 @@ final class EngineDrain
         final CompletableFuture<Void> future = done;
         if (future != null && goAway != null && engine.accepted.isEmpty())
         {
-            future.complete(null);
+            complete(future);
         }
     }
 
@@ -108,6 +139,15 @@ final class EngineDrain
                 LOG.warn("session {} could not be closed at the end of the drain", session, ex);
             }
         }
-        future.complete(null);
+        complete(future);
+    }
+
+    /** Off the calling thread, often a context's: whatever depends on the drain may block (an engine's close). */
+    private static void complete(final CompletableFuture<Void> future)
+    {
+        if (!future.isDone())
+        {
+            CompletableFuture.runAsync(() -> future.complete(null));
+        }
     }
 }

@@ -34,6 +34,12 @@ public final class PortalImpl implements Portal
         this.tls = tls != null ? tls : engine.tls;
     }
 
+    /** The TLS options this portal accepts with; null when it is no tls portal and the engine has none. */
+    io.xio.engine.TlsOptions tls()
+    {
+        return tls;
+    }
+
     /**
      * Binds {@code address} on context {@code index}, with the portal's own TLS options (null for the engine's);
      * completes once listening. Any thread.

@@ -33,6 +33,8 @@ final class ServerHandshake
     static final int MAX_REASON_BYTES = 512;
     /** Failed set-ups and attaches one connection may make between two sweeps of the connections. */
     static final int MAX_FAILED = 16;
+    /** Most connection portals a session is given: the client keeps them and tries them in turn. */
+    static final int MAX_CONNECTION_PORTALS = 16;
     static final String NO_SERVICE = "no such service at this portal";
     static final String NO_SESSION = "no such session, or not yours (the server restarted, or the session expired)";
     static final String UNAUTHENTICATED = "authentication failed";
@@ -64,6 +66,8 @@ final class ServerHandshake
         final CallAdmission.Announced clientSizes = CallAdmission.Announced.read(body);
         // A SETUP of a client from before credentials ends here: it presents none.
         final Credentials credentials = body.remaining() > 0 ? body.credentials() : Credentials.NONE;
+        // A SETUP of a client from before the features field ends here: it knows none of them (no GOAWAY).
+        final int features = body.remaining() > 0 ? body.u8() : 0;
         if (engine.drain.isDraining())
         {
             // Before the acceptor: a draining server spends nothing on a session it will not have. Not a failure of
@@ -116,7 +120,7 @@ final class ServerHandshake
         }
         if (decision instanceof SetupDecision.Accept accept)
         {
-            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow, clientSizes);
+            accept(token, resource, attributes, accept, clientMaxInFlight, clientDedupWindow, clientSizes, features);
         }
         else if (decision instanceof SetupDecision.Unauthenticated unauthenticated)
         {
@@ -151,7 +155,7 @@ final class ServerHandshake
 
     private void accept(final long token, final String resource, final Map<String, String> attributes,
         final SetupDecision.Accept accept, final int clientMaxInFlight, final int clientDedupWindow,
-        final CallAdmission.Announced clientSizes)
+        final CallAdmission.Announced clientSizes, final int features)
     {
         final RequestHandler handler = engine.services.get(resource);
         if (handler == null)
@@ -209,7 +213,17 @@ final class ServerHandshake
         session.connectionPortals = connectionPortals(accept.connectionPortals());
         session.limitTo(clientMaxInFlight, clientDedupWindow);
         session.admission.limitSizesTo(clientSizes);
+        session.peerUnderstandsGoAway = (features & SetupCodec.FEATURE_GOAWAY) != 0;
         engine.accepted.put(session.id(), session);
+        if (engine.drain.drainingAfterRegistering())
+        {
+            // A drain began since the check above, perhaps already finding no session and completing: registered
+            // first, so that either the drain saw this one or this sees the drain; refused like any set-up then.
+            engine.forgetAccepted(session);
+            connection.sendControl(FrameType.SETUP_REJECT, 0, 0, token, 0,
+                new SetupCodec.Writer().string(DRAINING).u8(SetupCodec.REJECT_DRAINING).toBytes());
+            return;
+        }
         final Lane lane = session.newServerLane(connection.peers);
         lane.attach(connection);
         final List<String> portals = new ArrayList<>(session.connectionPortals.size());
@@ -226,8 +240,12 @@ final class ServerHandshake
     }
 
     /**
-     * The engine's open portals among {@code uris}, the portal of this set-up left out (its connections may come
-     * here anyway); a URI that names none of them is logged and left out, as the client could not attach there.
+     * The engine's open portals among {@code uris} that protect the session as the portal of this set-up does, at
+     * most {@link #MAX_CONNECTION_PORTALS}.
+     * The same scheme, and for tls the same {@link io.xio.engine.TlsOptions} (context, client authentication,
+     * protocols, cipher suites): an ATTACH there proves the session with its secret and with what that transport
+     * proves, so a plaintext or weaker portal would let the session's secret and calls go with less. A URI that names
+     * none of them, or a weaker one, is logged and left out.
      */
     private List<PortalImpl> connectionPortals(final List<io.xio.engine.XioUri> uris)
     {
@@ -235,7 +253,7 @@ final class ServerHandshake
         {
             return List.of();
         }
-        final List<PortalImpl> found = new ArrayList<>(uris.size());
+        final List<PortalImpl> found = new ArrayList<>(Math.min(uris.size(), MAX_CONNECTION_PORTALS));
         for (final io.xio.engine.XioUri uri : uris)
         {
             final PortalImpl named = engine.portal(uri);
@@ -243,6 +261,19 @@ final class ServerHandshake
             {
                 LOG.warn("the acceptor of {} named {} as a connection portal, which is no open portal of this " +
                     "engine: left out", portal.uri(), uri);
+            }
+            else if (!named.uri().scheme().equals(portal.uri().scheme()) ||
+                !java.util.Objects.equals(named.tls(), portal.tls()))
+            {
+                LOG.warn("the acceptor of {} named {} as a connection portal, which does not protect the session " +
+                    "as {} does (another transport, or other TLS options): left out", portal.uri(), uri,
+                    portal.uri().scheme());
+            }
+            else if (found.size() == MAX_CONNECTION_PORTALS)
+            {
+                LOG.warn("the acceptor of {} named more than {} connection portals: {} and the rest left out",
+                    portal.uri(), MAX_CONNECTION_PORTALS, uri);
+                break;
             }
             else if (!found.contains(named))
             {

@@ -103,6 +103,11 @@ public final class SessionImpl implements Session
      * ({@link io.xio.engine.SetupDecision.Accept#withConnectionPortals}); empty for none.
      */
     java.util.List<PortalImpl> connectionPortals = java.util.List.of();
+    /**
+     * Server side: whether the client announced it understands GOAWAY ({@code SetupCodec.FEATURE_GOAWAY}); one that
+     * does not would take the frame for a violation and close, then re-open, in a loop: it is sent none.
+     */
+    boolean peerUnderstandsGoAway;
     /** Requests of {@link #request(Outbound, CallOptions, ResponseListener)} ready for reuse. */
     private volatile org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests;
 
@@ -376,9 +381,16 @@ public final class SessionImpl implements Session
         return lanes.after(lane);
     }
 
-    /** A lane came up: lanes still down (reconnecting or parked) hand it their waiting requests. */
+    /**
+     * A lane came up: lanes still down (reconnecting or parked) hand it their waiting requests; a drained client
+     * session that waited for it to come back may close now.
+     */
     void laneUp(final Lane up)
     {
+        if (goAway != null)
+        {
+            closeIfDrained();
+        }
         for (final Lane lane : lanes.all())
         {
             if (lane != up && !lane.isUp())
@@ -788,17 +800,42 @@ public final class SessionImpl implements Session
         goAwayBody = body;
         goAway = value;
         failUnsentEverywhere();
+        sendGoAway(body);
+    }
+
+    /**
+     * Server side: {@code value} again, for a session accepted while the drain that sent it began (it may have had no
+     * connection to go on then).
+     */
+    void goAwayAgain(final io.xio.engine.GoAway value)
+    {
+        final byte[] body = goAwayBody;
+        if (body == null)
+        {
+            goAway(value);
+        }
+        else
+        {
+            sendGoAway(body);
+        }
+    }
+
+    private void sendGoAway(final byte[] body)
+    {
         final Lane lane = lanes.open(null);
-        if (lane != null)
+        if (lane != null && peerUnderstandsGoAway)
         {
             executeOn(lane, () -> lane.sendGoAway(body));
         }
     }
 
-    /** Server side: a connection attached while the session is draining; null when it is not. */
+    /**
+     * Server side: the GOAWAY to send on a connection that attached while the session is draining; null when it is
+     * not, or when the client does not understand GOAWAY.
+     */
     byte[] goAwayBody()
     {
-        return goAwayBody;
+        return peerUnderstandsGoAway ? goAwayBody : null;
     }
 
     @Override
@@ -849,13 +886,16 @@ public final class SessionImpl implements Session
 
     /**
      * Client side, after a GOAWAY: once nothing this side sent is in flight and nothing the server sent executes
-     * here, the session closes (a CLOSE to the server). Called whenever one of those ends; any thread. The close
-     * runs on a context's queue, not inside the completion that got here.
+     * here, and no lane is re-establishing its connection, the session closes (a CLOSE to the server). A lane
+     * coming back (or its context's others staying up meanwhile) lets the server retransmit its requests whose
+     * answers were lost with the connection, answered again from this side's deduplication window: closing before
+     * would fail them at the server, though they ran here. Called whenever one of those ends or a lane
+     * comes up; any thread. The close runs on a context's queue, not inside the completion that got here.
      */
     void closeIfDrained()
     {
         if (!initiator || goAway == null || admission.inFlight() != 0 || executing.get() != 0 || !isOpen() ||
-            !drainClosing.compareAndSet(false, true))
+            reestablishing() || !drainClosing.compareAndSet(false, true))
         {
             return;
         }
@@ -873,6 +913,20 @@ public final class SessionImpl implements Session
         {
             close();
         }
+    }
+
+    /** Whether a lane is (re-)connecting: until it is back, or the session gives up on it and fails. */
+    private boolean reestablishing()
+    {
+        for (final Lane lane : lanes.all())
+        {
+            final LaneState state = lane.state();
+            if (state == LaneState.CONNECTING || state == LaneState.RECONNECTING)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- closing ----

@@ -214,7 +214,7 @@ final class SeedCorpus
     private static byte[] setupBody()
     {
         return PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("kv").map(Map.of("token", "s3cr3t"))
-            .i32(1024).i32(2048)).credentials(Credentials.bearer("t0k3n")).toBytes();
+            .i32(1024).i32(2048)).credentials(Credentials.bearer("t0k3n")).u8(SetupCodec.FEATURES).toBytes();
     }
 
     private static byte[] acceptBody()
