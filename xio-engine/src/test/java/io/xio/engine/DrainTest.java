@@ -150,6 +150,95 @@ class DrainTest
     }
 
     @Test
+    void theGraceEndsOnTimeWhenTheFirstContextFailsAndIsRestartedMeanwhile() throws Exception
+    {
+        final XioEngine server = engines.start(engines.builder("server")
+            .onContextFailure(ContextFailurePolicy.RESTART_CONTEXT));
+        server.register("hold", held::add);
+        final Portal portal = server.bind(address("tcp"), SessionAcceptor.DEFAULT, 1);
+        final Session session = client().connect(portal.uri().withResource("hold").toString());
+        final XioFuture<Message> stuck = session.request(Outbound.of(utf8("stuck")),
+            CallOptions.timeout(Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        final Context first = server.contexts().get(0);
+        final CompletableFuture<Void> drained = server.drain(List.of(), TestEngines.scaled(Duration.ofSeconds(1)));
+        first.execute(() ->
+        {
+            throw new OutOfMemoryError("injected");
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.contexts().get(0) != first);
+        assertThat(session.isOpen()).as("a session of the healthy context is not closed with the failed one")
+            .isTrue();
+
+        drained.get(20, TimeUnit.SECONDS);
+        assertThat(server.sessions()).isEmpty();
+        assertThatThrownBy(() -> stuck.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(ConnectionException.class);
+    }
+
+    @Test
+    void aSetUpWhoseAcceptorRanAsTheDrainBeganIsRefusedAsDraining() throws Exception
+    {
+        final XioEngine server = server();
+        final CompletableFuture<CompletableFuture<Void>> drain = new CompletableFuture<>();
+        // The drain begins after the set-up passed the draining check, before its session is registered.
+        final Portal portal = server.bind(address("tcp"), request ->
+        {
+            drain.complete(server.drain(List.of(), Duration.ofSeconds(30)));
+            return SetupDecision.accept();
+        }, 0);
+        assertThatThrownBy(() -> client().connect(portal.uri().withResource("echo").toString()))
+            .isInstanceOfSatisfying(SessionRejectedException.class, refused ->
+                assertThat(refused.isDraining()).isTrue());
+        drain.join().get(10, TimeUnit.SECONDS);
+        assertThat(server.sessions()).isEmpty();
+    }
+
+    @Test
+    void theDrainCompletesOffTheContextsSoThatItsDependentMayCloseTheEngine() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("tcp"));
+        final Session session = client().connect(portal.uri().withResource("hold").toString());
+        final XioFuture<Message> call = session.request(Outbound.of(utf8("last")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        final CompletableFuture<String> completedOn = new CompletableFuture<>();
+        final CompletableFuture<Void> closed = server.drain(List.of(), Duration.ofSeconds(30)).thenRun(() ->
+        {
+            completedOn.complete(Thread.currentThread().getName());
+            server.close();
+        });
+        releaseHeld(); // then the client closes, and the server's context handling the CLOSE ends the drain
+        call.get(10, TimeUnit.SECONDS).close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !session.isOpen());
+        assertThat(completedOn.get(10, TimeUnit.SECONDS)).doesNotContain("server-ctx");
+        // On a context thread the close would wait 5 s for that very context to stop.
+        closed.get(TestEngines.scaled(Duration.ofSeconds(3)).toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(server.isOpen()).isFalse();
+    }
+
+    @Test
+    void aGraceTooLongToCountInNanosecondsHasNoEndAndANegativeOneIsRefused() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("tcp"));
+        final Session session = client().connect(portal.uri().withResource("hold").toString());
+        final XioFuture<Message> call = session.request(Outbound.of(utf8("kept")),
+            CallOptions.timeout(Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        assertThatThrownBy(() -> server.drain(List.of(), Duration.ofMillis(-1)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("negative");
+        assertThat(server.isDraining()).isFalse();
+
+        final CompletableFuture<Void> drained = server.drain(List.of(), Duration.ofSeconds(Long.MAX_VALUE));
+        await().atMost(Duration.ofSeconds(10)).until(session::isDraining);
+        assertThat(drained).isNotDone();
+        assertThat(call).isNotDone();
+        releaseHeld();
+        call.get(10, TimeUnit.SECONDS).close();
+        drained.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
     void aNewSessionDuringTheDrainIsRefusedAsDrainingAndAReattachStillWorks() throws Exception
     {
         final XioEngine server = server();

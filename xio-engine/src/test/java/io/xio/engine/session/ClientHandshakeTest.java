@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -227,6 +228,31 @@ class ClientHandshakeTest
         client.wire.last().deliver(PeerFrames.setupAccept(again.requestId(), 5));
         client.turn();
         assertThat(opening.join().id()).isEqualTo(5);
+    }
+
+    @Test
+    void aConnectionPortalOnAnotherHostIsSkippedAndGetsNoAttachWithTheSecret()
+    {
+        // No credentials, and allowed to follow redirects with them: the ATTACH's secret is what is at stake.
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv", SessionOptions
+            .DEFAULT.withConnections(3).withCredentialsOnRedirect(true));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        first.deliver(PeerFrames.frame(FrameType.SETUP_ACCEPT, 0, 5, setupToken(first), 0,
+            PeerFrames.sizes(new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).bytes(PeerFrames.SECRET))
+                .strings(List.of("wire://evil:9", "wire://server:2")).toBytes()));
+        client.turn();
+        assertThat(client.wire.dialled).as("the hostile server's other host is never dialled")
+            .doesNotContain(XioUri.parse("wire://evil:9")).contains(XioUri.parse("wire://server:2"));
+        for (final ScriptedWire.Link link : client.wire.links)
+        {
+            for (final ScriptedWire.Sent attach : link.sent(FrameType.ATTACH))
+            {
+                link.deliver(PeerFrames.frame(FrameType.ATTACH_ACCEPT, 0, 5, attach.requestId(), 0, new byte[0]));
+            }
+        }
+        client.turn();
+        assertThat(opening.join().connectionCount()).isEqualTo(3);
     }
 
     @Test
