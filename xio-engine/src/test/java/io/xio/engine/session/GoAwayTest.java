@@ -183,6 +183,40 @@ class GoAwayTest
         assertThat(session.isOpen()).isFalse();
     }
 
+    @Test
+    void theSessionClosesOnlyOnceAConnectionBeingReEstablishedIsBack()
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT.withConnections(2));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        first.deliver(PeerFrames.setupAccept(first.sent(FrameType.SETUP).get(0).requestId(), SESSION));
+        client.turn();
+        final ScriptedWire.Link second = client.wire.last();
+        assertThat(second).isNotSameAs(first);
+        second.deliver(PeerFrames.attachAccept(second.sent(FrameType.ATTACH).get(0).requestId(), SESSION));
+        client.turn();
+        final Session session = opening.join();
+
+        // Answers to the server's requests may have been lost with the second connection: the server retransmits
+        // them once it is back (or over the first); closing now would fail them at the server.
+        second.reset();
+        first.deliver(goAway(List.of(), "draining"));
+        client.turn();
+        assertThat(session.isDraining()).isTrue();
+        assertThat(closes(first)).as("no CLOSE while a connection is being re-established").isZero();
+        assertThat(session.isOpen()).isTrue();
+
+        client.advance(Duration.ofMillis(7));
+        final ScriptedWire.Link again = client.wire.last();
+        assertThat(again).isNotSameAs(second);
+        again.deliver(PeerFrames.attachAccept(again.sent(FrameType.ATTACH).get(0).requestId(), SESSION));
+        client.turn();
+        assertThat(closes(first)).as("closed once the connection is back (a CLOSE on each)").isEqualTo(1);
+        assertThat(closes(again)).isEqualTo(1);
+        assertThat(session.isOpen()).isFalse();
+    }
+
     static Stream<Arguments> malformed()
     {
         final List<String> tooMany = new ArrayList<>(Collections.nCopies(SetupCodec.MAX_GOAWAY_PORTALS + 1,
@@ -226,14 +260,14 @@ class GoAwayTest
     @Test
     void aSetupAcceptsConnectionPortalsSpreadTheFurtherConnectionsAndSkipOneUnreachable()
     {
-        client.wire.unreachable.add(XioUri.parse("wire://p1:1"));
+        client.wire.unreachable.add(XioUri.parse("wire://server:1"));
         final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
             SessionOptions.DEFAULT.withConnections(3));
         client.turn();
         final ScriptedWire.Link first = client.wire.last();
         first.deliver(PeerFrames.frame(FrameType.SETUP_ACCEPT, 0, SESSION, first.sent(FrameType.SETUP).get(0)
             .requestId(), 0, PeerFrames.sizes(new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096)
-            .bytes(PeerFrames.SECRET)).strings(List.of("wire://p1:1", "wire://p2:2")).toBytes()));
+            .bytes(PeerFrames.SECRET)).strings(List.of("wire://server:1", "wire://server:2")).toBytes()));
         client.turn();
         for (final ScriptedWire.Link link : List.copyOf(client.wire.links))
         {
@@ -244,9 +278,9 @@ class GoAwayTest
         }
         client.turn();
         assertThat(opening).isCompleted();
-        // The second connection: p1, unreachable, then p2; the third: p2.
-        assertThat(client.wire.dialled).containsExactly(XioUri.parse("wire://server"), XioUri.parse("wire://p1:1"),
-            XioUri.parse("wire://p2:2"), XioUri.parse("wire://p2:2"));
+        // The second connection: port 1, unreachable, then port 2; the third: port 2.
+        assertThat(client.wire.dialled).containsExactly(XioUri.parse("wire://server"),
+            XioUri.parse("wire://server:1"), XioUri.parse("wire://server:2"), XioUri.parse("wire://server:2"));
         assertThat(opening.join().connectionCount()).isEqualTo(3);
     }
 }
