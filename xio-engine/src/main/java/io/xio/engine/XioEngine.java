@@ -352,6 +352,12 @@ public final class XioEngine implements AutoCloseable
         }
     }
 
+    /** Whether this engine has a transport for {@code scheme} (tcp, shm, rdma...). Any thread. */
+    public boolean hasTransport(final String scheme)
+    {
+        return core.hasTransport(scheme);
+    }
+
     /** Opens a client session asynchronously. */
     public CompletableFuture<Session> openSession(final String uri, final SessionOptions options)
     {

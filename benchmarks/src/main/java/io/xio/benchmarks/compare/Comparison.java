@@ -207,6 +207,12 @@ public final class Comparison
             cases.add(new Case("xio-shm-" + s + "-rate", group, "xio", "shm", many, "xio shm, 1 context"));
             if (size == 64)
             {
+                for (int servers = 1; servers <= 3; servers++)
+                {
+                    cases.add(new Case("xio-cluster-" + servers + "-64-rate", group, "xio",
+                        "tcp,cluster,servers=" + servers, many,
+                        "xio tcp, a ServiceClient over " + servers + " server engine(s) of 1 context"));
+                }
                 cases.add(new Case("xio-shm-64-rate-ctx2", group, "xio", "shm,ctx=2", many, "xio shm, 2 contexts"));
                 cases.add(new Case("spring-64-rate", group, "spring", "", many, "xio Spring proxy, async method"));
             }

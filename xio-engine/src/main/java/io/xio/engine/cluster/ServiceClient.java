@@ -149,7 +149,7 @@ public interface ServiceClient extends AutoCloseable
         /** Starts watching the service; sessions open as endpoints arrive. */
         public ServiceClient build()
         {
-            throw new UnsupportedOperationException("ServiceClient is being built");
+            return new ServiceClientImpl(this);
         }
     }
 }

@@ -146,6 +146,11 @@ public final class EngineCore
         }
     }
 
+    public boolean hasTransport(final String scheme)
+    {
+        return transports.containsKey(scheme);
+    }
+
     public Transport transport(final String scheme)
     {
         final Transport transport = transports.get(scheme);

@@ -10,6 +10,10 @@ import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
+import io.xio.engine.cluster.Endpoint;
+import io.xio.engine.cluster.EndpointStatus;
+import io.xio.engine.cluster.ServiceClient;
+import io.xio.engine.cluster.StaticEndpointResolver;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -24,6 +28,9 @@ import java.util.function.BiConsumer;
  * {@code poll=spin|default|parked} (busy-poll 1 s, the default 50 µs, or 0); {@code style=context} issues each
  * call from the previous completion on the context thread, {@code style=caller} blocks the main thread on each
  * future. The payload travels as one data segment; echoes send the received segment back without a copy.
+ * {@code servers=N} runs N server engines of one context each in the server JVM (a cluster of N on one machine);
+ * {@code cluster} has the client call through a {@link ServiceClient} over every server's portal instead of its
+ * own sessions, so the cost of picking an endpoint per call shows beside a plain session.
  */
 public final class XioPeer implements Peer
 {
@@ -35,8 +42,41 @@ public final class XioPeer implements Peer
     {
         final Variant variant = Variant.parse(variantText);
         final int contexts = variant.integer("ctx", 1);
+        final int servers = variant.integer("servers", 1);
         final java.nio.file.Path store = transport(variant).equals("tls") ? BenchTls.create() : null;
-        final XioEngine engine = engine("bench-server", variant, contexts, store);
+        final List<XioEngine> engines = new ArrayList<>();
+        final List<String> uris = new ArrayList<>();
+        for (int s = 0; s < servers; s++)
+        {
+            final XioEngine engine = engine("bench-server-" + s, variant, contexts, store);
+            engines.add(engine);
+            uris.addAll(serve(engine, variant, workload, contexts));
+        }
+        final String address = store == null ? String.join(",", uris) : BenchTls.withStore(String.join(",", uris), store);
+        return new Server()
+        {
+            @Override
+            public String address()
+            {
+                return address;
+            }
+
+            @Override
+            public void close()
+            {
+                engines.forEach(XioEngine::close);
+                if (store != null)
+                {
+                    BenchTls.delete(store);
+                }
+            }
+        };
+    }
+
+    /** Registers the benchmark's handler on {@code engine} and binds one portal per context; their URIs. */
+    private static List<String> serve(final XioEngine engine, final Variant variant, final Workload workload,
+        final int contexts)
+    {
         final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
         final boolean traced = variant.has("traceparent");
         engine.register(RESOURCE, request ->
@@ -64,25 +104,7 @@ public final class XioPeer implements Peer
                 : transport(variant) + "://127.0.0.1:0";
             uris.add(engine.bind(portal, io.xio.engine.SessionAcceptor.DEFAULT, i).uri().withResource(RESOURCE).toString());
         }
-        final String address = store == null ? String.join(",", uris) : BenchTls.withStore(String.join(",", uris), store);
-        return new Server()
-        {
-            @Override
-            public String address()
-            {
-                return address;
-            }
-
-            @Override
-            public void close()
-            {
-                engine.close();
-                if (store != null)
-                {
-                    BenchTls.delete(store);
-                }
-            }
-        };
+        return uris;
     }
 
     @Override
@@ -94,9 +116,13 @@ public final class XioPeer implements Peer
         try (XioEngine engine = engine("bench-client", variant, contexts, BenchTls.store(address)))
         {
             final List<Session> sessions = new ArrayList<>();
-            for (final String uri : BenchTls.address(address).split(","))
+            final ServiceClient cluster = variant.has("cluster") ? cluster(engine, BenchTls.address(address)) : null;
+            if (cluster == null)
             {
-                sessions.add(engine.connect(uri));
+                for (final String uri : BenchTls.address(address).split(","))
+                {
+                    sessions.add(engine.connect(uri));
+                }
             }
             // one array for every call: Outbound keeps it as given and never changes it
             final ByteBuffer[] payload = {engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
@@ -139,8 +165,9 @@ public final class XioPeer implements Peer
                         };
                         callbacks[slot.index()] = callback;
                     }
-                    sessions.get(slot.index() % sessions.size()).request(Outbound.of(NO_HEADER, payload)
-                        .metadata(trace)).whenComplete(callback);
+                    final Session session = cluster != null ? cluster.pick(0) :
+                        sessions.get(slot.index() % sessions.size());
+                    session.request(Outbound.of(NO_HEADER, payload).metadata(trace)).whenComplete(callback);
                 };
                 final int[] next = new int[1];
                 return CallLoop.pipelined(workload, call,
@@ -149,8 +176,36 @@ public final class XioPeer implements Peer
             finally
             {
                 sessions.forEach(Session::close);
+                if (cluster != null)
+                {
+                    cluster.close();
+                }
             }
         }
+    }
+
+    /** A service client over every portal of {@code address}, one endpoint each, once all their sessions are up. */
+    private static ServiceClient cluster(final XioEngine engine, final String address) throws InterruptedException
+    {
+        final List<Endpoint> endpoints = new ArrayList<>();
+        for (final String uri : address.split(","))
+        {
+            endpoints.add(Endpoint.of(io.xio.engine.XioUri.parse(uri)));
+        }
+        final ServiceClient client = ServiceClient.builder(engine, StaticEndpointResolver.of(RESOURCE, endpoints),
+            RESOURCE).build();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (client.endpoints().stream().filter(e -> e.state() == EndpointStatus.State.ACTIVE).count() <
+            endpoints.size())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                client.close();
+                throw new IllegalStateException("the cluster's sessions did not open: " + client.endpoints());
+            }
+            Thread.sleep(10);
+        }
+        return client;
     }
 
     private static String transport(final Variant variant)

@@ -10,8 +10,6 @@ import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
 import io.xio.engine.transport.TransportListener;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -46,33 +44,21 @@ import java.util.regex.Pattern;
 /**
  * The {@code shm} transport: connections between processes on one host through memory-mapped rings. A
  * portal {@code shm://name} listens on the Unix-domain socket {@code <dir>/xio-<name>/portal.sock}, in a directory
- * of its own created owner-only (0700; 0750 and the socket 0660 with a configured group), so no other user can
- * reach the socket, not even between its bind and its chmod. The client first checks whose portal it reached: the
- * directory (not followed if it is a link) and the process listening on the socket ({@code SO_PEERCRED}) must be
- * its own user or the configured portal owner, or another local user that took the name before the real portal
- * bound it (or after it closed) would be handed the client's rings, credentials included. Then it creates a ring
- * file and sends its name over the socket; the server checks and maps it, and both keep the socket as doorbell and
- * liveness signal. For a portal of its own user the ring is {@code <dir>/xio-<name>-<pid>-<n>-<nonce>.ring}, 0600.
- * For a portal of another user (group mode) the ring must be readable by the group, and a group-readable file in a
- * directory everyone can list could be opened by any member of the group before the server took it; so it goes into
- * a directory of the client's own, {@code xio-<name>-<pid>-<n>-<nonce>.d}, that the group may enter but not list
- * (0710), under a name of 128 random bits that only the socket carries, in the client's own configured group (never
- * whatever group the portal's directory shows). The portal admits only peers whose process runs as its own user or
- * with the configured group as its effective group: it reads the peer's credentials from the socket ({@code
- * SO_PEERCRED}, through {@code jdk.net.ExtendedSocketOptions}, no native code; a runtime without it cannot bind) before
- * reading anything else, and closes any other peer at once ({@code PEER_CREDENTIALS}); a ring file (and its
- * directory) must belong to the peer that names it. The peer's user is the link's {@link PeerIdentity#localUser()},
- * for an acceptor to authenticate local peers by. Nothing is left once a handshake completes, nor of the portal once
- * it closes; a portal that finds a stale socket (no listener) or ring files of dead processes cleans them up. A local
- * user can still keep a portal from binding by creating its directory first (the bind fails naming that user):
- * that is a denial of service, never a way in. Thread-safe.
+ * of its own. The client creates a ring file and sends its name over the socket; the server checks and maps it, and
+ * both keep the socket as doorbell and liveness signal. For a portal of its own user the ring is {@code
+ * <dir>/xio-<name>-<pid>-<n>-<nonce>.ring}, 0600; for a portal of another user (group mode) it lies in a directory of
+ * the client's own, {@code xio-<name>-<pid>-<n>-<nonce>.d}. A ring file (and its directory) must belong to the peer
+ * that names it. The peer's user is the link's {@link PeerIdentity#localUser()}, for an acceptor to authenticate
+ * local peers by. Who may use a portal and whose portal a client reaches (the directories' and socket's permissions,
+ * the peers' credentials, the group mode) is decided by {@code ShmAccess}, whose Javadoc says how. Nothing is left
+ * once a handshake completes, nor of the portal once it closes; a portal that finds a stale socket (no listener) or
+ * ring files of dead processes cleans them up. Thread-safe.
  */
 public final class ShmTransport implements Transport
 {
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransport.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final AtomicLong RINGS = new AtomicLong();
-    private static final java.security.SecureRandom SECRET_NAMES = new java.security.SecureRandom();
     private static final int DEFAULT_CAPACITY = 4 << 20;
     private static final int MIN_CAPACITY = 64 << 10;
     private static final int MAX_CAPACITY = 256 << 20;
@@ -86,15 +72,8 @@ public final class ShmTransport implements Transport
 
     private final Path directory;
     private final int capacity;
-    /**
-     * The group whose members a portal admits besides its own user, and which a client shares its rings with when
-     * it connects to a portal of another user; null for none.
-     */
-    private final String group;
-    /** The user whose portals a client connects to besides its own; null for its own only. */
-    private final String portalOwner;
-    /** This process's user as the file system names it; found at first use. */
-    private volatile UserPrincipal me;
+    /** Who may use this transport's portals, and whose portals its clients reach. */
+    private final ShmAccess access;
 
     /**
      * Rings of 4 MiB per direction under {@code /dev/shm} (or the temp directory where there is none); portals admit
@@ -145,8 +124,8 @@ public final class ShmTransport implements Transport
         }
         this.directory = directory.toAbsolutePath().normalize();
         this.capacity = capacity;
-        this.group = group == null || group.isBlank() ? null : group.trim();
-        this.portalOwner = portalOwner == null || portalOwner.isBlank() ? null : portalOwner.trim();
+        this.access = new ShmAccess(this.directory, group == null || group.isBlank() ? null : group.trim(),
+            portalOwner == null || portalOwner.isBlank() ? null : portalOwner.trim());
     }
 
     private static boolean validCapacity(final int capacity)
@@ -199,16 +178,16 @@ public final class ShmTransport implements Transport
         final String name = checkedName(address);
         final Path socket = socketPath(name);
         final Path home = socket.getParent();
-        final Admission admission;
+        final ShmAccess.Admission admission;
         final ServerSocketChannel server;
         try
         {
-            checkPeerCredentials();
+            ShmAccess.checkPeerCredentials();
             // Ours (and no link) before anything in it is touched: a stale socket in another user's directory is not
             // ours to probe or delete.
-            final UserPrincipal owner = ownDirectory(home);
+            final UserPrincipal owner = access.ownDirectory(home);
             removeStale(name, socket, owner);
-            admission = restrict(home, owner);
+            admission = access.restrict(home, owner);
         }
         catch (final IOException | UnsupportedOperationException ex)
         {
@@ -277,7 +256,7 @@ public final class ShmTransport implements Transport
                 catch (final IOException | RuntimeException ex)
                 {
                     Channels.closeQuietly(channel);
-                    if (ex instanceof RefusedPeer refused)
+                    if (ex instanceof ShmAccess.RefusedPeer refused)
                     {
                         context.refused(PeerRefusal.PEER_CREDENTIALS, "shm://" + refused.getMessage() + "@" + name,
                             "local peer " + refused.getMessage() + " refused by portal shm://" + name + ": it " +
@@ -295,146 +274,11 @@ public final class ShmTransport implements Transport
         });
     }
 
-    /** Whom a portal admits: its own user, and processes whose effective group is its group (if it has one). */
-    private record Admission(UserPrincipal owner, GroupPrincipal group)
-    {
-        /** The peer's user if it is admitted; throws {@link RefusedPeer} if it is not. */
-        UserPrincipal admit(final SocketChannel channel) throws IOException
-        {
-            final UnixDomainPrincipal peer = peerCredentials(channel);
-            if (peer.user().equals(owner) || group != null && group.equals(peer.group()))
-            {
-                return peer.user();
-            }
-            throw new RefusedPeer(peer.user().getName() + ":" + peer.group().getName());
-        }
-
-        String describe()
-        {
-            return "user " + owner.getName() + (group != null ? " and group " + group.getName() : "");
-        }
-    }
-
-    /**
-     * The credentials of the process at the other end of {@code channel}, from the kernel. A runtime without the
-     * {@code jdk.net} module (a jlink image without it) fails here as an {@link IOException}, never an error that
-     * would end the context thread.
-     */
-    private static UnixDomainPrincipal peerCredentials(final SocketChannel channel) throws IOException
-    {
-        try
-        {
-            return channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
-        }
-        catch (final LinkageError | UnsupportedOperationException ex)
-        {
-            throw new IOException("cannot read the peer's credentials (SO_PEERCRED): " + ex, ex);
-        }
-    }
-
-    /**
-     * Fails unless this runtime reads a Unix-domain peer's credentials: a portal that could not check its peers'
-     * users must not bind, and finding out at the first peer would be too late.
-     */
-    private static void checkPeerCredentials() throws IOException
-    {
-        boolean supported;
-        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX))
-        {
-            supported = probe.supportedOptions().contains(ExtendedSocketOptions.SO_PEERCRED);
-        }
-        catch (final LinkageError | UnsupportedOperationException ex)
-        {
-            supported = false;
-        }
-        if (!supported)
-        {
-            throw new IOException("this Java runtime cannot read a Unix-domain peer's credentials (SO_PEERCRED " +
-                "of the jdk.net module, on Linux and macOS), without which a portal cannot tell who connects");
-        }
-    }
-
-    /** A peer whose user the portal does not admit; the message names it, as {@code user:group}. */
-    private static final class RefusedPeer extends IOException
-    {
-        private static final long serialVersionUID = 1L;
-
-        RefusedPeer(final String who)
-        {
-            super(who, null);
-        }
-    }
-
-    /**
-     * Creates the portal's directory, 0700, or takes over the one a dead portal of this user left: it must be a
-     * directory, not a link, and ours, or another user could swap the socket in it. Its owner, this user.
-     */
-    private UserPrincipal ownDirectory(final Path home) throws IOException
-    {
-        try
-        {
-            Files.createDirectory(home, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
-                "rwx------")));
-        }
-        catch (final java.nio.file.FileAlreadyExistsException ex)
-        {
-            if (!Files.isDirectory(home, LinkOption.NOFOLLOW_LINKS))
-            {
-                throw new IOException(home + " exists and is not a directory (a link or a file of " +
-                    Files.getOwner(home, LinkOption.NOFOLLOW_LINKS).getName() + ")");
-            }
-        }
-        final UserPrincipal owner = Files.getOwner(home, LinkOption.NOFOLLOW_LINKS);
-        final UserPrincipal me = ownUser();
-        if (!owner.equals(me))
-        {
-            throw new IOException(home + " belongs to user " + owner.getName() + ", not to " + me.getName() +
-                " (another user took this portal's name: it must remove the directory, or pick another name)");
-        }
-        return owner;
-    }
-
-    /** Opens the portal's directory to the configured group (0750), or keeps it 0700; whom the portal admits. */
-    private Admission restrict(final Path home, final UserPrincipal owner) throws IOException
-    {
-        final GroupPrincipal admitted = group == null ? null :
-            home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
-        final PosixFileAttributeView view = Files.getFileAttributeView(home, PosixFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS);
-        if (admitted != null)
-        {
-            view.setGroup(admitted);
-        }
-        view.setPermissions(PosixFilePermissions.fromString(admitted != null ? "rwxr-x---" : "rwx------"));
-        return new Admission(owner, admitted);
-    }
-
-    /** The user this process runs as, as the file system names it (the owner of a file it creates). */
-    private UserPrincipal ownUser() throws IOException
-    {
-        final UserPrincipal known = me;
-        if (known != null)
-        {
-            return known;
-        }
-        final Path probe = Files.createTempFile(directory, "xio-owner-", ".tmp",
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        try
-        {
-            me = Files.getOwner(probe, LinkOption.NOFOLLOW_LINKS);
-            return me;
-        }
-        finally
-        {
-            Files.deleteIfExists(probe);
-        }
-    }
-
     /**
      * A portal of this name bound by a live process fails the bind; leftovers of a dead one are removed: its socket
-     * (in the directory {@link #ownDirectory} found ours), ring files of dead clients, and ring directories of dead
-     * clients of this user ({@code owner}; another user's are theirs, and only theirs cannot be swapped for a link
-     * while they are emptied).
+     * (in the directory {@link ShmAccess#ownDirectory} found ours), ring files of dead clients, and ring directories
+     * of dead clients of this user ({@code owner}; another user's are theirs, and only theirs cannot be swapped for a
+     * link while they are emptied).
      */
     private void removeStale(final String name, final Path socket, final UserPrincipal owner) throws IOException
     {
@@ -523,16 +367,16 @@ public final class ShmTransport implements Transport
         Path ringHome = null;
         try
         {
-            final UserPrincipal portal = checkPortal(socket.getParent());
+            final UserPrincipal portal = access.checkPortal(socket.getParent());
             channel = SocketChannel.open(StandardProtocolFamily.UNIX);
             channel.connect(UnixDomainSocketAddress.of(socket));
-            final UserPrincipal listening = peerCredentials(channel).user();
+            final UserPrincipal listening = ShmAccess.peerCredentials(channel).user();
             if (!listening.equals(portal))
             {
                 throw new IOException("the process listening on " + socket + " runs as user " + listening.getName() +
                     ", not as " + portal.getName() + " who owns the portal's directory: not handing it a ring");
             }
-            final GroupPrincipal shared = portal.equals(ownUser()) ? null : sharedGroup(portal);
+            final GroupPrincipal shared = portal.equals(access.ownUser()) ? null : access.sharedGroup(portal);
             if (shared == null)
             {
                 ringFile = directory.resolve(stem + ".ring");
@@ -541,7 +385,7 @@ public final class ShmTransport implements Transport
             else
             {
                 ringHome = directory.resolve(stem + ".d");
-                ringFile = ringHome.resolve(secretName());
+                ringFile = ringHome.resolve(ShmAccess.secretName());
                 mapping = createSharedRing(ringHome, ringFile, shared);
             }
             final String named = ringHome == null ? ringFile.getFileName().toString() :
@@ -585,64 +429,8 @@ public final class ShmTransport implements Transport
     }
 
     /**
-     * The owner of the portal directory {@code home} if this client connects to that user's portals (its own, or the
-     * configured portal owner); the directory must be one, not a link to one.
-     */
-    private UserPrincipal checkPortal(final Path home) throws IOException
-    {
-        final PosixFileAttributes portal;
-        try
-        {
-            portal = Files.readAttributes(home, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        }
-        catch (final java.nio.file.NoSuchFileException ex)
-        {
-            throw new IOException("no shm portal there (" + home + " does not exist)", ex);
-        }
-        if (!portal.isDirectory())
-        {
-            throw new IOException(home + " is not a portal's directory (a link or a file of " +
-                portal.owner().getName() + ")");
-        }
-        final UserPrincipal own = ownUser();
-        if (portal.owner().equals(own) || portalOwner != null && portal.owner().equals(
-            home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(portalOwner)))
-        {
-            return portal.owner();
-        }
-        throw new IOException(home + " belongs to user " + portal.owner().getName() + ", not to " + own.getName() +
-            (portalOwner != null ? " nor to the portal owner " + portalOwner : "") + " (another user may have taken " +
-            "the portal's name; " + PORTAL_OWNER_PROPERTY + " names a user whose portals to trust)");
-    }
-
-    /** The group a ring for {@code portal}, another user's portal, is shared with: the one configured, no other. */
-    private GroupPrincipal sharedGroup(final UserPrincipal portal) throws IOException
-    {
-        if (group == null)
-        {
-            throw new IOException("the portal runs as user " + portal.getName() + ": sharing a ring with another " +
-                "user needs a group both are in (" + GROUP_PROPERTY + " or the ShmTransport constructor)");
-        }
-        return directory.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
-    }
-
-    /** A ring file name of 128 random bits: in a directory the group cannot list, only the socket tells it. */
-    private static String secretName()
-    {
-        final byte[] bits = new byte[16];
-        SECRET_NAMES.nextBytes(bits);
-        final StringBuilder name = new StringBuilder(37);
-        for (final byte b : bits)
-        {
-            name.append(Character.forDigit((b >>> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-        }
-        return name.append(".ring").toString();
-    }
-
-    /**
-     * A ring for another user's portal: in {@code ringHome}, a directory of this user that the group may enter but
-     * not list (0710), under a name nobody can guess, readable and writable by the group (0660). Both are owner-only
-     * until complete, and the directory is closed to the group until the file in it is ready.
+     * A ring for another user's portal: in {@code ringHome}, a directory of this user, owner-only until the ring is
+     * complete and then opened to the group ({@link ShmAccess#share}).
      */
     private MappedByteBuffer createSharedRing(final Path ringHome, final Path ringFile, final GroupPrincipal shared)
         throws IOException
@@ -650,12 +438,7 @@ public final class ShmTransport implements Transport
         Files.createDirectory(ringHome, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
             "rwx------")));
         final MappedByteBuffer mapping = createRing(ringFile);
-        Files.getFileAttributeView(ringFile, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setGroup(shared);
-        Files.setPosixFilePermissions(ringFile, PosixFilePermissions.fromString("rw-rw----"));
-        final PosixFileAttributeView home = Files.getFileAttributeView(ringHome, PosixFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS);
-        home.setGroup(shared);
-        home.setPermissions(PosixFilePermissions.fromString("rwx--x---"));
+        ShmAccess.share(ringHome, ringFile, shared);
         return mapping;
     }
 
