@@ -230,7 +230,9 @@ class ClusterIT
             assertThat(seen.get(other).path("reason").asString()).as(other).isNotBlank();
         }
         // The clients of other hosts reach store-4 over tcp, though it also has an shm portal.
-        assertThat(endpoints(CLIENTS.get(0), 8080).get("store-4").path("transport").asString()).isEqualTo("tcp");
+        final JsonNode remote = endpoints(CLIENTS.get(0), 8080).get("store-4");
+        assertThat(remote.path("transport").asString()).isEqualTo("tcp");
+        assertThat(remote.path("reason").asString()).contains("shm: another host");
         assertThat(writesOn(combined, "local-4")).isPositive();
 
         final List<SampleContainer> servers = new ArrayList<>(SERVERS);
