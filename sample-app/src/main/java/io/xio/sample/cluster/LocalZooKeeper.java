@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -54,7 +55,10 @@ public final class LocalZooKeeper
         new ZooKeeperServerMain().runFromConfig(config);
     }
 
-    /** Prints the line scripts and tests wait for, once the port accepts connections. */
+    /**
+     * Prints the line scripts and tests wait for, once the server answers {@code srvr} with its mode: the port
+     * accepts connections before the database is loaded.
+     */
     private static void announce(final String bind, final int port, final Path data)
     {
         final String host = "0.0.0.0".equals(bind) ? "127.0.0.1" : bind;
@@ -63,16 +67,23 @@ public final class LocalZooKeeper
             try (Socket socket = new Socket())
             {
                 socket.connect(new InetSocketAddress(host, port), 1000);
-                System.out.println("LocalZooKeeper: serving on " + bind + ":" + port + " (data in " + data +
-                    ", deleted on exit); connect with ZOOKEEPER_CONNECT=" + host + ":" + port);
-                return;
+                socket.setSoTimeout(1000);
+                socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+                final String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                if (answer.contains("Mode: "))
+                {
+                    System.out.println("LocalZooKeeper: serving on " + bind + ":" + port + " (data in " + data +
+                        ", deleted on exit); connect with ZOOKEEPER_CONNECT=" + host + ":" + port);
+                    return;
+                }
             }
             catch (final IOException ex)
             {
-                sleep();
+                // Not listening yet.
             }
+            sleep();
         }
-        System.out.println("LocalZooKeeper: " + bind + ":" + port + " did not accept connections within a minute");
+        System.out.println("LocalZooKeeper: " + bind + ":" + port + " did not start serving within a minute");
     }
 
     private static void sleep()
