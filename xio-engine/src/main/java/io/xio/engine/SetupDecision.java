@@ -6,18 +6,19 @@ import java.util.Map;
 /** A {@link SessionAcceptor}'s answer. Immutable. */
 public sealed interface SetupDecision
 {
-    static SetupDecision accept()
+    /** An acceptance; an {@link Accept}, so that {@link Accept#withConnectionPortals} may follow. */
+    static Accept accept()
     {
         return new Accept(Map.of());
     }
 
-    static SetupDecision accept(final Map<String, String> attributes)
+    static Accept accept(final Map<String, String> attributes)
     {
         return new Accept(Map.copyOf(attributes));
     }
 
     /** Accepts the session as {@code principal}'s: {@link Session#principal()} on the server side. */
-    static SetupDecision accept(final java.security.Principal principal)
+    static Accept accept(final java.security.Principal principal)
     {
         return new Accept(Map.of(), principal);
     }

@@ -487,13 +487,18 @@ public final class XioEngine implements AutoCloseable
      */
     public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace)
     {
-        throw new UnsupportedOperationException("drain is being built");
+        if (grace.isNegative())
+        {
+            throw new IllegalArgumentException("the grace of a drain cannot be negative: " + grace);
+        }
+        final String reason = "the server is draining";
+        return core.drain(redirect.isEmpty() ? GoAway.of(reason) : GoAway.redirect(redirect, reason), grace);
     }
 
     /** Whether {@link #drain} was called. Any thread. */
     public boolean isDraining()
     {
-        return false;
+        return core.isDraining();
     }
 
     /** Received messages not yet released; empty unless leak detection is on. */

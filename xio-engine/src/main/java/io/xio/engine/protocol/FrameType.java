@@ -24,14 +24,19 @@ public final class FrameType
     public static final int CLOSE = 16;
     /** The requester has a whole RESPONSE that asked for an acknowledgement: the responder may drop its copy. */
     public static final int RESPONSE_ACK = 17;
+    /**
+     * Server to client, on a session: finish what is in flight, send nothing new here, go elsewhere (or to the
+     * portals named). Body: {@code list portals, string reason}.
+     */
+    public static final int GOAWAY = 18;
 
     /** One past the highest code in use. */
-    public static final int LIMIT = 18;
+    public static final int LIMIT = 19;
 
     private static final String[] NAMES = {
         "?", "SETUP", "SETUP_ACCEPT", "SETUP_REJECT", "SETUP_REDIRECT", "ATTACH", "ATTACH_ACCEPT", "ATTACH_REJECT",
         "REQUEST", "RESPONSE", "RECEIPT", "CANCEL", "CANCEL_RESULT", "KEEPALIVE", "CREDIT", "DATA_DESCRIPTOR", "CLOSE",
-        "RESPONSE_ACK"
+        "RESPONSE_ACK", "GOAWAY"
     };
 
     private FrameType()

@@ -27,6 +27,11 @@ public final class SetupCodec
     /** A SETUP_REJECT's code: why, in a form a client can act on (the reason is for people). */
     public static final int REJECT_REFUSED = 0;
     public static final int REJECT_AUTHENTICATION = 1;
+    /** The server is draining: it takes no new sessions, another server of the service may. */
+    public static final int REJECT_DRAINING = 2;
+    /** Most portals a GOAWAY may name, and most bytes of its reason: a client keeps them. */
+    public static final int MAX_GOAWAY_PORTALS = 16;
+    public static final int MAX_GOAWAY_REASON_BYTES = 512;
 
     /** Builds a body. */
     public static final class Writer
@@ -119,6 +124,19 @@ public final class SetupCodec
                 return u8(CREDENTIALS_PASSWORD).string(password.username()).string(password.password());
             }
             return u8(CREDENTIALS_NONE);
+        }
+
+        /** A GOAWAY's body: {@code list portals} (their endpoints), then {@code string reason}. */
+        public Writer goAway(final io.xio.engine.GoAway goAway)
+        {
+            if (goAway.portals().size() > MAX_GOAWAY_PORTALS)
+            {
+                throw new IllegalArgumentException("a GOAWAY names at most " + MAX_GOAWAY_PORTALS + " portals, not " +
+                    goAway.portals().size());
+            }
+            final List<String> portals = new ArrayList<>(goAway.portals().size());
+            goAway.portals().forEach(portal -> portals.add(portal.endpoint().toString()));
+            return strings(portals).string(goAway.reason());
         }
 
         public byte[] toBytes()
@@ -214,6 +232,42 @@ public final class SetupCodec
                 case CREDENTIALS_PASSWORD -> Credentials.password(string(), string());
                 default -> throw new ProtocolViolationException("unknown credentials kind " + kind + " in a set-up");
             };
+        }
+
+        /**
+         * A GOAWAY's body ({@link Writer#goAway}): more than {@link #MAX_GOAWAY_PORTALS} portals, a portal that is not
+         * a URI, or a reason over {@link #MAX_GOAWAY_REASON_BYTES} is a violation. Fields after those are a later
+         * version's and ignored.
+         */
+        public io.xio.engine.GoAway goAway()
+        {
+            final int count = u16();
+            if (count > MAX_GOAWAY_PORTALS)
+            {
+                throw new ProtocolViolationException("GOAWAY names " + count + " portals, more than " +
+                    MAX_GOAWAY_PORTALS);
+            }
+            final List<io.xio.engine.XioUri> portals = new ArrayList<>(count);
+            for (int i = 0; i < count; i++)
+            {
+                final String uri = string();
+                try
+                {
+                    portals.add(io.xio.engine.XioUri.parse(uri));
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new ProtocolViolationException("GOAWAY to an unusable portal: " + ex.getMessage());
+                }
+            }
+            final int reasonAt = at;
+            final String reason = string();
+            if (at - reasonAt - 2 > MAX_GOAWAY_REASON_BYTES)
+            {
+                throw new ProtocolViolationException("GOAWAY reason of " + (at - reasonAt - 2) + " bytes, more than " +
+                    MAX_GOAWAY_REASON_BYTES);
+            }
+            return new io.xio.engine.GoAway(portals, reason);
         }
 
         /** Bytes left after the fields read so far: a later version's fields, or none. */

@@ -24,6 +24,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CallAdmission
 {
+    /** How long a caller waiting for room sleeps before it looks whether its session goes away. */
+    private static final long WAIT_SLICE_NANOS = 10_000_000L;
     private final SessionImpl session;
     private final Limits limits;
     /** What may be sent: this side's limits, lowered to the sizes the peer announced it accepts. */
@@ -112,6 +114,13 @@ final class CallAdmission
         final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
         if (requestId == 0)
         {
+            final XioException draining = refused == null ? session.drainingFailure() : null;
+            if (draining != null)
+            {
+                permits.release(); // went away while this call waited for an id: it goes elsewhere
+                session.closeIfDrained();
+                throw draining;
+            }
             final XioException cause = refused != null ? refused : outsideWindow();
             if (cause instanceof BackPressureException)
             {
@@ -127,6 +136,10 @@ final class CallAdmission
     {
         sentIds.finished(id);
         permits.release();
+        if (session.isDraining())
+        {
+            session.closeIfDrained();
+        }
     }
 
     private XioException check(final Outbound message, final boolean waitWanted, final boolean mayWait,
@@ -137,11 +150,24 @@ final class CallAdmission
         {
             return new XioException(oversize + " of session " + session.describe());
         }
+        final XioException draining = session.drainingFailure();
+        if (draining != null)
+        {
+            return draining; // first: a drained session closes itself, and its callers may go elsewhere
+        }
         if (!session.isOpen())
         {
             return new ConnectionException("session " + session.describe() + " is closed");
         }
-        return acquire(waitWanted, mayWait, timeout);
+        final XioException refused = acquire(waitWanted, mayWait, timeout);
+        final XioException drainedMeanwhile = refused == null ? session.drainingFailure() : null;
+        if (drainedMeanwhile != null)
+        {
+            permits.release(); // went away while this call waited for room: it goes elsewhere
+            session.closeIfDrained();
+            return drainedMeanwhile;
+        }
+        return refused;
     }
 
     /**
@@ -173,9 +199,19 @@ final class CallAdmission
         {
             try
             {
-                if (permits.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS))
+                // In slices, so that a GOAWAY meanwhile refuses the waiter at once rather than at its timeout.
+                final long until = System.nanoTime() + timeout.toNanos();
+                for (long left = timeout.toNanos(); left > 0 && !session.isDraining(); left = until - System.nanoTime())
                 {
-                    return null;
+                    if (permits.tryAcquire(Math.min(left, WAIT_SLICE_NANOS), TimeUnit.NANOSECONDS))
+                    {
+                        return null;
+                    }
+                }
+                final XioException draining = session.drainingFailure();
+                if (draining != null)
+                {
+                    return draining;
                 }
             }
             catch (final InterruptedException ex)
@@ -214,7 +250,7 @@ final class CallAdmission
                     return last + 1;
                 }
             }
-            else if (!mayWait || session.engine.clock.nanoTime() - deadline >= 0)
+            else if (!mayWait || session.engine.clock.nanoTime() - deadline >= 0 || session.isDraining())
             {
                 return 0;
             }

@@ -215,38 +215,29 @@ final class ClientHandshake
                 final int peerDedupWindow = body.i32();
                 final byte[] secret = body.bytes();
                 final CallAdmission.Announced sizes = CallAdmission.Announced.read(body);
+                // A server from before connection portals ends here: the further connections go where this one did.
+                final List<XioUri> connectionPortals = body.remaining() > 0 ? portals(body.strings(), address,
+                    "SETUP_ACCEPT") : List.of();
                 target = address.endpoint();
                 session.admission.limitSizesTo(sizes);
                 session.assignId(frame.sessionId(), secret);
                 session.limitTo(peerMaxInFlight, peerDedupWindow);
                 lane.attach(c);
-                session.established(attributes, target);
+                session.established(attributes, target, connectionPortals);
             }
             case FrameType.SETUP_REJECT ->
             {
                 final String reason = body.string();
                 // the code came after the reason; a server from before it sends none
-                final boolean authentication = (body.remaining() > 0 ? body.u8() : SetupCodec.REJECT_REFUSED) ==
-                    SetupCodec.REJECT_AUTHENTICATION;
+                final int code = body.remaining() > 0 ? body.u8() : SetupCodec.REJECT_REFUSED;
                 c.releaseIfUnused();
-                session.refused(new SessionRejectedException(address.withResource(session.resource).toString(),
-                    reason, authentication));
+                final String uri = address.withResource(session.resource).toString();
+                session.refused(code == SetupCodec.REJECT_DRAINING ? SessionRejectedException.draining(uri, reason) :
+                    new SessionRejectedException(uri, reason, code == SetupCodec.REJECT_AUTHENTICATION));
             }
             case FrameType.SETUP_REDIRECT ->
             {
-                final List<XioUri> portals = new ArrayList<>();
-                for (final String uri : body.strings())
-                {
-                    try
-                    {
-                        portals.add(XioUri.parse(uri).reachedVia(address));
-                    }
-                    catch (final IllegalArgumentException ex)
-                    {
-                        throw new ProtocolViolationException("SETUP_REDIRECT to an unusable portal: " +
-                            ex.getMessage());
-                    }
-                }
+                final List<XioUri> portals = portals(body.strings(), address, "SETUP_REDIRECT");
                 if (portals.isEmpty())
                 {
                     throw new ProtocolViolationException("SETUP_REDIRECT without portals");
@@ -265,12 +256,39 @@ final class ClientHandshake
         }
     }
 
-    /** First connection of a lane other than the first: attach to the session; {@code done} either way. */
-    void connectFirst(final XioUri address, final Runnable done)
+    /** The portals a server named, as this client reaches them; one that is not a URI is a violation. */
+    private static List<XioUri> portals(final List<String> uris, final XioUri contacted, final String frame)
+    {
+        final List<XioUri> portals = new ArrayList<>(uris.size());
+        for (final String uri : uris)
+        {
+            try
+            {
+                portals.add(XioUri.parse(uri).reachedVia(contacted).endpoint());
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ProtocolViolationException(frame + " to an unusable portal: " + ex.getMessage());
+            }
+        }
+        return portals;
+    }
+
+    /**
+     * First connection of a lane other than the first: attach to the session at {@code address}, else at the
+     * {@code alternatives} in turn (when it cannot connect there); {@code done} either way.
+     */
+    void connectFirst(final XioUri address, final List<XioUri> alternatives, final Runnable done)
     {
         target = address;
         attach(done, cause ->
         {
+            if (!alternatives.isEmpty() && !lane.isClosed())
+            {
+                // A connection portal this client cannot reach: the next, and at last the one that accepted.
+                connectFirst(alternatives.get(0), alternatives.subList(1, alternatives.size()), done);
+                return;
+            }
             lane.failed(cause);
             done.run();
             scheduleReconnect(cause);

@@ -517,6 +517,7 @@ final class Connection implements LinkHandler
             {
             }
             case FrameType.CLOSE -> onSessionClose();
+            case FrameType.GOAWAY -> onGoAway();
             case FrameType.SETUP -> serverHandshake().onSetup(frame);
             case FrameType.ATTACH -> serverHandshake().onAttach(frame);
             case FrameType.SETUP_ACCEPT, FrameType.SETUP_REJECT, FrameType.SETUP_REDIRECT,
@@ -592,6 +593,25 @@ final class Connection implements LinkHandler
             final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
                 frame.headerLength());
             lane.session.closedByPeer(body.string());
+        }
+    }
+
+    /**
+     * The server asks a session to go away: read (a malformed body is a violation even for a session not carried
+     * here), then the session hears it. A server is never sent one.
+     */
+    private void onGoAway()
+    {
+        if (portal != null)
+        {
+            throw new ProtocolViolationException("GOAWAY sent to a server");
+        }
+        final io.xio.engine.GoAway goAway = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
+            frame.headerLength()).goAway();
+        final Lane lane = lanes.get(frame.sessionId());
+        if (lane != null)
+        {
+            lane.session.goAwayArrived(goAway, endpoint);
         }
     }
 

@@ -39,6 +39,10 @@ public final class EngineCore
     final Map<String, RequestHandler> services = new ConcurrentHashMap<>();
     final Map<Long, SessionImpl> accepted = new ConcurrentHashMap<>();
     final java.util.Set<SessionImpl> opened = ConcurrentHashMap.newKeySet();
+    /** The portals bound and open: what an acceptor's connection portals are looked up in. */
+    final java.util.Set<PortalImpl> portals = ConcurrentHashMap.newKeySet();
+    /** Whether, and how, the server side drains ({@link #drain}). */
+    final EngineDrain drain = new EngineDrain(this);
     final LeakTracker leaks;
     public final Limits limits;
     final Duration keepaliveInterval;
@@ -220,7 +224,39 @@ public final class EngineCore
             {
                 principals.release(session.principalShare);
             }
+            drain.sessionGone();
         }
+    }
+
+    /**
+     * Drains the server side: set-ups refused from now on, every accepted session sent {@code goAway}; completes
+     * once none is left, or after {@code grace}, closing those left. A second call returns the first's future.
+     * Any thread.
+     */
+    public java.util.concurrent.CompletableFuture<Void> drain(final io.xio.engine.GoAway goAway,
+        final Duration grace)
+    {
+        return drain.start(goAway, grace);
+    }
+
+    /** Whether {@link #drain} was called. Any thread. */
+    public boolean isDraining()
+    {
+        return drain.isDraining();
+    }
+
+    /** The open portal of this engine at {@code uri}'s endpoint, or null. Any thread. */
+    PortalImpl portal(final io.xio.engine.XioUri uri)
+    {
+        final io.xio.engine.XioUri endpoint = uri.endpoint();
+        for (final PortalImpl portal : portals)
+        {
+            if (portal.isOpen() && endpoint.equals(portal.uri().endpoint()))
+            {
+                return portal;
+            }
+        }
+        return null;
     }
 
     /** Tells the engine's listener of an engine-wide event (a context's failure). */

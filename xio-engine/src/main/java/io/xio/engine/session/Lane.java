@@ -128,10 +128,13 @@ final class Lane
         handshake.setup(address, hops, alternatives);
     }
 
-    /** First connection of a lane other than the first: attach to the session; {@code done} either way. */
-    void connectFirst(final XioUri address, final Runnable done)
+    /**
+     * First connection of a lane other than the first: attach to the session at {@code address}, else at the
+     * {@code alternatives} in turn; {@code done} either way.
+     */
+    void connectFirst(final XioUri address, final List<XioUri> alternatives, final Runnable done)
     {
-        handshake.connectFirst(address, done);
+        handshake.connectFirst(address, alternatives, done);
     }
 
     /** {@code c} carries the lane from now on (set up, attached or reconnected). */
@@ -268,6 +271,17 @@ final class Lane
         }
         outbound.failAll(cause);
         inbound.dropParked();
+    }
+
+    /** Server side: a GOAWAY of this lane's session on its connection, if it has one up. */
+    void sendGoAway(final byte[] body)
+    {
+        assert owned() : "lane of " + session.describe() + " used off its context's thread";
+        final Connection c = connection;
+        if (c != null && isUp())
+        {
+            c.sendControl(FrameType.GOAWAY, 0, session.id(), 0, 0, body);
+        }
     }
 
     // ---- this side's requests (from the session and its requests) ----

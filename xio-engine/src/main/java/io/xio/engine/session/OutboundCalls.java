@@ -74,6 +74,15 @@ final class OutboundCalls
         {
             return;
         }
+        if (!request.sentOnce)
+        {
+            final io.xio.engine.SessionDrainingException draining = session.drainingFailure();
+            if (draining != null)
+            {
+                request.fail(draining); // never written: the caller may send it elsewhere
+                return;
+            }
+        }
         if (lane.isClosed())
         {
             // The session closed, or this lane is gone: another lane may still carry it, or hold it for the client.
@@ -186,6 +195,28 @@ final class OutboundCalls
                 return;
             }
             waiting.pollFirst();
+        }
+    }
+
+    /**
+     * The session goes away: requests here never written fail with {@link io.xio.engine.SessionDrainingException}
+     * (the waiting queue drops them lazily); those written stay for their answer, or their retransmit.
+     */
+    void failUnsent()
+    {
+        final io.xio.engine.SessionDrainingException draining = session.drainingFailure();
+        if (draining == null || pending.isEmpty())
+        {
+            return;
+        }
+        for (final PendingRequest request : byId())
+        {
+            if (!request.sentOnce)
+            {
+                pending.remove(request.id);
+                cancelTimer(request);
+                request.fail(draining);
+            }
         }
     }
 

@@ -50,6 +50,7 @@ public final class PortalImpl implements Portal
                 portal.listener = engine.transport(address.scheme()).listen(address, portal.peers.loop, portal.tls,
                     link -> portal.accepted(link));
                 portal.uri = portal.listener.address();
+                engine.portals.add(portal);
                 bound.complete(portal);
             }
             catch (final Exception ex)
@@ -160,6 +161,7 @@ public final class PortalImpl implements Portal
     public void close()
     {
         open = false;
+        engine.portals.remove(this);
         final TransportListener current = listener;
         if (current != null && !peers.loop.isClosed())
         {

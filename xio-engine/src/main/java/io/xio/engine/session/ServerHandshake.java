@@ -37,6 +37,7 @@ final class ServerHandshake
     static final String NO_SESSION = "no such session, or not yours (the server restarted, or the session expired)";
     static final String UNAUTHENTICATED = "authentication failed";
     static final String BUSY = "the server takes no more sessions from this peer now";
+    static final String DRAINING = "the server is draining: it takes no new sessions";
 
     private final Connection connection;
     private final EngineCore engine;
@@ -63,6 +64,14 @@ final class ServerHandshake
         final CallAdmission.Announced clientSizes = CallAdmission.Announced.read(body);
         // A SETUP of a client from before credentials ends here: it presents none.
         final Credentials credentials = body.remaining() > 0 ? body.credentials() : Credentials.NONE;
+        if (engine.drain.isDraining())
+        {
+            // Before the acceptor: a draining server spends nothing on a session it will not have. Not a failure of
+            // the peer's (its retries elsewhere are what the code is for), so not counted toward closing it.
+            connection.sendControl(FrameType.SETUP_REJECT, 0, 0, token, 0,
+                new SetupCodec.Writer().string(DRAINING).u8(SetupCodec.REJECT_DRAINING).toBytes());
+            return;
+        }
         final String host = connection.peerHost();
         final String failuresKey = AuthenticationFailures.key(portal.uri().endpoint().toString(), host);
         final Limits limits = engine.limits;
@@ -197,17 +206,50 @@ final class ServerHandshake
         session.portal = portal;
         session.principal = principal;
         session.principalShare = share;
+        session.connectionPortals = connectionPortals(accept.connectionPortals());
         session.limitTo(clientMaxInFlight, clientDedupWindow);
         session.admission.limitSizesTo(clientSizes);
         engine.accepted.put(session.id(), session);
         final Lane lane = session.newServerLane(connection.peers);
         lane.attach(connection);
+        final List<String> portals = new ArrayList<>(session.connectionPortals.size());
+        session.connectionPortals.forEach(p -> portals.add(p.uri().endpoint().toString()));
         connection.sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
             CallAdmission.announce(new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
-                .i32(engine.limits.dedupWindow()).bytes(session.secret()), engine.limits).toBytes());
+                .i32(engine.limits.dedupWindow()).bytes(session.secret()), engine.limits).strings(portals)
+                .toBytes());
         engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
             "accepted session " + session.id() + " for '" + resource + "' from " + connection.remoteAddress(),
             null));
+        // Accepted while a drain began on another thread (after the check above): it missed this one.
+        engine.drain.acceptedWhileDraining(session);
+    }
+
+    /**
+     * The engine's open portals among {@code uris}, the portal of this set-up left out (its connections may come
+     * here anyway); a URI that names none of them is logged and left out, as the client could not attach there.
+     */
+    private List<PortalImpl> connectionPortals(final List<io.xio.engine.XioUri> uris)
+    {
+        if (uris.isEmpty())
+        {
+            return List.of();
+        }
+        final List<PortalImpl> found = new ArrayList<>(uris.size());
+        for (final io.xio.engine.XioUri uri : uris)
+        {
+            final PortalImpl named = engine.portal(uri);
+            if (named == null)
+            {
+                LOG.warn("the acceptor of {} named {} as a connection portal, which is no open portal of this " +
+                    "engine: left out", portal.uri(), uri);
+            }
+            else if (!found.contains(named))
+            {
+                found.add(named);
+            }
+        }
+        return List.copyOf(found);
     }
 
     private void reject(final long token, final String reason)
@@ -262,19 +304,27 @@ final class ServerHandshake
         }
         lane.attach(connection);
         connection.sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, Connection.NO_BODY);
+        final byte[] goAway = session.goAwayBody();
+        if (goAway != null)
+        {
+            // Draining: the GOAWAY sent before may have gone down with the connection the client lost.
+            lane.sendGoAway(goAway);
+        }
     }
 
     /**
      * Whether this connection's peer is the one that set {@code session} up, as far as the transport proved it: the
-     * same portal, the same certificate chain (mutual TLS), the same local user (shm). A secret alone is a bearer
-     * token; where the set-up proved more, a stolen secret must not be enough.
+     * same portal (or one of the connection portals its acceptor named), the same certificate chain (mutual TLS),
+     * the same local user (shm). A secret alone is a bearer token; where the set-up proved more, a stolen secret
+     * must not be enough.
      */
     private boolean setUpBy(final SessionImpl session)
     {
         final io.xio.engine.PeerIdentity first = session.peerIdentity;
         final io.xio.engine.PeerIdentity now = connection.link.peerIdentity();
-        return session.portal == portal && first != null && first.certificates().equals(now.certificates()) &&
-            java.util.Objects.equals(first.localUser(), now.localUser());
+        return (session.portal == portal || session.connectionPortals.contains(portal)) && first != null &&
+            first.certificates().equals(now.certificates()) && java.util.Objects.equals(first.localUser(),
+            now.localUser());
     }
 
     /**

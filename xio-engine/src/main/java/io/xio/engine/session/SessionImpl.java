@@ -88,6 +88,21 @@ public final class SessionImpl implements Session
     boolean reuseCalls;
     /** Range cancels in progress ({@link RangeCancel}), copied on write. */
     private volatile RangeCancel[] rangeCancels = RangeCancel.NONE;
+    /**
+     * Client side: the last GOAWAY the server sent; server side: the last one sent to the client. Null until then;
+     * from then on this side sends no new request ({@link #drainingFailure}).
+     */
+    private volatile io.xio.engine.GoAway goAway;
+    /** Server side: the body of {@link #goAway}, sent again on each connection that attaches while draining. */
+    private volatile byte[] goAwayBody;
+    /** Client side: whether the close after the last answer of a drained session was started. */
+    private final java.util.concurrent.atomic.AtomicBoolean drainClosing =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    /**
+     * Server side: the portals besides {@link #portal} the client may attach through, as its acceptor named them
+     * ({@link io.xio.engine.SetupDecision.Accept#withConnectionPortals}); empty for none.
+     */
+    java.util.List<PortalImpl> connectionPortals = java.util.List.of();
     /** Requests of {@link #request(Outbound, CallOptions, ResponseListener)} ready for reuse. */
     private volatile org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests;
 
@@ -178,7 +193,13 @@ public final class SessionImpl implements Session
         admission.limitTo(peerMaxInFlight, peerDedupWindow);
     }
 
-    void established(final Map<String, String> acceptedAttributes, final XioUri target)
+    /**
+     * The server accepted at {@code target}: the further lanes attach, the second to the first of
+     * {@code connectionPortals}, the third to the next and so on in turn, each trying the rest and then
+     * {@code target} when it cannot reach its own; all of them to {@code target} when there are none.
+     */
+    void established(final Map<String, String> acceptedAttributes, final XioUri target,
+        final java.util.List<XioUri> connectionPortals)
     {
         attributes = Map.copyOf(acceptedAttributes);
         final Lane[] all = lanes.all();
@@ -188,10 +209,17 @@ public final class SessionImpl implements Session
             return;
         }
         final AtomicInteger remaining = new AtomicInteger(all.length - 1);
+        final int n = connectionPortals.size();
         for (int i = 1; i < all.length; i++)
         {
             final Lane lane = all[i];
-            lane.loop.execute(() -> lane.connectFirst(target, () ->
+            final java.util.List<XioUri> order = new java.util.ArrayList<>(n + 1);
+            for (int k = 0; k < n; k++)
+            {
+                order.add(connectionPortals.get((i - 1 + k) % n));
+            }
+            order.add(target);
+            lane.loop.execute(() -> lane.connectFirst(order.get(0), order.subList(1, order.size()), () ->
             {
                 if (remaining.decrementAndGet() == 0)
                 {
@@ -531,7 +559,9 @@ public final class SessionImpl implements Session
         final Lane lane = lanes.pick(initiator);
         if (lane == null)
         {
-            request.fail(new ConnectionException("session " + describe() + " has no connection up"));
+            final ConnectionException draining = drainingFailure();
+            request.fail(draining != null ? draining :
+                new ConnectionException("session " + describe() + " has no connection up"));
             return false;
         }
         request.lane = lane;
@@ -604,6 +634,10 @@ public final class SessionImpl implements Session
         if (share != null)
         {
             share.stoppedExecuting();
+        }
+        if (goAway != null)
+        {
+            closeIfDrained();
         }
     }
 
@@ -683,6 +717,154 @@ public final class SessionImpl implements Session
     {
         stoppedExecuting();
         window.complete(id, 0, null, 0);
+    }
+
+    // ---- going away ----
+
+    /**
+     * Why a request of this side that was never written may not be sent now: the session goes away (a
+     * {@link io.xio.engine.SessionDrainingException}, so the caller may send it elsewhere); null when it may.
+     */
+    io.xio.engine.SessionDrainingException drainingFailure()
+    {
+        final io.xio.engine.GoAway current = goAway;
+        if (current == null)
+        {
+            return null;
+        }
+        return new io.xio.engine.SessionDrainingException("session " + describe() + (initiator ?
+            " was asked to go away by the server" : " is draining") + (current.reason().isEmpty() ? "" : " (" +
+            current.reason() + ")") + "; the call was not sent", current);
+    }
+
+    /** Client side: the server's GOAWAY arrived on a lane of {@code contacted}'s connection. On that lane's thread. */
+    void goAwayArrived(final io.xio.engine.GoAway received, final XioUri contacted)
+    {
+        if (!initiator || !isOpen())
+        {
+            return;
+        }
+        final java.util.List<XioUri> portals = new java.util.ArrayList<>(received.portals().size());
+        received.portals().forEach(p -> portals.add(contacted == null ? p : p.reachedVia(contacted)));
+        final io.xio.engine.GoAway resolved = new io.xio.engine.GoAway(portals, received.reason());
+        final io.xio.engine.GoAway previous = goAway;
+        goAway = resolved; // before the lanes look: whatever they take from now on is refused
+        if (resolved.equals(previous))
+        {
+            return; // the same again, on another connection
+        }
+        fire(SessionEvent.Type.GOAWAY, "session " + describe() + " asked to go away by the server" +
+            (resolved.reason().isEmpty() ? "" : ": " + resolved.reason()) +
+            (portals.isEmpty() ? "" : "; re-open at " + portals), null);
+        failUnsentEverywhere();
+        closeIfDrained();
+    }
+
+    /**
+     * Server side: asks the client to go away, on one live connection (on every one that attaches later, too, in
+     * case that one is lost before the client reads it); from now on this side sends the client no new request.
+     */
+    @Override
+    public void goAway(final io.xio.engine.GoAway value)
+    {
+        if (initiator)
+        {
+            Session.super.goAway(value);
+        }
+        if (!isOpen())
+        {
+            return;
+        }
+        final byte[] body = new io.xio.engine.protocol.SetupCodec.Writer().goAway(new io.xio.engine.GoAway(
+            value.portals(), ServerHandshake.bounded(value.reason()))).toBytes();
+        goAwayBody = body;
+        goAway = value;
+        failUnsentEverywhere();
+        final Lane lane = lanes.open(null);
+        if (lane != null)
+        {
+            executeOn(lane, () -> lane.sendGoAway(body));
+        }
+    }
+
+    /** Server side: a connection attached while the session is draining; null when it is not. */
+    byte[] goAwayBody()
+    {
+        return goAwayBody;
+    }
+
+    @Override
+    public io.xio.engine.GoAway goAwayReceived()
+    {
+        return initiator ? goAway : null;
+    }
+
+    @Override
+    public boolean isDraining()
+    {
+        return goAway != null;
+    }
+
+    @Override
+    public int inFlight()
+    {
+        return admission.inFlight();
+    }
+
+    /** Requests of this side waiting on any lane and never written fail: they are not to go out any more. */
+    private void failUnsentEverywhere()
+    {
+        for (final Lane lane : lanes.all())
+        {
+            executeOn(lane, lane.outbound::failUnsent);
+        }
+    }
+
+    private static void executeOn(final Lane lane, final Runnable task)
+    {
+        if (lane.loop.inContextThread())
+        {
+            task.run();
+        }
+        else if (!lane.loop.isClosed())
+        {
+            try
+            {
+                lane.loop.execute(task);
+            }
+            catch (final XioException closing)
+            {
+                // that context stopped: its lanes' requests failed with it
+            }
+        }
+    }
+
+    /**
+     * Client side, after a GOAWAY: once nothing this side sent is in flight and nothing the server sent executes
+     * here, the session closes (a CLOSE to the server). Called whenever one of those ends; any thread. The close
+     * runs on a context's queue, not inside the completion that got here.
+     */
+    void closeIfDrained()
+    {
+        if (!initiator || goAway == null || admission.inFlight() != 0 || executing.get() != 0 || !isOpen() ||
+            !drainClosing.compareAndSet(false, true))
+        {
+            return;
+        }
+        final Lane[] all = lanes.all();
+        if (all.length == 0 || all[0].loop.isClosed())
+        {
+            close();
+            return;
+        }
+        try
+        {
+            all[0].loop.execute(this::close);
+        }
+        catch (final XioException stopped)
+        {
+            close();
+        }
     }
 
     // ---- closing ----

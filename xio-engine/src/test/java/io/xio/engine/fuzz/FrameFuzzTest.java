@@ -117,7 +117,7 @@ class FrameFuzzTest
         {
             return "unsupported protocol version " + version + " (this side speaks 2)";
         }
-        if (type < 1 || type > 17)
+        if (type < 1 || type > 18)
         {
             return "unknown frame type " + type;
         }

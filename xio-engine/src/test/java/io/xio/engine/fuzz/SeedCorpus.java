@@ -49,6 +49,7 @@ final class SeedCorpus
         frames.put("valid-setup-reject", frame(FrameType.SETUP_REJECT, 0, 0, 2, 0, rejectBody()));
         frames.put("valid-setup-redirect", frame(FrameType.SETUP_REDIRECT, 0, 0, 3, 0, redirectBody()));
         frames.put("valid-attach", frame(FrameType.ATTACH, 0, SESSION, 4, 0, new byte[0]));
+        frames.put("valid-goaway", frame(FrameType.GOAWAY, 0, SESSION, 0, 0, goAwayBody()));
         frames.put("valid-request", frame(FrameType.REQUEST, FrameFlags.RECEIPT_REQUESTED, SESSION, 7, 0,
             utf8("get user:42"), utf8("abc"), new byte[100]));
         frames.put("valid-request-context", frame(FrameType.REQUEST, FrameFlags.CONTEXT, SESSION, 8, 0,
@@ -179,7 +180,8 @@ final class SeedCorpus
             frame(FrameType.ATTACH, 0, first, 6, 0, new byte[0])));
         talks.put("answers-a-server-never-gets", concat(
             frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, first, 1, Status.OK, utf8("?")),
-            frame(FrameType.SETUP_ACCEPT, 0, first, 1, 0, acceptBody())));
+            frame(FrameType.SETUP_ACCEPT, 0, first, 1, 0, acceptBody()),
+            frame(FrameType.GOAWAY, 0, first, 0, 0, goAwayBody())));
         return talks;
     }
 
@@ -202,6 +204,8 @@ final class SeedCorpus
         bodies.put("reason", reasonBody());
         bodies.put("setup-reject", rejectBody());
         bodies.put("redirect", redirectBody());
+        bodies.put("setup-accept-connection-portals", acceptWithPortalsBody());
+        bodies.put("goaway", goAwayBody());
         bodies.put("cancel-result", new SetupCodec.Writer().i64(9).i32(2).toBytes());
         bodies.put("data-descriptor", new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes());
         return bodies;
@@ -228,6 +232,20 @@ final class SeedCorpus
     private static byte[] rejectBody()
     {
         return new SetupCodec.Writer().string("authentication failed").u8(SetupCodec.REJECT_AUTHENTICATION).toBytes();
+    }
+
+    /** A SETUP_ACCEPT that spreads the further connections over two portals. */
+    private static byte[] acceptWithPortalsBody()
+    {
+        return PeerFrames.sizes(new SetupCodec.Writer().map(Map.of("node", "a")).i32(1024).i32(2048)
+            .bytes(new byte[16])).strings(List.of("tcp://127.0.0.1:7071", "tcp://127.0.0.1:7072")).toBytes();
+    }
+
+    /** A GOAWAY that redirects to one portal. */
+    private static byte[] goAwayBody()
+    {
+        return new SetupCodec.Writer().strings(List.of("tcp://127.0.0.1:7073")).string("the server is draining")
+            .toBytes();
     }
 
     private static byte[] redirectBody()

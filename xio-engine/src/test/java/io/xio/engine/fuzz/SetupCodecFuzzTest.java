@@ -35,9 +35,13 @@ class SetupCodecFuzzTest
     private static final int MAP = 4;
     private static final int STRINGS = 5;
     private static final int KINDS = 6;
-    /** The bodies of §3: SETUP, SETUP_ACCEPT, the reasons, SETUP_REDIRECT, CANCEL, CANCEL_RESULT, DATA_DESCRIPTOR. */
+    /**
+     * The bodies of §3: SETUP, SETUP_ACCEPT, the reasons, SETUP_REDIRECT, CANCEL, CANCEL_RESULT, DATA_DESCRIPTOR,
+     * GOAWAY.
+     */
     private static final int[][] BODIES = {
         {U8, STRING, MAP, I32, I32}, {MAP, I32, I32}, {STRING}, {STRINGS}, {I64}, {I64, I32}, {I64, I32, I32},
+        {STRINGS, STRING},
     };
 
     @FuzzTest
@@ -47,6 +51,7 @@ class SetupCodecFuzzTest
         {
             readBothWays(input, 0, input.length, body);
         }
+        goAway(input);
         if (input.length > 0)
         {
             // Any one or two fields: the first byte picks them (bit 0 how many, bits 1-3 and 4-6 which).
@@ -66,6 +71,28 @@ class SetupCodecFuzzTest
         System.arraycopy(exact, 0, padded, 17, length);
         assertThat(read(new UnsafeBuffer(padded), 17, length, fields)).as("the same body elsewhere").isEqualTo(read);
         assertThat(read).as("what docs/protocol.md 2.3 reads").isEqualTo(specRead(exact, fields));
+    }
+
+    /**
+     * A GOAWAY body as the client reads it: its portals and reason as {@code list, string} read them, or a
+     * violation for a short body, too many portals, one that is no URI or too long a reason; nothing else.
+     */
+    private static void goAway(final byte[] input)
+    {
+        final List<Object> fields = read(new UnsafeBuffer(input), 0, input.length, new int[] {STRINGS, STRING});
+        try
+        {
+            final io.xio.engine.GoAway goAway = new SetupCodec.Reader(new UnsafeBuffer(input), 0, input.length)
+                .goAway();
+            assertThat(fields).hasSize(2);
+            assertThat(goAway.portals()).hasSize(((List<?>)fields.get(0)).size())
+                .hasSizeLessThanOrEqualTo(SetupCodec.MAX_GOAWAY_PORTALS);
+            assertThat(goAway.reason()).isEqualTo(fields.get(1));
+        }
+        catch (final ProtocolViolationException ex)
+        {
+            assertThat(ex.getMessage()).matches("(control frame body too short reading |GOAWAY ).*");
+        }
     }
 
     /** The fields read, then (if the body was too short) the violation's message. */

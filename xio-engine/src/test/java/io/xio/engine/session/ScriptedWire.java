@@ -31,6 +31,10 @@ final class ScriptedWire implements Transport
     final List<Long> connectTimes = new ArrayList<>();
     private final org.agrona.concurrent.NanoClock clock;
     boolean refuseConnects;
+    /** Where each connect was asked to go, in order. */
+    final List<XioUri> dialled = new ArrayList<>();
+    /** Endpoints whose connects are refused. */
+    final java.util.Set<XioUri> unreachable = new java.util.HashSet<>();
     /** Whether links offer output buffers for one-sided writes, as rdma does. */
     boolean oneSided;
     private TransportContext listening;
@@ -60,7 +64,8 @@ final class ScriptedWire implements Transport
     public Runnable connect(final XioUri address, final TransportContext context, final ConnectCallback callback)
     {
         connectTimes.add(clock.nanoTime());
-        if (refuseConnects)
+        dialled.add(address.endpoint());
+        if (refuseConnects || unreachable.contains(address.endpoint()))
         {
             callback.onFailed(new ConnectionException("connection to " + address + " refused by the test"));
         }
