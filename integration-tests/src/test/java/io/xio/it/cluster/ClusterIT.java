@@ -113,7 +113,11 @@ class ClusterIT
             for (final SampleContainer client : CLIENTS)
             {
                 await().atMost(MEMBERSHIP).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-                    assertThat(activeHosts(client, 8080)).doesNotContain(host).hasSize(2));
+                {
+                    assertThat(activeHosts(client, 8080)).doesNotContain(host).hasSize(2);
+                    assertThat(client.actuator("health").at("/components/xio/details/clients/blobs/active").asInt())
+                        .isEqualTo(2);
+                });
             }
             System.out.println("[cluster] " + host + " stopped; app-1 sees " + endpoints(CLIENTS.get(0), 8080) +
                 "; health " + CLIENTS.get(0).actuator("health").at("/components/xio/details/clients/blobs"));
