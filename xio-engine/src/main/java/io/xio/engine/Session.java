@@ -155,15 +155,19 @@ public interface Session extends AutoCloseable
      * whoever drains (see {@link XioEngine#drain}). With portals, the client re-opens the session there (a live
      * migration). Any thread; a second call sends another GOAWAY (a new destination).
      *
-     * @throws UnsupportedOperationException on a client session
+     * <p>Client side: drains the session here, as if the server had sent {@code goAway} (no GOAWAY event, nothing
+     * sent): new calls fail with {@link SessionDrainingException}, and the session closes after the last answer. A
+     * client that stops using a server (its resolver dropped it) does so, so that a call racing that decision is
+     * refused unsent rather than cut off by a close. A second call does nothing.
      */
     default void goAway(final GoAway goAway)
     {
-        throw new UnsupportedOperationException("only the server side of a session sends GOAWAY");
+        throw new UnsupportedOperationException(getClass().getName() + " does not go away");
     }
 
     /**
-     * Client side: the last GOAWAY the server sent on this session, or null. From the moment it arrived, new calls on
+     * Client side: the last GOAWAY the server sent on this session (or the one it gave itself, {@link #goAway}), or
+     * null. From the moment it arrived, new calls on
      * the session fail at once with {@link SessionDrainingException} (never sent); calls in flight complete as usual,
      * and the session closes itself after the last of them. Always null on the server side. Any thread.
      */

@@ -226,15 +226,46 @@ class DrainTest
     }
 
     @Test
-    void goAwayOnAClientSessionIsRefused() throws Exception
+    void goAwayOnAClientSessionDrainsItHereRefusingNewCallsUnsentAndClosingAfterTheLast() throws Exception
     {
-        final XioEngine server = server();
-        final Portal portal = server.bind(address("tcp"));
-        try (Session session = client().connect(portal.uri().withResource("echo").toString()))
+        final XioEngine server = engines.start("server");
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicInteger served = new java.util.concurrent.atomic.AtomicInteger();
+        server.register("slow", request ->
         {
-            assertThatThrownBy(() -> session.goAway(GoAway.of("no"))).isInstanceOf(
-                UnsupportedOperationException.class);
+            served.incrementAndGet();
+            request.message().close();
+            CompletableFuture.runAsync(() ->
+            {
+                try
+                {
+                    release.await(10, TimeUnit.SECONDS);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                request.respond(Outbound.of(TestEngines.utf8("done")));
+            });
+        });
+        final Portal portal = server.bind(address("tcp"));
+        final Session session = client().connect(portal.uri().withResource("slow").toString());
+        final XioFuture<Message> inFlight = session.request(Outbound.of(TestEngines.utf8("first")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> served.get() == 1);
+
+        session.goAway(GoAway.of("no longer listed"));
+        assertThat(session.isDraining()).isTrue();
+        assertThatThrownBy(() -> session.request(Outbound.of(TestEngines.utf8("second"))).get(5, TimeUnit.SECONDS))
+            .cause().isInstanceOf(SessionDrainingException.class).hasMessageContaining("not sent");
+        assertThat(session.isOpen()).as("open while its call runs").isTrue();
+        release.countDown();
+        try (Message answer = inFlight.get(10, TimeUnit.SECONDS))
+        {
+            assertThat(TestEngines.text(answer.header())).isEqualTo("done");
         }
+        await().atMost(Duration.ofSeconds(10)).until(() -> !session.isOpen());
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.sessions().isEmpty());
+        assertThat(served).hasValue(1);
     }
 
     @Test

@@ -151,44 +151,21 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         return a.host().equals(b.host()) && a.portals().equals(b.portals());
     }
 
-    /** Takes a member out of service: it gets no new calls, and its session closes once it has none in flight. */
+    /**
+     * Takes a member out of service: it gets no new calls (the caller publishes), and its session drains itself, so a
+     * call that picked it a moment ago is refused unsent and goes elsewhere, and the session closes after its last
+     * answer (its calls' deadlines bound that wait).
+     */
     private void retire(final Member member, final String why)
     {
         member.removed = true;
         member.state = EndpointStatus.State.DRAINING;
         member.lastFailure = why;
-        leaving.add(member);
-        closeWhenIdle(member, member.session, System.nanoTime() + drainLimitNanos());
-    }
-
-    /** How long a retired member's calls may take to finish before its session is closed under them. */
-    private long drainLimitNanos()
-    {
-        return sessionOptions.timeout().toNanos() * 2;
-    }
-
-    private void closeWhenIdle(final Member member, final Session session, final long deadline)
-    {
-        if (session == null || !session.isOpen())
+        final Session session = member.session;
+        if (session != null && session.isOpen())
         {
-            forget(member);
-            return;
-        }
-        if (session.inFlight() == 0 || System.nanoTime() - deadline >= 0 || closed)
-        {
-            session.close();
-            forget(member);
-            return;
-        }
-        CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS).execute(() ->
-            closeWhenIdle(member, session, deadline));
-    }
-
-    private void forget(final Member member)
-    {
-        synchronized (lock)
-        {
-            leaving.remove(member);
+            leaving.add(member);
+            session.goAway(io.xio.engine.GoAway.of(why));
         }
     }
 
@@ -336,12 +313,12 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
                 member.state = EndpointStatus.State.ACTIVE;
                 if (old != null && old != session && old.isOpen())
                 {
+                    // A migration: the old session finishes its calls (its server sent GOAWAY) and closes itself.
                     final Member previous = new Member(member.endpoint);
                     previous.removed = true;
                     previous.session = old;
                     previous.state = EndpointStatus.State.DRAINING;
                     leaving.add(previous);
-                    closeWhenIdle(previous, old, System.nanoTime() + drainLimitNanos());
                 }
                 publish();
             }
@@ -410,9 +387,16 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     private void onMemberEvent(final Member member, final SessionEvent event)
     {
         final Session session = event.session();
-        if (session == null || session != member.session)
+        if (session != null && event.type() == SessionEvent.Type.CLOSED)
         {
-            return; // an old session's, or a connection-level error
+            synchronized (lock)
+            {
+                leaving.removeIf(m -> m.session == session); // a drained session is gone
+            }
+        }
+        if (session == null || session != member.session || member.removed)
+        {
+            return; // an old session's, a retired member's, or a connection-level error
         }
         switch (event.type())
         {

@@ -763,13 +763,21 @@ public final class SessionImpl implements Session
     /**
      * Server side: asks the client to go away, on one live connection (on every one that attaches later, too, in
      * case that one is lost before the client reads it); from now on this side sends the client no new request.
+     * Client side: drains the session here (the server is told nothing until the CLOSE).
      */
     @Override
     public void goAway(final io.xio.engine.GoAway value)
     {
         if (initiator)
         {
-            Session.super.goAway(value);
+            // The client drains itself: as after a GOAWAY from the server, without telling it or the listeners.
+            if (isOpen() && goAway == null)
+            {
+                goAway = value;
+                failUnsentEverywhere();
+                closeIfDrained();
+            }
+            return;
         }
         if (!isOpen())
         {
