@@ -62,6 +62,8 @@ public final class LocalZooKeeper
     private static void announce(final String bind, final int port, final Path data)
     {
         final String host = "0.0.0.0".equals(bind) ? "127.0.0.1" : bind;
+        // A probe that comes before the database is loaded makes ZooKeeper log an error closing it: start late.
+        sleep(1000);
         for (int attempt = 0; attempt < 600; attempt++)
         {
             try (Socket socket = new Socket())
@@ -81,16 +83,16 @@ public final class LocalZooKeeper
             {
                 // Not listening yet.
             }
-            sleep();
+            sleep(100);
         }
         System.out.println("LocalZooKeeper: " + bind + ":" + port + " did not start serving within a minute");
     }
 
-    private static void sleep()
+    private static void sleep(final long millis)
     {
         try
         {
-            Thread.sleep(100);
+            Thread.sleep(millis);
         }
         catch (final InterruptedException ex)
         {
