@@ -10,8 +10,11 @@ import java.time.Duration;
  * @param waitWhenFull when the session has its limit of requests in flight, wait (up to the deadline)
  *                     instead of failing at once with {@link BackPressureException}
  * @param idempotent the call may run twice without harm: a {@link io.xio.engine.cluster.ServiceClient} tries it
- *                   again on another server when its connection or server went away (a session does not: it
- *                   never runs a call twice, so this is only a hint for whoever routes the call)
+ *                   again on another server when its connection or server went away. A session never sends it
+ *                   twice itself, but when it loses its last connection it fails such a call in flight at once
+ *                   with {@link ConnectionException} instead of keeping it for a re-attach (which may never come
+ *                   if the server died), so that whoever routes the call can send it elsewhere; other calls wait
+ *                   for the re-attach, where the server's deduplication keeps them from running twice
  */
 public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent)
 {

@@ -109,6 +109,13 @@ final class OutboundCalls
             {
                 return;
             }
+            if (session.initiator && request.idempotent && request.sentOnce)
+            {
+                // In flight on a connection lost as the one it moved to: as in connectionLost, its caller decides.
+                request.fail(new ConnectionException("the last connection of session " + session.describe() +
+                    " was lost"));
+                return;
+            }
         }
         pending.put(request.id, request);
         if (request.timer == PendingRequest.NO_TIMER)
@@ -412,8 +419,9 @@ final class OutboundCalls
 
     /**
      * The connection was lost: cancels awaiting an answer learn nothing was confirmed; requests go to
-     * {@code other} when there is one, else wait for the reconnect (client) or the client's attach (a parked server
-     * lane), or fail (a server lane of a session that is closing).
+     * {@code other} when there is one, else wait for the reconnect (client; an idempotent request fails at once, its
+     * caller may send it elsewhere) or the client's attach (a parked server lane), or fail (a server lane of a
+     * session that is closing).
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
@@ -427,6 +435,14 @@ final class OutboundCalls
                 pending.remove(request.id);
                 cancelTimer(request);
                 handOff(request, other);
+            }
+            else if (session.initiator && request.idempotent)
+            {
+                // Its caller may send it to another server at once rather than wait for this one to come back.
+                pending.remove(request.id);
+                cancelTimer(request);
+                request.fail(new ConnectionException("the last connection of session " + session.describe() +
+                    " was lost: " + cause.getMessage(), cause));
             }
             else if (session.initiator || lane.isParked())
             {

@@ -37,6 +37,11 @@ final class PendingRequest implements Runnable, SendCompletion
     long deadline;
     boolean oneWay;
     boolean receipt;
+    /**
+     * The caller may run it again elsewhere ({@link io.xio.engine.CallOptions#idempotent()}): a client lane that
+     * loses the session's last connection fails it at once instead of keeping it for a re-attach.
+     */
+    boolean idempotent;
     volatile Lane lane;
     long timer = NO_TIMER;
     boolean sentOnce;
@@ -86,6 +91,7 @@ final class PendingRequest implements Runnable, SendCompletion
         this.deadline = deadline;
         this.oneWay = oneWay;
         this.receipt = receipt;
+        this.idempotent = false;
         this.timer = NO_TIMER;
         this.sentOnce = false;
         this.waited = false;

@@ -453,8 +453,9 @@ public final class SessionImpl implements Session
         {
             request = new PendingRequest(this);
         }
-        return send(request.reset(requestId, mineFlag, message, null, listener, deadline, false, false))
-            ? requestId : 0;
+        request.reset(requestId, mineFlag, message, null, listener, deadline, false, false).idempotent =
+            sent.idempotent();
+        return send(request) ? requestId : 0;
     }
 
     private XioFuture<Object> submit(final Outbound message, final CallOptions requested, final boolean oneWay)
@@ -495,6 +496,7 @@ public final class SessionImpl implements Session
         final XioFuture<Object> future = Futures.newFuture(requestId, options.receipt(), engine.callerSpinNanos);
         final PendingRequest request = new PendingRequest(this, requestId, flags, message, future, deadline, oneWay,
             options.receipt());
+        request.idempotent = options.idempotent();
         Futures.onCancel(future, () -> request.lane.cancelLater(request));
         send(request);
         return future;
