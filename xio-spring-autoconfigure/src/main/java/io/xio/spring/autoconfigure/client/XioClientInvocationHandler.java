@@ -323,7 +323,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             message.metadata(metadata);
         }
         return new Prepared(message, CallOptions.timeout(intercepted.timeout())
-            .withReceipt(call.receipt()).withWaitWhenFull(!onContext),
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContext).withIdempotent(call.idempotent()),
             metadata != null && !metadata.isEmpty() && retry.maxAttempts() > 1 ? new Metadata(metadata) : null);
     }
 
