@@ -2,6 +2,7 @@ package io.xio.sample;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -35,6 +36,14 @@ public class SampleProperties
 
     /** How long the application stays up after the load so its actuator endpoints can be read; negative: forever. */
     private Duration linger = Duration.ofSeconds(60);
+
+    /** The continuous load of the cluster profile, and the servers' ledger of the writes they executed. */
+    private final Cluster cluster = new Cluster();
+
+    public Cluster getCluster()
+    {
+        return cluster;
+    }
 
     public String getName()
     {
@@ -140,5 +149,107 @@ public class SampleProperties
     public void setLinger(final Duration linger)
     {
         this.linger = linger;
+    }
+
+    /** Settings of the cluster load (client side) and of the write ledger (server side). */
+    public static class Cluster
+    {
+        /** Runs the continuous cluster load instead of the rounds of values (the cluster profile turns it on). */
+        private boolean enabled;
+
+        /** Threads that write, one call at a time each: so at most this many writes are in flight. */
+        private int writers = 2;
+
+        /** Threads that read, one call at a time each. */
+        private int readers = 2;
+
+        /** Pause of each thread between its calls, which bounds the load. */
+        private Duration pause = Duration.ofMillis(2);
+
+        /** How often the client prints its counts as a "cluster load:" line. */
+        private Duration reportEvery = Duration.ofSeconds(5);
+
+        /**
+         * A file the server appends each executed write's id to and reads back when it starts, so its counts
+         * survive a restart; none: counts in memory only.
+         */
+        private Path journal;
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
+        }
+
+        public int getWriters()
+        {
+            return writers;
+        }
+
+        public void setWriters(final int writers)
+        {
+            if (writers < 0)
+            {
+                throw new IllegalArgumentException("sample.cluster.writers must be 0 or more, not " + writers);
+            }
+            this.writers = writers;
+        }
+
+        public int getReaders()
+        {
+            return readers;
+        }
+
+        public void setReaders(final int readers)
+        {
+            if (readers < 0)
+            {
+                throw new IllegalArgumentException("sample.cluster.readers must be 0 or more, not " + readers);
+            }
+            this.readers = readers;
+        }
+
+        public Duration getPause()
+        {
+            return pause;
+        }
+
+        public void setPause(final Duration pause)
+        {
+            if (pause.isNegative())
+            {
+                throw new IllegalArgumentException("sample.cluster.pause must not be negative, not " + pause);
+            }
+            this.pause = pause;
+        }
+
+        public Duration getReportEvery()
+        {
+            return reportEvery;
+        }
+
+        public void setReportEvery(final Duration reportEvery)
+        {
+            if (reportEvery.isNegative() || reportEvery.isZero())
+            {
+                throw new IllegalArgumentException("sample.cluster.report-every must be positive, not " +
+                    reportEvery);
+            }
+            this.reportEvery = reportEvery;
+        }
+
+        public Path getJournal()
+        {
+            return journal;
+        }
+
+        public void setJournal(final Path journal)
+        {
+            this.journal = journal;
+        }
     }
 }

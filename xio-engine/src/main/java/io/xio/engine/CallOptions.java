@@ -9,12 +9,13 @@ import java.time.Duration;
  * @param receipt ask the receiver for a delivery receipt
  * @param waitWhenFull when the session has its limit of requests in flight, wait (up to the deadline)
  *                     instead of failing at once with {@link BackPressureException}
- * @param idempotent the call may run twice without harm: a {@link io.xio.engine.cluster.ServiceClient} tries it
- *                   again on another server when its connection or server went away. A session never sends it
- *                   twice itself, but when it loses its last connection it fails such a call in flight at once
- *                   with {@link ConnectionException} instead of keeping it for a re-attach (which may never come
- *                   if the server died), so that whoever routes the call can send it elsewhere; other calls wait
- *                   for the re-attach, where the server's deduplication keeps them from running twice
+ * @param idempotent the call may run twice without harm, and its caller would rather send it elsewhere than wait:
+ *                   when the session has no connection up (it lost its last one with the call in flight, or the call
+ *                   comes while it reconnects), the call fails at once with a {@link ConnectionException} instead of
+ *                   waiting for the re-attach (its server may be gone for good), so a
+ *                   {@link io.xio.engine.cluster.ServiceClient} (or the Spring client) sends it to another server; a
+ *                   session itself never sends a call twice. A {@code ServiceClient} with one endpoint only lets its
+ *                   calls wait instead
  */
 public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent)
 {

@@ -104,6 +104,12 @@ public record SessionOptions(Map<String, String> attributes, int connections, Du
         return new SessionOptions(attributes, connections, timeout, handler, listener, credentials, tls, value);
     }
 
+    /** Whether credentials were given ({@link #withCredentials}); false for an anonymous session. */
+    public boolean hasCredentials()
+    {
+        return credentials != DEFAULT_CREDENTIALS && credentials != DEFAULT.credentials;
+    }
+
     /** Names the attributes but not their values, and the credentials by their supplier only (never asked here). */
     @Override
     public String toString()

@@ -88,6 +88,35 @@ public record XioUri(String scheme, String host, int port, String resource)
         return wildcard && scheme.equals(contacted.scheme) ? new XioUri(scheme, contacted.host, port, resource) : this;
     }
 
+    /**
+     * What a secret sent at {@code target} instead of this address loses, or null when nothing: from tls to another
+     * scheme, from a local scheme (shm, local) to the network, or to another host than this one's (from a network
+     * scheme; another port of the same host is fine). Clients ask before credentials or a session secret follow an
+     * address a server named (a redirect, a GOAWAY, connection portals).
+     */
+    public String weakeningTo(final XioUri target)
+    {
+        if ("tls".equals(scheme) && !"tls".equals(target.scheme))
+        {
+            return "from tls to " + target.scheme;
+        }
+        final boolean local = isLocal(scheme);
+        if (local && !isLocal(target.scheme))
+        {
+            return "from the local " + scheme + " transport to the network";
+        }
+        if (!local && !host.equalsIgnoreCase(target.host))
+        {
+            return "another host than " + host;
+        }
+        return null;
+    }
+
+    private static boolean isLocal(final String scheme)
+    {
+        return "shm".equals(scheme) || "local".equals(scheme);
+    }
+
     @Override
     public String toString()
     {

@@ -15,11 +15,21 @@ public interface BlobStore
     @XioMethod(oneWay = true, receipt = true)
     void put(String key, ByteBuffer value);
 
-    /** The value, or null. */
+    /** The value, or null. A read: safe to retry on another server. */
+    @XioMethod(idempotent = true)
     ByteBuffer get(String key);
 
     /** The same, without blocking the caller: the load generator keeps many in flight this way. */
+    @XioMethod(idempotent = true)
     CompletableFuture<ByteBuffer> getAsync(String key);
+
+    /**
+     * Records one write of the cluster load: {@code sequence} numbers the writes of {@code client}, so the pair is
+     * the write's id, and the server counts how often it executed each id. Not idempotent, so xio never sends it
+     * twice: in flight on a server that dies, it fails. Returns how many times this server has executed the id now
+     * (1 unless something ran it again).
+     */
+    int write(String client, long sequence);
 
     /** Removes a value; safe to retry on another server. */
     @XioMethod(idempotent = true)

@@ -6,6 +6,7 @@ import io.xio.sample.server.BlobStoreService;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
 import org.HdrHistogram.Histogram;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Profile;
@@ -24,10 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The client side of the sample: for each configured client, stores values (one-way with a delivery receipt),
  * reads each back and verifies it, keeps many reads in flight for a while, then compares the server's summary.
- * Prints a progress line while it runs, a latency table, and where to look next (the actuator endpoints).
+ * Prints a progress line while it runs, a latency table, and where to look next (the actuator endpoints). The
+ * cluster profile runs {@link ClusterLoad} instead.
  */
 @Component
 @Profile("!server")
+@ConditionalOnProperty(prefix = "sample.cluster", name = "enabled", havingValue = "false", matchIfMissing = true)
 public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
 {
     private static final long PROGRESS_NANOS = TimeUnit.MILLISECONDS.toNanos(200);

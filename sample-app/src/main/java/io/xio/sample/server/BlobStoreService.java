@@ -23,10 +23,12 @@ public class BlobStoreService implements BlobStore
 {
     private final Map<String, ByteBuffer> values = new ConcurrentHashMap<>();
     private final String name;
+    private final WriteLedger ledger;
 
-    public BlobStoreService(final SampleProperties properties)
+    public BlobStoreService(final SampleProperties properties, final WriteLedger ledger)
     {
         this.name = properties.getName();
+        this.ledger = ledger;
     }
 
     @Override
@@ -48,6 +50,12 @@ public class BlobStoreService implements BlobStore
     public CompletableFuture<ByteBuffer> getAsync(final String key)
     {
         return CompletableFuture.completedFuture(get(key));
+    }
+
+    @Override
+    public int write(final String client, final long sequence)
+    {
+        return ledger.execute(client, sequence);
     }
 
     @Override

@@ -9,8 +9,9 @@ import io.xio.engine.XioUri;
  * @param state what the client does with it
  * @param portal the portal its session uses or is opening; null before one was tried
  * @param transport the scheme of that portal; null before one was tried
- * @param reason why that transport: "same host", "rdma device reaches it", "tls configured", or why a more preferred
- *               one was passed over ("shm: another host", "rdma: no device here", "shm: connect failed: ...")
+ * @param reason why that transport ("same host", "an rdma device here reaches it", "network, tls", "network"), then
+ *               what was passed over and why, as in "network (passed over: shm: another host; rdma: no rdma
+ *               transport here)"
  * @param inFlight this client's calls in flight on it
  * @param lastFailure the last failure opening or using its session, or null
  */

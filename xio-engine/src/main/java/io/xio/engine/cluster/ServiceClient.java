@@ -86,6 +86,7 @@ public interface ServiceClient extends AutoCloseable
         int maxAttempts = 3;
         Backoff backoff = Backoff.of(java.time.Duration.ofMillis(10), java.time.Duration.ofMillis(500));
         String localHost = HostIdentity.local();
+        java.time.Duration removalGrace = java.time.Duration.ofSeconds(2);
 
         Builder(final XioEngine engine, final EndpointResolver resolver, final String service)
         {
@@ -143,6 +144,22 @@ public interface ServiceClient extends AutoCloseable
         public Builder localHost(final String value)
         {
             localHost = Objects.requireNonNull(value, "localHost");
+            return this;
+        }
+
+        /**
+         * How long an endpoint the resolver stopped listing keeps taking calls while its session is healthy (default
+         * 2 s), so a resolver's brief gap (a ZooKeeper session rebuilt after an outage, its nodes not yet re-created)
+         * does not drain every server; a server that leaves sends GOAWAY, or its connection drops, meanwhile. Zero
+         * retires it at once.
+         */
+        public Builder removalGrace(final java.time.Duration value)
+        {
+            if (value.isNegative())
+            {
+                throw new IllegalArgumentException("removalGrace must not be negative, was " + value);
+            }
+            removalGrace = value;
             return this;
         }
 

@@ -1,7 +1,9 @@
 package io.xio.engine.cluster;
 
+import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.GoAway;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
@@ -9,6 +11,8 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionDrainingException;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
@@ -25,37 +29,49 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The {@link ServiceClient} of the engine. Membership changes (resolver reports, session events) are applied under
  * one lock and published as an immutable list of the members able to take calls, which {@link #pick} reads without
- * locking or allocating.
+ * locking or allocating. Timers, second attempts and woken waiters run on the client's own thread, never on the
+ * thread that caused them (a context thread, or one holding the lock).
  */
 final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listener
 {
     private static final Logger LOG = LoggerFactory.getLogger(ServiceClientImpl.class);
     private static final int MAX_PICKS = 8;
     private static final long MIN_REOPEN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    private static final long ERROR_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** A server that refused as draining will not take the session soon; it is likely leaving the resolver's list. */
+    private static final long DRAINING_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The same credentials fail again, and count against this host: ask seldom. */
     private static final long AUTHENTICATION_RETRY_NANOS = TimeUnit.SECONDS.toNanos(15);
+    /** A session that lived this long proved its endpoint: reopening after it starts the backoff again. */
+    private static final long PROVEN_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long ERROR_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How often a call refused for lack of room in a window it may wait for is tried again. */
+    private static final long FULL_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final XioEngine engine;
     private final String service;
     private final String resource;
     private final LoadBalancer balancer;
     private final List<String> transports;
-    private final io.xio.engine.SessionOptions sessionOptions;
+    private final SessionOptions sessionOptions;
     private final int maxAttempts;
     private final io.xio.engine.Backoff backoff;
     private final String localHost;
+    private final long removalGraceNanos;
+    private final ScheduledThreadPoolExecutor timers;
     private final Object lock = new Object();
     /** By endpoint id; under {@link #lock}. */
     private final Map<String, Member> members = new HashMap<>();
-    /** Members draining after the resolver dropped them or their server sent GOAWAY; under {@link #lock}. */
+    /** Sessions draining after their endpoint left or moved, until they close; under {@link #lock}. */
     private final List<Member> leaving = new ArrayList<>();
-    private final ConcurrentLinkedQueue<CompletableFuture<Session>> waiters = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
     private volatile List<Member> active = List.of();
     private volatile boolean closed;
     /** When the resolver's last failure was logged; under {@link #lock}. */
@@ -73,6 +89,14 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         this.maxAttempts = builder.maxAttempts;
         this.backoff = builder.backoff;
         this.localHost = builder.localHost;
+        this.removalGraceNanos = builder.removalGrace.toNanos();
+        this.timers = new ScheduledThreadPoolExecutor(1, task ->
+        {
+            final Thread thread = new Thread(task, "xio-service-client-" + service);
+            thread.setDaemon(true);
+            return thread;
+        });
+        timers.setRemoveOnCancelPolicy(true);
         this.watch = builder.resolver.watch(service, this);
     }
 
@@ -105,10 +129,25 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             {
                 now.put(endpoint.id(), endpoint);
             }
+            final long at = System.nanoTime();
             for (final Member member : new ArrayList<>(members.values()))
             {
                 final Endpoint reported = now.get(member.endpoint.id());
-                if (reported == null || !sameAddresses(reported, member.endpoint))
+                if (reported != null && sameAddresses(reported, member.endpoint))
+                {
+                    member.unlistedAt = 0; // back (or never gone): a resolver's hiccup
+                }
+                else if (reported == null && removalGraceNanos > 0 && member.takesCalls())
+                {
+                    // A healthy session outlives a resolver's brief gap (a ZooKeeper session rebuilt after an
+                    // outage); a server that leaves for good sends GOAWAY, or its connection drops, meanwhile.
+                    if (member.unlistedAt == 0)
+                    {
+                        member.unlistedAt = at;
+                        schedule(removalGraceNanos, () -> removeIfStillUnlisted(member, at));
+                    }
+                }
+                else
                 {
                     members.remove(member.endpoint.id());
                     retire(member, reported == null ? "no longer listed by the resolver" : "its portals changed");
@@ -125,7 +164,20 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             }
             publish();
         }
-        toOpen.forEach(this::open);
+        toOpen.forEach(member -> open(member, null));
+    }
+
+    private void removeIfStillUnlisted(final Member member, final long unlistedAt)
+    {
+        synchronized (lock)
+        {
+            if (!closed && member.unlistedAt == unlistedAt && members.get(member.endpoint.id()) == member)
+            {
+                members.remove(member.endpoint.id());
+                retire(member, "no longer listed by the resolver");
+                publish();
+            }
+        }
     }
 
     @Override
@@ -152,64 +204,110 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     }
 
     /**
-     * Takes a member out of service: it gets no new calls (the caller publishes), and its session drains itself, so a
-     * call that picked it a moment ago is refused unsent and goes elsewhere, and the session closes after its last
-     * answer (its calls' deadlines bound that wait).
+     * Takes a member out of service, under {@link #lock}: it gets no new calls (the caller publishes), and its session
+     * drains itself, so a call that picked it a moment ago is refused unsent and goes elsewhere, and the session
+     * closes after its last answer (its calls' deadlines bound that wait).
      */
     private void retire(final Member member, final String why)
     {
         member.removed = true;
         member.state = EndpointStatus.State.DRAINING;
         member.lastFailure = why;
-        final Session session = member.session;
+        member.generation++; // an opening still under way is stale now
+        drain(member, member.session, why);
+    }
+
+    /** Drains {@code session} of {@code member} and keeps it listed until it closes; under {@link #lock}. */
+    private void drain(final Member member, final Session session, final String why)
+    {
         if (session != null && session.isOpen())
         {
-            leaving.add(member);
-            session.goAway(io.xio.engine.GoAway.of(why));
+            final Member draining = new Member(member.endpoint);
+            draining.removed = true;
+            draining.session = session;
+            draining.portal = member.portal;
+            draining.transport = member.transport;
+            draining.reason = member.reason;
+            draining.state = EndpointStatus.State.DRAINING;
+            draining.lastFailure = why;
+            leaving.add(draining);
+            session.goAway(GoAway.of(why)); // no effect on one the server already sent away
         }
     }
 
-    /** Rebuilds the list {@link #pick} reads; under {@link #lock}. Wakes callers waiting for a session. */
+    /**
+     * Rebuilds the list {@link #pick} reads, under {@link #lock}: the members able to take calls with a connection
+     * up, or, when none has, those reconnecting. Wakes callers waiting for a session.
+     */
     private void publish()
     {
         final List<Member> ready = new ArrayList<>(members.size());
+        final List<Member> connected = new ArrayList<>(members.size());
         for (final Member member : members.values())
         {
             if (member.takesCalls())
             {
                 ready.add(member);
+                if (member.session.connectionCount() > 0)
+                {
+                    connected.add(member);
+                }
             }
         }
-        ready.sort((a, b) -> a.endpoint.id().compareTo(b.endpoint.id())); // a stable order for round robin
-        active = List.copyOf(ready);
-        while (!waiters.isEmpty())
+        final List<Member> chosen = connected.isEmpty() ? ready : connected;
+        chosen.sort((a, b) -> a.endpoint.id().compareTo(b.endpoint.id())); // a stable order for round robin
+        active = List.copyOf(chosen);
+        if (chosen.isEmpty())
         {
-            final Session session = pick(0);
-            if (session == null)
-            {
-                return; // the next change wakes them
-            }
-            final CompletableFuture<Session> waiter = waiters.poll();
-            if (waiter != null)
+            return; // the next change wakes the waiters
+        }
+        for (final java.util.Iterator<Waiter> it = waiters.iterator(); it.hasNext(); )
+        {
+            final Waiter waiter = it.next();
+            it.remove();
+            final Session session = pick(waiter.key);
+            if (session != null)
             {
                 // Not on this thread: it holds the lock, and may be a context thread the call must not wait on.
-                waiter.completeAsync(() -> session); // no effect when its caller gave up
+                execute(() -> waiter.future.complete(session)); // no effect when its caller gave up
+            }
+            else
+            {
+                waiters.add(waiter);
+                return;
             }
         }
     }
 
     // ---------------------------------------------------------------- opening an endpoint's session
 
-    private void open(final Member member)
+    /**
+     * Opens {@code member}'s session at its own portals, or at {@code migrateTo} (a GOAWAY's): supersedes any opening
+     * under way, whose result is then dropped.
+     */
+    private void open(final Member member, final List<XioUri> migrateTo)
     {
-        final List<Plan> plan = member.migrateTo != null ? plan(member.migrateTo, member.endpoint.host()) :
-            plan(member.endpoint.portals(), member.endpoint.host());
-        member.migrateTo = null;
-        member.state = EndpointStatus.State.CONNECTING;
-        tryPortal(member, plan, 0, new ArrayList<>());
+        final long generation;
+        final List<Plan> plan;
+        synchronized (lock)
+        {
+            if (closed || member.removed)
+            {
+                return;
+            }
+            generation = ++member.generation;
+            member.opening = true;
+            if (member.session == null || !member.session.isOpen())
+            {
+                member.state = EndpointStatus.State.CONNECTING;
+            }
+            plan = migrateTo != null ? migrationPlan(member, migrateTo) :
+                plan(member.endpoint.portals(), member.endpoint.host());
+        }
+        tryPortal(member, generation, plan, 0, new ArrayList<>(), false);
     }
 
-    /** One portal to try, and why it is where it is in the order. */
+    /** One portal to try, and why it is where it is in the order; {@code why} starts with "!" when it may not be. */
     private record Plan(XioUri portal, String why)
     {
     }
@@ -222,14 +320,56 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         {
             for (final XioUri portal : portals)
             {
-                if (!portal.scheme().equals(scheme))
+                if (portal.scheme().equals(scheme))
                 {
-                    continue;
+                    plan.add(new Plan(portal, why(scheme, host)));
                 }
-                plan.add(new Plan(portal, why(scheme, host)));
             }
         }
         return plan;
+    }
+
+    /**
+     * Where a GOAWAY sends {@code member}: its portals in this client's order, those that would take the credentials
+     * somewhere weaker than the session they leave (another host, tls to plaintext, local to the network) passed
+     * over, as a redirect's are, unless the resolver lists that portal or the session may take its credentials there
+     * ({@link SessionOptions#credentialsOnRedirect()}, or it has none). The server names them, and whoever answers in
+     * its place could name its own host.
+     */
+    private List<Plan> migrationPlan(final Member member, final List<XioUri> portals)
+    {
+        final XioUri from = member.portal;
+        final List<Plan> plan = new ArrayList<>();
+        for (final Plan candidate : plan(portals, member.endpoint.host()))
+        {
+            final String weakened = from == null ? null : from.weakeningTo(candidate.portal);
+            if (weakened != null && sessionOptions.hasCredentials() && !sessionOptions.credentialsOnRedirect() &&
+                !listed(candidate.portal))
+            {
+                plan.add(new Plan(candidate.portal, "!" + candidate.portal.scheme() + ": a GOAWAY named " +
+                    candidate.portal + ", " + weakened + ": the credentials are not sent there (SessionOptions" +
+                    ".withCredentialsOnRedirect(true) allows it)"));
+            }
+            else
+            {
+                plan.add(candidate);
+            }
+        }
+        return plan;
+    }
+
+    /** Whether {@code portal} is a portal of an endpoint the resolver lists; under {@link #lock}. */
+    private boolean listed(final XioUri portal)
+    {
+        final XioUri endpoint = portal.endpoint();
+        for (final Member member : members.values())
+        {
+            if (member.endpoint.portals().contains(endpoint))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Why {@code scheme} may serve an endpoint on {@code host}; starts with "!" when it may not. */
@@ -253,23 +393,24 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         };
     }
 
-    private void tryPortal(final Member member, final List<Plan> plan, final int index, final List<String> passed)
+    private void tryPortal(final Member member, final long generation, final List<Plan> plan, final int index,
+        final List<String> passed, final boolean triedAny)
     {
-        if (closed || member.removed)
+        if (closed || member.generation != generation)
         {
             return;
         }
         if (index == plan.size())
         {
-            unreachable(member, passed.isEmpty() ? "it has no portal of the transports " + transports :
-                String.join("; ", passed), member.lastRejection);
+            unreachable(member, generation, passed.isEmpty() ? "it has no portal of the transports " + transports :
+                String.join("; ", passed), triedAny);
             return;
         }
         final Plan next = plan.get(index);
         if (next.why.startsWith("!"))
         {
             passed.add(next.why.substring(1));
-            tryPortal(member, plan, index + 1, passed);
+            tryPortal(member, generation, plan, index + 1, passed, triedAny);
             return;
         }
         final CompletableFuture<Session> opening;
@@ -281,7 +422,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         catch (final RuntimeException ex)
         {
             passed.add(next.portal.scheme() + ": " + ex.getMessage());
-            tryPortal(member, plan, index + 1, passed);
+            tryPortal(member, generation, plan, index + 1, passed, true);
             return;
         }
         opening.whenComplete((session, failure) ->
@@ -289,71 +430,88 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             if (failure != null)
             {
                 final Throwable cause = unwrap(failure);
-                member.lastRejection = cause instanceof io.xio.engine.SessionRejectedException rejected ? rejected :
-                    null;
+                member.lastRejection = cause instanceof SessionRejectedException rejected ? rejected : null;
                 passed.add(next.portal.scheme() + ": " + cause.getMessage());
-                tryPortal(member, plan, index + 1, passed);
+                tryPortal(member, generation, plan, index + 1, passed, true);
                 return;
             }
-            synchronized (lock)
-            {
-                if (closed || member.removed)
-                {
-                    session.close();
-                    return;
-                }
-                final Session old = member.session;
-                member.session = session;
-                member.portal = next.portal;
-                member.transport = next.portal.scheme();
-                member.reason = passed.isEmpty() ? next.why : next.why + " (passed over: " +
-                    String.join("; ", passed) + ")";
-                member.failures = 0;
-                member.lastFailure = null;
-                member.state = EndpointStatus.State.ACTIVE;
-                if (old != null && old != session && old.isOpen())
-                {
-                    // A migration: the old session finishes its calls (its server sent GOAWAY) and closes itself.
-                    final Member previous = new Member(member.endpoint);
-                    previous.removed = true;
-                    previous.session = old;
-                    previous.state = EndpointStatus.State.DRAINING;
-                    leaving.add(previous);
-                }
-                publish();
-            }
+            opened(member, generation, next, passed, session);
         });
     }
 
-    private void unreachable(final Member member, final String why,
-        final io.xio.engine.SessionRejectedException rejection)
+    private void opened(final Member member, final long generation, final Plan chosen, final List<String> passed,
+        final Session session)
     {
         synchronized (lock)
         {
-            member.state = EndpointStatus.State.UNREACHABLE;
-            member.lastFailure = why;
-            member.failures++;
+            if (closed || member.removed || member.generation != generation)
+            {
+                session.close(); // superseded: nothing was sent on it
+                return;
+            }
+            final Session old = member.session;
+            if (old != null && old != session)
+            {
+                drain(member, old, "replaced by a session at " + chosen.portal);
+            }
+            member.session = session;
+            member.openedAt = System.nanoTime();
+            member.opening = false;
+            member.portal = chosen.portal;
+            member.transport = chosen.portal.scheme();
+            member.reason = passed.isEmpty() ? chosen.why : chosen.why + " (passed over: " +
+                String.join("; ", passed) + ")";
+            member.lastFailure = null;
+            member.lastRejection = null;
+            member.state = EndpointStatus.State.ACTIVE;
             publish();
         }
-        LOG.debug("endpoint {} of service {} unreachable: {}", member.endpoint.id(), service, why);
-        // The same credentials fail again and count against this host: ask seldom.
-        reopenLater(member, rejection != null && rejection.isAuthenticationFailure() ? AUTHENTICATION_RETRY_NANOS :
-            0);
     }
 
-    private void reopenLater(final Member member)
+    private void unreachable(final Member member, final long generation, final String why, final boolean triedAny)
     {
-        reopenLater(member, 0);
+        final long delay;
+        synchronized (lock)
+        {
+            if (member.generation != generation)
+            {
+                return; // superseded by another opening
+            }
+            member.opening = false;
+            member.lastFailure = why;
+            if (member.session != null && member.session.isOpen())
+            {
+                return; // a migration failed: the session it would have replaced goes on (and drains itself)
+            }
+            member.state = EndpointStatus.State.UNREACHABLE;
+            member.failures++;
+            publish();
+            if (!triedAny)
+            {
+                return; // nothing here can reach it; tried again when the resolver reports it changed
+            }
+            final SessionRejectedException rejection = member.lastRejection;
+            delay = rejection == null ? 0 : rejection.isAuthenticationFailure() ? AUTHENTICATION_RETRY_NANOS :
+                rejection.isDraining() ? DRAINING_RETRY_NANOS : 0;
+        }
+        LOG.debug("endpoint {} of service {} unreachable: {}", member.endpoint.id(), service, why);
+        reopenLater(member, delay);
     }
 
     private void reopenLater(final Member member, final long atLeastNanos)
     {
         final long delay = Math.max(Math.max(MIN_REOPEN_NANOS, atLeastNanos), backoff.delayNanos(member.failures));
-        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() ->
+        schedule(delay, () ->
         {
-            if (!closed && !member.removed && (member.session == null || !member.session.isOpen()))
+            final boolean due;
+            synchronized (lock)
             {
-                open(member);
+                due = !closed && !member.removed && !member.opening &&
+                    (member.session == null || !member.session.isOpen());
+            }
+            if (due)
+            {
+                open(member, null);
             }
         });
     }
@@ -387,22 +545,26 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     private void onMemberEvent(final Member member, final SessionEvent event)
     {
         final Session session = event.session();
-        if (session != null && event.type() == SessionEvent.Type.CLOSED)
+        if (session == null)
+        {
+            return; // a connection-level error
+        }
+        if (event.type() == SessionEvent.Type.CLOSED)
         {
             synchronized (lock)
             {
                 leaving.removeIf(m -> m.session == session); // a drained session is gone
             }
         }
-        if (session == null || session != member.session || member.removed)
+        if (session != member.session || member.removed)
         {
-            return; // an old session's, a retired member's, or a connection-level error
+            return; // a replaced session's, or a retired member's
         }
         switch (event.type())
         {
             case GOAWAY ->
             {
-                final io.xio.engine.GoAway goAway = session.goAwayReceived();
+                final GoAway goAway = session.goAwayReceived();
                 synchronized (lock)
                 {
                     member.state = EndpointStatus.State.DRAINING;
@@ -410,38 +572,71 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
                         (goAway == null || goAway.reason().isEmpty() ? "" : ": " + goAway.reason());
                     publish();
                 }
-                if (goAway != null && !goAway.portals().isEmpty() && !member.removed && !closed)
+                if (goAway != null && !goAway.portals().isEmpty())
                 {
-                    member.migrateTo = goAway.portals();
-                    open(member); // a live migration: the new session takes new calls, the old one finishes
+                    open(member, goAway.portals()); // a live migration: the new session takes new calls
                 }
             }
             case CLOSED ->
             {
+                final boolean reopen;
                 synchronized (lock)
                 {
-                    if (member.session == session)
+                    reopen = member.session == session && !closed;
+                    if (reopen)
                     {
                         member.state = EndpointStatus.State.UNREACHABLE;
                         member.lastFailure = event.detail();
+                        if (System.nanoTime() - member.openedAt >= PROVEN_NANOS)
+                        {
+                            member.failures = 0;
+                        }
+                        else
+                        {
+                            member.failures++; // accepted, then sent away or closed at once: do not hammer it
+                        }
                         publish();
                     }
                 }
-                if (!member.removed && !closed && member.migrateTo == null)
+                if (reopen)
                 {
-                    reopenLater(member); // the resolver still lists it: it may be back (a restart), or never
+                    reopenLater(member, 0); // the resolver still lists it: it may be back (a restart), or never
                 }
             }
             case RECONNECTING, RECONNECTED ->
             {
                 synchronized (lock)
                 {
-                    publish(); // a session with no connection up is passed over while others are
+                    publish(); // a session with no connection up is passed over while others have one
                 }
             }
             default ->
             {
             }
+        }
+    }
+
+    private void schedule(final long delayNanos, final Runnable task)
+    {
+        try
+        {
+            timers.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            // closed
+        }
+    }
+
+    private void execute(final Runnable task)
+    {
+        try
+        {
+            timers.execute(task);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            // closed: close() fails the waiters
         }
     }
 
@@ -457,8 +652,9 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             {
                 return null;
             }
-            final Member member = ready.get(ready.size() == 1 ? 0 : balancer.pick(ready, key));
-            final Session session = member.session;
+            final Session session = ready.get(ready.size() == 1 ? 0 : balancer.pick(ready, key)).session;
+            // A connection may have dropped since the list was published (its event comes just after): with others
+            // to choose, pass it over; the event republishes, and a caller left waiting is woken then.
             if (session != null && session.isOpen() && !session.isDraining() &&
                 (session.connectionCount() > 0 || ready.size() == 1))
             {
@@ -476,26 +672,39 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         {
             return CompletableFuture.completedFuture(now);
         }
-        if (closed)
-        {
-            return CompletableFuture.failedFuture(new ConnectionException("service client of " + service +
-                " is closed"));
-        }
-        waiters.removeIf(CompletableFuture::isDone); // callers that gave up
-        final CompletableFuture<Session> waiter = new CompletableFuture<>();
+        final Waiter waiter = new Waiter(new CompletableFuture<>(), key);
+        waiters.removeIf(w -> w.future.isDone()); // callers that gave up
         waiters.add(waiter);
         synchronized (lock)
         {
-            publish(); // a member may have come up between the pick and the add
+            if (closed)
+            {
+                waiters.remove(waiter);
+                waiter.future.completeExceptionally(closedFailure());
+            }
+            else
+            {
+                publish(); // a member may have come up between the pick and the add
+            }
         }
-        return waiter;
+        return waiter.future;
+    }
+
+    private ConnectionException closedFailure()
+    {
+        return new ConnectionException("service client of " + service + " is closed");
+    }
+
+    /** A caller waiting for a session, and its routing key. */
+    private record Waiter(CompletableFuture<Session> future, long key)
+    {
     }
 
     @Override
     public CompletableFuture<Message> request(final Outbound message, final CallOptions options, final long key)
     {
         final Call<Message> call = new Call<>(message, options, key, false);
-        call.attempt();
+        call.attempt(true);
         return call.result;
     }
 
@@ -503,11 +712,15 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     public CompletableFuture<Void> send(final Outbound message, final CallOptions options, final long key)
     {
         final Call<Void> call = new Call<>(message, options, key, true);
-        call.attempt();
+        call.attempt(true);
         return call.result;
     }
 
-    /** One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. */
+    /**
+     * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
+     * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
+     * run on the client's thread, which must not block, and try again shortly when the window is full.
+     */
     private final class Call<T>
     {
         final CompletableFuture<T> result = new CompletableFuture<>();
@@ -520,7 +733,6 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
         int attempts;
         boolean firstUsed;
-        volatile boolean retrying;
 
         Call(final Outbound message, final CallOptions options, final long key, final boolean oneWay)
         {
@@ -539,9 +751,18 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             });
         }
 
-        void attempt()
+        long left()
         {
-            final long left = budget - (System.nanoTime() - begun);
+            return budget - (System.nanoTime() - begun);
+        }
+
+        void attempt(final boolean callerThread)
+        {
+            if (result.isDone())
+            {
+                return;
+            }
+            final long left = left();
             if (left <= 0)
             {
                 result.completeExceptionally(new XioTimeoutException("the call's " +
@@ -551,6 +772,11 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             }
             final CompletableFuture<Session> session = session(key);
             current.set(session);
+            if (session.isDone() && !session.isCompletedExceptionally())
+            {
+                send(session.join(), callerThread);
+                return;
+            }
             session.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((chosen, failure) ->
             {
                 if (failure != null)
@@ -561,24 +787,29 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
                             "its deadline: " + describe()) : cause);
                     return;
                 }
-                send(chosen);
+                send(chosen, false); // on the client's thread, which woke the waiter
             });
         }
 
+        void again(final long delayNanos)
+        {
+            schedule(Math.min(delayNanos, Math.max(0, left())), () -> attempt(false));
+        }
+
         @SuppressWarnings("unchecked")
-        private void send(final Session chosen)
+        private void send(final Session chosen, final boolean callerThread)
         {
             if (result.isDone())
             {
                 return;
             }
             attempts++;
-            final Outbound message = firstUsed ? again(first) : first;
+            final Outbound message = firstUsed ? copyOf(first) : first;
             firstUsed = true;
-            // Another attempt runs on a shared pool's thread (never on the thread that saw the failure, which may be
-            // a context thread): it must not wait there for room in a session's window.
-            final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1,
-                budget - (System.nanoTime() - begun)))).withWaitWhenFull(options.waitWhenFull() && !retrying);
+            // With nowhere else to go, an idempotent call waits for its session's re-attach like any other.
+            final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
+                .withWaitWhenFull(options.waitWhenFull() && callerThread)
+                .withIdempotent(options.idempotent() && active.size() > 1);
             final XioFuture<?> sent;
             try
             {
@@ -608,14 +839,17 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
                 if (cause instanceof SessionDrainingException)
                 {
                     attempts--; // never sent: not an attempt
-                    retrying = true;
-                    CompletableFuture.delayedExecutor(0, TimeUnit.NANOSECONDS).execute(this::attempt);
+                    again(0);
+                }
+                else if (cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException) &&
+                    options.waitWhenFull() && !callerThread)
+                {
+                    attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
+                    again(FULL_RETRY_NANOS);
                 }
                 else if (options.idempotent() && attempts < maxAttempts && mayRetry(cause))
                 {
-                    retrying = true;
-                    CompletableFuture.delayedExecutor(backoff.delayNanos(attempts - 1), TimeUnit.NANOSECONDS)
-                        .execute(this::attempt);
+                    again(backoff.delayNanos(attempts - 1));
                 }
                 else
                 {
@@ -633,7 +867,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     }
 
     /** The same header and segments as a new message (xio is done with them once an attempt failed). */
-    private static Outbound again(final Outbound sent)
+    private static Outbound copyOf(final Outbound sent)
     {
         final ByteBuffer[] segments = new ByteBuffer[sent.segmentCount()];
         for (int i = 0; i < segments.length; i++)
@@ -685,28 +919,24 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             members.values().forEach(m ->
             {
                 m.removed = true;
+                m.generation++;
                 if (m.session != null)
                 {
                     sessions.add(m.session);
                 }
             });
-            leaving.forEach(m ->
-            {
-                if (m.session != null)
-                {
-                    sessions.add(m.session);
-                }
-            });
+            leaving.forEach(m -> sessions.add(m.session));
             members.clear();
             leaving.clear();
             active = List.of();
         }
         watch.close();
+        timers.shutdownNow();
         sessions.forEach(Session::close);
-        CompletableFuture<Session> waiter;
+        Waiter waiter;
         while ((waiter = waiters.poll()) != null)
         {
-            waiter.completeExceptionally(new ConnectionException("service client of " + service + " is closed"));
+            waiter.future.completeExceptionally(closedFailure());
         }
     }
 
@@ -723,13 +953,18 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         volatile Session session;
         volatile EndpointStatus.State state = EndpointStatus.State.CONNECTING;
         volatile boolean removed;
-        volatile List<XioUri> migrateTo;
         volatile XioUri portal;
         volatile String transport;
         volatile String reason;
         volatile String lastFailure;
-        volatile io.xio.engine.SessionRejectedException lastRejection;
+        volatile SessionRejectedException lastRejection;
+        /** Counts openings: a result of an older one is dropped. */
+        volatile long generation;
+        boolean opening;
+        long openedAt;
         int failures;
+        /** When the resolver stopped listing it (0: it lists it); its removal waits for the grace. */
+        long unlistedAt;
 
         Member(final Endpoint endpoint)
         {

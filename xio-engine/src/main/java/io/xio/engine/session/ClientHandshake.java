@@ -164,25 +164,7 @@ final class ClientHandshake
      */
     static String weakenedBy(final XioUri opened, final XioUri target)
     {
-        if ("tls".equals(opened.scheme()) && !"tls".equals(target.scheme()))
-        {
-            return "from tls to " + target.scheme();
-        }
-        final boolean local = isLocal(opened.scheme());
-        if (local && !isLocal(target.scheme()))
-        {
-            return "from the local " + opened.scheme() + " transport to the network";
-        }
-        if (!local && !opened.host().equalsIgnoreCase(target.host()))
-        {
-            return "another host than " + opened.host();
-        }
-        return null;
-    }
-
-    private static boolean isLocal(final String scheme)
-    {
-        return "shm".equals(scheme) || "local".equals(scheme);
+        return opened.weakeningTo(target);
     }
 
     private void retrySetup(final Throwable cause, final int hops, final List<XioUri> alternatives)

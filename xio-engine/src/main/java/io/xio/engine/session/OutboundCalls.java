@@ -109,11 +109,11 @@ final class OutboundCalls
             {
                 return;
             }
-            if (session.initiator && request.idempotent && request.sentOnce)
+            if (session.initiator && request.idempotent)
             {
-                // In flight on a connection lost as the one it moved to: as in connectionLost, its caller decides.
-                request.fail(new ConnectionException("the last connection of session " + session.describe() +
-                    " was lost"));
+                // As for one in flight when the last connection went (connectionLost): not kept for the re-attach.
+                request.fail(new ConnectionException("session " + session.describe() + " has no connection up " +
+                    "(reconnecting); an idempotent call fails at once so that it may be sent elsewhere"));
                 return;
             }
         }
@@ -419,9 +419,8 @@ final class OutboundCalls
 
     /**
      * The connection was lost: cancels awaiting an answer learn nothing was confirmed; requests go to
-     * {@code other} when there is one, else wait for the reconnect (client; an idempotent request fails at once, its
-     * caller may send it elsewhere) or the client's attach (a parked server lane), or fail (a server lane of a
-     * session that is closing).
+     * {@code other} when there is one, else wait for the reconnect (client; an idempotent one fails instead) or the
+     * client's attach (a parked server lane), or fail (a server lane of a session that is closing).
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
@@ -438,11 +437,13 @@ final class OutboundCalls
             }
             else if (session.initiator && request.idempotent)
             {
-                // Its caller may send it to another server at once rather than wait for this one to come back.
+                // Its server may be gone for good (a killed process): waiting for the re-attach would spend the
+                // call's deadline, while its caller could send it to another server now.
                 pending.remove(request.id);
                 cancelTimer(request);
-                request.fail(new ConnectionException("the last connection of session " + session.describe() +
-                    " was lost: " + cause.getMessage(), cause));
+                request.fail(new ConnectionException("the connection of session " + session.describe() +
+                    " was lost with an idempotent call in flight, failed at once so that it may be sent again (" +
+                    cause.getMessage() + ")", cause));
             }
             else if (session.initiator || lane.isParked())
             {

@@ -37,10 +37,7 @@ final class PendingRequest implements Runnable, SendCompletion
     long deadline;
     boolean oneWay;
     boolean receipt;
-    /**
-     * The caller may run it again elsewhere ({@link io.xio.engine.CallOptions#idempotent()}): a client lane that
-     * loses the session's last connection fails it at once instead of keeping it for a re-attach.
-     */
+    /** The caller may run it again elsewhere: it fails at once when the session loses its last connection. */
     boolean idempotent;
     volatile Lane lane;
     long timer = NO_TIMER;

@@ -453,8 +453,8 @@ public final class SessionImpl implements Session
         {
             request = new PendingRequest(this);
         }
-        request.reset(requestId, mineFlag, message, null, listener, deadline, false, false).idempotent =
-            sent.idempotent();
+        request.reset(requestId, mineFlag, message, null, listener, deadline, false, false);
+        request.idempotent = sent.idempotent();
         return send(request) ? requestId : 0;
     }
 
