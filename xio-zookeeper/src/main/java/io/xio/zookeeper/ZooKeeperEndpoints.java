@@ -7,8 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.api.CuratorListener;
 import org.apache.curator.framework.recipes.cache.ChildData;
-import org.apache.curator.framework.recipes.cache.CuratorCache;
-import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.recipes.cache.TreeCache;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -44,12 +43,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * itself. A crash is noticed after the client's session timeout: keep it short (a few seconds) for servers.
  *
  * <p>Registration uses Curator's {@link PersistentNode}: the node survives reconnects and is created again after its
- * session expired. A watch reads the service's children through a {@link CuratorCache} and reports the whole set to
- * its listener after every change, on this resolver's one event thread, so never concurrently, and an unchanged set
- * not again. While the connection is suspended or lost the listener hears {@link Listener#onError} and no set: the
- * last one stands; once reconnected it hears the set as rebuilt, also when it did not change. Nodes whose data
- * cannot be read (too large, not UTF-8, not of the format) are skipped with a warning at most once a minute per
- * watch; the others still count.
+ * session expired. A watch reads the service's children (and nothing deeper) through a one-level
+ * {@link TreeCache} and reports the whole set to its listener after every change, on this resolver's one event
+ * thread, so never concurrently, and an unchanged set not again. While the connection is suspended or lost the
+ * listener hears {@link Listener#onError} and no set: the last one stands; once reconnected it hears the set as
+ * rebuilt, also when it did not change. Nodes whose data cannot be read (too large, not UTF-8, not of the format)
+ * are skipped with a warning at most once a minute per watch; the others still count.
  *
  * <p>Thread-safe; {@link #close()} stops the watches, deregisters what is still registered and ends the event thread.
  * Closing the client first ends the registrations (its session takes the nodes) and the watches (with an error).
@@ -159,7 +158,17 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
         return watch;
     }
 
-    /** Stops every watch, deletes every registration's node and ends the event thread; the client stays open. */
+    /** The nodes the watches of {@code service} hold in their caches, for tests. */
+    int cachedNodes(final String service)
+    {
+        final String path = servicePath(service);
+        return watches.stream().filter(w -> w.path.equals(path)).mapToInt(ServiceWatch::cachedNodes).sum();
+    }
+
+    /**
+     * Stops every watch, deletes every registration's node (each waiting, while ZooKeeper is down, as long as the
+     * client's retry policy lets it) and ends the event thread; the client stays open.
+     */
     @Override
     public void close()
     {
@@ -289,11 +298,6 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             return open.get() && node.waitForInitialCreate(timeout.toNanos(), TimeUnit.NANOSECONDS);
         }
 
-        /**
-         * Deletes the node and stops re-creating it. Deleting waits for ZooKeeper as the client's retry policy lets
-         * it; when ZooKeeper cannot be reached, Curator deletes the node once it can, and the node ends with the
-         * session anyway.
-         */
         /** Stops the node, which its closing client's session takes along. */
         private void abandon()
         {
@@ -311,6 +315,11 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             }
         }
 
+        /**
+         * Deletes the node and stops re-creating it. Deleting waits for ZooKeeper as the client's retry policy lets
+         * it, so while ZooKeeper cannot be reached this blocks for that long; Curator then deletes the node once it
+         * can, and the node ends with the session anyway.
+         */
         @Override
         public void close()
         {
@@ -331,12 +340,19 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
         }
     }
 
-    /** One service's watch. Its state is the event thread's, but for {@link #closed}. */
+    /**
+     * One service's watch. Its state is the event thread's, but for {@link #closed}. A {@link TreeCache} one level
+     * deep holds the service's children and nothing under them: {@code CuratorCache} would cache and watch the whole
+     * subtree, so anyone who may write under the service path could make every client hold a tree of any size.
+     * TreeCache is deprecated in favour of CuratorCache, which has no depth bound (its filters choose the events,
+     * not what it reads and keeps).
+     */
+    @SuppressWarnings("deprecation")
     private final class ServiceWatch implements Watch
     {
         private final String path;
         private final Listener listener;
-        private final CuratorCache cache;
+        private final TreeCache cache;
         private final ConnectionStateListener connectionListener = (c, state) -> connectionChanged(state);
         private volatile boolean closed;
 
@@ -353,18 +369,34 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
         {
             this.path = path;
             this.listener = listener;
-            cache = CuratorCache.builder(client, path).withExceptionHandler(this::cacheFailed).build();
+            cache = TreeCache.newBuilder(client, path).setMaxDepth(1).build();
         }
 
         void start()
         {
-            cache.listenable().addListener(CuratorCacheListener.builder()
-                .forAll((type, before, after) -> changed())
-                .forInitialized(this::initialized)
-                .build(), events);
+            cache.getListenable().addListener((c, event) ->
+            {
+                switch (event.getType())
+                {
+                    case INITIALIZED -> initialized();
+                    case NODE_ADDED, NODE_UPDATED, NODE_REMOVED -> changed();
+                    default ->
+                    {
+                        // The connection's states: connectionListener hears them.
+                    }
+                }
+            }, events);
+            cache.getUnhandledErrorListenable().addListener((message, e) -> cacheFailed(e));
             client.getConnectionStateListenable().addListener(connectionListener, events);
             createPath();
-            cache.start();
+            try
+            {
+                cache.start();
+            }
+            catch (final Exception ex)
+            {
+                cacheFailed(ex);
+            }
             // A client that never connects changes no state: without this the listener would hear nothing at all.
             try
             {
@@ -452,17 +484,16 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             }
             final Map<String, Parsed> now = new HashMap<>();
             final List<Endpoint> endpoints = new ArrayList<>();
-            cache.stream().forEach(data ->
+            children().forEach((id, data) ->
             {
-                final ZKPaths.PathAndNode node = ZKPaths.getPathAndNode(data.getPath());
-                if (!node.getPath().equals(path) || data.getStat() == null)
+                if (data.getStat() == null)
                 {
-                    return; // the service node itself, or deeper than the layout goes
+                    return;
                 }
                 Parsed entry = parsed.get(data.getPath());
                 if (entry == null || entry.mzxid != data.getStat().getMzxid())
                 {
-                    entry = parse(node.getNode(), data);
+                    entry = parse(id, data);
                 }
                 now.put(data.getPath(), entry);
                 if (entry.endpoint != null)
@@ -563,18 +594,27 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             {
                 return;
             }
-            final Set<String> cached = new HashSet<>();
-            cache.stream().map(ChildData::getPath).map(ZKPaths::getPathAndNode)
-                .filter(node -> node.getPath().equals(path))
-                .forEach(node -> cached.add(node.getNode()));
-            if (cached.equals(children))
+            if (children().keySet().equals(children))
             {
                 refresh();
             }
             // Else the cache has not caught up yet: its own events bring the set.
         }
 
-        private void cacheFailed(final Exception ex)
+        /** The service's children as the cache holds them, by id. */
+        private Map<String, ChildData> children()
+        {
+            final Map<String, ChildData> children = cache.getCurrentChildren(path);
+            return children == null ? Map.of() : children;
+        }
+
+        /** The nodes the cache holds: the service node and its children, never what lies under them. */
+        int cachedNodes()
+        {
+            return cache.size();
+        }
+
+        private void cacheFailed(final Throwable ex)
         {
             if (ex instanceof KeeperException.ConnectionLossException ||
                 ex instanceof KeeperException.SessionExpiredException)

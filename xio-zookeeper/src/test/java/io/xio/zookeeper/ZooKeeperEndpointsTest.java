@@ -325,6 +325,32 @@ class ZooKeeperEndpointsTest
         assertThat(watcherClient.checkExists().forPath("/xio/services/default-root/a")).isNull();
     }
 
+    @Test
+    void aDeepSubtreeUnderTheServicePathIsNotHeldAndTheEndpointsStillResolve() throws Exception
+    {
+        final ZooKeeperEndpoints registry = closing(new ZooKeeperEndpoints(client(), root));
+        registry.register("orders", ZooKeeperTests.endpoint("a", 7001));
+        // Any writer of the service path: trees under children that are no endpoints, one 40 levels deep.
+        final String service = root + "/orders";
+        final StringBuilder deep = new StringBuilder(service + "/junk");
+        for (int i = 0; i < 40; i++)
+        {
+            deep.append("/n").append(i);
+        }
+        watcherClient.create().creatingParentsIfNeeded().forPath(deep.toString(), new byte[1000]);
+        final Recorder recorder = new Recorder();
+        watcher.watch("orders", recorder);
+        await().atMost(SOON).until(() -> List.of("a").equals(recorder.ids()));
+        watcherClient.create().creatingParentsIfNeeded().forPath(service + "/more/x/y/z", new byte[1000]);
+        watcherClient.create().forPath(deep + "/later", new byte[1000]);
+        registry.register("orders", ZooKeeperTests.endpoint("b", 7002));
+        await().atMost(SOON).until(() -> List.of("a", "b").equals(recorder.ids()));
+
+        // The service node and its four children (a, b, junk, more), nothing under them.
+        assertThat(watcher.cachedNodes("orders")).isEqualTo(5);
+        assertThat(recorder.errors).isEmpty();
+    }
+
     private CuratorFramework client()
     {
         return closing(ZooKeeperTests.client(server.getConnectString()));

@@ -24,6 +24,12 @@ interface ClientSessions
     /** The session for the next attempt, opened if need be; a future that never blocks its caller. */
     CompletableFuture<Session> session();
 
+    /** Whether another session than the next attempt's could take a call: a service with more than one instance up. */
+    default boolean elsewhere()
+    {
+        return false;
+    }
+
     /** The last failure opening a session, or null. */
     String lastFailure();
 

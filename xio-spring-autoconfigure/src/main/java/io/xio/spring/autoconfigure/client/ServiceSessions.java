@@ -48,6 +48,20 @@ final class ServiceSessions implements ClientSessions
     }
 
     @Override
+    public boolean elsewhere()
+    {
+        int active = 0;
+        for (final EndpointStatus endpoint : client.endpoints())
+        {
+            if (endpoint.state() == EndpointStatus.State.ACTIVE && ++active > 1)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public String lastFailure()
     {
         for (final EndpointStatus endpoint : client.endpoints())

@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
+import io.xio.engine.GoAway;
 import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
@@ -10,7 +11,11 @@ import java.util.concurrent.CompletionException;
 
 /**
  * The one session of a client given a URI: opened on first use (so an application starts while its server is down,
- * and the first call reports why it cannot reach it), and again after it failed or closed. Thread-safe.
+ * and the first call reports why it cannot reach it), and again after it failed or closed, or once its server sent
+ * GOAWAY: then at the portals the GOAWAY named, if any (a live migration), else at the URI again (a server that
+ * drains for a restart; a replacement behind the same address). The draining session finishes its calls in flight
+ * and closes by itself; the calls it refused unsent ({@link io.xio.engine.SessionDrainingException}) are tried again
+ * on the new one. Thread-safe.
  */
 final class UriSessions implements ClientSessions
 {
@@ -53,21 +58,19 @@ final class UriSessions implements ClientSessions
         return lastFailure;
     }
 
-    /** The session, opened on first use and again after it closed; opening never blocks. */
+    /** The session, opened on first use and again after it closed or its server sent GOAWAY; never blocks. */
     @Override
     public CompletableFuture<Session> session()
     {
         CompletableFuture<Session> current = session;
-        if (current == null || current.isCompletedExceptionally() ||
-            current.isDone() && !current.join().isOpen())
+        if (replace(current))
         {
             synchronized (this)
             {
                 current = session;
-                if (current == null || current.isCompletedExceptionally() ||
-                    current.isDone() && !current.join().isOpen())
+                if (replace(current))
                 {
-                    current = engine.openSession(uri, options);
+                    current = engine.openSession(next(current), options);
                     current.whenComplete((opened, ex) ->
                         lastFailure = ex == null ? null : String.valueOf(unwrap(ex).getMessage()));
                     session = current;
@@ -75,6 +78,30 @@ final class UriSessions implements ClientSessions
             }
         }
         return current;
+    }
+
+    /** Whether the next call needs another session than {@code current}. */
+    private static boolean replace(final CompletableFuture<Session> current)
+    {
+        if (current == null || current.isCompletedExceptionally())
+        {
+            return true;
+        }
+        if (!current.isDone())
+        {
+            return false;
+        }
+        final Session open = current.join();
+        return !open.isOpen() || open.isDraining();
+    }
+
+    /** Where to open the next session: at the first portal a GOAWAY of {@code current} named, else at the URI. */
+    private String next(final CompletableFuture<Session> current)
+    {
+        final GoAway goAway = current == null || current.isCompletedExceptionally() ? null
+            : current.join().goAwayReceived();
+        return goAway == null || goAway.portals().isEmpty() ? uri
+            : goAway.portals().get(0).withResource(address.resource()).toString();
     }
 
     @Override

@@ -258,7 +258,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     {
         final long begun = System.nanoTime();
         final Session current = sessionNow(budget.timeout());
-        final CallOptions options = budget.withTimeout(left(budget.timeout(), begun)); // what opening it left
+        final CallOptions options = elsewhere(budget.withTimeout(left(budget.timeout(), begun))); // what opening left
         if (call.oneWay())
         {
             final XioFuture<Void> sent = current.send(message, options);
@@ -323,7 +323,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             message.metadata(metadata);
         }
         return new Prepared(message, CallOptions.timeout(intercepted.timeout())
-            .withReceipt(call.receipt()).withWaitWhenFull(!onContext),
+            .withReceipt(call.receipt()).withWaitWhenFull(!onContext).withIdempotent(call.idempotent()),
             metadata != null && !metadata.isEmpty() && retry.maxAttempts() > 1 ? new Metadata(metadata) : null);
     }
 
@@ -383,7 +383,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             final CallOptions callOptions;
             try
             {
-                callOptions = budget.withTimeout(left(budget.timeout(), begun)); // what opening the session left
+                callOptions = elsewhere(budget.withTimeout(left(budget.timeout(), begun))); // what opening left
             }
             catch (final XioTimeoutException ex)
             {
@@ -514,6 +514,15 @@ final class XioClientInvocationHandler implements InvocationHandler
             return failure;
         }
         return allowedExceptions.rebuild(remote, method);
+    }
+
+    /**
+     * {@code options} for one attempt: an idempotent call fails at once when its session has no connection up only
+     * if another instance could take it; with nowhere else to go it waits for the re-attach like any other.
+     */
+    private CallOptions elsewhere(final CallOptions options)
+    {
+        return options.idempotent() && !sessions.elsewhere() ? options.withIdempotent(false) : options;
     }
 
     /** The session for the next attempt; opening never blocks. */

@@ -14,6 +14,7 @@ import org.springframework.cloud.client.serviceregistry.Registration;
 import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * xio over Spring Cloud discovery, only when Spring Cloud Commons is on the class path: clients that name a service
@@ -55,9 +56,9 @@ public class XioDiscoveryAutoConfiguration
         @Bean
         @ConditionalOnMissingBean
         XioServiceRegistration xioServiceRegistration(final ServiceRegistry<?> registry,
-            final Registration registration)
+            final Registration registration, final Environment environment)
         {
-            return new XioServiceRegistration(registry, registration);
+            return new XioServiceRegistration(registry, registration, environment);
         }
     }
 }

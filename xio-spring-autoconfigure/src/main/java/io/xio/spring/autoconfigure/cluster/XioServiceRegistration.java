@@ -13,6 +13,7 @@ import org.springframework.context.ApplicationEvent;
 import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.context.event.GenericApplicationListener;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
 
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,12 @@ import java.util.stream.Collectors;
 /**
  * Puts this server's portals ({@value DiscoveryClientEndpointResolver#PORTALS}) and host identity
  * ({@value DiscoveryClientEndpointResolver#HOST}) into the metadata of Spring Cloud's {@link Registration}, where
- * {@link DiscoveryClientEndpointResolver} finds them: once the portals are bound, and again just before Spring Cloud's
- * auto-registration registers the instance ({@link InstancePreRegisteredEvent}, on the web server's start). A portal
+ * {@link DiscoveryClientEndpointResolver} finds them: once the portals are bound if the registration's metadata can
+ * take them then, and just before Spring Cloud's auto-registration registers the instance
+ * ({@link InstancePreRegisteredEvent}, on the web server's start). A registration that builds its instance lazily
+ * (Spring Cloud ZooKeeper's: its metadata is a fixed empty map until then) is not built at export, before the web
+ * server's port is known, which would leave it without one; it gets the web server's port ({@code local.server.port})
+ * on pre-registration, which builds it, and its metadata then. A portal
  * bound to a wildcard address (0.0.0.0, ::) is announced with the registration's host; shm and local portals as they
  * are. An application without a web server is never auto-registered, so once the context is refreshed this
  * registers it itself; either way a drain deregisters it first, so clients stop choosing it. An application that
@@ -36,16 +41,18 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
 
     private final ServiceRegistry<Registration> registry;
     private final Registration registration;
+    private final Environment environment;
     private volatile List<Portal> portals;
     private volatile boolean preRegistered;
     private volatile boolean registeredHere;
 
     @SuppressWarnings("unchecked")
     public XioServiceRegistration(final ServiceRegistry<? extends Registration> registry,
-        final Registration registration)
+        final Registration registration, final Environment environment)
     {
         this.registry = (ServiceRegistry<Registration>)registry;
         this.registration = registration;
+        this.environment = environment;
     }
 
     @Override
@@ -57,7 +64,14 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
         }
         portals = List.copyOf(bound);
         registeredHere = false;
-        writeMetadata();
+        if (!preRegistered)
+        {
+            tryWriteMetadata(); // a lazily built registration waits for its pre-registration
+        }
+        else
+        {
+            writeMetadata();
+        }
     }
 
     @Override
@@ -74,12 +88,16 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
         if (event instanceof InstancePreRegisteredEvent registering && registering.getRegistration() == registration)
         {
             preRegistered = true;
-            writeMetadata();
+            if (portals != null)
+            {
+                givePort(environment.getProperty("local.server.port", Integer.class, 0));
+                writeMetadata();
+            }
         }
         else if (event instanceof ContextRefreshedEvent && !preRegistered && portals != null && !registeredHere)
         {
             // No web server started, so Spring Cloud's auto-registration did not run: the portals are the service.
-            givePort();
+            givePort(0);
             writeMetadata();
             registry.register(registration);
             registeredHere = true;
@@ -119,39 +137,44 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
         return new XioUri(endpoint.scheme(), host, endpoint.port(), "").toString();
     }
 
-    private void writeMetadata()
+    /** Writes the metadata if the registration's map takes it now; false when it is fixed (not built yet). */
+    private boolean tryWriteMetadata()
     {
-        if (portals == null)
-        {
-            return;
-        }
-        final Map<String, String> metadata = metadata();
         try
         {
-            registration.getMetadata().putAll(metadata);
+            registration.getMetadata().putAll(metadata());
+            return true;
         }
         catch (final UnsupportedOperationException ex)
         {
-            // Spring Cloud ZooKeeper builds its instance (and its metadata map) lazily: an empty, fixed map until then.
-            materialise();
-            try
-            {
-                registration.getMetadata().putAll(metadata);
-            }
-            catch (final UnsupportedOperationException again)
-            {
-                LOG.warn("the registration {} has fixed metadata: xio clients will not find its portals",
-                    registration.getClass().getName());
-            }
+            return false;
+        }
+    }
+
+    /** Writes the metadata, building a lazily built registration first (it has its port by now). */
+    private void writeMetadata()
+    {
+        if (portals == null || tryWriteMetadata())
+        {
+            return;
+        }
+        // Spring Cloud ZooKeeper builds its instance (and its metadata map) lazily: an empty, fixed map until then.
+        materialise();
+        if (!tryWriteMetadata())
+        {
+            LOG.warn("the registration {} has fixed metadata: xio clients will not find its portals",
+                registration.getClass().getName());
         }
     }
 
     /**
-     * Gives a registration without a port (no web server gave one) the port of the first network portal: discovery
-     * clients expect one (ZooKeeper's fails to read an instance without), and the portal is what the instance serves.
-     * Through a public setPort(int), which the registrations that take their port from the web server have.
+     * Gives a registration without a port {@code webPort} if positive (the web server's, which a lazily built
+     * registration must have before it is built), else the port of the first network portal (no web server gave
+     * one): discovery clients expect one (ZooKeeper's fails to read an instance without), and the portal is what the
+     * instance serves. Through a public setPort(int), which the registrations that take their port from the web
+     * server have.
      */
-    private void givePort()
+    private void givePort(final int webPort)
     {
         int current;
         try
@@ -166,8 +189,8 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
         {
             return;
         }
-        final int port = portals.stream().map(Portal::uri).filter(uri -> uri.port() > 0).mapToInt(XioUri::port)
-            .findFirst().orElse(0);
+        final int port = webPort > 0 ? webPort : portals.stream().map(Portal::uri).filter(uri -> uri.port() > 0)
+            .mapToInt(XioUri::port).findFirst().orElse(0);
         if (port == 0)
         {
             return;
