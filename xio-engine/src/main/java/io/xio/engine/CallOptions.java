@@ -50,4 +50,16 @@ public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFul
     {
         return new CallOptions(timeout, receipt, waitWhenFull, value);
     }
+
+    /**
+     * Whether an idempotent call that failed with {@code failure} may be sent again: its connection or server went
+     * away (a {@link ConnectionException}) or its answer was too large to keep for a resend (a
+     * {@link RemoteException#isResponseLost() RESPONSE_LOST} answer). Not after an application error, a timeout, a
+     * cancel, a rejected session or back-pressure.
+     */
+    public static boolean mayRetryIdempotent(final Throwable failure)
+    {
+        return failure instanceof ConnectionException ||
+            failure instanceof RemoteException remote && remote.isResponseLost();
+    }
 }

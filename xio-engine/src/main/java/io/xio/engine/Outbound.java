@@ -93,6 +93,21 @@ public final class Outbound
     }
 
     /**
+     * A new message with this one's header and segments (the same buffers, not copies) and nothing else: to send a
+     * call again once xio is done with this message (its attempt failed). Metadata, an output buffer and resources to
+     * release are not carried over.
+     */
+    public Outbound sameData()
+    {
+        final ByteBuffer[] segments = new ByteBuffer[segmentCount()];
+        for (int i = 0; i < segments.length; i++)
+        {
+            segments[i] = segment(i);
+        }
+        return of(header(), segments);
+    }
+
+    /**
      * Sends {@code value} with this message: a request's or one-way message's metadata, or a response's trailers.
      * It is read when the message is written (and again for a retransmit), so sending the message makes it
      * read-only (a sealed metadata may be sent again with any number of messages). Null sends none.

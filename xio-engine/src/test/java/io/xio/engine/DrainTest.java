@@ -9,9 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,31 +31,16 @@ class DrainTest
 {
     private final TestEngines engines = new TestEngines();
     /** Requests the "hold" service has not answered yet. */
-    private final Queue<InboundRequest> held = new ConcurrentLinkedQueue<>();
+    private final HeldRequests held = new HeldRequests();
     private final List<SessionEvent> clientEvents = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void close()
     {
-        releaseHeld();
+        held.releaseAll();
         engines.close();
     }
 
-    private void releaseHeld()
-    {
-        InboundRequest request;
-        while ((request = held.poll()) != null)
-        {
-            try
-            {
-                ECHO.onRequest(request);
-            }
-            catch (final Exception ex)
-            {
-                throw new AssertionError(ex);
-            }
-        }
-    }
 
     private XioEngine server()
     {
@@ -111,7 +94,7 @@ class DrainTest
         assertThat(first.isOpen()).as("calls still in flight").isTrue();
         assertThat(drained).isNotDone();
 
-        releaseHeld();
+        held.releaseAll();
         int answered = 0;
         for (final XioFuture<Message> call : calls)
         {
@@ -207,7 +190,7 @@ class DrainTest
             completedOn.complete(Thread.currentThread().getName());
             server.close();
         });
-        releaseHeld(); // then the client closes, and the server's context handling the CLOSE ends the drain
+        held.releaseAll(); // then the client closes, and the server's context handling the CLOSE ends the drain
         call.get(10, TimeUnit.SECONDS).close();
         await().atMost(Duration.ofSeconds(10)).until(() -> !session.isOpen());
         assertThat(completedOn.get(10, TimeUnit.SECONDS)).doesNotContain("server-ctx");
@@ -233,7 +216,7 @@ class DrainTest
         await().atMost(Duration.ofSeconds(10)).until(session::isDraining);
         assertThat(drained).isNotDone();
         assertThat(call).isNotDone();
-        releaseHeld();
+        held.releaseAll();
         call.get(10, TimeUnit.SECONDS).close();
         drained.get(10, TimeUnit.SECONDS);
     }
@@ -261,7 +244,7 @@ class DrainTest
         session.abortConnections();
         await().atMost(Duration.ofSeconds(10)).until(() -> count(SessionEvent.Type.RECONNECTED) > reconnects);
         assertThat(session.isOpen()).isTrue();
-        releaseHeld();
+        held.releaseAll();
         try (Message response = call.get(10, TimeUnit.SECONDS))
         {
             assertThat(text(response.header())).isEqualTo("kept");
@@ -307,7 +290,7 @@ class DrainTest
         {
             assertThat(text(echoed.header())).isEqualTo("still");
         }
-        releaseHeld();
+        held.releaseAll();
         call.get(10, TimeUnit.SECONDS).close();
         await().atMost(Duration.ofSeconds(5)).until(() -> !session.isOpen());
         assertThat(outbound.isOpen()).isTrue();
@@ -403,7 +386,7 @@ class DrainTest
             final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
             assertThat(sum).isEqualTo(120_000);
             assertThat(allocated).as("bytes for 100,000 calls").isLessThan(10_000);
-            releaseHeld();
+            held.releaseAll();
             call.get(5, TimeUnit.SECONDS).close();
         }
     }

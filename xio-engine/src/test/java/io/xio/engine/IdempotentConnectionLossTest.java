@@ -5,13 +5,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import static io.xio.engine.TestEngines.ECHO;
 import static io.xio.engine.TestEngines.text;
 import static io.xio.engine.TestEngines.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,30 +26,15 @@ class IdempotentConnectionLossTest
 {
     private final TestEngines engines = new TestEngines();
     /** Requests the "hold" service has not answered yet. */
-    private final Queue<InboundRequest> held = new ConcurrentLinkedQueue<>();
+    private final HeldRequests held = new HeldRequests();
 
     @AfterEach
     void close()
     {
-        releaseHeld();
+        held.releaseAll();
         engines.close();
     }
 
-    private void releaseHeld()
-    {
-        InboundRequest request;
-        while ((request = held.poll()) != null)
-        {
-            try
-            {
-                ECHO.onRequest(request);
-            }
-            catch (final Exception ex)
-            {
-                throw new AssertionError(ex);
-            }
-        }
-    }
 
     @Test
     void anIdempotentCallInFlightFailsAtOnceWhenTheLastConnectionIsLostOthersWaitForTheReattach() throws Exception
@@ -93,7 +75,7 @@ class IdempotentConnectionLossTest
         assertThat(listened.get(10, TimeUnit.SECONDS)).isInstanceOf(ConnectionException.class);
         assertThat(write).as("not idempotent: waits for the re-attach").isNotDone();
         await().atMost(Duration.ofSeconds(10)).until(() -> session.connectionCount() == connections);
-        releaseHeld();
+        held.releaseAll();
         try (Message response = write.get(10, TimeUnit.SECONDS))
         {
             assertThat(text(response.header())).isEqualTo("write");
@@ -102,7 +84,7 @@ class IdempotentConnectionLossTest
         // The session goes on: a new idempotent call is answered.
         final XioFuture<Message> again = session.request(Outbound.of(utf8("again")), idempotent);
         await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
-        releaseHeld();
+        held.releaseAll();
         try (Message response = again.get(10, TimeUnit.SECONDS))
         {
             assertThat(text(response.header())).isEqualTo("again");

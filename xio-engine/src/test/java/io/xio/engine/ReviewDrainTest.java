@@ -6,9 +6,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import static io.xio.engine.TestEngines.utf8;
@@ -20,7 +18,7 @@ import static org.awaitility.Awaitility.await;
 class ReviewDrainTest
 {
     private final TestEngines engines = new TestEngines();
-    private final Queue<InboundRequest> held = new ConcurrentLinkedQueue<>();
+    private final HeldRequests held = new HeldRequests();
 
     @AfterEach
     void close()
@@ -41,9 +39,11 @@ class ReviewDrainTest
         await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
 
         final CompletableFuture<Void> drained = server.drain(List.of(), Duration.ofNanos(Long.MAX_VALUE));
-        Thread.sleep(1000);
-        assertThat(drained).as("the grace has not passed").isNotDone();
-        assertThat(call).as("the call in flight is not cut").isNotDone();
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        {
+            assertThat(drained).as("the grace has not passed").isNotDone();
+            assertThat(call).as("the call in flight is not cut").isNotDone();
+        });
         final InboundRequest request = held.poll();
         request.message().close();
         request.respond(Outbound.of(utf8("kept")));

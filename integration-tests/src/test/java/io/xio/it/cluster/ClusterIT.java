@@ -166,13 +166,16 @@ class ClusterIT
             final double recovered = (System.nanoTime() - killed) / 1e9;
             // After that no more failures: the dead server takes no new calls.
             final Map<String, JsonNode> settled = loads(CLIENTS);
-            Thread.sleep(3000);
-            final Map<String, JsonNode> later = loads(CLIENTS);
-            for (final SampleContainer client : CLIENTS)
-            {
-                assertThat(later.get(name(client)).path("writesFailed").asLong())
-                    .isEqualTo(settled.get(name(client)).path("writesFailed").asLong());
-            }
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() ->
+                {
+                    final Map<String, JsonNode> later = loads(CLIENTS);
+                    for (final SampleContainer client : CLIENTS)
+                    {
+                        assertThat(later.get(name(client)).path("writesFailed").asLong())
+                            .isEqualTo(settled.get(name(client)).path("writesFailed").asLong());
+                    }
+                });
             System.out.printf("[cluster] store-2 killed: both clients' writes went on within %.1f s%n", recovered);
 
             final Accounting accounting = account("kill -9", CLIENTS, SERVERS);
@@ -211,11 +214,13 @@ class ClusterIT
         }
         final long servedBefore = writesOn(combined, "app-1") + writesOn(combined, "app-2");
         final long sentBefore = okWrites(CLIENTS);
-        Thread.sleep(5000);
+        // A sample of new writes, counted rather than timed.
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+            .until(() -> okWrites(CLIENTS) - sentBefore >= 2_000);
         final long served = writesOn(combined, "app-1") + writesOn(combined, "app-2") - servedBefore;
         final long sent = okWrites(CLIENTS) - sentBefore;
         final double share = (double)served / sent;
-        System.out.printf("[cluster] store-4 joined: it executed %d of the %d writes of app-1 and app-2 in 5 s " +
+        System.out.printf("[cluster] store-4 joined: it executed %d of the %d writes of app-1 and app-2 since " +
             "(%.0f %%)%n", served, sent, share * 100);
         // Round robin over four gives a quarter; anything near it shows the newcomer is used.
         assertThat(share).isGreaterThan(0.1);

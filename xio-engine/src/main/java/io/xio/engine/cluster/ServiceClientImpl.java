@@ -1,27 +1,20 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.GoAway;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
-import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
-import io.xio.engine.SessionDrainingException;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioEngine;
-import io.xio.engine.XioFuture;
-import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +25,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The {@link ServiceClient} of the engine. Membership changes (resolver reports, session events) are applied under
@@ -52,8 +44,6 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     /** A session that lived this long proved its endpoint: reopening after it starts the backoff again. */
     private static final long PROVEN_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long ERROR_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** How often a call refused for lack of room in a window it may wait for is tried again. */
-    private static final long FULL_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final XioEngine engine;
     private final String service;
@@ -616,7 +606,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         }
     }
 
-    private void schedule(final long delayNanos, final Runnable task)
+    void schedule(final long delayNanos, final Runnable task)
     {
         try
         {
@@ -703,7 +693,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     @Override
     public CompletableFuture<Message> request(final Outbound message, final CallOptions options, final long key)
     {
-        final Call<Message> call = new Call<>(message, options, key, false);
+        final ServiceCall<Message> call = new ServiceCall<>(this, message, options, key, false);
         call.attempt(true);
         return call.result;
     }
@@ -711,181 +701,42 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     @Override
     public CompletableFuture<Void> send(final Outbound message, final CallOptions options, final long key)
     {
-        final Call<Void> call = new Call<>(message, options, key, true);
+        final ServiceCall<Void> call = new ServiceCall<>(this, message, options, key, true);
         call.attempt(true);
         return call.result;
     }
 
-    /**
-     * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
-     * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
-     * run on the client's thread, which must not block, and try again shortly when the window is full.
-     */
-    private final class Call<T>
+    /** How long a call without a deadline of its own may take. */
+    long defaultTimeoutNanos()
     {
-        final CompletableFuture<T> result = new CompletableFuture<>();
-        final Outbound first;
-        final CallOptions options;
-        final long key;
-        final boolean oneWay;
-        final long begun = System.nanoTime();
-        final long budget;
-        final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
-        int attempts;
-        boolean firstUsed;
-
-        Call(final Outbound message, final CallOptions options, final long key, final boolean oneWay)
-        {
-            this.first = message;
-            this.options = options;
-            this.key = key;
-            this.oneWay = oneWay;
-            this.budget = (options.timeout() != null ? options.timeout() : sessionOptions.timeout()).toNanos();
-            result.whenComplete((value, ex) ->
-            {
-                final CompletableFuture<?> inFlight = current.get();
-                if (result.isCancelled() && inFlight != null)
-                {
-                    inFlight.cancel(true); // cancels the call on the server too
-                }
-            });
-        }
-
-        long left()
-        {
-            return budget - (System.nanoTime() - begun);
-        }
-
-        void attempt(final boolean callerThread)
-        {
-            if (result.isDone())
-            {
-                return;
-            }
-            final long left = left();
-            if (left <= 0)
-            {
-                result.completeExceptionally(new XioTimeoutException("the call's " +
-                    TimeUnit.NANOSECONDS.toMillis(budget) + " ms passed before an endpoint of " + service +
-                    " could take it"));
-                return;
-            }
-            final CompletableFuture<Session> session = session(key);
-            current.set(session);
-            if (session.isDone() && !session.isCompletedExceptionally())
-            {
-                send(session.join(), callerThread);
-                return;
-            }
-            session.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((chosen, failure) ->
-            {
-                if (failure != null)
-                {
-                    final Throwable cause = unwrap(failure);
-                    result.completeExceptionally(cause instanceof java.util.concurrent.TimeoutException ?
-                        new ConnectionException("no endpoint of service " + service + " could take the call within " +
-                            "its deadline: " + describe()) : cause);
-                    return;
-                }
-                send(chosen, false); // on the client's thread, which woke the waiter
-            });
-        }
-
-        void again(final long delayNanos)
-        {
-            schedule(Math.min(delayNanos, Math.max(0, left())), () -> attempt(false));
-        }
-
-        @SuppressWarnings("unchecked")
-        private void send(final Session chosen, final boolean callerThread)
-        {
-            if (result.isDone())
-            {
-                return;
-            }
-            attempts++;
-            final Outbound message = firstUsed ? copyOf(first) : first;
-            firstUsed = true;
-            // With nowhere else to go, an idempotent call waits for its session's re-attach like any other.
-            final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
-                .withWaitWhenFull(options.waitWhenFull() && callerThread)
-                .withIdempotent(options.idempotent() && active.size() > 1);
-            final XioFuture<?> sent;
-            try
-            {
-                sent = oneWay ? chosen.send(message, remaining) : chosen.request(message, remaining);
-            }
-            catch (final RuntimeException ex)
-            {
-                result.completeExceptionally(ex);
-                return;
-            }
-            current.set(sent);
-            if (result.isCancelled())
-            {
-                sent.cancel(true);
-            }
-            sent.whenComplete((value, failure) ->
-            {
-                if (failure == null)
-                {
-                    if (!result.complete((T)value) && value instanceof Message response)
-                    {
-                        response.close(); // cancelled meanwhile: nobody else releases it
-                    }
-                    return;
-                }
-                final Throwable cause = unwrap(failure);
-                if (cause instanceof SessionDrainingException)
-                {
-                    attempts--; // never sent: not an attempt
-                    again(0);
-                }
-                else if (cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException) &&
-                    options.waitWhenFull() && !callerThread)
-                {
-                    attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
-                    again(FULL_RETRY_NANOS);
-                }
-                else if (options.idempotent() && attempts < maxAttempts && mayRetry(cause))
-                {
-                    again(backoff.delayNanos(attempts - 1));
-                }
-                else
-                {
-                    result.completeExceptionally(cause);
-                }
-            });
-        }
+        return sessionOptions.timeout().toNanos();
     }
 
-    /** A failure after which an idempotent call may run again: its connection or server went away, or its answer. */
-    static boolean mayRetry(final Throwable failure)
+    int maxAttempts()
     {
-        return failure instanceof ConnectionException ||
-            failure instanceof RemoteException remote && remote.isResponseLost();
+        return maxAttempts;
     }
 
-    /** The same header and segments as a new message (xio is done with them once an attempt failed). */
-    private static Outbound copyOf(final Outbound sent)
+    io.xio.engine.Backoff backoff()
     {
-        final ByteBuffer[] segments = new ByteBuffer[sent.segmentCount()];
-        for (int i = 0; i < segments.length; i++)
-        {
-            segments[i] = sent.segment(i);
-        }
-        final Outbound copy = Outbound.of(sent.header(), segments);
-        return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
+        return backoff;
     }
 
-    private String describe()
+    /** Whether more than one endpoint can take calls now: else an idempotent call waits for its session. */
+    boolean hasAlternatives()
+    {
+        return active.size() > 1;
+    }
+
+    /** The endpoints and their states, for a call that found none. */
+    String describe()
     {
         final List<EndpointStatus> now = endpoints();
         return now.isEmpty() ? "the resolver lists none" : now.stream().map(e -> e.endpoint().id() + " " +
             e.state() + (e.lastFailure() == null ? "" : " (" + e.lastFailure() + ")")).toList().toString();
     }
 
-    private static Throwable unwrap(final Throwable ex)
+    static Throwable unwrap(final Throwable ex)
     {
         return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
     }

@@ -62,7 +62,10 @@ class ReviewGoAwayCredentialsTest
             .orElseThrow();
 
         serverSide.goAway(GoAway.redirect(List.of(other.uri()), "moved"));
-        Thread.sleep(2000);
+        // The client has decided about the GOAWAY's portal once the old session is gone and the endpoint is served
+        // again: it reopens at its own portal only after the migration's attempt ended.
+        await().atMost(Duration.ofSeconds(10)).until(() -> !serverSide.isOpen() && client.endpoints().stream()
+            .anyMatch(e -> e.state() == EndpointStatus.State.ACTIVE));
         assertThat(seen).as("credentials sent to " + other.uri() + ", another host than 127.0.0.1")
             .doesNotContain(Credentials.bearer("the-token"));
     }

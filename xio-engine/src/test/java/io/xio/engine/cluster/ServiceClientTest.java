@@ -170,8 +170,9 @@ class ServiceClientTest
             call(client, CallOptions.DEFAULT, 0); // still served meanwhile
         }
         resolver.set(SERVICE, List.of(a.endpoint(""), b.endpoint("")));
-        Thread.sleep(3_500); // past the grace: nothing was retired, the sessions are the same
-        assertThat(a.engine.sessions()).containsExactly(first);
+        // Past the grace nothing was retired: the session stays the same throughout.
+        await().during(Duration.ofMillis(3_500)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+            assertThat(a.engine.sessions()).containsExactly(first));
         assertThat(a.served.get() + b.served.get()).isEqualTo(10);
 
         // Gone for longer than the grace: retired and closed.

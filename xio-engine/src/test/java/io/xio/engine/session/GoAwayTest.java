@@ -133,10 +133,13 @@ class GoAwayTest
         final ScriptedWire.Link link = client.wire.last();
         final List<ScriptedWire.Sent> sent = link.sent(FrameType.REQUEST);
         assertThat(sent).hasSize(2);
-        final CompletableFuture<XioFuture<Message>> waiter = CompletableFuture.supplyAsync(() ->
-            session.request(text("waits for room"), CallOptions.timeout(Duration.ofSeconds(30))
-                .withWaitWhenFull(true)));
-        Thread.sleep(50); // it waits in the admission (no thread of the engine's runs here)
+        final CompletableFuture<XioFuture<Message>> waiter = new CompletableFuture<>();
+        final Thread caller = new Thread(() -> waiter.complete(session.request(text("waits for room"),
+            CallOptions.timeout(Duration.ofSeconds(30)).withWaitWhenFull(true))));
+        caller.start();
+        // It waits in the admission, parked (no thread of the engine's runs here).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+            caller.getState() == Thread.State.WAITING || caller.getState() == Thread.State.TIMED_WAITING);
         assertThat(waiter).isNotDone();
 
         link.deliver(goAway(List.of(), ""));

@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.client;
 
 import io.xio.engine.Backoff;
+import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.SessionDrainingException;
@@ -69,7 +70,6 @@ record RetryPolicy(int maxAttempts, Backoff backoff)
     /** Whether a call that failed so may not have run, or has lost its answer: see the type's Javadoc. */
     static boolean mayRetry(final Throwable failure)
     {
-        return failure instanceof ConnectionException ||
-            failure instanceof RemoteException remote && remote.isResponseLost();
+        return CallOptions.mayRetryIdempotent(failure);
     }
 }

@@ -289,13 +289,7 @@ final class XioClientInvocationHandler implements InvocationHandler
      */
     private static Outbound again(final Prepared prepared)
     {
-        final Outbound sent = prepared.message;
-        final ByteBuffer[] segments = new ByteBuffer[sent.segmentCount()];
-        for (int i = 0; i < segments.length; i++)
-        {
-            segments[i] = sent.segment(i);
-        }
-        final Outbound copy = Outbound.of(sent.header(), segments);
+        final Outbound copy = prepared.message.sameData();
         return prepared.retryMetadata == null ? copy : copy.metadata(new Metadata(prepared.retryMetadata));
     }
 

@@ -184,9 +184,13 @@ class DiscoveryClientEndpointResolverTest
         watch.close();
         discovery.instances.set(List.of(instance("a-1", Map.of("xio.portals", "tcp://10.0.0.1:7000"))));
         final int readsBefore = discovery.reads.get();
-        Thread.sleep(300); // several timer periods: a watch still open would have heard the change
-        assertThat(discovery.reads.get()).isEqualTo(readsBefore);
-        assertThat(heard.sets).isEmpty();
+        // Several timer periods: a watch still open would have heard the change.
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+            .untilAsserted(() ->
+            {
+                assertThat(discovery.reads.get()).isEqualTo(readsBefore);
+                assertThat(heard.sets).isEmpty();
+            });
     }
 
     @Test

@@ -1,0 +1,175 @@
+package io.xio.engine.cluster;
+
+import io.xio.engine.BackPressureException;
+import io.xio.engine.CallOptions;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.RemoteException;
+import io.xio.engine.Session;
+import io.xio.engine.SessionDrainingException;
+import io.xio.engine.XioFuture;
+import io.xio.engine.XioTimeoutException;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
+ * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
+ * run on the client's thread, which must not block, and try again shortly when the window is full. A
+ * {@link ServiceClientImpl}'s {@code request} and {@code send} make one per call; it runs on whichever thread
+ * completes its current attempt.
+ */
+final class ServiceCall<T>
+{
+    /** How often a call refused for lack of room in a window it may wait for is tried again. */
+    private static final long FULL_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    final CompletableFuture<T> result = new CompletableFuture<>();
+    private final ServiceClientImpl client;
+    final Outbound first;
+    final CallOptions options;
+    final long key;
+    final boolean oneWay;
+    final long begun = System.nanoTime();
+    final long budget;
+    final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
+    int attempts;
+    boolean firstUsed;
+
+    ServiceCall(final ServiceClientImpl client, final Outbound message, final CallOptions options, final long key,
+        final boolean oneWay)
+    {
+        this.client = client;
+        this.first = message;
+        this.options = options;
+        this.key = key;
+        this.oneWay = oneWay;
+        this.budget = options.timeout() != null ? options.timeout().toNanos() : client.defaultTimeoutNanos();
+        result.whenComplete((value, ex) ->
+        {
+            final CompletableFuture<?> inFlight = current.get();
+            if (result.isCancelled() && inFlight != null)
+            {
+                inFlight.cancel(true); // cancels the call on the server too
+            }
+        });
+    }
+
+    long left()
+    {
+        return budget - (System.nanoTime() - begun);
+    }
+
+    void attempt(final boolean callerThread)
+    {
+        if (result.isDone())
+        {
+            return;
+        }
+        final long left = left();
+        if (left <= 0)
+        {
+            result.completeExceptionally(new XioTimeoutException("the call's " +
+                TimeUnit.NANOSECONDS.toMillis(budget) + " ms passed before an endpoint of " + client.service() +
+                " could take it"));
+            return;
+        }
+        final CompletableFuture<Session> session = client.session(key);
+        current.set(session);
+        if (session.isDone() && !session.isCompletedExceptionally())
+        {
+            send(session.join(), callerThread);
+            return;
+        }
+        session.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((chosen, failure) ->
+        {
+            if (failure != null)
+            {
+                final Throwable cause = ServiceClientImpl.unwrap(failure);
+                result.completeExceptionally(cause instanceof java.util.concurrent.TimeoutException ?
+                    new ConnectionException("no endpoint of service " + client.service() + " could take the call " +
+                        "within its deadline: " + client.describe()) : cause);
+                return;
+            }
+            send(chosen, false); // on the client's thread, which woke the waiter
+        });
+    }
+
+    void again(final long delayNanos)
+    {
+        client.schedule(Math.min(delayNanos, Math.max(0, left())), () -> attempt(false));
+    }
+
+    @SuppressWarnings("unchecked")
+    private void send(final Session chosen, final boolean callerThread)
+    {
+        if (result.isDone())
+        {
+            return;
+        }
+        attempts++;
+        final Outbound message = firstUsed ? copyOf(first) : first;
+        firstUsed = true;
+        // With nowhere else to go, an idempotent call waits for its session's re-attach like any other.
+        final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
+            .withWaitWhenFull(options.waitWhenFull() && callerThread)
+            .withIdempotent(options.idempotent() && client.hasAlternatives());
+        final XioFuture<?> sent;
+        try
+        {
+            sent = oneWay ? chosen.send(message, remaining) : chosen.request(message, remaining);
+        }
+        catch (final RuntimeException ex)
+        {
+            result.completeExceptionally(ex);
+            return;
+        }
+        current.set(sent);
+        if (result.isCancelled())
+        {
+            sent.cancel(true);
+        }
+        sent.whenComplete((value, failure) ->
+        {
+            if (failure == null)
+            {
+                if (!result.complete((T)value) && value instanceof Message response)
+                {
+                    response.close(); // cancelled meanwhile: nobody else releases it
+                }
+                return;
+            }
+            final Throwable cause = ServiceClientImpl.unwrap(failure);
+            if (cause instanceof SessionDrainingException)
+            {
+                attempts--; // never sent: not an attempt
+                again(0);
+            }
+            else if (cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException) &&
+                options.waitWhenFull() && !callerThread)
+            {
+                attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
+                again(FULL_RETRY_NANOS);
+            }
+            else if (options.idempotent() && attempts < client.maxAttempts() && CallOptions.mayRetryIdempotent(cause))
+            {
+                again(client.backoff().delayNanos(attempts - 1));
+            }
+            else
+            {
+                result.completeExceptionally(cause);
+            }
+        });
+    }
+
+/** The same header and segments as a new message (xio is done with them once an attempt failed). */
+private static Outbound copyOf(final Outbound sent)
+{
+    final Outbound copy = sent.sameData();
+    return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
+}
+}
