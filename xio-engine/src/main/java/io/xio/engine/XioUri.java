@@ -14,6 +14,8 @@ import java.net.URISyntaxException;
  */
 public record XioUri(String scheme, String host, int port, String resource)
 {
+    private static final int MAX_SHOWN = 200;
+
     public XioUri
     {
         if (scheme == null || scheme.isEmpty())
@@ -27,7 +29,11 @@ public record XioUri(String scheme, String host, int port, String resource)
         resource = resource == null ? "" : resource;
     }
 
-    /** Parses {@code text}; the error names the text and what is wrong with it. */
+    /**
+     * Parses {@code text}; the error names the text and what is wrong with it. The text may come from a peer
+     * (redirects, GOAWAY), so the error shows it with control characters escaped and at most
+     * {@value #MAX_SHOWN} characters: a message that is logged cannot forge log lines.
+     */
     public static XioUri parse(final String text)
     {
         final URI uri;
@@ -37,16 +43,17 @@ public record XioUri(String scheme, String host, int port, String resource)
         }
         catch (final URISyntaxException ex)
         {
-            throw new IllegalArgumentException("malformed xio URI '" + text + "': " + ex.getMessage(), ex);
+            throw new IllegalArgumentException("malformed xio URI " + shown(text) + ": " + ex.getReason() +
+                (ex.getIndex() >= 0 ? " at index " + ex.getIndex() : ""), ex);
         }
         if (uri.getScheme() == null)
         {
-            throw new IllegalArgumentException("xio URI '" + text + "' has no transport scheme (e.g. tcp://)");
+            throw new IllegalArgumentException("xio URI " + shown(text) + " has no transport scheme (e.g. tcp://)");
         }
         final String host = uri.getHost() != null ? uri.getHost() : uri.getAuthority();
         if (host == null || host.isEmpty())
         {
-            throw new IllegalArgumentException("xio URI '" + text + "' has no host");
+            throw new IllegalArgumentException("xio URI " + shown(text) + " has no host");
         }
         String path = uri.getPath() == null ? "" : uri.getPath();
         if (path.startsWith("/"))
@@ -55,11 +62,30 @@ public record XioUri(String scheme, String host, int port, String resource)
         }
         if (path.contains("/"))
         {
-            throw new IllegalArgumentException("xio URI '" + text + "' has a nested resource path; use one name");
+            throw new IllegalArgumentException("xio URI " + shown(text) + " has a nested resource path; use one name");
         }
         final boolean bracketed = host.startsWith("[") && host.endsWith("]");
         final String plainHost = bracketed ? host.substring(1, host.length() - 1) : host;
         return new XioUri(uri.getScheme().toLowerCase(java.util.Locale.ROOT), plainHost, uri.getPort(), path);
+    }
+
+    /** {@code text} quoted for an error message: control characters as Unicode escapes, long texts cut. */
+    private static String shown(final String text)
+    {
+        final StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_SHOWN) + 8).append('\'');
+        for (int i = 0; i < text.length() && i < MAX_SHOWN; i++)
+        {
+            final char c = text.charAt(i);
+            if (Character.isISOControl(c))
+            {
+                out.append(String.format("\\u%04x", (int)c));
+            }
+            else
+            {
+                out.append(c);
+            }
+        }
+        return out.append(text.length() > MAX_SHOWN ? "'..." : "'").toString();
     }
 
     /** This address without the resource: the transport endpoint. */

@@ -17,6 +17,18 @@ class XioUriTest
     }
 
     @Test
+    void anErrorShowsAPeersTextWithoutItsControlCharactersAndCut()
+    {
+        // A GOAWAY or redirect names portals a peer chose; the violation's message is logged.
+        assertThatThrownBy(() -> XioUri.parse("oo\u0000\n2026-12-02 INFO forged line"))
+            .hasMessage("malformed xio URI 'oo\\u0000\\u000a2026-12-02 INFO forged line': Illegal character in path " +
+                "at index 2");
+        assertThatThrownBy(() -> XioUri.parse("tcp://h/" + "x".repeat(10_000) + " "))
+            .hasMessageStartingWith("malformed xio URI 'tcp://h/xxx").hasMessageContaining("xxx'...")
+            .message().hasSizeLessThan(300);
+    }
+
+    @Test
     void aPortalOnEveryInterfaceIsReachedAtTheHostTheClientReached()
     {
         final XioUri contacted = XioUri.parse("tcp://server.example:7070/kv");
