@@ -2,6 +2,8 @@ package io.xio.actuate;
 
 import io.xio.actuate.autoconfigure.endpoint.XioEndpointAutoConfiguration;
 import io.xio.actuate.endpoint.XioEndpoint;
+import io.xio.actuate.sample.Greeter;
+import io.xio.actuate.sample.GreeterApplications;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
@@ -112,6 +114,30 @@ class XioEndpointTest
                 });
             }
         });
+    }
+
+    @Test
+    void listsTheExportedServicesAndTheirMethods()
+    {
+        runner.withUserConfiguration(GreeterApplications.Server.class)
+            .withPropertyValues("management.endpoints.web.exposure.include=xio").run(context ->
+            {
+                final XioEndpoint.XioDescriptor shown = context.getBean(XioEndpoint.class).xio();
+                assertThat(shown.services()).extracting(XioEndpoint.ServiceDescriptor::name).contains("greeter");
+                final XioEndpoint.ServiceDescriptor greeter = shown.services().stream()
+                    .filter(service -> service.name().equals("greeter")).findFirst().orElseThrow();
+                assertThat(greeter.api()).isEqualTo(Greeter.class.getName());
+                assertThat(greeter.running()).isZero();
+                assertThat(greeter.methods()).extracting(XioEndpoint.MethodDescriptor::wireName)
+                    .containsExactly("fail(String)", "greet(String)", "greetLater(String)", "slow()");
+                final XioEndpoint.MethodDescriptor later = greeter.methods().get(2);
+                assertThat(later.parameters()).containsExactly("java.lang.String");
+                assertThat(later.returns()).isEqualTo("java.lang.String");
+                assertThat(later.kind()).isEqualTo("future");
+                assertThat(greeter.methods().get(3).timeout()).hasMillis(200);
+                // What the endpoint's JSON shows (Boot writes it with a JsonMapper).
+                assertThat(new JsonMapper().writeValueAsString(shown)).contains("\"wireName\":\"greet(String)\"");
+            });
     }
 
     @Test

@@ -9,17 +9,21 @@ import io.xio.engine.XioEngine;
 import io.xio.engine.cluster.EndpointStatus;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientStatus;
+import io.xio.spring.autoconfigure.method.ServiceMethod;
+import io.xio.spring.autoconfigure.service.ServiceDispatcher;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * The {@code xio} actuator endpoint: reading it shows the engine's totals, its contexts (running, busy and idle
- * time, traffic), its portals, its sessions on both sides with their peers, resources, states, connections,
+ * time, traffic), its portals, the exported services with their methods (wire names, parameter and result types,
+ * calls running and waiting), its sessions on both sides with their peers, resources, states, connections,
  * requests in flight and counters, and each client proxy with, for a client that names a service, every instance
  * with its state, portal, transport and why that transport. Reading takes a snapshot; it never blocks the engine.
  * Writing to it ({@code POST /actuator/xio}) drains the server: it is deregistered from service discovery, every
@@ -53,6 +57,7 @@ public class XioEndpoint
             engine.contexts().stream().map(XioEndpoint::context).toList(),
             engine.portals().stream().map(XioEndpoint::portal).toList(),
             engine.sessions().stream().map(XioEndpoint::session).toList(),
+            exporter == null ? List.of() : exporter.services().stream().map(XioEndpoint::service).toList(),
             exporter != null && exporter.isDraining(),
             clients == null ? List.of() : clients.statuses().stream().map(XioEndpoint::client).toList());
     }
@@ -72,6 +77,21 @@ public class XioEndpoint
         final XioServiceExporter.Drained drained = exporter.drain().join();
         return new DrainDescriptor(true, drained.sessions(), drained.took(), already ? "drained before" :
             "deregistered, " + drained.sessions() + " session(s) sent GOAWAY and drained");
+    }
+
+    private static ServiceDescriptor service(final ServiceDispatcher service)
+    {
+        return new ServiceDescriptor(service.resource(), service.api().getName(), service.running(), service.queued(),
+            service.methods().values().stream().map(XioEndpoint::method).toList());
+    }
+
+    private static MethodDescriptor method(final ServiceMethod method)
+    {
+        return new MethodDescriptor(method.method().getName(), method.wireName(),
+            java.util.Arrays.stream(method.parameterTypes()).map(Type::getTypeName).toList(),
+            method.resultType().getTypeName(),
+            method.oneWay() ? "one-way" : method.returnKind().name().toLowerCase(java.util.Locale.ROOT),
+            method.idempotent(), method.timeout());
     }
 
     private static ClientDescriptor client(final XioClientStatus status)
@@ -110,8 +130,32 @@ public class XioEndpoint
 
     /** Everything the endpoint shows. */
     public record XioDescriptor(String engine, EngineStatistics totals, List<ContextDescriptor> contexts,
-        List<PortalDescriptor> portals, List<SessionDescriptor> sessions, boolean draining,
-        List<ClientDescriptor> clients)
+        List<PortalDescriptor> portals, List<SessionDescriptor> sessions, List<ServiceDescriptor> services,
+        boolean draining, List<ClientDescriptor> clients)
+    {
+    }
+
+    /**
+     * One exported service: the resource it is exported as, its interface, its calls running and waiting for a
+     * worker now, and its methods.
+     */
+    public record ServiceDescriptor(String name, String api, int running, int queued, List<MethodDescriptor> methods)
+    {
+    }
+
+    /**
+     * One method of an exported service.
+     *
+     * @param name the Java method's name
+     * @param wireName the name its calls give
+     * @param parameters the parameters' types
+     * @param returns the result's type ({@code void} for none), unwrapped from a future
+     * @param kind {@code plain}, {@code future}, {@code void} or {@code one-way}
+     * @param idempotent whether a call may be tried again elsewhere
+     * @param timeout its deadline from {@code @XioMethod(timeout)}, or null
+     */
+    public record MethodDescriptor(String name, String wireName, List<String> parameters, String returns, String kind,
+        boolean idempotent, Duration timeout)
     {
     }
 

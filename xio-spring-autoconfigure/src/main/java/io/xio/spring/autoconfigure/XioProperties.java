@@ -245,6 +245,8 @@ public class XioProperties
 
         private final Registration registration = new Registration();
 
+        private final Reflection reflection = new Reflection();
+
         public Redirect getRedirect()
         {
             return redirect;
@@ -279,6 +281,34 @@ public class XioProperties
         public Registration getRegistration()
         {
             return registration;
+        }
+
+        /** Describing the exported services to clients without their classes, and taking their calls in JSON. */
+        public Reflection getReflection()
+        {
+            return reflection;
+        }
+    }
+
+    /**
+     * The reflection resource ({@code xio.reflection}): it lists the exported services and describes their methods
+     * with JSON Schema, behind the same authentication as every call, and the services take calls whose arguments
+     * and answer are JSON, so that a client without the services' classes (the {@code xio} command line) can call
+     * them.
+     */
+    public static class Reflection
+    {
+        /** Whether the reflection resource is exported and the services take calls in JSON. */
+        private boolean enabled = true;
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
         }
     }
 

@@ -39,14 +39,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  * inline or on the worker executor, and answers with the result or the exception (as the service's
  * {@link XioExceptionHandlers} map it). A call whose caller cancelled it while it waited for a worker never
  * starts. With bounds on its calls, at most that many run at once and that many more wait; a call beyond them is
- * turned away unrun with back-pressure. Thread-safe.
+ * turned away unrun with back-pressure. A caller that sets the {@value #CODEC_KEY} metadata entry to
+ * {@value #JSON} sends its arguments and takes its answer as JSON, whatever the configured codec (where the
+ * server accepts JSON calls): the same call otherwise, through the same bounds, interceptors and observations.
+ * Thread-safe.
  */
 public final class ServiceDispatcher implements RequestHandler
 {
+    /** The call metadata entry that names the encoding of a call's arguments and answer, when not the codec's. */
+    public static final String CODEC_KEY = "xio-codec";
+    /** The {@value #CODEC_KEY} value of a call in JSON. */
+    public static final String JSON = "json";
+
     private final String resource;
     private final Object target;
     private final Map<String, ServiceMethod> methods = new HashMap<>();
     private final XioCodec codec;
+    /** The codec of calls in JSON, or null when the server takes none. */
+    private final XioCodec json;
+    private final Class<?> api;
     private final XioExceptionHandlers handlers;
     private final List<XioServerInterceptor> interceptors;
     private final Executor executor;
@@ -84,6 +95,16 @@ public final class ServiceDispatcher implements RequestHandler
         final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
         final List<XioServerInterceptor> interceptors)
     {
+        this(resource, api, target, codec, dispatch, worker, instrumentation, handlers, maxConcurrentCalls,
+            maxQueuedCalls, interceptors, null);
+    }
+
+    /** As above, taking calls in JSON ({@value #CODEC_KEY}: {@value #JSON}) with {@code json}; null: none. */
+    public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
+        final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
+        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
+        final List<XioServerInterceptor> interceptors, final XioCodec json)
+    {
         if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
         {
             throw new IllegalArgumentException("service '" + resource + "' runs inline on the context thread: its " +
@@ -93,6 +114,8 @@ public final class ServiceDispatcher implements RequestHandler
         this.resource = resource;
         this.target = target;
         this.codec = codec;
+        this.json = json;
+        this.api = api;
         this.handlers = handlers;
         this.interceptors = List.copyOf(interceptors);
         this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
@@ -120,6 +143,18 @@ public final class ServiceDispatcher implements RequestHandler
     public String resource()
     {
         return resource;
+    }
+
+    /** The exported interface. */
+    public Class<?> api()
+    {
+        return api;
+    }
+
+    /** The service's methods, by wire name, sorted. */
+    public java.util.SortedMap<String, ServiceMethod> methods()
+    {
+        return new java.util.TreeMap<>(methods);
     }
 
     /** Calls being executed now, for graceful shutdown. */
@@ -276,7 +311,7 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 segments[i] = message.segment(i);
             }
-            final Object[] arguments = Invocation.arguments(method, codec, header, segments);
+            final Object[] arguments = Invocation.arguments(method, codecOf(request), header, segments);
             final Method invoked = method.method();
             call = new XioServerCall(resource, invoked, arguments, request);
             final Object result;
@@ -440,7 +475,7 @@ public final class ServiceDispatcher implements RequestHandler
             }
             else
             {
-                final byte[] encoded = codec.encode(value, method.resultType());
+                final byte[] encoded = codecOf(request).encode(value, method.resultType());
                 message.close();
                 request.respond(Outbound.of(encoded).metadata(trailers));
             }
@@ -464,6 +499,22 @@ public final class ServiceDispatcher implements RequestHandler
             running.decrementAndGet();
             recorder.stopSafely(started, start, outcome, error);
         }
+    }
+
+    /** The codec of a call: the configured one, unless its caller asked for JSON. */
+    private XioCodec codecOf(final InboundRequest request)
+    {
+        final String asked = request.metadata().get(CODEC_KEY);
+        if (asked == null)
+        {
+            return codec;
+        }
+        if (json == null || !JSON.equals(asked))
+        {
+            throw new IllegalArgumentException("service '" + resource + "' takes no calls encoded as '" +
+                XioErrorBody.bounded(asked, 64) + "'");
+        }
+        return json;
     }
 
     /** Sends a failure's answer, bounded so that no exception's text can exceed the caller's header limit. */

@@ -15,6 +15,7 @@ import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.reflection.XioReflectionService;
 import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,6 +148,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
         final List<Object> advices = List.copyOf(context.getBeansWithAnnotation(XioServiceAdvice.class).values());
         final XioProperties.Error error = properties.getServer().getError();
+        final XioCodec json = context.getBeanProvider(XioReflectionService.class).stream()
+            .map(XioReflectionService::json).findFirst().orElse(null); // calls in JSON go with reflection
         final XioErrorDisclosure disclosure = new XioErrorDisclosure(
             error.getIncludeMessage() == XioProperties.IncludeMessage.ALWAYS, error.isIncludeException());
         for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
@@ -157,6 +160,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final Class<?> api = exportedInterface(type, settings);
             final String resource = StringUtils.hasText(settings.value()) ? settings.value()
                 : Introspector.decapitalize(api.getSimpleName());
+            if (XioReflectionService.isReserved(resource) && type != XioReflectionService.class)
+            {
+                throw new IllegalStateException("@XioService on " + type.getName() + " exports the resource '" +
+                    resource + "'; names starting with '" + XioReflectionService.RESERVED_PREFIX + "' are xio's own");
+            }
             if (dispatchers.stream().anyMatch(d -> d.resource().equals(resource)))
             {
                 throw new IllegalStateException("two @XioService beans export the resource '" + resource +
@@ -168,7 +176,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 settings.dispatch(), worker, instrumentation,
                 XioExceptionHandlers.of(target, resource, api, advices, disclosure),
                 maxConcurrent, maxQueuedCalls(resource, bounds),
-                interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList());
+                interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json);
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher);
         }

@@ -1,0 +1,636 @@
+package io.xio.cli;
+
+import io.xio.engine.CallOptions;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Credentials;
+import io.xio.engine.Message;
+import io.xio.engine.Metadata;
+import io.xio.engine.Outbound;
+import io.xio.engine.RemoteException;
+import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionRejectedException;
+import io.xio.engine.TlsOptions;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioException;
+import io.xio.engine.XioTimeoutException;
+import io.xio.engine.XioUri;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The {@code xio} command line: lists the services of a running xio server, describes one (its methods with JSON
+ * Schemas of their parameters and results), and calls a method with JSON arguments, printing the JSON answer. It
+ * reads the server's {@code xio.reflection} resource and sends its calls with the {@code xio-codec: json} metadata
+ * entry, so the server decodes the arguments with its own mapper; it needs none of the service's classes. Any
+ * transport the engine has (tcp, tls, shm; local only inside one JVM). Runs one command on the calling thread.
+ */
+public final class Main
+{
+    /** The command succeeded. */
+    public static final int OK = 0;
+    /** The server answered the call with an error, or did not answer in time. */
+    public static final int CALL_FAILED = 1;
+    /** The command line is wrong: unknown command or option, bad JSON, a method the service does not have. */
+    public static final int USAGE = 2;
+    /** No session: the server could not be reached, or refused it (such as for missing or wrong credentials). */
+    public static final int NOT_CONNECTED = 3;
+
+    static final String REFLECTION = "xio.reflection";
+    static final String CODEC_KEY = "xio-codec";
+    static final String JSON_CODEC = "json";
+
+    private static final String USAGE_TEXT = String.join("\n",
+        "usage: xio [options] list <uri>",
+        "       xio [options] describe <uri> <service>",
+        "       xio [options] call <uri> <service> <method> [<json arguments>]",
+        "",
+        "<uri> is a server's portal: tcp://host:port, tls://host:port, shm://name",
+        "<method> is a method's name, or its wire name such as 'add(int,int)' when it is overloaded",
+        "<json arguments> is a JSON array of the arguments, in order (default []); a method with one",
+        "  parameter also takes the value alone",
+        "",
+        "options:",
+        "  --user <name> --password <password>   authenticate with a user name and password",
+        "                                        (the password may also come from XIO_PASSWORD)",
+        "  --token <token>                       authenticate with a bearer token (or XIO_TOKEN)",
+        "  --truststore <file>                   for tls://, trust the certificates in this PKCS12 or JKS file",
+        "  --truststore-password <password>      its password (or XIO_TRUSTSTORE_PASSWORD)",
+        "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s)",
+        "  -h, --help                            this text",
+        "",
+        "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
+
+    private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Map<String, String> environment;
+
+    private Main(final PrintStream out, final PrintStream err, final Map<String, String> environment)
+    {
+        this.out = out;
+        this.err = err;
+        this.environment = environment;
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out, System.err, System.getenv()));
+    }
+
+    /**
+     * Runs one command: its output (JSON) goes to {@code out}, errors to {@code err}.
+     *
+     * @return the exit status: {@link #OK}, {@link #CALL_FAILED}, {@link #USAGE} or {@link #NOT_CONNECTED}
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err,
+        final Map<String, String> environment)
+    {
+        return new Main(out, err, environment).run(args);
+    }
+
+    private int run(final String[] args)
+    {
+        final Options options;
+        try
+        {
+            options = Options.parse(args, environment);
+        }
+        catch (final UsageException ex)
+        {
+            err.println("xio: " + ex.getMessage());
+            err.println(USAGE_TEXT);
+            return USAGE;
+        }
+        if (options.help)
+        {
+            out.println(USAGE_TEXT);
+            return OK;
+        }
+        try (XioEngine engine = XioEngine.builder().name("xio-cli").contexts(1).build())
+        {
+            return switch (options.command)
+            {
+                case "list" -> print(call(engine, options, REFLECTION, "list()", "[]"));
+                case "describe" -> describe(engine, options);
+                default -> invoke(engine, options);
+            };
+        }
+        catch (final UsageException ex)
+        {
+            err.println("xio: " + ex.getMessage());
+            return USAGE;
+        }
+        catch (final NotConnected ex)
+        {
+            err.println("xio: " + ex.getMessage());
+            return NOT_CONNECTED;
+        }
+        catch (final CallFailed ex)
+        {
+            err.println("xio: " + ex.getMessage());
+            return CALL_FAILED;
+        }
+    }
+
+    private int describe(final XioEngine engine, final Options options)
+    {
+        return print(describe(engine, options, options.service));
+    }
+
+    /** The service's description; fails as a usage error when the server exports no service so named. */
+    private static JsonNode describe(final XioEngine engine, final Options options, final String service)
+    {
+        final JsonNode description = call(engine, options, REFLECTION, "describe(String)",
+            JsonNodeFactory.instance.arrayNode().add(service).toString());
+        if (description == null || description.isNull())
+        {
+            throw new UsageException("the server exports no service '" + service + "'; 'xio list " +
+                options.uri + "' shows those it does");
+        }
+        return description;
+    }
+
+    private int invoke(final XioEngine engine, final Options options)
+    {
+        final JsonNode method = method(describe(engine, options, options.service), options);
+        final JsonNode parameters = method.get("parameters");
+        for (final JsonNode parameter : parameters)
+        {
+            if (parameter.path("segment").asBoolean(false))
+            {
+                throw new UsageException(method.get("wireName").asString() + " takes " +
+                    parameter.get("name").asString() + " as a data segment (byte[] or ByteBuffer), which the xio " +
+                    "command line cannot send");
+            }
+        }
+        final String arguments = arguments(options.arguments, parameters.size(), method);
+        if ("one-way".equals(method.get("kind").asString()))
+        {
+            send(engine, options, options.service, method.get("wireName").asString(), arguments);
+            return OK;
+        }
+        final JsonNode answer = call(engine, options, options.service, method.get("wireName").asString(), arguments);
+        return answer == null ? OK : print(answer);
+    }
+
+    /** The method a call names, by wire name or, when it has no overloads, by its Java name. */
+    private static JsonNode method(final JsonNode service, final Options options)
+    {
+        final List<JsonNode> named = new ArrayList<>();
+        final List<String> wireNames = new ArrayList<>();
+        for (final JsonNode method : service.get("methods"))
+        {
+            final String wireName = method.get("wireName").asString();
+            wireNames.add(wireName);
+            if (wireName.equals(options.method))
+            {
+                return method;
+            }
+            if (method.get("name").asString().equals(options.method))
+            {
+                named.add(method);
+            }
+        }
+        if (named.size() == 1)
+        {
+            return named.get(0);
+        }
+        if (named.isEmpty())
+        {
+            throw new UsageException("service '" + options.service + "' has no method '" + options.method +
+                "'; its methods are " + wireNames);
+        }
+        throw new UsageException("service '" + options.service + "' has " + named.size() + " methods named '" +
+            options.method + "'; name one by its wire name: " +
+            named.stream().map(m -> m.get("wireName").asString()).toList());
+    }
+
+    /**
+     * The arguments as the JSON array a call carries: a JSON array is the arguments, in order; any other value is
+     * the argument of a one-parameter method (so a list parameter alone is given as {@code [[...]]}).
+     */
+    private static String arguments(final String given, final int count, final JsonNode method)
+    {
+        final JsonNode parsed;
+        try
+        {
+            parsed = given == null ? JsonNodeFactory.instance.arrayNode() : JSON.readTree(given);
+        }
+        catch (final JacksonException ex)
+        {
+            throw new UsageException("the arguments are not JSON: " + ex.getOriginalMessage());
+        }
+        final ArrayNode array;
+        if (parsed.isArray())
+        {
+            array = (ArrayNode)parsed;
+        }
+        else if (count == 1)
+        {
+            array = JsonNodeFactory.instance.arrayNode().add(parsed);
+        }
+        else
+        {
+            throw new UsageException("the arguments of " + method.get("wireName").asString() +
+                " are a JSON array of " + count + " values");
+        }
+        if (array.size() != count)
+        {
+            throw new UsageException(method.get("wireName").asString() + " takes " + count + " argument(s), " +
+                "given " + array.size());
+        }
+        return array.toString();
+    }
+
+    private int print(final JsonNode answer)
+    {
+        out.println(JSON.writeValueAsString(answer));
+        return OK;
+    }
+
+    /** Calls {@code method} of {@code resource} with JSON arguments; its JSON answer, or null for none (void). */
+    private static JsonNode call(final XioEngine engine, final Options options, final String resource,
+        final String method, final String arguments)
+    {
+        try (Session session = open(engine, options, resource))
+        {
+            final XioUri uri = session.uri();
+            try (Message answer = await(session.request(request(method, arguments),
+                CallOptions.timeout(options.timeout)), options, uri))
+            {
+                if (answer.headerLength() == 0 && answer.segmentCount() > 0)
+                {
+                    // A result that travels as a data segment (byte[], ByteBuffer): shown as base64, as Jackson would.
+                    final ByteBuffer segment = answer.segment(0);
+                    final byte[] bytes = new byte[segment.remaining()];
+                    segment.get(bytes);
+                    return JsonNodeFactory.instance.stringNode(Base64.getEncoder().encodeToString(bytes));
+                }
+                if (answer.headerLength() == 0)
+                {
+                    return null;
+                }
+                return JSON.readTree(answer.headerBytes());
+            }
+        }
+    }
+
+    private static void send(final XioEngine engine, final Options options, final String resource,
+        final String method, final String arguments)
+    {
+        try (Session session = open(engine, options, resource))
+        {
+            await(session.send(request(method, arguments), CallOptions.timeout(options.timeout)), options,
+                session.uri());
+        }
+    }
+
+    /**
+     * A call's header as the Spring layer reads it ({@code u16 name length, name, arguments}, docs/protocol.md),
+     * asking for JSON.
+     */
+    private static Outbound request(final String method, final String arguments)
+    {
+        final byte[] name = method.getBytes(StandardCharsets.UTF_8);
+        final byte[] encoded = arguments.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer header = ByteBuffer.allocate(2 + name.length + encoded.length);
+        header.putShort((short)name.length).put(name).put(encoded).flip();
+        return Outbound.of(header).metadata(new Metadata().add(CODEC_KEY, JSON_CODEC));
+    }
+
+    private static Session open(final XioEngine engine, final Options options, final String resource)
+    {
+        final XioUri server = options.server;
+        final XioUri uri = new XioUri(server.scheme(), server.host(), server.port(), resource);
+        SessionOptions session = SessionOptions.DEFAULT.withConnections(1).withTimeout(options.timeout)
+            .withCredentials(options.credentials);
+        if (options.tls != null)
+        {
+            session = session.withTls(options.tls);
+        }
+        if (!engine.hasTransport(uri.scheme()))
+        {
+            throw new UsageException("no transport for " + uri.scheme() + "://; this one has tcp, tls and shm");
+        }
+        try
+        {
+            return engine.openSession(uri.toString(), session).get(options.timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new NotConnected("no session to " + uri + " within " + options.timeout);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new NotConnected(notConnected(uri, ex.getCause()));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new NotConnected("interrupted while opening a session to " + uri);
+        }
+    }
+
+    private static String notConnected(final XioUri uri, final Throwable cause)
+    {
+        if (cause instanceof SessionRejectedException rejected)
+        {
+            return rejected.isAuthenticationFailure()
+                ? "the server at " + uri.endpoint() + " did not authenticate this client: " + rejected.reason() +
+                    " (--user/--password or --token)"
+                : "the server at " + uri.endpoint() + " refused the session: " + rejected.reason();
+        }
+        if (cause instanceof ConnectionException)
+        {
+            return "cannot reach " + uri.endpoint() + ": " + cause.getMessage();
+        }
+        return "no session to " + uri + ": " + cause;
+    }
+
+    private static <T> T await(final java.util.concurrent.Future<T> future, final Options options, final XioUri uri)
+    {
+        try
+        {
+            // The call's own deadline ends it first; the extra second is for its answer to arrive.
+            return future.get(options.timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new CallFailed("no answer from " + uri + " within " + options.timeout);
+        }
+        catch (final ExecutionException | CompletionException ex)
+        {
+            throw new CallFailed(failure(uri, ex.getCause()));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new CallFailed("interrupted while waiting for " + uri);
+        }
+    }
+
+    /** A failed call in words: the error code and message the server sent ({@code "message\nCODE"}), its type. */
+    private static String failure(final XioUri uri, final Throwable cause)
+    {
+        if (cause instanceof RemoteException remote)
+        {
+            final String body = remote.remoteMessage() == null ? "" : remote.remoteMessage();
+            final int newline = body.lastIndexOf('\n');
+            final String code = newline < 0 ? "UNKNOWN" : body.substring(newline + 1);
+            final String message = newline < 0 ? body : body.substring(0, newline);
+            final String type = remote.remoteType() == null || remote.remoteType().isEmpty() ? ""
+                : " (" + remote.remoteType() + ")";
+            return uri + " answered " + code + ": " + message + type;
+        }
+        if (cause instanceof XioTimeoutException)
+        {
+            return "no answer from " + uri + " in time: " + cause.getMessage();
+        }
+        if (cause instanceof XioException)
+        {
+            return "the call to " + uri + " failed: " + cause.getMessage();
+        }
+        return "the call to " + uri + " failed: " + cause;
+    }
+
+    /** The command line, parsed. */
+    private static final class Options
+    {
+        private String command;
+        private XioUri uri;
+        private XioUri server;
+        private String service;
+        private String method;
+        private String arguments;
+        private Credentials credentials = Credentials.NONE;
+        private TlsOptions tls;
+        private Duration timeout = Duration.ofSeconds(10);
+        private boolean help;
+
+        static Options parse(final String[] args, final Map<String, String> environment)
+        {
+            final Options options = new Options();
+            final Deque<String> words = new ArrayDeque<>();
+            String user = null;
+            String password = environment.get("XIO_PASSWORD");
+            String token = environment.get("XIO_TOKEN");
+            String truststore = null;
+            String truststorePassword = environment.get("XIO_TRUSTSTORE_PASSWORD");
+            for (int i = 0; i < args.length; i++)
+            {
+                final String arg = args[i];
+                switch (arg)
+                {
+                    case "-h", "--help" -> options.help = true;
+                    case "--user" -> user = value(args, ++i, arg);
+                    case "--password" -> password = value(args, ++i, arg);
+                    case "--token" -> token = value(args, ++i, arg);
+                    case "--truststore" -> truststore = value(args, ++i, arg);
+                    case "--truststore-password" -> truststorePassword = value(args, ++i, arg);
+                    case "--timeout" -> options.timeout = duration(value(args, ++i, arg));
+                    default ->
+                    {
+                        if (arg.startsWith("--"))
+                        {
+                            throw new UsageException("unknown option " + arg);
+                        }
+                        words.add(arg);
+                    }
+                }
+            }
+            if (options.help)
+            {
+                return options;
+            }
+            options.command = words.poll();
+            final int operands = options.command == null ? -1 : switch (options.command)
+            {
+                case "list" -> 1;
+                case "describe" -> 2;
+                case "call" -> 3;
+                default -> throw new UsageException("unknown command '" + options.command + "'");
+            };
+            if (operands < 0)
+            {
+                throw new UsageException("no command");
+            }
+            if (words.size() < operands || words.size() > operands + ("call".equals(options.command) ? 1 : 0))
+            {
+                throw new UsageException("'" + options.command + "' takes " + operands +
+                    ("call".equals(options.command) ? " or " + (operands + 1) : "") + " operands");
+            }
+            options.uri = uri(words.poll());
+            options.server = options.uri;
+            options.service = words.poll();
+            options.method = words.poll();
+            options.arguments = words.poll();
+            if (token != null && user != null)
+            {
+                throw new UsageException("--token and --user are two ways to authenticate; give one");
+            }
+            if (user != null)
+            {
+                if (password == null)
+                {
+                    throw new UsageException("--user needs --password (or XIO_PASSWORD)");
+                }
+                options.credentials = Credentials.password(user, password);
+            }
+            else if (token != null)
+            {
+                options.credentials = Credentials.bearer(token);
+            }
+            if (truststore != null)
+            {
+                if (!"tls".equals(options.uri.scheme()))
+                {
+                    throw new UsageException("--truststore is for tls:// addresses, not " + options.uri.scheme());
+                }
+                options.tls = TlsOptions.of(trusting(Path.of(truststore), truststorePassword));
+            }
+            return options;
+        }
+
+        private static String value(final String[] args, final int index, final String option)
+        {
+            if (index >= args.length)
+            {
+                throw new UsageException(option + " needs a value");
+            }
+            return args[index];
+        }
+
+        private static XioUri uri(final String text)
+        {
+            final XioUri uri;
+            try
+            {
+                uri = XioUri.parse(text);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new UsageException(ex.getMessage());
+            }
+            if ("local".equals(uri.scheme()))
+            {
+                throw new UsageException("local:// portals are reachable only inside their own JVM");
+            }
+            return uri.endpoint();
+        }
+
+        private static Duration duration(final String text)
+        {
+            try
+            {
+                final String lower = text.trim().toLowerCase(java.util.Locale.ROOT);
+                final Duration duration;
+                if (lower.endsWith("ms"))
+                {
+                    duration = Duration.ofMillis(Long.parseLong(lower.substring(0, lower.length() - 2)));
+                }
+                else if (lower.endsWith("s"))
+                {
+                    duration = Duration.ofSeconds(Long.parseLong(lower.substring(0, lower.length() - 1)));
+                }
+                else if (lower.endsWith("m"))
+                {
+                    duration = Duration.ofMinutes(Long.parseLong(lower.substring(0, lower.length() - 1)));
+                }
+                else
+                {
+                    duration = Duration.parse(text);
+                }
+                if (duration.isNegative() || duration.isZero())
+                {
+                    throw new UsageException("--timeout must be positive, was " + text);
+                }
+                return duration;
+            }
+            catch (final NumberFormatException | DateTimeParseException ex)
+            {
+                throw new UsageException("--timeout " + text + " is not a duration such as 5s or 500ms");
+            }
+        }
+
+        private static SSLContext trusting(final Path file, final String password)
+        {
+            try (InputStream in = Files.newInputStream(file))
+            {
+                final KeyStore store = KeyStore.getInstance(file.toString().endsWith(".jks") ? "JKS" : "PKCS12");
+                store.load(in, password == null ? null : password.toCharArray());
+                final TrustManagerFactory trust =
+                    TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                trust.init(store);
+                final SSLContext context = SSLContext.getInstance("TLS");
+                context.init(null, trust.getTrustManagers(), null);
+                return context;
+            }
+            catch (final java.io.IOException | GeneralSecurityException ex)
+            {
+                throw new UsageException("cannot read the truststore " + file + ": " + ex.getMessage());
+            }
+        }
+    }
+
+    /** The command line is wrong. */
+    private static final class UsageException extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(final String message)
+        {
+            super(message, null, false, false);
+        }
+    }
+
+    /** No session could be opened. */
+    private static final class NotConnected extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        NotConnected(final String message)
+        {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The call was answered with an error, or not at all. */
+    private static final class CallFailed extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        CallFailed(final String message)
+        {
+            super(message, null, false, false);
+        }
+    }
+}

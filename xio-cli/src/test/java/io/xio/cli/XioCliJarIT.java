@@ -1,0 +1,73 @@
+package io.xio.cli;
+
+import io.xio.cli.server.InventoryServer;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The packaged command line as an operator runs it: {@code java -jar xio-cli-*-all.jar}, against a live server. */
+class XioCliJarIT
+{
+    private static final Path JAR = Path.of(System.getProperty("xio.cli.jar", "target/xio-cli-all.jar"));
+
+    @Test
+    void theShadedJarListsAndCalls() throws Exception
+    {
+        assertThat(JAR).exists();
+        try (ConfigurableApplicationContext server = new SpringApplicationBuilder(InventoryServer.class)
+            .properties("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0", "spring.main.banner-mode=off")
+            .run())
+        {
+            final String uri = Cli.uri(server.getBean(XioServiceExporter.class));
+            final Result list = xio("list", uri);
+            assertThat(list.status).as(list.err).isZero();
+            assertThat(list.out).contains("\"name\" : \"inventory\"");
+
+            final Result add = xio("call", uri, "inventory", "add(int,int)", "[20, 22]");
+            assertThat(add.status).as(add.err).isZero();
+            assertThat(add.out.trim()).isEqualTo("42");
+
+            final Result unknown = xio("call", uri, "inventory", "remove");
+            assertThat(unknown.status).isEqualTo(Main.USAGE);
+            assertThat(unknown.err).contains("no method 'remove'");
+        }
+    }
+
+    private record Result(int status, String out, String err)
+    {
+    }
+
+    private static Result xio(final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        final Path out = Files.createTempFile("xio-cli", ".out");
+        final Path err = Files.createTempFile("xio-cli", ".err");
+        final Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
+            .start();
+        try
+        {
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the command ended").isTrue();
+            return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
+        }
+        finally
+        {
+            process.destroyForcibly();
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+}

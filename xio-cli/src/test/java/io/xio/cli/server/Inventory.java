@@ -1,0 +1,39 @@
+package io.xio.cli.server;
+
+import java.util.List;
+import java.util.Map;
+
+/** The service the command line is tried on: records, enums, lists, maps, a type that contains itself. */
+public interface Inventory
+{
+    enum Colour
+    {
+        RED, GREEN
+    }
+
+    record Item(String sku, int count, Colour colour, List<String> tags)
+    {
+    }
+
+    /** Contains itself: its schema refers to its own definition. */
+    record Category(String name, List<Category> children)
+    {
+    }
+
+    Item put(Item item);
+
+    Item get(String sku);
+
+    int add(int a, int b);
+
+    long add(long a, long b, long c);
+
+    Map<String, Integer> counts(List<String> skus);
+
+    Category tree();
+
+    void clear();
+
+    /** Fails with a message its caller may read. */
+    String fail(String why) throws IllegalStateException;
+}
