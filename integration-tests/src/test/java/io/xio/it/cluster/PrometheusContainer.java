@@ -38,7 +38,7 @@ final class PrometheusContainer extends GenericContainer<PrometheusContainer>
 
     private final ConcurrentLinkedQueue<String> output = new ConcurrentLinkedQueue<>();
 
-    /** A scrape of each {@code host}'s port 8080, the job {@code sample}, the label {@code instance} the host's name. */
+    /** A scrape of each {@code host}'s port 8080 in the job {@code sample}, labelled {@code host} with its name. */
     PrometheusContainer(final Network network, final String... hosts)
     {
         super(DockerImageName.parse(IMAGE));
