@@ -145,9 +145,10 @@ public class XioAutoConfiguration
 
     /** {@code local.xio.port} and {@code local.xio.ports[i]}: the ports the portals are bound at. */
     @Bean
-    public XioPortInfoListener xioPortInfoListener(final ConfigurableEnvironment environment)
+    public XioPortInfoListener xioPortInfoListener(final ApplicationContext context,
+        final ConfigurableEnvironment environment)
     {
-        return new XioPortInfoListener(environment);
+        return new XioPortInfoListener(context, environment);
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.service;
 
 import io.xio.engine.Portal;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -25,16 +26,23 @@ public class XioPortInfoListener implements ApplicationListener<XioPortalsExport
     /** The name of the property source that holds the ports. */
     public static final String PROPERTY_SOURCE_NAME = "xio.ports";
 
+    private final ApplicationContext context;
     private final ConfigurableEnvironment environment;
 
-    public XioPortInfoListener(final ConfigurableEnvironment environment)
+    /** Publishes the ports of {@code context}'s own portals into {@code environment}, its environment. */
+    public XioPortInfoListener(final ApplicationContext context, final ConfigurableEnvironment environment)
     {
+        this.context = context;
         this.environment = environment;
     }
 
     @Override
     public void onApplicationEvent(final XioPortalsExportedEvent event)
     {
+        if (event.getApplicationContext() != context)
+        {
+            return; // a child context's portals: its own listener publishes them into its own environment
+        }
         final Map<String, Object> ports = ports(event.getPortals());
         final MutablePropertySources sources = environment.getPropertySources();
         final PropertySource<?> existing = sources.get(PROPERTY_SOURCE_NAME);

@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.service;
 
 import io.xio.engine.Portal;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEvent;
 
 import java.util.List;
@@ -13,12 +14,21 @@ import java.util.List;
  */
 public class XioPortalsExportedEvent extends ApplicationEvent
 {
+    private final transient ApplicationContext applicationContext;
     private final transient List<Portal> portals;
 
-    public XioPortalsExportedEvent(final XioServiceExporter exporter, final List<Portal> portals)
+    public XioPortalsExportedEvent(final XioServiceExporter exporter, final ApplicationContext applicationContext,
+        final List<Portal> portals)
     {
         super(exporter);
+        this.applicationContext = applicationContext;
         this.portals = List.copyOf(portals);
+    }
+
+    /** The context of the exporter: the event reaches the listeners of its parent contexts too. */
+    public ApplicationContext getApplicationContext()
+    {
+        return applicationContext;
     }
 
     /** The exporter that bound the portals. */

@@ -142,7 +142,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         running = true;
         final List<Portal> bound = portals();
         listeners.forEach(listener -> listener.exported(bound));
-        context.publishEvent(new XioPortalsExportedEvent(this, bound));
+        context.publishEvent(new XioPortalsExportedEvent(this, context, bound));
     }
 
     private void export()
