@@ -11,6 +11,7 @@ import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.service.XioExportListener;
+import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,6 +23,7 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.ConfigurableEnvironment;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.smile.SmileMapper;
@@ -139,6 +141,14 @@ public class XioAutoConfiguration
         final org.springframework.beans.factory.BeanFactory beanFactory)
     {
         return new XioClientFieldInjector(beanFactory);
+    }
+
+    /** {@code local.xio.port} and {@code local.xio.ports[i]}: the ports the portals are bound at. */
+    @Bean
+    public XioPortInfoListener xioPortInfoListener(final ApplicationContext context,
+        final ConfigurableEnvironment environment)
+    {
+        return new XioPortInfoListener(context, environment);
     }
 
     @Bean

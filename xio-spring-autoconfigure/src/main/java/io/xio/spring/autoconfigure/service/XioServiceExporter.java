@@ -44,7 +44,8 @@ import java.util.concurrent.TimeUnit;
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
  * refused) within {@code xio.shutdown.grace-period}, then closes the portals and unregisters the services. The
- * shutdown is asynchronous: Spring's lifecycle goes on with other beans while the sessions drain.
+ * shutdown is asynchronous: Spring's lifecycle goes on with other beans while the sessions drain. Once the portals
+ * are bound it publishes a {@link XioPortalsExportedEvent}.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
 {
@@ -142,6 +143,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         running = true;
         final List<Portal> bound = portals();
         listeners.forEach(listener -> listener.exported(bound));
+        context.publishEvent(new XioPortalsExportedEvent(this, context, bound));
     }
 
     private void export()
