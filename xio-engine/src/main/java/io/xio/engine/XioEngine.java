@@ -92,6 +92,8 @@ public final class XioEngine implements AutoCloseable
     private final AtomicInteger nextPortalContext = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration connectTimeout;
+    private final EngineSettings settings;
+    private final ContextFailurePolicy contextFailurePolicy;
 
     private XioEngine(final Builder builder)
     {
@@ -108,10 +110,11 @@ public final class XioEngine implements AutoCloseable
         {
             loops[i] = newLoop(i);
         }
-        core = new EngineCore(new EngineSettings(name, builder.limits, builder.keepaliveInterval,
+        settings = new EngineSettings(name, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
-            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors, builder.tls),
-            loops, builder.transports(), leaks);
+            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors, builder.tls);
+        contextFailurePolicy = builder.contextFailurePolicy;
+        core = new EngineCore(settings, loops, builder.transports(), leaks);
         if (builder.manualContexts)
         {
             runners = null;
@@ -463,6 +466,54 @@ public final class XioEngine implements AutoCloseable
     public Limits limits()
     {
         return core.limits;
+    }
+
+    /** How long an idle context spins before it parks ({@link Builder#busyPoll}). */
+    public Duration busyPoll()
+    {
+        return busyPoll;
+    }
+
+    /** How long a caller blocked on a {@link XioFuture} spins before it parks ({@link Builder#callerSpin}). */
+    public Duration callerSpin()
+    {
+        return settings.callerSpin();
+    }
+
+    /** Traffic-free time after which a connection sends a keepalive ({@link Builder#keepalive}). */
+    public Duration keepaliveInterval()
+    {
+        return settings.keepaliveInterval();
+    }
+
+    /** Silence after which a peer's connection is dropped ({@link Builder#keepalive}). */
+    public Duration keepaliveTimeout()
+    {
+        return settings.keepaliveTimeout();
+    }
+
+    /** How long a lost connection is re-tried and its session kept ({@link Builder#reconnectTimeout}). */
+    public Duration reconnectTimeout()
+    {
+        return settings.reconnectTimeout();
+    }
+
+    /** How long a connect or session set-up may take ({@link Builder#connectTimeout}). */
+    public Duration connectTimeout()
+    {
+        return connectTimeout;
+    }
+
+    /** What this engine does once a context failed ({@link Builder#onContextFailure}). */
+    public ContextFailurePolicy onContextFailure()
+    {
+        return contextFailurePolicy;
+    }
+
+    /** Whether received messages are tracked for leaks ({@link Builder#leakDetection}). */
+    public boolean isLeakDetection()
+    {
+        return leaks != null;
     }
 
     /**
