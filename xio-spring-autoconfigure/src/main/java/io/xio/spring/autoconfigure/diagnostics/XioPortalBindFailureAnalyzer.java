@@ -17,8 +17,7 @@ class XioPortalBindFailureAnalyzer extends AbstractFailureAnalyzer<XioPortalBind
         {
             return new FailureAnalysis("The xio portal " + cause.property() + "=" + cause.uri() + " could not be " +
                 "bound: its address is already in use.", "Identify and stop the process that is listening on that " +
-                "address, or set " + cause.property() + " to another port (port 0 takes a free one; the bound port " +
-                "is in the exporter's portals).", cause);
+                "address, or give " + cause.property() + " another port (port 0 takes a free one).", cause);
         }
         return new FailureAnalysis("The xio portal " + cause.property() + "=" + cause.uri() + " could not be bound: " +
             cause.getCause().getMessage(), "Check " + cause.property() + ": the address must be one this host " +
