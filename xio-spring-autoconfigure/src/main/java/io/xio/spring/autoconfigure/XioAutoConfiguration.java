@@ -14,9 +14,11 @@ import io.xio.spring.autoconfigure.service.XioExportListener;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -24,9 +26,13 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.util.unit.DataSize;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.smile.SmileMapper;
+
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
@@ -36,6 +42,7 @@ import tools.jackson.dataformat.smile.SmileMapper;
  * backs off when the application defines its own.
  */
 @AutoConfiguration(after = JacksonAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(XioProperties.class)
 @Import(XioComponentsRegistrar.class)
 public class XioAutoConfiguration
@@ -45,48 +52,97 @@ public class XioAutoConfiguration
     public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
     {
         final XioEngine.Builder builder = XioEngine.builder().name("xio");
-        final PropertyMapper map = PropertyMapper.get();
+        final PropertyMapper map = PropertyMapper.get(); // a property not set leaves the engine's default
         map.from(properties::getContexts).to(builder::contexts);
         map.from(properties.getIdle()::getBusyPoll).to(builder::busyPoll);
+        map.from(properties.getIdle()::getCallerSpin).to(builder::callerSpin);
         map.from(properties::getOnContextFailure).to(builder::onContextFailure);
+        map.from(properties::getConnectTimeout).to(builder::connectTimeout);
+        map.from(properties::getReconnectTimeout).to(builder::reconnectTimeout);
+        map.from(properties::getLeakDetection).to(builder::leakDetection);
+        keepalive(properties.getKeepalive(), builder);
         builder.limits(limits(properties.getLimits()));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
 
-    /** The engine's limits from {@code xio.limits.*}; one that contradicts another fails start-up naming both. */
+    /** Interval and timeout go to the engine together: one set alone keeps the engine's default for the other. */
+    private static void keepalive(final XioProperties.Keepalive keepalive, final XioEngine.Builder builder)
+    {
+        if (keepalive.getInterval() == null && keepalive.getTimeout() == null)
+        {
+            return;
+        }
+        final Duration interval = Objects.requireNonNullElse(keepalive.getInterval(),
+            XioEngine.DEFAULT_KEEPALIVE_INTERVAL);
+        final Duration timeout = Objects.requireNonNullElse(keepalive.getTimeout(),
+            XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
+        if (timeout.compareTo(interval) <= 0)
+        {
+            throw new InvalidConfigurationPropertyValueException("xio.keepalive.timeout", timeout,
+                "must be longer than xio.keepalive.interval (" + interval + ")");
+        }
+        builder.keepalive(interval, timeout);
+    }
+
+    /**
+     * The engine's limits from {@code xio.limits.*}, each one not set the engine's; one that contradicts another
+     * fails start-up naming both.
+     */
     static Limits limits(final XioProperties.Limits properties)
     {
+        final PropertyMapper map = PropertyMapper.get();
+        Limits limits = Limits.DEFAULT;
         try
         {
-            return Limits.DEFAULT
-                .withMaxMessageBytes((int)Math.min(Integer.MAX_VALUE, properties.getMaxMessageSize().toBytes()))
-                .withMaxHeaderBytes((int)properties.getMaxHeaderSize().toBytes())
-                .withMaxInFlight(properties.getMaxInFlight())
-                .withMaxQueuedBytes((int)properties.getMaxQueuedSize().toBytes())
-                .withMaxUnsentBytes(properties.getMaxUnsentSize() != null ? properties.getMaxUnsentSize().toBytes() :
-                    Math.max(Limits.DEFAULT.maxUnsentBytes(), properties.getMaxQueuedSize().toBytes()))
-                .withWriteStallTimeout(properties.getWriteStallTimeout())
-                .withHandshakeTimeout(properties.getHandshakeTimeout())
-                .withIncompleteFrameTimeout(properties.getIncompleteFrameTimeout())
-                .withMinReceiveRate((int)properties.getMinReceiveRate().toBytes())
-                .withMaxSessions(properties.getMaxSessions())
-                .withMaxSessionsPerConnection(properties.getMaxSessionsPerConnection())
-                .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
-                .withMaxSessionsPerPrincipal(properties.getMaxSessionsPerPrincipal())
-                .withMaxInFlightPerPrincipal(properties.getMaxInFlightPerPrincipal())
-                .withMaxAuthenticationFailuresPerHost(properties.getMaxAuthenticationFailuresPerHost())
-                .withAuthenticationFailureInterval(properties.getAuthenticationFailureInterval())
-                .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
-                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
-                .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes())
-                .withMaxRetainedBytesPerSession(properties.getMaxRetainedSizePerSession().toBytes())
-                .withMaxRetainedBytes(properties.getMaxRetainedSize().toBytes());
+            limits = map.from(properties::getMaxMessageSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxMessageBytes);
+            limits = map.from(properties::getMaxHeaderSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxHeaderBytes);
+            limits = map.from(properties::getMaxSegments).to(limits, Limits::withMaxSegments);
+            // The engine widens the dedup window with max-in-flight and the unsent bound with max-queued-size
+            // where they are not set; set, they must fit.
+            limits = map.from(properties::getMaxInFlight).to(limits, Limits::withMaxInFlight);
+            limits = map.from(properties::getDedupWindow).to(limits, Limits::withDedupWindow);
+            limits = map.from(properties::getRetainedResponseSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withRetainedResponseBytes);
+            limits = map.from(properties::getMaxQueuedSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxQueuedBytes);
+            limits = map.from(properties::getMaxUnsentSize).as(DataSize::toBytes)
+                .to(limits, Limits::withMaxUnsentBytes);
+            limits = map.from(properties::getWriteStallTimeout).to(limits, Limits::withWriteStallTimeout);
+            limits = map.from(properties::getHandshakeTimeout).to(limits, Limits::withHandshakeTimeout);
+            limits = map.from(properties::getIncompleteFrameTimeout).to(limits, Limits::withIncompleteFrameTimeout);
+            limits = map.from(properties::getMinReceiveRate).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMinReceiveRate);
+            limits = map.from(properties::getMaxSessions).to(limits, Limits::withMaxSessions);
+            limits = map.from(properties::getMaxSessionsPerConnection).to(limits, Limits::withMaxSessionsPerConnection);
+            limits = map.from(properties::getMaxSessionsPerPeer).to(limits, Limits::withMaxSessionsPerPeer);
+            limits = map.from(properties::getMaxSessionsPerPrincipal).to(limits, Limits::withMaxSessionsPerPrincipal);
+            limits = map.from(properties::getMaxInFlightPerPrincipal).to(limits, Limits::withMaxInFlightPerPrincipal);
+            limits = map.from(properties::getMaxAuthenticationFailuresPerHost)
+                .to(limits, Limits::withMaxAuthenticationFailuresPerHost);
+            limits = map.from(properties::getAuthenticationFailureInterval)
+                .to(limits, Limits::withAuthenticationFailureInterval);
+            limits = map.from(properties::getMaxConnectionsPerPortal).to(limits, Limits::withMaxConnectionsPerPortal);
+            limits = map.from(properties::getMaxConnectionsPerPeer).to(limits, Limits::withMaxConnectionsPerPeer);
+            limits = map.from(properties::getMaxMetadataSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxMetadataBytes);
+            limits = map.from(properties::getMaxRetainedSizePerSession).as(DataSize::toBytes)
+                .to(limits, Limits::withMaxRetainedBytesPerSession);
+            return map.from(properties::getMaxRetainedSize).as(DataSize::toBytes)
+                .to(limits, Limits::withMaxRetainedBytes);
         }
         catch (final IllegalArgumentException ex)
         {
             throw new IllegalStateException("invalid xio.limits: " + ex.getMessage(), ex);
         }
+    }
+
+    /** The properties' setters keep sizes that go to an int within its range. */
+    private static int intBytes(final DataSize size)
+    {
+        return Math.toIntExact(size.toBytes());
     }
 
     @Bean

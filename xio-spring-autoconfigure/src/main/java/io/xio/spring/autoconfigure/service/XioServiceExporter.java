@@ -9,6 +9,7 @@ import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
+import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
@@ -204,7 +205,20 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode()));
             }
             final TlsOptions tls = tls(configured.get(i), i);
-            portals.add(0, tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls));
+            portals.add(0, bind(uri, acceptor, tls, "xio.portals[" + i + "].uri"));
+        }
+    }
+
+    /** Binds one portal; a failure names the property that configured it. */
+    private Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls, final String property)
+    {
+        try
+        {
+            return tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls);
+        }
+        catch (final XioException ex)
+        {
+            throw new XioPortalBindException(property, uri, ex);
         }
     }
 
