@@ -7,6 +7,7 @@ import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
+import io.xio.spring.autoconfigure.codec.FormatMappers;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
@@ -29,7 +30,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.unit.DataSize;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.dataformat.smile.SmileMapper;
+import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -145,6 +146,11 @@ public class XioAutoConfiguration
         return Math.toIntExact(size.toBytes());
     }
 
+    /**
+     * The codec on Boot's mappers: JSON is Boot's {@link JsonMapper}, Smile a mapper configured like it (Boot has
+     * none of its own), CBOR Boot's {@code CBORMapper} ({@code spring.jackson.*}, {@code spring.jackson.cbor.*}
+     * and {@code CborMapperBuilderCustomizer} beans), or one configured like the JSON mapper without Boot's.
+     */
     @Bean
     @ConditionalOnMissingBean
     public XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper,
@@ -154,28 +160,31 @@ public class XioAutoConfiguration
         final ObjectMapper mapper = switch (properties.getCodec())
         {
             case JSON -> json;
-            case SMILE -> SmileMapper.builder().addModules(json.registeredModules()).build();
-            case CBOR -> cbor(json, context.getClassLoader());
+            case SMILE -> FormatMappers.of(json, new SmileFactory());
+            case CBOR -> cbor(json, context);
         };
         return new JacksonXioCodec(mapper);
     }
 
-    private static ObjectMapper cbor(final JsonMapper json, final ClassLoader classLoader)
+    private static ObjectMapper cbor(final JsonMapper json, final ApplicationContext context)
     {
-        if (!org.springframework.util.ClassUtils.isPresent("tools.jackson.dataformat.cbor.CBORMapper", classLoader))
+        if (!org.springframework.util.ClassUtils.isPresent("tools.jackson.dataformat.cbor.CBORMapper",
+            context.getClassLoader()))
         {
             throw new IllegalStateException("xio.codec=cbor needs tools.jackson.dataformat:jackson-dataformat-cbor " +
                 "on the class path");
         }
-        return CborMappers.of(json);
+        return CborMappers.of(json, context);
     }
 
     /** Kept apart so that this configuration loads without the optional CBOR module. */
     private static final class CborMappers
     {
-        static ObjectMapper of(final JsonMapper json)
+        static ObjectMapper of(final JsonMapper json, final ApplicationContext context)
         {
-            return tools.jackson.dataformat.cbor.CBORMapper.builder().addModules(json.registeredModules()).build();
+            final ObjectMapper boot = context.getBeanProvider(tools.jackson.dataformat.cbor.CBORMapper.class)
+                .getIfAvailable();
+            return boot != null ? boot : FormatMappers.of(json, new tools.jackson.dataformat.cbor.CBORFactory());
         }
     }
 

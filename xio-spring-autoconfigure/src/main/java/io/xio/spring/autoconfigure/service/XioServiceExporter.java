@@ -292,7 +292,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             : QueueingHandler.defaultMaxQueued(bounds.getMaxConcurrentCalls());
     }
 
-    private static Class<?> exportedInterface(final Class<?> type, final XioService settings)
+    /**
+     * The interface {@code type} exports: {@code settings.type()}, or the class's only interface; any other
+     * case fails naming the class. Also used ahead of time, for the runtime hints of the exported methods.
+     */
+    public static Class<?> exportedInterface(final Class<?> type, final XioService settings)
     {
         if (settings.type() != void.class)
         {
