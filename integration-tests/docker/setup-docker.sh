@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Makes a Docker engine available and builds the image the multi-host tests run the sample app in, without any
-# image registry: an empty root with static BusyBox, this host's JDK and the C libraries it links against.
+# Makes a Docker engine available and builds the images the multi-host tests run, without any image registry: the
+# sample app's (an empty root with static BusyBox, this host's JDK and the C libraries it links against) and a
+# Prometheus server's (BusyBox and Debian's prometheus package, which scrapes the sample's /actuator/prometheus).
 # Idempotent: an engine already running and an image already built are left as they are.
-#   XIO_TEST_IMAGE   image name to build (default xio/jdk-local:17)
+#   XIO_TEST_IMAGE         image name to build (default xio/jdk-local:17)
+#   XIO_PROMETHEUS_IMAGE   the Prometheus image's name (default xio/prometheus-local:2)
 set -euo pipefail
 
 IMAGE="${XIO_TEST_IMAGE:-xio/jdk-local:17}"
+PROMETHEUS_IMAGE="${XIO_PROMETHEUS_IMAGE:-xio/prometheus-local:2}"
 log() { echo "[setup-docker] $*"; }
 
 if ! docker info >/dev/null 2>&1; then
@@ -25,6 +28,40 @@ if ! docker info >/dev/null 2>&1; then
         sleep 0.5
     done
     docker info >/dev/null 2>&1 || { log "dockerd did not start; see /var/log/xio-dockerd.log"; tail -20 /var/log/xio-dockerd.log; exit 1; }
+fi
+
+# The Prometheus server: Debian's build links the C library (cgo), so that and its resolver libraries come along.
+if ! docker image inspect "$PROMETHEUS_IMAGE" >/dev/null 2>&1; then
+    if ! command -v prometheus >/dev/null 2>&1 || ! command -v busybox >/dev/null 2>&1; then
+        log "installing prometheus and busybox-static"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus busybox-static \
+            >/dev/null
+    fi
+    if ldd "$(command -v busybox)" >/dev/null 2>&1; then log "busybox is not static: apt-get install busybox-static"; exit 1; fi
+    log "building $PROMETHEUS_IMAGE from $(prometheus --version 2>&1 | sed -n 1p)"
+    PROM_ROOT="$(mktemp -d)"
+    mkdir -p "$PROM_ROOT"/{bin,tmp,etc/prometheus}
+    chmod 1777 "$PROM_ROOT/tmp"
+    cp "$(command -v busybox)" "$PROM_ROOT/bin/busybox"
+    for applet in sh ls cat ps kill sleep env wget; do ln -s busybox "$PROM_ROOT/bin/$applet"; done
+    cp "$(command -v prometheus)" "$PROM_ROOT/bin/prometheus"
+    { ldd "$(command -v prometheus)" || true; } | grep -o '/[^ ]*\.so[^ ]*' | sort -u | while read -r lib; do
+        mkdir -p "$PROM_ROOT$(dirname "$lib")" && cp -L "$lib" "$PROM_ROOT$lib"
+    done
+    for lib in /lib/x86_64-linux-gnu/libnss_dns.so.2 /lib/x86_64-linux-gnu/libnss_files.so.2 \
+               /lib/x86_64-linux-gnu/libresolv.so.2; do
+        [ -e "$lib" ] && mkdir -p "$PROM_ROOT$(dirname "$lib")" && cp -L "$lib" "$PROM_ROOT$lib"
+    done
+    echo "hosts: files dns" >"$PROM_ROOT/etc/nsswitch.conf"
+    echo "root:x:0:0:root:/tmp:/bin/sh" >"$PROM_ROOT/etc/passwd"
+    tar -C "$PROM_ROOT" -c . | docker import --change 'ENV PATH=/bin' --change 'WORKDIR /tmp' \
+        - "$PROMETHEUS_IMAGE" >/dev/null
+    rm -rf "$PROM_ROOT"
+    log "built $PROMETHEUS_IMAGE"
+    docker run --rm "$PROMETHEUS_IMAGE" prometheus --version 2>&1 | sed -n 1p
+else
+    log "image $PROMETHEUS_IMAGE already present"
 fi
 
 if docker image inspect "$IMAGE" >/dev/null 2>&1; then

@@ -13,7 +13,10 @@ public class SampleProperties
     /** Name this server reports in summaries. */
     private String name = "blobs-1";
 
-    /** Names of the {@code xio.clients.*} entries the load runs against, one after the other. */
+    /**
+     * The clients the load runs against, one after the other, by their {@code @XioClient} names: {@code blobs}
+     * ({@code xio.clients.blobs}), {@code blobs-shm} ({@code xio.clients.blobs-shm}).
+     */
     private List<String> clients = List.of("blobs");
 
     /** Values stored, then read back and verified, per client. */

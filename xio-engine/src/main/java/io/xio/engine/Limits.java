@@ -222,6 +222,17 @@ public record Limits(
         return copy().maxSegments(value).build();
     }
 
+    /** A power of two, at least {@code maxInFlight}. */
+    public Limits withDedupWindow(final int value)
+    {
+        return copy().dedupWindow(value).build();
+    }
+
+    public Limits withRetainedResponseBytes(final int value)
+    {
+        return copy().retainedResponseBytes(value).build();
+    }
+
     public Limits withMaxMetadataBytes(final int value)
     {
         return copy().maxMetadataBytes(value).build();
@@ -288,7 +299,7 @@ public record Limits(
         private int maxInFlight;
         private int maxQueuedBytes;
         private int dedupWindow;
-        private final int retainedResponseBytes;
+        private int retainedResponseBytes;
         private long maxUnsentBytes;
         private Duration writeStallTimeout;
         private Duration handshakeTimeout;
@@ -362,6 +373,12 @@ public record Limits(
         Copy dedupWindow(final int value)
         {
             dedupWindow = value;
+            return this;
+        }
+
+        Copy retainedResponseBytes(final int value)
+        {
+            retainedResponseBytes = value;
             return this;
         }
 

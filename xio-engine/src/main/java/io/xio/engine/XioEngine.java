@@ -51,6 +51,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class XioEngine implements AutoCloseable
 {
+    /** How long an idle context spins before it parks, unless {@link Builder#busyPoll} says otherwise. */
+    public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(50_000);
+
+    /** How long a caller blocked on a {@link XioFuture} spins before it parks, unless {@link Builder#callerSpin}. */
+    public static final Duration DEFAULT_CALLER_SPIN = Duration.ZERO;
+
+    /** Traffic-free time after which a connection sends a keepalive, unless {@link Builder#keepalive}. */
+    public static final Duration DEFAULT_KEEPALIVE_INTERVAL = Duration.ofSeconds(1);
+
+    /** Time a silent peer is given before its connection is dropped, unless {@link Builder#keepalive}. */
+    public static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** How long a lost connection is re-tried (and its session kept), unless {@link Builder#reconnectTimeout}. */
+    public static final Duration DEFAULT_RECONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+    /** How long a connect or session set-up may take, unless {@link Builder#connectTimeout}. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+    /** What the engine does once a context failed, unless {@link Builder#onContextFailure}. */
+    public static final ContextFailurePolicy DEFAULT_CONTEXT_FAILURE_POLICY = ContextFailurePolicy.CLOSE_ENGINE;
+
     private static final Logger LOG = LoggerFactory.getLogger(XioEngine.class);
     private static final AtomicInteger ENGINES = new AtomicInteger();
 
@@ -71,6 +92,8 @@ public final class XioEngine implements AutoCloseable
     private final AtomicInteger nextPortalContext = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration connectTimeout;
+    private final EngineSettings settings;
+    private final ContextFailurePolicy contextFailurePolicy;
 
     private XioEngine(final Builder builder)
     {
@@ -87,10 +110,11 @@ public final class XioEngine implements AutoCloseable
         {
             loops[i] = newLoop(i);
         }
-        core = new EngineCore(new EngineSettings(name, builder.limits, builder.keepaliveInterval,
+        settings = new EngineSettings(name, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
-            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors, builder.tls),
-            loops, builder.transports(), leaks);
+            builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors, builder.tls);
+        contextFailurePolicy = builder.contextFailurePolicy;
+        core = new EngineCore(settings, loops, builder.transports(), leaks);
         if (builder.manualContexts)
         {
             runners = null;
@@ -444,6 +468,54 @@ public final class XioEngine implements AutoCloseable
         return core.limits;
     }
 
+    /** How long an idle context spins before it parks ({@link Builder#busyPoll}). */
+    public Duration busyPoll()
+    {
+        return busyPoll;
+    }
+
+    /** How long a caller blocked on a {@link XioFuture} spins before it parks ({@link Builder#callerSpin}). */
+    public Duration callerSpin()
+    {
+        return settings.callerSpin();
+    }
+
+    /** Traffic-free time after which a connection sends a keepalive ({@link Builder#keepalive}). */
+    public Duration keepaliveInterval()
+    {
+        return settings.keepaliveInterval();
+    }
+
+    /** Silence after which a peer's connection is dropped ({@link Builder#keepalive}). */
+    public Duration keepaliveTimeout()
+    {
+        return settings.keepaliveTimeout();
+    }
+
+    /** How long a lost connection is re-tried and its session kept ({@link Builder#reconnectTimeout}). */
+    public Duration reconnectTimeout()
+    {
+        return settings.reconnectTimeout();
+    }
+
+    /** How long a connect or session set-up may take ({@link Builder#connectTimeout}). */
+    public Duration connectTimeout()
+    {
+        return connectTimeout;
+    }
+
+    /** What this engine does once a context failed ({@link Builder#onContextFailure}). */
+    public ContextFailurePolicy onContextFailure()
+    {
+        return contextFailurePolicy;
+    }
+
+    /** Whether received messages are tracked for leaks ({@link Builder#leakDetection}). */
+    public boolean isLeakDetection()
+    {
+        return leaks != null;
+    }
+
     /**
      * What this engine refused its peers or cut them off for, by kind, since it started: a snapshot, any thread.
      * Each refusal is also logged, at most once a second per peer host.
@@ -618,17 +690,17 @@ public final class XioEngine implements AutoCloseable
     {
         private String name;
         private int contexts = Math.max(1, Runtime.getRuntime().availableProcessors());
-        private Duration busyPoll = Duration.ofNanos(50_000);
+        private Duration busyPoll = DEFAULT_BUSY_POLL;
         private Limits limits = Limits.DEFAULT;
-        private Duration keepaliveInterval = Duration.ofSeconds(1);
-        private Duration keepaliveTimeout = Duration.ofSeconds(10);
-        private Duration reconnectTimeout = Duration.ofSeconds(30);
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration callerSpin = Duration.ZERO;
+        private Duration keepaliveInterval = DEFAULT_KEEPALIVE_INTERVAL;
+        private Duration keepaliveTimeout = DEFAULT_KEEPALIVE_TIMEOUT;
+        private Duration reconnectTimeout = DEFAULT_RECONNECT_TIMEOUT;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration callerSpin = DEFAULT_CALLER_SPIN;
         private boolean leakDetection;
         private boolean manualContexts;
         private SessionListener listener = SessionListener.NONE;
-        private ContextFailurePolicy contextFailurePolicy = ContextFailurePolicy.CLOSE_ENGINE;
+        private ContextFailurePolicy contextFailurePolicy = DEFAULT_CONTEXT_FAILURE_POLICY;
         private NanoClock clock = SystemNanoClock.INSTANCE;
         private TlsOptions tls;
         private final Map<String, Transport> transports = new LinkedHashMap<>();
@@ -683,7 +755,10 @@ public final class XioEngine implements AutoCloseable
             return this;
         }
 
-        /** Keepalive: send one after {@code interval} without traffic; drop a peer silent for {@code timeout}. */
+        /**
+         * Keepalive: send one after {@code interval} without traffic; drop a peer silent for {@code timeout}.
+         * Default 1s and 10s.
+         */
         public Builder keepalive(final Duration interval, final Duration timeout)
         {
             requirePositive("keepalive interval", interval);
@@ -698,7 +773,10 @@ public final class XioEngine implements AutoCloseable
             return this;
         }
 
-        /** How long a client keeps trying to re-establish a lost connection, and a server keeps its session. */
+        /**
+         * How long a client keeps trying to re-establish a lost connection, and a server keeps its session.
+         * Default 30s.
+         */
         public Builder reconnectTimeout(final Duration value)
         {
             requirePositive("reconnectTimeout", value);

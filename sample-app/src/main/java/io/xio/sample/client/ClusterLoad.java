@@ -2,8 +2,6 @@ package io.xio.sample.client;
 
 import io.xio.sample.SampleProperties;
 import io.xio.sample.api.BlobStore;
-import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
@@ -40,7 +38,7 @@ public class ClusterLoad implements ApplicationListener<ApplicationReadyEvent>, 
     private static final int READ_KEYS = 1000;
 
     private final SampleProperties properties;
-    private final BeanFactory beans;
+    private final BlobStore store;
     private final String name;
     private final AtomicLong sequence = new AtomicLong();
     private final AtomicLong writesSent = new AtomicLong();
@@ -55,12 +53,12 @@ public class ClusterLoad implements ApplicationListener<ApplicationReadyEvent>, 
     private volatile boolean running;
     private volatile boolean started;
     private Thread reporter;
-    private BlobStore store;
 
-    public ClusterLoad(final SampleProperties properties, final BeanFactory beans)
+    /** @param store the store, a service in this profile ({@code xio.clients.blobs.service-id}) */
+    public ClusterLoad(final SampleProperties properties, final BlobsClient store)
     {
         this.properties = properties;
-        this.beans = beans;
+        this.store = store;
         this.name = properties.getName();
     }
 
@@ -88,7 +86,6 @@ public class ClusterLoad implements ApplicationListener<ApplicationReadyEvent>, 
     {
         synchronized (this)
         {
-            store = XioClientFactoryBean.create(BlobStore.class, properties.getClients().get(0), null, beans);
             reporter = new Thread(this::report, "xio-sample-cluster-report");
             reporter.setDaemon(true);
             reporter.start();
@@ -109,7 +106,7 @@ public class ClusterLoad implements ApplicationListener<ApplicationReadyEvent>, 
     /** Starts the writer and reader threads unless they run. */
     public synchronized void resume()
     {
-        if (running || store == null)
+        if (running || reporter == null) // not before the application is ready
         {
             return;
         }

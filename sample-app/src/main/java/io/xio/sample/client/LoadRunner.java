@@ -1,11 +1,11 @@
 package io.xio.sample.client;
 
+import io.xio.annotation.XioClient;
 import io.xio.sample.SampleProperties;
 import io.xio.sample.api.BlobStore;
-import io.xio.sample.server.BlobStoreService;
-import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
+import io.xio.sample.api.Checksums;
 import org.HdrHistogram.Histogram;
-import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
@@ -16,17 +16,20 @@ import org.springframework.stereotype.Component;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The client side of the sample: for each configured client, stores values (one-way with a delivery receipt),
- * reads each back and verifies it, keeps many reads in flight for a while, then compares the server's summary.
- * Prints a progress line while it runs, a latency table, and where to look next (the actuator endpoints). The
- * cluster profile runs {@link ClusterLoad} instead.
+ * The client side of the sample: for each client {@code sample.clients} names, stores values (one-way with a
+ * delivery receipt), reads each back and verifies it, keeps many reads in flight for a while, then compares the
+ * server's summary. Prints a progress line while it runs, a latency table, and where to look next (the actuator
+ * endpoints). The cluster profile runs {@link ClusterLoad} instead. The clients are the {@code @XioClient} beans it
+ * is given, each known by its {@code @XioClient} name.
  */
 @Component
 @Profile("!server")
@@ -36,19 +39,25 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
     private static final long PROGRESS_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final SampleProperties properties;
-    private final BeanFactory beans;
     private final Environment environment;
+    private final Map<String, BlobStore> clients = new LinkedHashMap<>();
     private final List<Report> reports = new ArrayList<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final PrintStream out = System.out;
     /** Progress redraws one line, which only makes sense on a terminal (not in a log file or a container's log). */
     private final boolean terminal = System.console() != null;
 
-    public LoadRunner(final SampleProperties properties, final BeanFactory beans, final Environment environment)
+    /**
+     * @param blobs the store over {@code xio.clients.blobs}
+     * @param shm the store over shared memory, where a profile has it ({@code xio.clients.blobs-shm})
+     */
+    public LoadRunner(final SampleProperties properties, final Environment environment, final BlobsClient blobs,
+        final ObjectProvider<ShmBlobsClient> shm)
     {
         this.properties = properties;
-        this.beans = beans;
         this.environment = environment;
+        clients.put(name(BlobsClient.class), blobs);
+        shm.ifAvailable(store -> clients.put(name(ShmBlobsClient.class), store));
     }
 
     /** What one client's load measured. */
@@ -93,7 +102,13 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
         final List<BlobStore> stores = new ArrayList<>();
         for (final String client : properties.getClients())
         {
-            stores.add(XioClientFactoryBean.create(BlobStore.class, client, null, beans));
+            final BlobStore store = clients.get(client);
+            if (store == null)
+            {
+                throw new IllegalStateException("sample.clients names " + client + ", which is none of the " +
+                    "clients here: " + clients.keySet());
+            }
+            stores.add(store);
         }
         for (int round = 1; properties.getRounds() == 0 || round <= properties.getRounds(); round++)
         {
@@ -171,7 +186,7 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
         for (int i = 0; i < count; i++)
         {
             fill(value, i);
-            expected[i] = BlobStoreService.crc(value);
+            expected[i] = Checksums.crc(value);
             final long start = System.nanoTime();
             store.put(key(client, i), value);
             final long end = System.nanoTime();
@@ -186,7 +201,7 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
             final ByteBuffer read = store.get(key(client, i));
             final long end = System.nanoTime();
             gets.recordValue(end - start);
-            if (read != null && BlobStoreService.crc(read) == expected[i])
+            if (read != null && Checksums.crc(read) == expected[i])
             {
                 verified++;
             }
@@ -288,6 +303,12 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
     private static double us(final long nanos)
     {
         return nanos / 1000.0;
+    }
+
+    /** The name an {@code @XioClient} interface's settings are under. */
+    private static String name(final Class<?> client)
+    {
+        return client.getAnnotation(XioClient.class).value();
     }
 
     private static String key(final String client, final int i)

@@ -3,13 +3,13 @@ package io.xio.sample.server;
 import io.xio.annotation.XioService;
 import io.xio.sample.SampleProperties;
 import io.xio.sample.api.BlobStore;
+import io.xio.sample.api.Checksums;
 import org.springframework.context.annotation.Profile;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.zip.CRC32C;
 
 /**
  * The server side: values in memory, in direct buffers. Arguments are views into the received message that
@@ -72,16 +72,8 @@ public class BlobStoreService implements BlobStore
         for (final ByteBuffer value : values.values())
         {
             bytes += value.remaining();
-            crc ^= crc(value);
+            crc ^= Checksums.crc(value);
         }
         return new Summary(name, values.size(), bytes, crc);
-    }
-
-    /** CRC32C of a value's bytes. */
-    public static long crc(final ByteBuffer value)
-    {
-        final CRC32C crc = new CRC32C();
-        crc.update(value.duplicate());
-        return crc.getValue();
     }
 }

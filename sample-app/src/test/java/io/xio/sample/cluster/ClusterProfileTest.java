@@ -6,6 +6,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.ActiveProfiles;
@@ -15,7 +16,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,7 +37,6 @@ import static org.awaitility.Awaitility.await;
 class ClusterProfileTest
 {
     private static final TestingServer ZOOKEEPER = start();
-    private static final int XIO_PORT = freePort();
     private static final String SHM_NAME = "xio-sample-cluster-" + UUID.randomUUID();
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -45,7 +44,7 @@ class ClusterProfileTest
     static void addresses(final DynamicPropertyRegistry registry)
     {
         registry.add("spring.cloud.zookeeper.connect-string", ZOOKEEPER::getConnectString);
-        registry.add("xio.portals[0].uri", () -> "tcp://127.0.0.1:" + XIO_PORT);
+        registry.add("xio.portals[0].uri", () -> "tcp://127.0.0.1:0");
         registry.add("xio.portals[1].uri", () -> "shm://" + SHM_NAME);
     }
 
@@ -60,6 +59,10 @@ class ClusterProfileTest
 
     @LocalServerPort
     private int port;
+
+    /** The random port the tcp portal got; it was configured with port 0. */
+    @Value("${local.xio.port}")
+    private int xioPort;
 
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -89,6 +92,7 @@ class ClusterProfileTest
         assertThat(endpoint.path("portal").asString()).isEqualTo("shm://" + SHM_NAME);
         assertThat(endpoint.path("reason").asString()).contains("same host");
         assertThat(get("/actuator/health").at("/components/xio/details/clients/blobs/active").asInt()).isEqualTo(1);
+        assertThat(get("/actuator/xio").path("portals").toString()).contains("tcp://127.0.0.1:" + xioPort);
 
         final JsonNode paused = post("/actuator/load", "{\"running\": false}");
         assertThat(paused.path("running").asBoolean()).isFalse();
@@ -138,18 +142,6 @@ class ClusterProfileTest
         catch (final Exception ex)
         {
             throw new IllegalStateException("in-JVM ZooKeeper did not start", ex);
-        }
-    }
-
-    private static int freePort()
-    {
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new IllegalStateException(ex);
         }
     }
 }

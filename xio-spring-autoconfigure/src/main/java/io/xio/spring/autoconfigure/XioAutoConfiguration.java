@@ -7,24 +7,33 @@ import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
+import io.xio.spring.autoconfigure.codec.FormatMappers;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.service.XioExportListener;
+import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.util.unit.DataSize;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.dataformat.smile.SmileMapper;
+import tools.jackson.dataformat.smile.SmileFactory;
+
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
@@ -34,6 +43,7 @@ import tools.jackson.dataformat.smile.SmileMapper;
  * backs off when the application defines its own.
  */
 @AutoConfiguration(after = JacksonAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(XioProperties.class)
 @Import(XioComponentsRegistrar.class)
 public class XioAutoConfiguration
@@ -43,43 +53,86 @@ public class XioAutoConfiguration
     public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
     {
         final XioEngine.Builder builder = XioEngine.builder().name("xio");
-        final PropertyMapper map = PropertyMapper.get();
+        final PropertyMapper map = PropertyMapper.get(); // a property not set leaves the engine's default
         map.from(properties::getContexts).to(builder::contexts);
         map.from(properties.getIdle()::getBusyPoll).to(builder::busyPoll);
+        map.from(properties.getIdle()::getCallerSpin).to(builder::callerSpin);
         map.from(properties::getOnContextFailure).to(builder::onContextFailure);
+        map.from(properties::getConnectTimeout).to(builder::connectTimeout);
+        map.from(properties::getReconnectTimeout).to(builder::reconnectTimeout);
+        map.from(properties::getLeakDetection).to(builder::leakDetection);
+        keepalive(properties.getKeepalive(), builder);
         builder.limits(limits(properties.getLimits()));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
 
-    /** The engine's limits from {@code xio.limits.*}; one that contradicts another fails start-up naming both. */
+    /** Interval and timeout go to the engine together: one set alone keeps the engine's default for the other. */
+    private static void keepalive(final XioProperties.Keepalive keepalive, final XioEngine.Builder builder)
+    {
+        if (keepalive.getInterval() == null && keepalive.getTimeout() == null)
+        {
+            return;
+        }
+        final Duration interval = Objects.requireNonNullElse(keepalive.getInterval(),
+            XioEngine.DEFAULT_KEEPALIVE_INTERVAL);
+        final Duration timeout = Objects.requireNonNullElse(keepalive.getTimeout(),
+            XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
+        if (timeout.compareTo(interval) <= 0)
+        {
+            throw new InvalidConfigurationPropertyValueException("xio.keepalive.timeout", timeout,
+                "must be longer than xio.keepalive.interval (" + interval + ")");
+        }
+        builder.keepalive(interval, timeout);
+    }
+
+    /**
+     * The engine's limits from {@code xio.limits.*}, each one not set the engine's; one that contradicts another
+     * fails start-up naming both.
+     */
     static Limits limits(final XioProperties.Limits properties)
     {
+        final PropertyMapper map = PropertyMapper.get();
+        Limits limits = Limits.DEFAULT;
         try
         {
-            return Limits.DEFAULT
-                .withMaxMessageBytes((int)Math.min(Integer.MAX_VALUE, properties.getMaxMessageSize().toBytes()))
-                .withMaxHeaderBytes((int)properties.getMaxHeaderSize().toBytes())
-                .withMaxInFlight(properties.getMaxInFlight())
-                .withMaxQueuedBytes((int)properties.getMaxQueuedSize().toBytes())
-                .withMaxUnsentBytes(properties.getMaxUnsentSize() != null ? properties.getMaxUnsentSize().toBytes() :
-                    Math.max(Limits.DEFAULT.maxUnsentBytes(), properties.getMaxQueuedSize().toBytes()))
-                .withWriteStallTimeout(properties.getWriteStallTimeout())
-                .withHandshakeTimeout(properties.getHandshakeTimeout())
-                .withIncompleteFrameTimeout(properties.getIncompleteFrameTimeout())
-                .withMinReceiveRate((int)properties.getMinReceiveRate().toBytes())
-                .withMaxSessions(properties.getMaxSessions())
-                .withMaxSessionsPerConnection(properties.getMaxSessionsPerConnection())
-                .withMaxSessionsPerPeer(properties.getMaxSessionsPerPeer())
-                .withMaxSessionsPerPrincipal(properties.getMaxSessionsPerPrincipal())
-                .withMaxInFlightPerPrincipal(properties.getMaxInFlightPerPrincipal())
-                .withMaxAuthenticationFailuresPerHost(properties.getMaxAuthenticationFailuresPerHost())
-                .withAuthenticationFailureInterval(properties.getAuthenticationFailureInterval())
-                .withMaxConnectionsPerPortal(properties.getMaxConnectionsPerPortal())
-                .withMaxConnectionsPerPeer(properties.getMaxConnectionsPerPeer())
-                .withMaxMetadataBytes((int)properties.getMaxMetadataSize().toBytes())
-                .withMaxRetainedBytesPerSession(properties.getMaxRetainedSizePerSession().toBytes())
-                .withMaxRetainedBytes(properties.getMaxRetainedSize().toBytes());
+            limits = map.from(properties::getMaxMessageSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxMessageBytes);
+            limits = map.from(properties::getMaxHeaderSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxHeaderBytes);
+            limits = map.from(properties::getMaxSegments).to(limits, Limits::withMaxSegments);
+            // The engine widens the dedup window with max-in-flight and the unsent bound with max-queued-size
+            // where they are not set; set, they must fit.
+            limits = map.from(properties::getMaxInFlight).to(limits, Limits::withMaxInFlight);
+            limits = map.from(properties::getDedupWindow).to(limits, Limits::withDedupWindow);
+            limits = map.from(properties::getRetainedResponseSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withRetainedResponseBytes);
+            limits = map.from(properties::getMaxQueuedSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxQueuedBytes);
+            limits = map.from(properties::getMaxUnsentSize).as(DataSize::toBytes)
+                .to(limits, Limits::withMaxUnsentBytes);
+            limits = map.from(properties::getWriteStallTimeout).to(limits, Limits::withWriteStallTimeout);
+            limits = map.from(properties::getHandshakeTimeout).to(limits, Limits::withHandshakeTimeout);
+            limits = map.from(properties::getIncompleteFrameTimeout).to(limits, Limits::withIncompleteFrameTimeout);
+            limits = map.from(properties::getMinReceiveRate).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMinReceiveRate);
+            limits = map.from(properties::getMaxSessions).to(limits, Limits::withMaxSessions);
+            limits = map.from(properties::getMaxSessionsPerConnection).to(limits, Limits::withMaxSessionsPerConnection);
+            limits = map.from(properties::getMaxSessionsPerPeer).to(limits, Limits::withMaxSessionsPerPeer);
+            limits = map.from(properties::getMaxSessionsPerPrincipal).to(limits, Limits::withMaxSessionsPerPrincipal);
+            limits = map.from(properties::getMaxInFlightPerPrincipal).to(limits, Limits::withMaxInFlightPerPrincipal);
+            limits = map.from(properties::getMaxAuthenticationFailuresPerHost)
+                .to(limits, Limits::withMaxAuthenticationFailuresPerHost);
+            limits = map.from(properties::getAuthenticationFailureInterval)
+                .to(limits, Limits::withAuthenticationFailureInterval);
+            limits = map.from(properties::getMaxConnectionsPerPortal).to(limits, Limits::withMaxConnectionsPerPortal);
+            limits = map.from(properties::getMaxConnectionsPerPeer).to(limits, Limits::withMaxConnectionsPerPeer);
+            limits = map.from(properties::getMaxMetadataSize).as(XioAutoConfiguration::intBytes)
+                .to(limits, Limits::withMaxMetadataBytes);
+            limits = map.from(properties::getMaxRetainedSizePerSession).as(DataSize::toBytes)
+                .to(limits, Limits::withMaxRetainedBytesPerSession);
+            return map.from(properties::getMaxRetainedSize).as(DataSize::toBytes)
+                .to(limits, Limits::withMaxRetainedBytes);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -87,6 +140,17 @@ public class XioAutoConfiguration
         }
     }
 
+    /** The properties' setters keep sizes that go to an int within its range. */
+    private static int intBytes(final DataSize size)
+    {
+        return Math.toIntExact(size.toBytes());
+    }
+
+    /**
+     * The codec on Boot's mappers: JSON is Boot's {@link JsonMapper}, Smile a mapper configured like it (Boot has
+     * none of its own), CBOR Boot's {@code CBORMapper} ({@code spring.jackson.*}, {@code spring.jackson.cbor.*}
+     * and {@code CborMapperBuilderCustomizer} beans), or one configured like the JSON mapper without Boot's.
+     */
     @Bean
     @ConditionalOnMissingBean
     public XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper,
@@ -96,28 +160,31 @@ public class XioAutoConfiguration
         final ObjectMapper mapper = switch (properties.getCodec())
         {
             case JSON -> json;
-            case SMILE -> SmileMapper.builder().addModules(json.registeredModules()).build();
-            case CBOR -> cbor(json, context.getClassLoader());
+            case SMILE -> FormatMappers.of(json, new SmileFactory());
+            case CBOR -> cbor(json, context);
         };
         return new JacksonXioCodec(mapper);
     }
 
-    private static ObjectMapper cbor(final JsonMapper json, final ClassLoader classLoader)
+    private static ObjectMapper cbor(final JsonMapper json, final ApplicationContext context)
     {
-        if (!org.springframework.util.ClassUtils.isPresent("tools.jackson.dataformat.cbor.CBORMapper", classLoader))
+        if (!org.springframework.util.ClassUtils.isPresent("tools.jackson.dataformat.cbor.CBORMapper",
+            context.getClassLoader()))
         {
             throw new IllegalStateException("xio.codec=cbor needs tools.jackson.dataformat:jackson-dataformat-cbor " +
                 "on the class path");
         }
-        return CborMappers.of(json);
+        return CborMappers.of(json, context);
     }
 
     /** Kept apart so that this configuration loads without the optional CBOR module. */
     private static final class CborMappers
     {
-        static ObjectMapper of(final JsonMapper json)
+        static ObjectMapper of(final JsonMapper json, final ApplicationContext context)
         {
-            return tools.jackson.dataformat.cbor.CBORMapper.builder().addModules(json.registeredModules()).build();
+            final ObjectMapper boot = context.getBeanProvider(tools.jackson.dataformat.cbor.CBORMapper.class)
+                .getIfAvailable();
+            return boot != null ? boot : FormatMappers.of(json, new tools.jackson.dataformat.cbor.CBORFactory());
         }
     }
 
@@ -139,6 +206,14 @@ public class XioAutoConfiguration
         final org.springframework.beans.factory.BeanFactory beanFactory)
     {
         return new XioClientFieldInjector(beanFactory);
+    }
+
+    /** {@code local.xio.port} and {@code local.xio.ports[i]}: the ports the portals are bound at. */
+    @Bean
+    public XioPortInfoListener xioPortInfoListener(final ApplicationContext context,
+        final ConfigurableEnvironment environment)
+    {
+        return new XioPortInfoListener(context, environment);
     }
 
     @Bean

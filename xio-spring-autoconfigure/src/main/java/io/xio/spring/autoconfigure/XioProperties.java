@@ -1,11 +1,14 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.engine.ContextFailurePolicy;
+import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,10 +21,33 @@ import java.util.Map;
 @ConfigurationProperties("xio")
 public class XioProperties
 {
+    /**
+     * Whether xio is configured at all: false leaves out the engine, the service exporter, the clients and the
+     * actuator, security and discovery parts, as if xio were not on the class path.
+     */
+    private boolean enabled = true;
+
     /** Number of contexts (threads with event loops); default: the number of processors. */
     private Integer contexts;
 
     private final Idle idle = new Idle();
+
+    private final Keepalive keepalive = new Keepalive();
+
+    /** How long a connect or session set-up may take. */
+    private Duration connectTimeout;
+
+    /**
+     * How long a client keeps trying to re-establish a lost connection (and a server keeps the session for it to
+     * come back to) before the session fails.
+     */
+    private Duration reconnectTimeout;
+
+    /**
+     * Whether the engine tracks received messages and fails its close on any never released (with where each was
+     * received). Costs a stack trace per message: for tests.
+     */
+    private Boolean leakDetection;
 
     /**
      * What the engine does once one of its contexts failed (an Error such as OutOfMemoryError on its thread):
@@ -30,7 +56,7 @@ public class XioProperties
      * puts a fresh context in its place and binds its portals again, so that only its sessions are lost. Either
      * way, the failed context's sessions fail first.
      */
-    private ContextFailurePolicy onContextFailure = ContextFailurePolicy.CLOSE_ENGINE;
+    private ContextFailurePolicy onContextFailure;
 
     /** Server portals, e.g. {@code tcp://0.0.0.0:7000} or {@code shm://kv}; none makes a client-only application. */
     private List<Portal> portals = new ArrayList<>();
@@ -49,6 +75,16 @@ public class XioProperties
 
     private final Shutdown shutdown = new Shutdown();
 
+    public boolean isEnabled()
+    {
+        return enabled;
+    }
+
+    public void setEnabled(final boolean enabled)
+    {
+        this.enabled = enabled;
+    }
+
     public Integer getContexts()
     {
         return contexts;
@@ -66,6 +102,41 @@ public class XioProperties
     public Idle getIdle()
     {
         return idle;
+    }
+
+    public Keepalive getKeepalive()
+    {
+        return keepalive;
+    }
+
+    public Duration getConnectTimeout()
+    {
+        return connectTimeout;
+    }
+
+    public void setConnectTimeout(final Duration connectTimeout)
+    {
+        this.connectTimeout = connectTimeout == null ? null : positive(connectTimeout);
+    }
+
+    public Duration getReconnectTimeout()
+    {
+        return reconnectTimeout;
+    }
+
+    public void setReconnectTimeout(final Duration reconnectTimeout)
+    {
+        this.reconnectTimeout = reconnectTimeout == null ? null : positive(reconnectTimeout);
+    }
+
+    public Boolean getLeakDetection()
+    {
+        return leakDetection;
+    }
+
+    public void setLeakDetection(final Boolean leakDetection)
+    {
+        this.leakDetection = leakDetection;
     }
 
     public ContextFailurePolicy getOnContextFailure()
@@ -128,11 +199,22 @@ public class XioProperties
         return shutdown;
     }
 
-    /** How idle contexts wait. */
+    /** How idle contexts, and callers waiting for a result, wait. */
     public static class Idle
     {
-        /** How long an idle context spins before it parks; 0 parks at once. */
-        private Duration busyPoll = Duration.ofNanos(50_000);
+        /**
+         * How long an idle context spins before it parks; 0 parks at once. Spinning costs a core per context and
+         * saves the wake-up of a parked thread on every message.
+         */
+        @DurationUnit(ChronoUnit.MICROS)
+        private Duration busyPoll;
+
+        /**
+         * How long a thread blocked on a call's result spins before it parks; worth it only with cores to spare
+         * beyond the contexts' own.
+         */
+        @DurationUnit(ChronoUnit.MICROS)
+        private Duration callerSpin;
 
         public Duration getBusyPoll()
         {
@@ -141,11 +223,59 @@ public class XioProperties
 
         public void setBusyPoll(final Duration busyPoll)
         {
-            if (busyPoll == null || busyPoll.isNegative())
+            this.busyPoll = notNegative(busyPoll);
+        }
+
+        public Duration getCallerSpin()
+        {
+            return callerSpin;
+        }
+
+        public void setCallerSpin(final Duration callerSpin)
+        {
+            this.callerSpin = notNegative(callerSpin);
+        }
+
+        private static Duration notNegative(final Duration value)
+        {
+            if (value != null && value.isNegative())
             {
-                throw new IllegalArgumentException("must not be negative, was " + busyPoll);
+                throw new IllegalArgumentException("must not be negative, was " + value);
             }
-            this.busyPoll = busyPoll;
+            return value;
+        }
+    }
+
+    /**
+     * How connections find out that their peer is gone: a keepalive after the interval without traffic, and the
+     * connection dropped after the timeout of silence (its sessions reconnect).
+     */
+    public static class Keepalive
+    {
+        /** Time without traffic after which a connection sends a keepalive. */
+        private Duration interval;
+
+        /** Time of silence from the peer after which its connection is dropped; longer than the interval. */
+        private Duration timeout;
+
+        public Duration getInterval()
+        {
+            return interval;
+        }
+
+        public void setInterval(final Duration interval)
+        {
+            this.interval = interval == null ? null : positive(interval);
+        }
+
+        public Duration getTimeout()
+        {
+            return timeout;
+        }
+
+        public void setTimeout(final Duration timeout)
+        {
+            this.timeout = timeout == null ? null : positive(timeout);
         }
     }
 
@@ -444,7 +574,7 @@ public class XioProperties
     public static class Client
     {
         /** Deadline of a call when neither the client nor the method sets one. */
-        private Duration timeout = Duration.ofSeconds(5);
+        private Duration timeout = SessionOptions.DEFAULT.timeout();
 
         /**
          * Exception types every client rebuilds from a server's failure, besides those the called method declares
@@ -871,23 +1001,26 @@ public class XioProperties
         }
     }
 
-    /** Bounds on messages and calls. */
+    /**
+     * Bounds on messages and calls: what keeps memory finite and turns hostile input away. Each one not set is the
+     * engine's ({@code io.xio.engine.Limits.DEFAULT}).
+     */
     public static class Limits
     {
         /** Largest message (arguments or result, data included). */
-        private DataSize maxMessageSize = DataSize.ofMegabytes(256);
+        private DataSize maxMessageSize;
 
         /** Largest encoded arguments or result (what travels outside byte[] and ByteBuffer data). */
-        private DataSize maxHeaderSize = DataSize.ofKilobytes(64);
+        private DataSize maxHeaderSize;
 
         /** Most calls a session may have in flight. */
-        private int maxInFlight = 1024;
+        private Integer maxInFlight;
 
         /**
          * Unsent bytes above which a connection sends no new calls and starts no new calls of its peer until the
          * peer has read enough.
          */
-        private DataSize maxQueuedSize = DataSize.ofMegabytes(8);
+        private DataSize maxQueuedSize;
 
         /**
          * Unsent bytes at which a connection whose peer stopped reading is closed (the largest message waiting does
@@ -896,66 +1029,81 @@ public class XioProperties
         private DataSize maxUnsentSize;
 
         /** How long a peer may read nothing while there are bytes for it before it is disconnected. */
-        private Duration writeStallTimeout = Duration.ofSeconds(15);
+        private Duration writeStallTimeout;
 
         /**
          * How long an accepted connection may carry no session (before its first set-up, or after its last
          * session ended) before it is closed.
          */
-        private Duration handshakeTimeout = Duration.ofSeconds(10);
+        private Duration handshakeTimeout;
 
         /** How long a frame may take to arrive before its arrival rate is checked against the minimum. */
-        private Duration incompleteFrameTimeout = Duration.ofSeconds(2);
+        private Duration incompleteFrameTimeout;
 
         /** Bytes per second a frame slower than the incomplete-frame timeout must have arrived at, on average. */
-        private DataSize minReceiveRate = DataSize.ofKilobytes(16);
+        private DataSize minReceiveRate;
 
         /** Most sessions the application accepts, all portals together. */
-        private int maxSessions = 16384;
+        private Integer maxSessions;
 
         /** Most sessions one accepted connection may carry. */
-        private int maxSessionsPerConnection = 1024;
+        private Integer maxSessionsPerConnection;
 
         /** Most sessions the application accepts from one peer host. */
-        private int maxSessionsPerPeer = 4096;
+        private Integer maxSessionsPerPeer;
 
         /** Most sessions the application accepts for one authenticated principal (by name), all hosts together. */
-        private int maxSessionsPerPrincipal = 1024;
+        private Integer maxSessionsPerPrincipal;
 
         /** Most calls executing at once for one authenticated principal, all its sessions together. */
-        private int maxInFlightPerPrincipal = 65536;
+        private Integer maxInFlightPerPrincipal;
 
         /**
          * Failed authentications one peer host may have at one portal within the authentication failure interval;
          * further set-ups from it are refused there without asking the acceptor until the interval has passed. All
          * clients behind one NAT or proxy share their host's tries (an IPv6 host counts as its /64).
          */
-        private int maxAuthenticationFailuresPerHost = 8;
+        private Integer maxAuthenticationFailuresPerHost;
 
         /** How long a host's failed authentications count, from its first. */
-        private Duration authenticationFailureInterval = Duration.ofSeconds(10);
+        private Duration authenticationFailureInterval;
 
         /** Most connections a portal holds open at once. */
-        private int maxConnectionsPerPortal = 4096;
+        private Integer maxConnectionsPerPortal;
 
         /** Most connections the application accepts from one peer host. */
-        private int maxConnectionsPerPeer = 512;
+        private Integer maxConnectionsPerPeer;
 
         /**
          * Largest call context (deadline and metadata) of one call or result, sent or received; a peer that sends
          * more is disconnected. At most 65535B.
          */
-        private DataSize maxMetadataSize = DataSize.ofKilobytes(8);
+        private DataSize maxMetadataSize;
 
         /**
          * Bytes of results too large to copy for a resend (over 16KB) that one session keeps until its caller
          * acknowledged them, so that a call retransmitted after a connection loss gets its result without running
          * again. A result beyond it is not kept (such a retransmit fails with RESPONSE_LOST). 0 keeps none.
          */
-        private DataSize maxRetainedSizePerSession = DataSize.ofMegabytes(64);
+        private DataSize maxRetainedSizePerSession;
 
         /** The same as max-retained-size-per-session, for all sessions of the application together. */
-        private DataSize maxRetainedSize = DataSize.ofMegabytes(512);
+        private DataSize maxRetainedSize;
+
+        /** Most data segments (byte[] and ByteBuffer arguments or results) in one message. At most 65535. */
+        private Integer maxSegments;
+
+        /**
+         * How many recent call ids per session the server remembers, so that a call retransmitted after a
+         * connection loss runs once; a power of two, at least max-in-flight.
+         */
+        private Integer dedupWindow;
+
+        /**
+         * Largest result copied and kept for a resend to a retransmitted call; larger ones are kept by reference,
+         * within max-retained-size-per-session. 0 copies none.
+         */
+        private DataSize retainedResponseSize;
 
         public DataSize getMaxHeaderSize()
         {
@@ -964,7 +1112,7 @@ public class XioProperties
 
         public void setMaxHeaderSize(final DataSize maxHeaderSize)
         {
-            if (maxHeaderSize == null || maxHeaderSize.toBytes() < 256 || maxHeaderSize.toBytes() > (64 << 20))
+            if (maxHeaderSize != null && (maxHeaderSize.toBytes() < 256 || maxHeaderSize.toBytes() > (64 << 20)))
             {
                 throw new IllegalArgumentException("must be from 256B to 64MB, was " + maxHeaderSize);
             }
@@ -978,22 +1126,22 @@ public class XioProperties
 
         public void setMaxMessageSize(final DataSize maxMessageSize)
         {
-            if (maxMessageSize == null || maxMessageSize.toBytes() < 1024 ||
-                maxMessageSize.toBytes() > Integer.MAX_VALUE)
+            if (maxMessageSize != null && (maxMessageSize.toBytes() < 1024 ||
+                maxMessageSize.toBytes() > Integer.MAX_VALUE))
             {
                 throw new IllegalArgumentException("must be from 1KB to 2GB, was " + maxMessageSize);
             }
             this.maxMessageSize = maxMessageSize;
         }
 
-        public int getMaxInFlight()
+        public Integer getMaxInFlight()
         {
             return maxInFlight;
         }
 
-        public void setMaxInFlight(final int maxInFlight)
+        public void setMaxInFlight(final Integer maxInFlight)
         {
-            if (maxInFlight < 1)
+            if (maxInFlight != null && maxInFlight < 1)
             {
                 throw new IllegalArgumentException("must be at least 1, was " + maxInFlight);
             }
@@ -1017,7 +1165,7 @@ public class XioProperties
 
         public void setMaxUnsentSize(final DataSize maxUnsentSize)
         {
-            this.maxUnsentSize = maxUnsentSize == null ? null : size(maxUnsentSize, Long.MAX_VALUE);
+            this.maxUnsentSize = size(maxUnsentSize, Long.MAX_VALUE);
         }
 
         public Duration getWriteStallTimeout()
@@ -1027,7 +1175,7 @@ public class XioProperties
 
         public void setWriteStallTimeout(final Duration writeStallTimeout)
         {
-            this.writeStallTimeout = positive(writeStallTimeout);
+            this.writeStallTimeout = writeStallTimeout == null ? null : positive(writeStallTimeout);
         }
 
         public Duration getHandshakeTimeout()
@@ -1037,7 +1185,7 @@ public class XioProperties
 
         public void setHandshakeTimeout(final Duration handshakeTimeout)
         {
-            this.handshakeTimeout = positive(handshakeTimeout);
+            this.handshakeTimeout = handshakeTimeout == null ? null : positive(handshakeTimeout);
         }
 
         public Duration getIncompleteFrameTimeout()
@@ -1047,7 +1195,7 @@ public class XioProperties
 
         public void setIncompleteFrameTimeout(final Duration incompleteFrameTimeout)
         {
-            this.incompleteFrameTimeout = positive(incompleteFrameTimeout);
+            this.incompleteFrameTimeout = incompleteFrameTimeout == null ? null : positive(incompleteFrameTimeout);
         }
 
         public DataSize getMinReceiveRate()
@@ -1060,62 +1208,62 @@ public class XioProperties
             this.minReceiveRate = size(minReceiveRate, Integer.MAX_VALUE);
         }
 
-        public int getMaxSessions()
+        public Integer getMaxSessions()
         {
             return maxSessions;
         }
 
-        public void setMaxSessions(final int maxSessions)
+        public void setMaxSessions(final Integer maxSessions)
         {
             this.maxSessions = atLeastOne(maxSessions);
         }
 
-        public int getMaxSessionsPerConnection()
+        public Integer getMaxSessionsPerConnection()
         {
             return maxSessionsPerConnection;
         }
 
-        public void setMaxSessionsPerConnection(final int maxSessionsPerConnection)
+        public void setMaxSessionsPerConnection(final Integer maxSessionsPerConnection)
         {
             this.maxSessionsPerConnection = atLeastOne(maxSessionsPerConnection);
         }
 
-        public int getMaxSessionsPerPeer()
+        public Integer getMaxSessionsPerPeer()
         {
             return maxSessionsPerPeer;
         }
 
-        public void setMaxSessionsPerPeer(final int maxSessionsPerPeer)
+        public void setMaxSessionsPerPeer(final Integer maxSessionsPerPeer)
         {
             this.maxSessionsPerPeer = atLeastOne(maxSessionsPerPeer);
         }
 
-        public int getMaxSessionsPerPrincipal()
+        public Integer getMaxSessionsPerPrincipal()
         {
             return maxSessionsPerPrincipal;
         }
 
-        public void setMaxSessionsPerPrincipal(final int maxSessionsPerPrincipal)
+        public void setMaxSessionsPerPrincipal(final Integer maxSessionsPerPrincipal)
         {
             this.maxSessionsPerPrincipal = atLeastOne(maxSessionsPerPrincipal);
         }
 
-        public int getMaxInFlightPerPrincipal()
+        public Integer getMaxInFlightPerPrincipal()
         {
             return maxInFlightPerPrincipal;
         }
 
-        public void setMaxInFlightPerPrincipal(final int maxInFlightPerPrincipal)
+        public void setMaxInFlightPerPrincipal(final Integer maxInFlightPerPrincipal)
         {
             this.maxInFlightPerPrincipal = atLeastOne(maxInFlightPerPrincipal);
         }
 
-        public int getMaxAuthenticationFailuresPerHost()
+        public Integer getMaxAuthenticationFailuresPerHost()
         {
             return maxAuthenticationFailuresPerHost;
         }
 
-        public void setMaxAuthenticationFailuresPerHost(final int maxAuthenticationFailuresPerHost)
+        public void setMaxAuthenticationFailuresPerHost(final Integer maxAuthenticationFailuresPerHost)
         {
             this.maxAuthenticationFailuresPerHost = atLeastOne(maxAuthenticationFailuresPerHost);
         }
@@ -1127,25 +1275,26 @@ public class XioProperties
 
         public void setAuthenticationFailureInterval(final Duration authenticationFailureInterval)
         {
-            this.authenticationFailureInterval = positive(authenticationFailureInterval);
+            this.authenticationFailureInterval = authenticationFailureInterval == null ? null :
+                positive(authenticationFailureInterval);
         }
 
-        public int getMaxConnectionsPerPortal()
+        public Integer getMaxConnectionsPerPortal()
         {
             return maxConnectionsPerPortal;
         }
 
-        public void setMaxConnectionsPerPortal(final int maxConnectionsPerPortal)
+        public void setMaxConnectionsPerPortal(final Integer maxConnectionsPerPortal)
         {
             this.maxConnectionsPerPortal = atLeastOne(maxConnectionsPerPortal);
         }
 
-        public int getMaxConnectionsPerPeer()
+        public Integer getMaxConnectionsPerPeer()
         {
             return maxConnectionsPerPeer;
         }
 
-        public void setMaxConnectionsPerPeer(final int maxConnectionsPerPeer)
+        public void setMaxConnectionsPerPeer(final Integer maxConnectionsPerPeer)
         {
             this.maxConnectionsPerPeer = atLeastOne(maxConnectionsPerPeer);
         }
@@ -1180,18 +1329,61 @@ public class XioProperties
             this.maxRetainedSize = notNegative(maxRetainedSize);
         }
 
+        public Integer getMaxSegments()
+        {
+            return maxSegments;
+        }
+
+        public void setMaxSegments(final Integer maxSegments)
+        {
+            if (maxSegments != null && (maxSegments < 1 || maxSegments > 0xFFFF))
+            {
+                throw new IllegalArgumentException("must be from 1 to 65535, was " + maxSegments);
+            }
+            this.maxSegments = maxSegments;
+        }
+
+        public Integer getDedupWindow()
+        {
+            return dedupWindow;
+        }
+
+        public void setDedupWindow(final Integer dedupWindow)
+        {
+            if (dedupWindow != null && (dedupWindow < 1 || Integer.bitCount(dedupWindow) != 1))
+            {
+                throw new IllegalArgumentException("must be a power of two, was " + dedupWindow);
+            }
+            this.dedupWindow = dedupWindow;
+        }
+
+        public DataSize getRetainedResponseSize()
+        {
+            return retainedResponseSize;
+        }
+
+        public void setRetainedResponseSize(final DataSize retainedResponseSize)
+        {
+            if (retainedResponseSize != null && (retainedResponseSize.isNegative() ||
+                retainedResponseSize.toBytes() > Integer.MAX_VALUE))
+            {
+                throw new IllegalArgumentException("must be from 0B to 2GB, was " + retainedResponseSize);
+            }
+            this.retainedResponseSize = retainedResponseSize;
+        }
+
         private static DataSize notNegative(final DataSize value)
         {
-            if (value == null || value.isNegative())
+            if (value != null && value.isNegative())
             {
                 throw new IllegalArgumentException("must not be negative, was " + value);
             }
             return value;
         }
 
-        private static int atLeastOne(final int value)
+        private static Integer atLeastOne(final Integer value)
         {
-            if (value < 1)
+            if (value != null && value < 1)
             {
                 throw new IllegalArgumentException("must be at least 1, was " + value);
             }
@@ -1200,7 +1392,7 @@ public class XioProperties
 
         private static DataSize size(final DataSize value, final long max)
         {
-            if (value == null || value.toBytes() < 1 || value.toBytes() > max)
+            if (value != null && (value.toBytes() < 1 || value.toBytes() > max))
             {
                 throw new IllegalArgumentException("must be from 1B to " + max + "B, was " + value);
             }

@@ -16,7 +16,7 @@ import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import tools.jackson.dataformat.smile.SmileMapper;
+import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -35,7 +35,8 @@ class XioAutoConfigurationTest
         {
             assertThat(context).hasNotFailed().hasSingleBean(XioEngine.class).hasSingleBean(XioCodec.class);
             assertThat(context.getBean(XioEngine.class).contexts()).hasSize(1);
-            assertThat(((JacksonXioCodec)context.getBean(XioCodec.class)).mapper()).isInstanceOf(SmileMapper.class);
+            assertThat(((JacksonXioCodec)context.getBean(XioCodec.class)).mapper().tokenStreamFactory())
+                .isInstanceOf(SmileFactory.class);
             assertThat(context.getBean(XioServiceExporter.class).portals()).isEmpty();
         });
     }

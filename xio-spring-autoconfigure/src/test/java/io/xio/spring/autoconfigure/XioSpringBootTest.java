@@ -3,7 +3,6 @@ package io.xio.spring.autoconfigure;
 import io.xio.spring.autoconfigure.sample.api.KvStore;
 import io.xio.spring.autoconfigure.sample.client.KvClient;
 import io.xio.spring.autoconfigure.sample.server.KvStoreImpl;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,7 +63,7 @@ class XioSpringBootTest
     static void clientSettings(final DynamicPropertyRegistry registry)
     {
         registry.add("xio.clients.kv.uri", () -> "tcp://127.0.0.1:" +
-            server.getBean(XioServiceExporter.class).portals().get(0).uri().port() + "/kv");
+            server.getEnvironment().getRequiredProperty("local.xio.port") + "/kv");
     }
 
     private final KvClient kv;

@@ -7,6 +7,7 @@ import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 
 /** The {@code xio} health indicator, when Spring Boot's health support is present and the indicator enabled. */
 @AutoConfiguration(after = XioAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(XioEngine.class)
 @ConditionalOnEnabledHealthIndicator("xio")

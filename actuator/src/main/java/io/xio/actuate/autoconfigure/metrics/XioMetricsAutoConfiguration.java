@@ -7,6 +7,7 @@ import io.xio.actuate.metrics.XioTimerInstrumentation;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = {XioAutoConfiguration.class, XioObservationAutoConfiguration.class},
     afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({XioEngine.class, MeterRegistry.class})
 public class XioMetricsAutoConfiguration

@@ -7,6 +7,7 @@ import io.xio.actuate.observation.XioServerObservationConvention;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,6 +23,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = XioAutoConfiguration.class,
     afterName = {"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
         "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration"})
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(name = {"io.micrometer.observation.ObservationRegistry", "io.micrometer.tracing.Tracer"})
 @ConditionalOnBean(type = "io.micrometer.tracing.Tracer")
 public class XioObservationAutoConfiguration

@@ -232,7 +232,7 @@ public final class XioPeer implements Peer
         {
             case "spin" -> Duration.ofSeconds(1);
             case "parked" -> Duration.ZERO;
-            default -> Duration.ofNanos(50_000);
+            default -> XioEngine.DEFAULT_BUSY_POLL;
         };
         final XioEngine.Builder builder = XioEngine.builder().name(name).contexts(contexts).busyPoll(busyPoll);
         if (store != null)

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
 final class AllowedExceptions
 {
     /** Unchecked exceptions of the JDK that any caller may meet, with a {@code (String)} constructor. */
-    private static final Map<String, Class<?>> JDK = byName(List.of(IllegalArgumentException.class,
+    static final Map<String, Class<?>> JDK = byName(List.of(IllegalArgumentException.class,
         IllegalStateException.class, UnsupportedOperationException.class, NoSuchElementException.class,
         IndexOutOfBoundsException.class, ArrayIndexOutOfBoundsException.class, StringIndexOutOfBoundsException.class,
         ArithmeticException.class, NullPointerException.class, ClassCastException.class, NumberFormatException.class,

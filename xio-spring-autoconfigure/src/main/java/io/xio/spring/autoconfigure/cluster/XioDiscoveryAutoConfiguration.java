@@ -4,6 +4,7 @@ import io.xio.engine.XioEngine;
 import io.xio.engine.cluster.EndpointResolver;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.XioProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -28,6 +29,7 @@ import org.springframework.core.env.Environment;
     "org.springframework.cloud.client.CommonsClientAutoConfiguration",
     "org.springframework.cloud.client.serviceregistry.AutoServiceRegistrationAutoConfiguration",
     "org.springframework.cloud.client.serviceregistry.ServiceRegistryAutoConfiguration"})
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(DiscoveryClient.class)
 @ConditionalOnBean(XioEngine.class)
 public class XioDiscoveryAutoConfiguration

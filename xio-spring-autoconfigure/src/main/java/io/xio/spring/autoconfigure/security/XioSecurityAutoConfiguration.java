@@ -4,6 +4,7 @@ import io.xio.engine.SessionAcceptor;
 import io.xio.spring.autoconfigure.XioProperties;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -33,6 +34,7 @@ import org.springframework.security.core.userdetails.UserDetailsService;
     "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
     "org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet." +
         "OAuth2ResourceServerAutoConfiguration"})
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(Authentication.class)
 @EnableConfigurationProperties(XioProperties.class)
 public class XioSecurityAutoConfiguration

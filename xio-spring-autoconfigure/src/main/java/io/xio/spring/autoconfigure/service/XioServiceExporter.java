@@ -9,6 +9,7 @@ import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
+import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
@@ -44,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
  * refused) within {@code xio.shutdown.grace-period}, then closes the portals and unregisters the services. The
- * shutdown is asynchronous: Spring's lifecycle goes on with other beans while the sessions drain.
+ * shutdown is asynchronous: Spring's lifecycle goes on with other beans while the sessions drain. Once the portals
+ * are bound it publishes a {@link XioPortalsExportedEvent}.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
 {
@@ -142,6 +144,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         running = true;
         final List<Portal> bound = portals();
         listeners.forEach(listener -> listener.exported(bound));
+        context.publishEvent(new XioPortalsExportedEvent(this, context, bound));
     }
 
     private void export()
@@ -202,7 +205,20 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     : Redirectors.hash(targets, request -> clientHost(request.clientAddress()).hashCode()));
             }
             final TlsOptions tls = tls(configured.get(i), i);
-            portals.add(0, tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls));
+            portals.add(0, bind(uri, acceptor, tls, "xio.portals[" + i + "].uri"));
+        }
+    }
+
+    /** Binds one portal; a failure names the property that configured it. */
+    private Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls, final String property)
+    {
+        try
+        {
+            return tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls);
+        }
+        catch (final XioException ex)
+        {
+            throw new XioPortalBindException(property, uri, ex);
         }
     }
 
@@ -276,7 +292,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             : QueueingHandler.defaultMaxQueued(bounds.getMaxConcurrentCalls());
     }
 
-    private static Class<?> exportedInterface(final Class<?> type, final XioService settings)
+    /**
+     * The interface {@code type} exports: {@code settings.type()}, or the class's only interface; any other
+     * case fails naming the class. Also used ahead of time, for the runtime hints of the exported methods.
+     */
+    public static Class<?> exportedInterface(final Class<?> type, final XioService settings)
     {
         if (settings.type() != void.class)
         {

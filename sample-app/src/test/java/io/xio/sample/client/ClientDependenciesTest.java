@@ -1,0 +1,43 @@
+package io.xio.sample.client;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * The sample's sides meet only in the api package: a client needs the interface and its types, never the server's
+ * classes or xio's client internals (its clients are {@code @XioClient} beans, not proxies built by hand).
+ */
+class ClientDependenciesTest
+{
+    private static final JavaClasses SAMPLE = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.xio.sample");
+
+    @Test
+    void theClientUsesNoServerClass()
+    {
+        noClasses().that().resideInAPackage("io.xio.sample.client..")
+            .should().dependOnClassesThat().resideInAPackage("io.xio.sample.server..")
+            .check(SAMPLE);
+    }
+
+    @Test
+    void theClientBuildsNoProxyByHand()
+    {
+        noClasses().that().resideInAPackage("io.xio.sample.client..")
+            .should().dependOnClassesThat().resideInAPackage("io.xio.spring..")
+            .check(SAMPLE);
+    }
+
+    @Test
+    void theApiDependsOnNeitherSide()
+    {
+        noClasses().that().resideInAPackage("io.xio.sample.api..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.xio.sample.server..", "io.xio.sample.client..",
+                "io.xio.spring..")
+            .check(SAMPLE);
+    }
+}

@@ -1,0 +1,77 @@
+package io.xio.spring.autoconfigure.codec;
+
+import tools.jackson.core.TokenStreamFactory;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.cfg.MapperBuilder;
+import tools.jackson.databind.cfg.MapperBuilderState;
+
+/**
+ * Mappers for another data format (Smile, CBOR) with everything else taken from a configured mapper: naming
+ * strategy, features, modules, mix-ins, date and inclusion settings — all that Boot's {@code spring.jackson.*}
+ * properties and {@code JsonMapperBuilderCustomizer} beans put on its {@code JsonMapper}. Jackson 3 has no public
+ * way to change a builder's format, so this copies the builder's whole state (the way {@code rebuild()} does)
+ * and swaps only the token stream factory and its format-specific features. Stateless; any thread.
+ */
+public final class FormatMappers
+{
+    private FormatMappers()
+    {
+    }
+
+    /** A mapper writing {@code format} and configured like {@code configured} in every other respect. */
+    public static ObjectMapper of(final ObjectMapper configured, final TokenStreamFactory format)
+    {
+        return new FormatBuilder(new State(configured.rebuild()), format).build();
+    }
+
+    /** A builder's settings, taken whole. */
+    private static final class State extends MapperBuilderState
+    {
+        private static final long serialVersionUID = 1L;
+
+        State(final MapperBuilder<?, ?> source)
+        {
+            super(source);
+        }
+
+        @Override
+        protected Object readResolve()
+        {
+            throw new UnsupportedOperationException("not serialized: the mapper is rebuilt at start-up");
+        }
+    }
+
+    private static final class FormatBuilder extends MapperBuilder<ObjectMapper, FormatBuilder>
+    {
+        FormatBuilder(final MapperBuilderState settings, final TokenStreamFactory format)
+        {
+            super(settings);
+            // The stream features (the format-neutral ones) stay; the format's own are the new factory's.
+            _streamFactory = format;
+            _formatReadFeatures = format.getFormatReadFeatures();
+            _formatWriteFeatures = format.getFormatWriteFeatures();
+        }
+
+        @Override
+        public ObjectMapper build()
+        {
+            return new FormatMapper(this);
+        }
+
+        @Override
+        protected MapperBuilderState _saveState()
+        {
+            return new State(this);
+        }
+    }
+
+    private static final class FormatMapper extends ObjectMapper
+    {
+        private static final long serialVersionUID = 1L;
+
+        FormatMapper(final FormatBuilder builder)
+        {
+            super(builder);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.xio.spring.autoconfigure.diagnostics;
+
+import io.xio.spring.autoconfigure.service.XioPortalBindException;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Explains a portal that could not be bound, as Spring Boot explains a web server port in use: which property
+ * configured it, its URI, and what to do about it.
+ */
+class XioPortalBindFailureAnalyzer extends AbstractFailureAnalyzer<XioPortalBindException>
+{
+    @Override
+    protected FailureAnalysis analyze(final Throwable rootFailure, final XioPortalBindException cause)
+    {
+        if (cause.isAddressInUse())
+        {
+            return new FailureAnalysis("The xio portal " + cause.property() + "=" + cause.uri() + " could not be " +
+                "bound: its address is already in use.", "Identify and stop the process that is listening on that " +
+                "address, or give " + cause.property() + " another port (port 0 takes a free one).", cause);
+        }
+        return new FailureAnalysis("The xio portal " + cause.property() + "=" + cause.uri() + " could not be bound: " +
+            cause.getCause().getMessage(), "Check " + cause.property() + ": the address must be one this host " +
+            "can listen on.", cause);
+    }
+}

@@ -1,0 +1,104 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.engine.ContextFailurePolicy;
+import io.xio.engine.Limits;
+import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.sample.server.ServerApplication;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every engine option from {@code xio.*}: unset, the engine's default; set, the engine's value. */
+class XioEnginePropertiesTest
+{
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class))
+        .withUserConfiguration(ServerApplication.class).withPropertyValues("xio.contexts=1");
+
+    @Test
+    void anOptionNotSetIsTheEnginesDefault()
+    {
+        runner.run(context ->
+        {
+            assertThat(context).hasNotFailed();
+            final XioEngine engine = context.getBean(XioEngine.class);
+            assertThat(engine.busyPoll()).isEqualTo(XioEngine.DEFAULT_BUSY_POLL);
+            assertThat(engine.callerSpin()).isEqualTo(XioEngine.DEFAULT_CALLER_SPIN);
+            assertThat(engine.keepaliveInterval()).isEqualTo(XioEngine.DEFAULT_KEEPALIVE_INTERVAL);
+            assertThat(engine.keepaliveTimeout()).isEqualTo(XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
+            assertThat(engine.reconnectTimeout()).isEqualTo(XioEngine.DEFAULT_RECONNECT_TIMEOUT);
+            assertThat(engine.connectTimeout()).isEqualTo(XioEngine.DEFAULT_CONNECT_TIMEOUT);
+            assertThat(engine.onContextFailure()).isEqualTo(XioEngine.DEFAULT_CONTEXT_FAILURE_POLICY);
+            assertThat(engine.isLeakDetection()).isFalse();
+            assertThat(engine.limits()).isEqualTo(Limits.DEFAULT);
+        });
+    }
+
+    @Test
+    void eachOptionSetReachesTheEngine()
+    {
+        runner.withPropertyValues("xio.idle.busy-poll=7", "xio.idle.caller-spin=3us", "xio.keepalive.interval=2s",
+            "xio.keepalive.timeout=20s", "xio.connect-timeout=750ms", "xio.reconnect-timeout=1m",
+            "xio.leak-detection=true", "xio.on-context-failure=restart-context", "xio.limits.max-segments=8",
+            "xio.limits.dedup-window=4096", "xio.limits.retained-response-size=4KB").run(context ->
+            {
+                assertThat(context).hasNotFailed();
+                final XioEngine engine = context.getBean(XioEngine.class);
+                assertThat(engine.busyPoll()).as("a bare number is microseconds").isEqualTo(Duration.ofNanos(7_000));
+                assertThat(engine.callerSpin()).isEqualTo(Duration.ofNanos(3_000));
+                assertThat(engine.keepaliveInterval()).hasSeconds(2);
+                assertThat(engine.keepaliveTimeout()).hasSeconds(20);
+                assertThat(engine.connectTimeout()).hasMillis(750);
+                assertThat(engine.reconnectTimeout()).hasMinutes(1);
+                assertThat(engine.isLeakDetection()).isTrue();
+                assertThat(engine.onContextFailure()).isEqualTo(ContextFailurePolicy.RESTART_CONTEXT);
+                assertThat(engine.limits().maxSegments()).isEqualTo(8);
+                assertThat(engine.limits().dedupWindow()).isEqualTo(4096);
+                assertThat(engine.limits().retainedResponseBytes()).isEqualTo(4096);
+                assertThat(engine.limits().withMaxSegments(Limits.DEFAULT.maxSegments())
+                    .withDedupWindow(Limits.DEFAULT.dedupWindow())
+                    .withRetainedResponseBytes(Limits.DEFAULT.retainedResponseBytes()))
+                    .as("the limits not set").isEqualTo(Limits.DEFAULT);
+            });
+    }
+
+    @Test
+    void aKeepaliveIntervalAloneKeepsTheEnginesTimeout()
+    {
+        runner.withPropertyValues("xio.keepalive.interval=3s").run(context ->
+        {
+            final XioEngine engine = context.getBean(XioEngine.class);
+            assertThat(engine.keepaliveInterval()).hasSeconds(3);
+            assertThat(engine.keepaliveTimeout()).isEqualTo(XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
+        });
+    }
+
+    @Test
+    void aKeepaliveTimeoutNoLongerThanTheIntervalFailsStartUpNamingTheProperty()
+    {
+        runner.withPropertyValues("xio.keepalive.interval=5s", "xio.keepalive.timeout=5s").run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining("xio.keepalive.timeout").hasMessageContaining("xio.keepalive.interval");
+        });
+    }
+
+    @Test
+    void aDedupWindowSmallerThanMaxInFlightFailsStartUpNamingBoth()
+    {
+        runner.withPropertyValues("xio.limits.max-in-flight=4096", "xio.limits.dedup-window=1024").run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("dedupWindow")
+                .hasMessageContaining("maxInFlight");
+        });
+    }
+}
