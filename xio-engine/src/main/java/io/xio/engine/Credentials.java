@@ -6,7 +6,7 @@ import java.util.Objects;
  * What a client presents in its session set-up to prove who it is, on every transport (rdma and shm have no TLS):
  * a bearer token or a user name and password; a TLS client certificate needs none (see {@link PeerIdentity}).
  * The server's {@link SessionAcceptor} reads it from {@link SetupRequest#credentials()}. The secret never
- * appears in {@link #toString()}, so a logged request shows only the kind. Immutable.
+ * appears in their {@code toString()}, so a logged request shows only the kind. Immutable.
  */
 public sealed interface Credentials
 {

@@ -2,6 +2,7 @@ package io.xio.engine;
 
 import io.xio.engine.session.ApiBridge;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -173,26 +174,74 @@ public final class XioFuture<T> extends CompletableFuture<T>
         return cancelled;
     }
 
+    /** Throws a cancelled request's {@link RequestCancelledException} itself, on every JDK. */
     @Override
     public T get() throws InterruptedException, ExecutionException
     {
         spin(spinNanos);
-        return super.get();
+        try
+        {
+            return super.get();
+        }
+        catch (final CancellationException e)
+        {
+            throw unwrapped(e);
+        }
     }
 
+    /** Throws a cancelled request's {@link RequestCancelledException} itself, on every JDK. */
     @Override
     public T get(final long timeout, final TimeUnit unit)
         throws InterruptedException, ExecutionException, TimeoutException
     {
         spin(Math.min(spinNanos, unit.toNanos(timeout)));
-        return super.get(timeout, unit);
+        try
+        {
+            return super.get(timeout, unit);
+        }
+        catch (final CancellationException e)
+        {
+            throw unwrapped(e);
+        }
     }
 
+    /** Throws a cancelled request's {@link RequestCancelledException} itself, on every JDK. */
     @Override
     public T join()
     {
         spin(spinNanos);
-        return super.join();
+        try
+        {
+            return super.join();
+        }
+        catch (final CancellationException e)
+        {
+            throw unwrapped(e);
+        }
+    }
+
+    /** Throws a cancelled request's {@link RequestCancelledException} itself, on every JDK. */
+    @Override
+    public T getNow(final T valueIfAbsent)
+    {
+        try
+        {
+            return super.getNow(valueIfAbsent);
+        }
+        catch (final CancellationException e)
+        {
+            throw unwrapped(e);
+        }
+    }
+
+    /**
+     * On JDK 25 CompletableFuture's get, join and getNow throw a new CancellationException ("get", "join", "getNow")
+     * whose cause is the one the future was completed with; on 17 they throw that one. Callers catch
+     * RequestCancelledException, so it is handed on as it was stored.
+     */
+    private static CancellationException unwrapped(final CancellationException thrown)
+    {
+        return thrown.getCause() instanceof CancellationException stored ? stored : thrown;
     }
 
     private void spin(final long nanos)

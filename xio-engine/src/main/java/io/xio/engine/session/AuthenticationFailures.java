@@ -51,8 +51,9 @@ final class AuthenticationFailures
     {
         private static final long serialVersionUID = 1L;
 
+        // Qualified: in a LinkedHashMap subclass a plain Entry is the inherited Map.Entry (javac 25 holds to that).
         @Override
-        protected boolean removeEldestEntry(final Map.Entry<String, Entry> eldest)
+        protected boolean removeEldestEntry(final Map.Entry<String, AuthenticationFailures.Entry> eldest)
         {
             return size() > MAX_HOSTS;
         }

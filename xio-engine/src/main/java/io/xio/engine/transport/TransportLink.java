@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * One end of a transport connection, owned by one context: only that context's thread may call it.
  *
  * <p>Outbound, the engine claims room for a frame, writes it in place and commits it. Large data segments
- * are handed over by reference with {@link #commit(ByteBuffer[], int, Runnable)}: a stream transport writes
+ * are handed over by reference with {@link #commit(ByteBuffer[], int, SendCompletion)}: a stream transport writes
  * them straight from the caller's buffers, a transport with a one-sided capability may instead expose them
  * for the peer to read. Frames committed during one loop turn leave together on {@link #flush()} (one
  * gathering write, one ring claim, one chained post): this is where small messages coalesce.
