@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * inline or on the worker executor, and answers with the result or the exception (as the service's
  * {@link XioExceptionHandlers} map it). A call whose caller cancelled it while it waited for a worker never
  * starts. With bounds on its calls, at most that many run at once and that many more wait; a call beyond them is
- * turned away unrun with back-pressure. Thread-safe.
+ * turned away unrun with back-pressure. The context a call arrives with on the engine thread (see
+ * {@link XioCallContext}) is current on the worker while it runs. Thread-safe.
  */
 public final class ServiceDispatcher implements RequestHandler
 {
@@ -63,8 +64,14 @@ public final class ServiceDispatcher implements RequestHandler
     /** Recorders by transport, then by method wire name: a call's kind is only known once it arrives. */
     private final Map<String, Map<String, CallRecorder>> recorders = new ConcurrentHashMap<>();
 
+    private final XioCallContext callContext;
+    /** The context each bounded call arrived with, until the queue runs or refuses it. */
+    private final Map<InboundRequest, XioCallContext.Captured> arrivedWith = new ConcurrentHashMap<>();
+
     private final AtomicInteger running = new AtomicInteger();
     private volatile boolean draining;
+    /** Completes once draining and no call is running. */
+    private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
 
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
@@ -84,12 +91,23 @@ public final class ServiceDispatcher implements RequestHandler
         final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
         final List<XioServerInterceptor> interceptors)
     {
+        this(resource, api, target, codec, dispatch, worker, instrumentation, handlers, maxConcurrentCalls,
+            maxQueuedCalls, interceptors, XioCallContext.NONE);
+    }
+
+    /** As above, each call running in the context {@code callContext} captured as it arrived. */
+    public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
+        final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
+        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
+        final List<XioServerInterceptor> interceptors, final XioCallContext callContext)
+    {
         if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
         {
             throw new IllegalArgumentException("service '" + resource + "' runs inline on the context thread: its " +
                 "calls cannot be bounded");
         }
         this.instrumentation = instrumentation;
+        this.callContext = callContext;
         this.resource = resource;
         this.target = target;
         this.codec = codec;
@@ -134,10 +152,28 @@ public final class ServiceDispatcher implements RequestHandler
         return queue == null ? 0 : queue.queued();
     }
 
-    /** Refuse new calls from now on: the application is shutting down. */
-    public void drain()
+    /**
+     * Refuse new calls from now on: the application is shutting down. Any thread.
+     *
+     * @return completes once no call is running any more (on the thread that finished the last one)
+     */
+    public java.util.concurrent.CompletableFuture<Void> drain()
     {
         draining = true;
+        if (running.get() == 0) // else the last call to end completes it
+        {
+            idle.complete(null);
+        }
+        return idle;
+    }
+
+    /** A call is over, answered or not. */
+    private void ended()
+    {
+        if (running.decrementAndGet() == 0 && draining)
+        {
+            idle.complete(null);
+        }
     }
 
     @Override
@@ -157,14 +193,19 @@ public final class ServiceDispatcher implements RequestHandler
             turnAway(request, start, XioCallOutcome.BACK_PRESSURE, overfull);
             return;
         }
+        final XioCallContext.Captured captured = callContext.capture();
         if (queue != null)
         {
+            if (captured != XioCallContext.Captured.NONE)
+            {
+                arrivedWith.put(request, captured);
+            }
             queue.onRequest(request);
             return;
         }
         try
         {
-            executor.execute(() -> invoke(request, message, start));
+            executor.execute(() -> invoke(request, message, start, captured));
         }
         catch (final RejectedExecutionException ex)
         {
@@ -176,7 +217,7 @@ public final class ServiceDispatcher implements RequestHandler
     /** A call refused because the service stops: the caller is told why (one-way senders are not). */
     private void refuse(final InboundRequest request, final Message message, final long start, final String why)
     {
-        running.decrementAndGet();
+        ended();
         final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
         final CallRecorder recorder = recorder(request, methodName(message));
         recorder.stopSafely(recorder.start(request.metadata()), start, XioCallOutcome.BACK_PRESSURE, refusal);
@@ -194,7 +235,7 @@ public final class ServiceDispatcher implements RequestHandler
     private void turnAway(final InboundRequest request, final long start, final XioCallOutcome outcome,
         final Throwable why)
     {
-        running.decrementAndGet();
+        ended();
         final Message message = request.message();
         final CallRecorder recorder = recorder(request, methodName(message));
         recorder.stopSafely(recorder.start(request.metadata()), start, outcome, why);
@@ -211,12 +252,13 @@ public final class ServiceDispatcher implements RequestHandler
         @Override
         public boolean run(final InboundRequest request, final long arrivedNanos)
         {
-            return invoke(request, request.message(), arrivedNanos);
+            return invoke(request, request.message(), arrivedNanos, arrivedWith(request));
         }
 
         @Override
         public void refused(final InboundRequest request, final QueueingHandler.Refusal why, final long arrivedNanos)
         {
+            arrivedWith(request);
             if (why == QueueingHandler.Refusal.CANCELLED)
             {
                 turnAway(request, arrivedNanos, XioCallOutcome.CANCELLED, null); // its caller gave up as it waited
@@ -244,6 +286,27 @@ public final class ServiceDispatcher implements RequestHandler
             return XioCallOutcome.CANCELLED;
         }
         return request.isExpired() ? XioCallOutcome.TIMEOUT : null;
+    }
+
+    /** The context a bounded call arrived with, no longer kept. */
+    private XioCallContext.Captured arrivedWith(final InboundRequest request)
+    {
+        if (callContext == XioCallContext.NONE)
+        {
+            return XioCallContext.Captured.NONE;
+        }
+        final XioCallContext.Captured captured = arrivedWith.remove(request);
+        return captured != null ? captured : XioCallContext.Captured.NONE;
+    }
+
+    /** {@link #invoke(InboundRequest, Message, long)} in the context the call arrived with. */
+    private boolean invoke(final InboundRequest request, final Message message, final long start,
+        final XioCallContext.Captured captured)
+    {
+        try (XioInstrumentation.Scope restored = captured.restore())
+        {
+            return invoke(request, message, start);
+        }
     }
 
     /** Runs a call; true when it is over, false when a future the method returned will finish it. */
@@ -313,7 +376,7 @@ public final class ServiceDispatcher implements RequestHandler
                         // Cancelling the future does not stop work it started, which may still read the
                         // arguments' views: the buffer is abandoned to the GC instead of reused.
                         message.abandon();
-                        running.decrementAndGet();
+                        ended();
                         calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
                         return;
                     }
@@ -461,7 +524,7 @@ public final class ServiceDispatcher implements RequestHandler
         }
         finally
         {
-            running.decrementAndGet();
+            ended();
             recorder.stopSafely(started, start, outcome, error);
         }
     }
