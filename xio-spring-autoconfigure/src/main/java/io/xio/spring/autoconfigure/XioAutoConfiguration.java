@@ -11,6 +11,8 @@ import io.xio.spring.autoconfigure.codec.FormatMappers;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.autoconfigure.service.ContextPropagationCallContext;
+import io.xio.spring.autoconfigure.service.XioCallContext;
 import io.xio.spring.autoconfigure.service.XioExportListener;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
@@ -18,9 +20,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
@@ -28,19 +32,23 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.util.unit.DataSize;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
  * {@link JsonMapper} configuration carried over to the binary format), the service exporter that binds the
  * portals once the context is refreshed (deciding on session set-ups with the application's
- * {@link SessionAcceptor} bean, if it has one), and client proxies for {@code @XioClient} interfaces. Every bean
- * backs off when the application defines its own.
+ * {@link SessionAcceptor} bean, if it has one; service methods on Boot's task executor, in the context each call
+ * arrived with; stopping in Boot's graceful-shutdown phase), and client proxies for {@code @XioClient}
+ * interfaces. Every bean backs off when the application defines its own.
  */
 @AutoConfiguration(after = JacksonAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
@@ -221,12 +229,45 @@ public class XioAutoConfiguration
     public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
         final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation,
         final ObjectProvider<XioServerInterceptor> interceptors, final ObjectProvider<SessionAcceptor> acceptor,
-        final ObjectProvider<SslBundles> sslBundles, final ObjectProvider<XioExportListener> listeners)
+        final ObjectProvider<SslBundles> sslBundles, final ObjectProvider<XioExportListener> listeners,
+        final ObjectProvider<XioCallContext> callContext, final ObjectProvider<LifecycleProperties> lifecycle)
     {
+        final LifecycleProperties phases = lifecycle.getIfAvailable();
         final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec, properties,
             instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList(),
-            acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT), sslBundles.getIfAvailable());
+            acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT), sslBundles.getIfAvailable(),
+            workerExecutor(properties, context), callContext.getIfAvailable(() -> callContext(context)),
+            phases != null ? phases.getTimeoutPerShutdownPhase() : null);
         exporter.addListeners(listeners.orderedStream().toList());
         return exporter;
+    }
+
+    /**
+     * What service methods run on: the Executor bean {@code xio.server.executor} names, else Boot's application task
+     * executor, else null (the exporter then runs each call on a thread of its own).
+     */
+    static Executor workerExecutor(final XioProperties properties, final ApplicationContext context)
+    {
+        final String name = properties.getServer().getExecutor();
+        if (StringUtils.hasText(name))
+        {
+            if (!context.containsBean(name) || !context.isTypeMatch(name, Executor.class))
+            {
+                throw new InvalidConfigurationPropertyValueException("xio.server.executor", name,
+                    "it must name an Executor bean; the Executor beans are " +
+                    java.util.List.of(context.getBeanNamesForType(Executor.class)));
+            }
+            return context.getBean(name, Executor.class);
+        }
+        final String boots = TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME;
+        return context.containsBean(boots) && context.isTypeMatch(boots, Executor.class)
+            ? context.getBean(boots, Executor.class) : null;
+    }
+
+    /** Micrometer's context-propagation when it is on the class path, else none. */
+    private static XioCallContext callContext(final ApplicationContext context)
+    {
+        return ClassUtils.isPresent("io.micrometer.context.ContextSnapshotFactory", context.getClassLoader())
+            ? new ContextPropagationCallContext() : XioCallContext.NONE;
     }
 }

@@ -377,6 +377,14 @@ public class XioProperties
 
         private final Reflection reflection = new Reflection();
 
+        /**
+         * Name of the Executor bean that runs the service methods. By default Spring Boot's application task
+         * executor ({@code applicationTaskExecutor}, virtual threads with {@code spring.threads.virtual.enabled},
+         * otherwise the pool of {@code spring.task.execution.pool.*}), or, when the application replaced it with an
+         * Executor of its own, a thread per call.
+         */
+        private String executor;
+
         public Redirect getRedirect()
         {
             return redirect;
@@ -411,6 +419,16 @@ public class XioProperties
         public Registration getRegistration()
         {
             return registration;
+        }
+
+        public String getExecutor()
+        {
+            return executor;
+        }
+
+        public void setExecutor(final String executor)
+        {
+            this.executor = executor;
         }
 
         /** Describing the exported services to clients without their classes, and taking their calls in JSON. */
@@ -1441,10 +1459,18 @@ public class XioProperties
         }
     }
 
-    /** Graceful shutdown. */
+    /**
+     * Graceful shutdown, in Spring Boot's graceful-shutdown lifecycle phase (alongside the web server's): the
+     * application is marked refusing traffic, the server is withdrawn from service discovery, every session is sent
+     * GOAWAY and new ones are refused, the calls in flight finish, then the portals close.
+     */
     public static class Shutdown
     {
-        /** How long calls in flight may take to finish once the application stops. */
+        /**
+         * How long calls in flight may take to finish once the application stops (or the server is drained through
+         * the actuator endpoint). Bounded by spring.lifecycle.timeout-per-shutdown-phase less a tenth of it (at
+         * most a second, for closing the portals): the shutdown never outlasts its lifecycle phase.
+         */
         private Duration gracePeriod = Duration.ofSeconds(10);
 
         public Duration getGracePeriod()

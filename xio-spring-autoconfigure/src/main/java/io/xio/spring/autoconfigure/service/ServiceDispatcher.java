@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * turned away unrun with back-pressure. A caller that sets the {@value #CODEC_KEY} metadata entry to
  * {@value #JSON} sends its arguments and takes its answer as JSON, whatever the configured codec (where the
  * server accepts JSON calls): the same call otherwise, through the same bounds, interceptors and observations.
- * Thread-safe.
+ * The context a call arrives with on the engine thread (see {@link XioCallContext}) is current on the worker while
+ * it runs. Thread-safe.
  */
 public final class ServiceDispatcher implements RequestHandler
 {
@@ -74,8 +75,14 @@ public final class ServiceDispatcher implements RequestHandler
     /** Recorders by transport, then by method wire name: a call's kind is only known once it arrives. */
     private final Map<String, Map<String, CallRecorder>> recorders = new ConcurrentHashMap<>();
 
+    private final XioCallContext callContext;
+    /** The context each bounded call arrived with, until the queue runs or refuses it. */
+    private final Map<InboundRequest, XioCallContext.Captured> arrivedWith = new ConcurrentHashMap<>();
+
     private final AtomicInteger running = new AtomicInteger();
     private volatile boolean draining;
+    /** Completes once draining and no call is running. */
+    private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
 
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
@@ -96,14 +103,17 @@ public final class ServiceDispatcher implements RequestHandler
         final List<XioServerInterceptor> interceptors)
     {
         this(resource, api, target, codec, dispatch, worker, instrumentation, handlers, maxConcurrentCalls,
-            maxQueuedCalls, interceptors, null);
+            maxQueuedCalls, interceptors, null, XioCallContext.NONE);
     }
 
-    /** As above, taking calls in JSON ({@value #CODEC_KEY}: {@value #JSON}) with {@code json}; null: none. */
+    /**
+     * As above, taking calls in JSON ({@value #CODEC_KEY}: {@value #JSON}) with {@code json} (null: none), each call
+     * running in the context {@code callContext} captured as it arrived.
+     */
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
         final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
-        final List<XioServerInterceptor> interceptors, final XioCodec json)
+        final List<XioServerInterceptor> interceptors, final XioCodec json, final XioCallContext callContext)
     {
         if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
         {
@@ -111,6 +121,7 @@ public final class ServiceDispatcher implements RequestHandler
                 "calls cannot be bounded");
         }
         this.instrumentation = instrumentation;
+        this.callContext = callContext;
         this.resource = resource;
         this.target = target;
         this.codec = codec;
@@ -169,10 +180,28 @@ public final class ServiceDispatcher implements RequestHandler
         return queue == null ? 0 : queue.queued();
     }
 
-    /** Refuse new calls from now on: the application is shutting down. */
-    public void drain()
+    /**
+     * Refuse new calls from now on: the application is shutting down. Any thread.
+     *
+     * @return completes once no call is running any more (on the thread that finished the last one)
+     */
+    public java.util.concurrent.CompletableFuture<Void> drain()
     {
         draining = true;
+        if (running.get() == 0) // else the last call to end completes it
+        {
+            idle.complete(null);
+        }
+        return idle;
+    }
+
+    /** A call is over, answered or not. */
+    private void ended()
+    {
+        if (running.decrementAndGet() == 0 && draining)
+        {
+            idle.complete(null);
+        }
     }
 
     @Override
@@ -192,14 +221,19 @@ public final class ServiceDispatcher implements RequestHandler
             turnAway(request, start, XioCallOutcome.BACK_PRESSURE, overfull);
             return;
         }
+        final XioCallContext.Captured captured = callContext.capture();
         if (queue != null)
         {
+            if (captured != XioCallContext.Captured.NONE)
+            {
+                arrivedWith.put(request, captured);
+            }
             queue.onRequest(request);
             return;
         }
         try
         {
-            executor.execute(() -> invoke(request, message, start));
+            executor.execute(() -> invoke(request, message, start, captured));
         }
         catch (final RejectedExecutionException ex)
         {
@@ -211,7 +245,7 @@ public final class ServiceDispatcher implements RequestHandler
     /** A call refused because the service stops: the caller is told why (one-way senders are not). */
     private void refuse(final InboundRequest request, final Message message, final long start, final String why)
     {
-        running.decrementAndGet();
+        ended();
         final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource + "' " + why);
         final CallRecorder recorder = recorder(request, methodName(message));
         recorder.stopSafely(recorder.start(request.metadata()), start, XioCallOutcome.BACK_PRESSURE, refusal);
@@ -229,7 +263,7 @@ public final class ServiceDispatcher implements RequestHandler
     private void turnAway(final InboundRequest request, final long start, final XioCallOutcome outcome,
         final Throwable why)
     {
-        running.decrementAndGet();
+        ended();
         final Message message = request.message();
         final CallRecorder recorder = recorder(request, methodName(message));
         recorder.stopSafely(recorder.start(request.metadata()), start, outcome, why);
@@ -246,12 +280,13 @@ public final class ServiceDispatcher implements RequestHandler
         @Override
         public boolean run(final InboundRequest request, final long arrivedNanos)
         {
-            return invoke(request, request.message(), arrivedNanos);
+            return invoke(request, request.message(), arrivedNanos, arrivedWith(request));
         }
 
         @Override
         public void refused(final InboundRequest request, final QueueingHandler.Refusal why, final long arrivedNanos)
         {
+            arrivedWith(request);
             if (why == QueueingHandler.Refusal.CANCELLED)
             {
                 turnAway(request, arrivedNanos, XioCallOutcome.CANCELLED, null); // its caller gave up as it waited
@@ -279,6 +314,27 @@ public final class ServiceDispatcher implements RequestHandler
             return XioCallOutcome.CANCELLED;
         }
         return request.isExpired() ? XioCallOutcome.TIMEOUT : null;
+    }
+
+    /** The context a bounded call arrived with, no longer kept. */
+    private XioCallContext.Captured arrivedWith(final InboundRequest request)
+    {
+        if (callContext == XioCallContext.NONE)
+        {
+            return XioCallContext.Captured.NONE;
+        }
+        final XioCallContext.Captured captured = arrivedWith.remove(request);
+        return captured != null ? captured : XioCallContext.Captured.NONE;
+    }
+
+    /** {@link #invoke(InboundRequest, Message, long)} in the context the call arrived with. */
+    private boolean invoke(final InboundRequest request, final Message message, final long start,
+        final XioCallContext.Captured captured)
+    {
+        try (XioInstrumentation.Scope restored = captured.restore())
+        {
+            return invoke(request, message, start);
+        }
     }
 
     /** Runs a call; true when it is over, false when a future the method returned will finish it. */
@@ -348,7 +404,7 @@ public final class ServiceDispatcher implements RequestHandler
                         // Cancelling the future does not stop work it started, which may still read the
                         // arguments' views: the buffer is abandoned to the GC instead of reused.
                         message.abandon();
-                        running.decrementAndGet();
+                        ended();
                         calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
                         return;
                     }
@@ -496,7 +552,7 @@ public final class ServiceDispatcher implements RequestHandler
         }
         finally
         {
-            running.decrementAndGet();
+            ended();
             recorder.stopSafely(started, start, outcome, error);
         }
     }

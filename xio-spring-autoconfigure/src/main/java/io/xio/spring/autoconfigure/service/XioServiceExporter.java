@@ -21,11 +21,15 @@ import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.util.StringUtils;
 
 import java.beans.Introspector;
@@ -33,8 +37,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,15 +46,33 @@ import java.util.concurrent.TimeUnit;
  * failures mapped by its own and the {@code @XioServiceAdvice} beans' exception handlers) and binds the
  * configured portals (the first one redirecting over the others when a redirect policy is set; tls:// ones with
  * their SSL bundle's key material, reloaded for new connections when the bundle is).
+ * Service methods run on the worker executor given (Boot's {@code applicationTaskExecutor} or the bean
+ * {@code xio.server.executor} names) in the context each call arrived with ({@link XioCallContext}).
+ * <p>
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
  * refused) within {@code xio.shutdown.grace-period}, then closes the portals and unregisters the services. The
- * shutdown is asynchronous: Spring's lifecycle goes on with other beans while the sessions drain. Once the portals
- * are bound it publishes a {@link XioPortalsExportedEvent}.
+ * shutdown runs in Spring Boot's graceful-shutdown phase, alongside the web server's graceful shutdown and before
+ * the web server stops; it is asynchronous ({@link #stop(Runnable)}), first marks the application
+ * {@link ReadinessState#REFUSING_TRAFFIC refusing traffic}, and ends within the phase's timeout
+ * ({@code spring.lifecycle.timeout-per-shutdown-phase}), which bounds the grace period.
+ * Once the portals are bound it publishes a {@link XioPortalsExportedEvent}.
+ * <p>
+ * Lifecycle methods are called by Spring's lifecycle processor; {@link #drain()}, {@link #portals()} and
+ * {@link #services()} from any thread.
  */
 public final class XioServiceExporter implements SmartLifecycle, DisposableBean
 {
     private static final Logger LOG = LoggerFactory.getLogger(XioServiceExporter.class);
+
+    /**
+     * Spring Boot's graceful-shutdown phase ({@code WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE}): the
+     * portals drain while the web server drains, and before it stops (at {@code DEFAULT_PHASE - 2048}).
+     */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
+
+    /** The most of the phase's timeout kept for closing the portals after the grace period. */
+    private static final Duration CLOSING = Duration.ofSeconds(1);
 
     private final ApplicationContext context;
     private final XioEngine engine;
@@ -61,7 +83,12 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final SessionAcceptor acceptor;
     private final SslBundles sslBundles;
     private final Map<Integer, TlsOptions> portalTls = new java.util.HashMap<>();
-    private final ExecutorService worker = workerExecutor();
+    private final Executor worker;
+    /** The worker made here when none was given, closed with the exporter. */
+    private final SimpleAsyncTaskExecutor ownWorker;
+    private final XioCallContext callContext;
+    /** {@code spring.lifecycle.timeout-per-shutdown-phase}, or null when the stop is not bounded by one. */
+    private final Duration phaseTimeout;
     private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
     private final List<Portal> portals = new ArrayList<>();
     private final List<XioExportListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -91,6 +118,24 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final XioProperties properties, final XioInstrumentation instrumentation,
         final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles)
     {
+        this(context, engine, codec, properties, instrumentation, interceptors, acceptor, sslBundles, null,
+            XioCallContext.NONE, null);
+    }
+
+    /**
+     * As above, the service methods running on {@code worker} (null: a thread per call made here, closed with the
+     * exporter) in the context {@code callContext} carries over, and the shutdown bounded by the lifecycle phase's
+     * {@code phaseTimeout} (null: by the grace period only).
+     */
+    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
+        final XioProperties properties, final XioInstrumentation instrumentation,
+        final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles,
+        final Executor worker, final XioCallContext callContext, final Duration phaseTimeout)
+    {
+        this.ownWorker = worker == null ? ownWorker(context) : null;
+        this.worker = worker == null ? ownWorker : worker;
+        this.callContext = callContext;
+        this.phaseTimeout = phaseTimeout;
         this.acceptor = acceptor;
         this.sslBundles = sslBundles;
         this.instrumentation = instrumentation;
@@ -101,22 +146,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         this.properties = properties;
     }
 
-    /** Virtual threads where the JVM has them (21+), otherwise a cached pool of platform threads. */
-    private static ExecutorService workerExecutor()
+    /**
+     * A daemon thread per call, for an exporter made without the application's executor: virtual threads with
+     * {@code spring.threads.virtual.enabled} (on Java 21 and later).
+     */
+    private static SimpleAsyncTaskExecutor ownWorker(final ApplicationContext context)
     {
-        try
-        {
-            return (ExecutorService)Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            return Executors.newCachedThreadPool(runnable ->
-            {
-                final Thread thread = new Thread(runnable, "xio-worker");
-                thread.setDaemon(true);
-                return thread;
-            });
-        }
+        final SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("xio-worker-");
+        executor.setDaemon(true);
+        executor.setVirtualThreads(Threading.VIRTUAL.isActive(context.getEnvironment()));
+        return executor;
     }
 
     /**
@@ -179,7 +218,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 settings.dispatch(), worker, instrumentation,
                 XioExceptionHandlers.of(target, resource, api, advices, disclosure),
                 maxConcurrent, maxQueuedCalls(resource, bounds),
-                interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json);
+                interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
+                callContext);
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher);
         }
@@ -354,7 +394,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
 
     /**
      * Drains this server without stopping the application: the listeners deregister it, every session is sent
-     * GOAWAY and its calls in flight finish (or the grace period passes), new sessions are refused; the portals
+     * GOAWAY and its calls in flight finish (or the {@linkplain #gracePeriod() grace period} passes), new sessions
+     * are refused; the portals
      * stay bound until the application stops, so the sessions' clients can finish. Any thread; a second call
      * returns the first one's future.
      *
@@ -379,7 +420,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 LOG.warn("could not withdraw the server before draining: {}", ex.toString());
             }
         }
-        final Duration grace = properties.getShutdown().getGracePeriod();
+        final Duration grace = gracePeriod();
         final long begun = System.nanoTime();
         java.util.concurrent.CompletableFuture<Void> drained;
         try
@@ -419,6 +460,23 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
     }
 
+    /**
+     * {@code xio.shutdown.grace-period}, bounded by the lifecycle phase's timeout less what closing the portals
+     * takes (a tenth of the timeout, at most a second), so that the portals close within the phase.
+     */
+    public Duration gracePeriod()
+    {
+        final Duration grace = properties.getShutdown().getGracePeriod();
+        if (phaseTimeout == null)
+        {
+            return grace;
+        }
+        final Duration closing = phaseTimeout.dividedBy(10).compareTo(CLOSING) < 0 ? phaseTimeout.dividedBy(10)
+            : CLOSING;
+        final Duration bound = phaseTimeout.minus(closing);
+        return grace.compareTo(bound) < 0 ? grace : bound;
+    }
+
     @Override
     public void stop()
     {
@@ -434,41 +492,48 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         }
     }
 
-    /** Drains (see {@link #drain()}), then closes the portals; {@code callback} runs once that is done. */
+    /**
+     * Marks the application refusing traffic (so the readiness probe fails and load balancers stop sending), drains
+     * (see {@link #drain()}), gives the calls still running what is left of the grace period, then closes the
+     * portals; returns at once, {@code callback} runs once that is done, on another thread.
+     */
     @Override
     public void stop(final Runnable callback)
     {
         running = false;
-        // Not on the thread that completed the drain, which may be an engine context's: the last calls are awaited.
-        drain().whenCompleteAsync((drained, ex) ->
+        final long deadline = System.nanoTime() + gracePeriod().toNanos();
+        AvailabilityChangeEvent.publish(context, ReadinessState.REFUSING_TRAFFIC);
+        // Not on the thread that completed the last call, which may be an engine context's: portals close here.
+        drain().thenCompose(drained -> callsFinished(deadline)).whenCompleteAsync((done, ex) ->
         {
             try
             {
-                finishRunningCalls();
                 unexport();
             }
             finally
             {
                 callback.run();
             }
-        }, worker);
+        });
     }
 
-    /** Gives calls still running after the sessions closed what is left of the grace period. */
-    private void finishRunningCalls()
+    /**
+     * Completes once the calls still running after the sessions closed finished, or at {@code deadline}; sessions
+     * still open get a clear refusal from now on.
+     */
+    private CompletableFuture<Void> callsFinished(final long deadline)
     {
-        dispatchers.forEach(ServiceDispatcher::drain); // sessions still open get a clear refusal from now on
-        final long deadline = System.nanoTime() + properties.getShutdown().getGracePeriod().toNanos();
-        while (dispatchers.stream().anyMatch(d -> d.running() > 0) && System.nanoTime() < deadline)
-        {
-            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
-        }
-        final int unfinished = dispatchers.stream().mapToInt(ServiceDispatcher::running).sum();
-        if (unfinished > 0)
-        {
-            LOG.warn("{} xio call(s) still running after the {} grace period", unfinished,
-                properties.getShutdown().getGracePeriod());
-        }
+        final CompletableFuture<Void> finished = CompletableFuture.allOf(
+            dispatchers.stream().map(ServiceDispatcher::drain).toArray(CompletableFuture[]::new));
+        return finished.completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+            .thenRun(() ->
+            {
+                final int unfinished = dispatchers.stream().mapToInt(ServiceDispatcher::running).sum();
+                if (unfinished > 0)
+                {
+                    LOG.warn("{} xio call(s) still running after the {} grace period", unfinished, gracePeriod());
+                }
+            });
     }
 
     private synchronized void unexport()
@@ -488,13 +553,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     @Override
     public int getPhase()
     {
-        return SmartLifecycle.DEFAULT_PHASE - 2048; // alongside the web server's graceful shutdown
+        return PHASE;
     }
 
     @Override
-    public void destroy() throws InterruptedException
+    public void destroy()
     {
-        worker.shutdown();
-        worker.awaitTermination(5, TimeUnit.SECONDS);
+        if (ownWorker != null)
+        {
+            ownWorker.close();
+        }
     }
 }
