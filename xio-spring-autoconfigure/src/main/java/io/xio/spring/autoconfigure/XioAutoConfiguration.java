@@ -3,9 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Limits;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
-import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
@@ -122,23 +120,10 @@ public class XioAutoConfiguration
     }
 
     @Bean
-    public static XioClientResolverInstaller xioClientResolverInstaller()
-    {
-        return new XioClientResolverInstaller();
-    }
-
-    @Bean
     @ConditionalOnMissingBean
     public XioClientRegistry xioClientRegistry()
     {
         return new XioClientRegistry();
-    }
-
-    @Bean
-    public static XioClientFieldInjector xioClientFieldInjector(
-        final org.springframework.beans.factory.BeanFactory beanFactory)
-    {
-        return new XioClientFieldInjector(beanFactory);
     }
 
     @Bean
