@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
 import io.xio.spring.autoconfigure.client.XioClientConnectionDetails;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
+import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.diagnostics.XioClientConfigurationFailureAnalyzerAccess;
 import io.xio.spring.autoconfigure.sample.nameless.NamelessApplication;
 import io.xio.spring.autoconfigure.sample.orders.api.OrderServiceClient;
@@ -59,6 +60,8 @@ class XioClientBindingTest
             {
                 assertThat(client).hasNotFailed();
                 assertThat(client.getBean(OrderServiceClient.class).place("book")).isEqualTo("placed book");
+                // Asked for by type and made eagerly, the client is still one proxy with one session.
+                assertThat(client.getBean(XioClientRegistry.class).statuses()).hasSize(1);
             }));
     }
 

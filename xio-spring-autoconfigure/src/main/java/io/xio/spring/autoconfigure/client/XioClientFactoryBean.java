@@ -45,6 +45,7 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
     private final String name;
     private final String uri;
     private BeanFactory beanFactory;
+    private T object;
 
     /**
      * The factory of {@code api}'s client.
@@ -68,7 +69,16 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
     @Override
     public T getObject()
     {
-        return create(api, name, uri, beanFactory);
+        // Made once: the bean factory caches a singleton's product only on some paths (Spring 7 asks a
+        // SmartFactoryBean by type uncached), and each proxy is a client with sessions of its own.
+        synchronized (this)
+        {
+            if (object == null)
+            {
+                object = create(api, name, uri, beanFactory);
+            }
+            return object;
+        }
     }
 
     /** Created with the other singletons, so that a client without settings fails start-up, injected or not. */
