@@ -6,6 +6,7 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.xio.actuate.sample.GreeterApplications;
 import io.xio.actuate.sample.Relay;
 import io.xio.actuate.sample.RelayService;
 import io.xio.actuate.sample.Runners;
@@ -65,13 +66,14 @@ class XioTracingTest
     void oneTraceRunsFromTheClientThroughServerAToServerB(final String propagation)
     {
         traced(Runners.server(), "b", propagation).run(serverB ->
-            traced(Runners.runner(), "a", propagation).withBean(RelayService.class)
+            traced(Runners.runner(), "a", propagation).withUserConfiguration(GreeterApplications.Client.class)
+                .withBean(RelayService.class)
                 .withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0",
                     "xio.clients.greeter.uri=" + Runners.greeterUri(serverB))
                 .run(serverA ->
                     traced(Runners.runner(), "client", propagation)
                         .withPropertyValues("xio.clients.relay.uri=" + relayUri(serverA))
-                        .withBean(RelayCaller.class)
+                        .withUserConfiguration(Clients.class).withBean(RelayCaller.class)
                         .run(client ->
                         {
                             final Relay relay = client.getBean(RelayCaller.class).relay;
@@ -129,10 +131,27 @@ class XioTracingTest
         return server.getBean(XioServiceExporter.class).portals().get(0).uri().withResource("relay").toString();
     }
 
+    /** The client of the first hop. */
+    @io.xio.annotation.XioClient("relay")
+    public interface RelayClient extends Relay
+    {
+    }
+
+    /** The first hop's client, outside any application package. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @io.xio.spring.autoconfigure.ImportXioClients(clients = RelayClient.class)
+    static class Clients
+    {
+    }
+
     /** Holds the client proxy of the first hop. */
     public static class RelayCaller
     {
-        @io.xio.annotation.XioClient("relay")
-        public Relay relay;
+        public final Relay relay;
+
+        RelayCaller(final RelayClient relay)
+        {
+            this.relay = relay;
+        }
     }
 }

@@ -1,6 +1,6 @@
 package io.xio.actuate.sample;
 
-import io.xio.annotation.XioClient;
+import io.xio.spring.autoconfigure.ImportXioClients;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -22,19 +22,24 @@ public final class GreeterApplications
     }
 
     @Configuration(proxyBeanMethods = false)
+    @ImportXioClients(clients = GreeterClient.class)
     public static class Client
     {
         @Bean
-        Caller caller()
+        Caller caller(final GreeterClient greeter)
         {
-            return new Caller();
+            return new Caller(greeter);
         }
     }
 
     /** Holds the client proxy, the way an application's component would. */
     public static class Caller
     {
-        @XioClient("greeter")
-        public Greeter greeter;
+        public final Greeter greeter;
+
+        public Caller(final GreeterClient greeter)
+        {
+            this.greeter = greeter;
+        }
     }
 }

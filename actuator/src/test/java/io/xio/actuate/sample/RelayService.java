@@ -1,7 +1,6 @@
 package io.xio.actuate.sample;
 
 import io.opentelemetry.api.trace.Span;
-import io.xio.annotation.XioClient;
 import io.xio.annotation.XioService;
 import org.slf4j.MDC;
 
@@ -9,13 +8,17 @@ import org.slf4j.MDC;
 @XioService("relay")
 public class RelayService implements Relay
 {
-    @XioClient("greeter")
-    public Greeter greeter;
+    private final Greeter greeter;
 
     /** The trace id current inside the last call's service method. */
     public volatile String traceIdInside;
     /** The trace id log lines inside the last call's service method carry. */
     public volatile String loggedTraceId;
+
+    public RelayService(final GreeterClient greeter)
+    {
+        this.greeter = greeter;
+    }
 
     @Override
     public String relay(final String name)

@@ -3,9 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Limits;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.client.XioClientFieldInjector;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
-import io.xio.spring.autoconfigure.client.XioClientResolverInstaller;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.FormatMappers;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
@@ -197,23 +195,10 @@ public class XioAutoConfiguration
     }
 
     @Bean
-    public static XioClientResolverInstaller xioClientResolverInstaller()
-    {
-        return new XioClientResolverInstaller();
-    }
-
-    @Bean
     @ConditionalOnMissingBean
     public XioClientRegistry xioClientRegistry()
     {
         return new XioClientRegistry();
-    }
-
-    @Bean
-    public static XioClientFieldInjector xioClientFieldInjector(
-        final org.springframework.beans.factory.BeanFactory beanFactory)
-    {
-        return new XioClientFieldInjector(beanFactory);
     }
 
     /** {@code local.xio.port} and {@code local.xio.ports[i]}: the ports the portals are bound at. */

@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
 class XioStarterBehaviourTest
 {
     @Test
-    void serviceAndClientInOneApplicationTalkOverLocalWithFieldInjection()
+    void serviceAndClientInOneApplicationTalkOverLocalWithConstructorInjection()
     {
         final String name = "app-" + UUID.randomUUID();
         runner(BothApplication.class).withPropertyValues("xio.portals[0].uri=local://" + name,
@@ -34,7 +34,7 @@ class XioStarterBehaviourTest
             {
                 assertThat(context).hasNotFailed();
                 context.getBean(KvClient.class).put("k", "v");
-                assertThat(context.getBean(BothApplication.KvUser.class).read("k")).isEqualTo("v");
+                assertThat(context.getBean(KvClient.class).get("k")).isEqualTo("v");
                 context.getBean(BothApplication.KvWriter.class).write("k2", "v2");
                 assertThat(context.getBean(KvClient.class).get("k2")).isEqualTo("v2");
             });

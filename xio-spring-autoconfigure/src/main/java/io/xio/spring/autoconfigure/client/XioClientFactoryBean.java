@@ -14,9 +14,12 @@ import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.SmartFactoryBean;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.core.env.Environment;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -24,17 +27,32 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Makes the proxy of one {@code @XioClient} interface. Its settings come from {@code xio.clients.<name>} or
- * from a URI given on the annotation; a name with no settings fails start-up naming both. A named client calls one
- * address ({@code uri}) or every instance of a service ({@code service-id}), never both.
+ * Makes the proxy of one {@code @XioClient} interface: the bean definition the registrar writes for each client
+ * interface (its target type {@code XioClientFactoryBean<Api>}, so type matching and AOT know the product without
+ * creating it), and {@link #create} for an application that builds a client itself. The client's settings are bound
+ * from the {@code Environment} with Boot's {@link Binder} when the client is created, so relaxed names work
+ * ({@code @XioClient("orderService")} reads {@code xio.clients.order-service.*}, {@code orderService.*} or the
+ * {@code XIO_CLIENTS_ORDERSERVICE_*} / {@code XIO_CLIENTS_ORDER_SERVICE_*} environment variables) and addresses may
+ * arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
+ * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client without
+ * an address fails start-up with {@link XioClientConfigurationException}.
+ * <p>
+ * Created and asked for its object by the bean factory, on the thread that refreshes the context.
  */
-public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactoryAware
+public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanFactoryAware
 {
     private final Class<T> api;
     private final String name;
     private final String uri;
     private BeanFactory beanFactory;
+    private T object;
 
+    /**
+     * The factory of {@code api}'s client.
+     *
+     * @param name the client's name as {@code @XioClient} gives it (its settings are under {@code xio.clients.<name>})
+     * @param uri the address the annotation gives, or empty for the named client's settings
+     */
     public XioClientFactoryBean(final Class<T> api, final String name, final String uri)
     {
         this.api = api;
@@ -51,10 +69,30 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
     @Override
     public T getObject()
     {
-        return create(api, name, uri, beanFactory);
+        // Made once: the bean factory caches a singleton's product only on some paths (Spring 7 asks a
+        // SmartFactoryBean by type uncached), and each proxy is a client with sessions of its own.
+        synchronized (this)
+        {
+            if (object == null)
+            {
+                object = create(api, name, uri, beanFactory);
+            }
+            return object;
+        }
     }
 
-    /** A client proxy of {@code api} for the named client or the given URI, made of the context's xio beans. */
+    /** Created with the other singletons, so that a client without settings fails start-up, injected or not. */
+    @Override
+    public boolean isEagerInit()
+    {
+        return true;
+    }
+
+    /**
+     * A client proxy of {@code api} for the named client or the given URI, made of the context's xio beans: for an
+     * application that needs a client the registrar does not make, e.g. a {@code @Bean} giving a second client of an
+     * interface that already has one ({@code create(KvStore.class, "kv-backup", null, beanFactory)}).
+     */
     public static <T> T create(final Class<T> api, final String name, final String uri, final BeanFactory beans)
     {
         final XioProperties properties = beans.getBean(XioProperties.class);
@@ -63,36 +101,34 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         String address = uri;
         final List<Class<? extends Exception>> allowed = new ArrayList<>(properties.getClient().getAllowedExceptions());
         XioProperties.NamedRetry retry = null;
+        String serviceId = null;
         XioProperties.NamedClient settings = null;
         if (address == null || address.isEmpty())
         {
-            settings = namedClient(properties, name);
-            if (settings == null || settings.getUri() == null && settings.getServiceId() == null)
+            if (name == null || name.isEmpty())
             {
-                throw new XioClientConfigurationException(api, name);
+                throw new XioClientConfigurationException(api, "");
             }
-            if (settings.getUri() != null && settings.getServiceId() != null)
-            {
-                throw new XioClientConfigurationException(api, name, "sets both xio.clients." + name +
-                    ".uri and xio.clients." + name + ".service-id; a client calls one address or one service");
-            }
-            address = settings.getUri();
+            settings = namedClient(name, beans);
+            final XioClientConnectionDetails.Address resolved = address(api, name, settings, beans);
+            address = resolved.uri();
+            serviceId = resolved.serviceId();
             timeout = settings.getTimeout() != null ? settings.getTimeout() : timeout;
             connections = settings.getConnections() != null ? settings.getConnections() : 0;
             allowed.addAll(settings.getAllowedExceptions());
             retry = settings.getRetry();
         }
         final String label = name == null || name.isEmpty() ? address : name;
-        final boolean service = settings != null && settings.getServiceId() != null;
-        final String prefix = "xio.clients." + name;
+        final boolean service = serviceId != null;
+        final String prefix = prefix(name);
         final SessionOptions options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections)
             .withCredentials(CredentialsSource.of(label, settings == null ? null : settings.getCredentials(),
                 prefix + ".credentials", properties.getClient().getCredentials(),
                 () -> beans.getBeanProvider(XioCredentialsProvider.class).orderedStream().toList()))
-            .withTls(service ? serviceTls(settings, prefix, beans) : tls(settings, prefix,
+            .withTls(service ? serviceTls(settings, serviceId, prefix, beans) : tls(settings, prefix,
                 properties.getClient().getSsl(), address, beans));
         final XioEngine engine = beans.getBean(XioEngine.class);
-        final ClientSessions sessions = service ? serviceSessions(engine, settings, name, options, beans)
+        final ClientSessions sessions = service ? serviceSessions(engine, settings, serviceId, name, options, beans)
             : new UriSessions(engine, address, options);
         final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, sessions, engine,
             beans.getBean(XioCodec.class), options,
@@ -110,17 +146,17 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
      * {@code service-id} when there is no resolver.
      */
     private static ClientSessions serviceSessions(final XioEngine engine, final XioProperties.NamedClient settings,
-        final String name, final SessionOptions options, final BeanFactory beans)
+        final String serviceId, final String name, final SessionOptions options, final BeanFactory beans)
     {
-        final String property = "xio.clients." + name + ".service-id";
+        final String property = prefix(name) + ".service-id";
         final EndpointResolver resolver = beans.getBeanProvider(EndpointResolver.class).getIfAvailable();
         if (resolver == null)
         {
-            throw new InvalidConfigurationPropertyValueException(property, settings.getServiceId(), "a client " +
+            throw new InvalidConfigurationPropertyValueException(property, serviceId, "a client " +
                 "that names a service needs Spring Cloud discovery (a DiscoveryClient bean, e.g. from " +
                 "spring-cloud-starter-zookeeper-discovery) or an EndpointResolver bean; there is neither");
         }
-        final ServiceClient client = ServiceClient.builder(engine, resolver, settings.getServiceId())
+        final ServiceClient client = ServiceClient.builder(engine, resolver, serviceId)
             .resource(settings.getResource() != null ? settings.getResource() : name)
             .balancer(switch (settings.getLoadBalancing())
             {
@@ -131,22 +167,22 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             .transports(settings.getTransports() != null ? settings.getTransports() : TransportPreference.DEFAULT)
             .sessionOptions(options)
             .build();
-        return new ServiceSessions(client, settings.getServiceId());
+        return new ServiceSessions(client, serviceId);
     }
 
     /**
      * A service client's TLS options: its own SSL bundle's, used for the instances' tls portals; none without one
      * (the instances' addresses are not known before they register).
      */
-    private static TlsOptions serviceTls(final XioProperties.NamedClient settings, final String prefix,
-        final BeanFactory beans)
+    private static TlsOptions serviceTls(final XioProperties.NamedClient settings, final String serviceId,
+        final String prefix, final BeanFactory beans)
     {
         if (settings.getSsl().getBundle() == null)
         {
             return null;
         }
         return XioSslBundles.tlsOptions(beans.getBeanProvider(SslBundles.class).getIfAvailable(),
-            prefix + ".ssl.bundle", settings.getSsl().getBundle(), "tls://service/" + settings.getServiceId())
+            prefix + ".ssl.bundle", settings.getSsl().getBundle(), "tls://service/" + serviceId)
             .withVerifyHostname(!settings.getSsl().hasVerifyHostname() || settings.getSsl().isVerifyHostname());
     }
 
@@ -170,22 +206,47 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
                 ? settings.getSsl().isVerifyHostname() : ssl.isVerifyHostname());
     }
 
-    /** The client's settings, matching names the way relaxed binding spells them (orderService, order-service). */
-    private static XioProperties.NamedClient namedClient(final XioProperties properties, final String name)
+    /**
+     * The named client's settings, bound now from {@code xio.clients.<name>} under the name's canonical form (so a
+     * property source added after start-up is read, and nothing is read during AOT processing).
+     */
+    private static XioProperties.NamedClient namedClient(final String name, final BeanFactory beans)
     {
-        final XioProperties.NamedClient exact = properties.getClients().get(name);
-        if (exact != null)
-        {
-            return exact;
-        }
-        final String wanted = canonical(name);
-        return properties.getClients().entrySet().stream().filter(e -> canonical(e.getKey()).equals(wanted))
-            .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
+        return Binder.get(beans.getBean(Environment.class)).bind(prefix(name), XioProperties.NamedClient.class)
+            .orElseGet(XioProperties.NamedClient::new);
     }
 
-    private static String canonical(final String name)
+    /**
+     * The named client's address: the first {@link XioClientConnectionDetails} bean's that knows the client, else
+     * its properties'. Fails when there is none or the properties give two.
+     */
+    private static XioClientConnectionDetails.Address address(final Class<?> api, final String name,
+        final XioProperties.NamedClient settings, final BeanFactory beans)
     {
-        return name.replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT);
+        final XioClientConnectionDetails.Address supplied = beans.getBeanProvider(XioClientConnectionDetails.class)
+            .orderedStream().map(details -> details.getAddress(name)).filter(java.util.Objects::nonNull).findFirst()
+            .orElse(null);
+        if (supplied != null)
+        {
+            return supplied;
+        }
+        if (settings.getUri() == null && settings.getServiceId() == null)
+        {
+            throw new XioClientConfigurationException(api, name);
+        }
+        if (settings.getUri() != null && settings.getServiceId() != null)
+        {
+            final String prefix = prefix(name);
+            throw new XioClientConfigurationException(api, name, "sets both " + prefix + ".uri and " + prefix +
+                ".service-id; a client calls one address or one service");
+        }
+        return new XioClientConnectionDetails.Address(settings.getUri(), settings.getServiceId());
+    }
+
+    /** The canonical prefix of a client's properties: {@code xio.clients.order-service} for {@code orderService}. */
+    static String prefix(final String name)
+    {
+        return "xio.clients." + (name == null ? "" : DataObjectPropertyName.toDashedForm(name));
     }
 
     @Override

@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.sample.both;
 
-import io.xio.annotation.XioClient;
 import io.xio.spring.autoconfigure.sample.api.KvStore;
 import io.xio.spring.autoconfigure.sample.client.ClientApplication;
+import io.xio.spring.autoconfigure.sample.client.KvClient;
 import io.xio.spring.autoconfigure.sample.server.ServerApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.context.annotation.Bean;
@@ -13,30 +13,12 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfigurationPackage(basePackageClasses = {ServerApplication.class, ClientApplication.class})
 public class BothApplication
 {
-    /** A bean that takes its client through a field. */
-    public static class KvUser
-    {
-        @XioClient("kv")
-        private KvStore kv;
-
-        public String read(final String key)
-        {
-            return kv.get(key);
-        }
-    }
-
-    @Bean
-    KvUser kvUser()
-    {
-        return new KvUser();
-    }
-
-    /** A bean that takes its client through its constructor. */
+    /** A bean that takes its client through its constructor, as the shared API's type. */
     public static class KvWriter
     {
         private final KvStore kv;
 
-        public KvWriter(@XioClient("kv") final KvStore kv)
+        public KvWriter(final KvStore kv)
         {
             this.kv = kv;
         }
@@ -47,8 +29,9 @@ public class BothApplication
         }
     }
 
+    /** The service is a KvStore too in this application, so the client is asked for by its own type. */
     @Bean
-    KvWriter kvWriter(@XioClient("kv") final KvStore kv)
+    KvWriter kvWriter(final KvClient kv)
     {
         return new KvWriter(kv);
     }
