@@ -12,11 +12,13 @@ import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.service.ContextPropagationCallContext;
 import io.xio.spring.autoconfigure.service.XioCallContext;
 import io.xio.spring.autoconfigure.service.XioExportListener;
+import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -225,6 +227,13 @@ public class XioAutoConfiguration
             phases != null ? phases.getTimeoutPerShutdownPhase() : null);
         exporter.addListeners(listeners.orderedStream().toList());
         return exporter;
+    }
+
+    @Bean
+    @ConditionalOnBean(XioServiceExporter.class)
+    public XioGracefulShutdownLifecycle xioGracefulShutdownLifecycle(final XioServiceExporter exporter)
+    {
+        return new XioGracefulShutdownLifecycle(exporter);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClient;
 import io.xio.spring.autoconfigure.sample.slow.server.SlowService;
+import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,8 +101,11 @@ class XioGracefulShutdownWebTest
     void closingTheServerWith200CallsInFlightCompletesThemAllAndRefusesNewSessionsAsDraining() throws Exception
     {
         assertThat(Integer.parseInt(server.getEnvironment().getProperty("local.server.port"))).isPositive();
-        assertThat(server.getBean(XioServiceExporter.class).getPhase())
+        assertThat(server.getBean(XioGracefulShutdownLifecycle.class).getPhase())
             .isEqualTo(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE);
+        // bound before the web server starts, which registers the instance with its portals
+        assertThat(server.getBean(XioServiceExporter.class).getPhase())
+            .isLessThan(WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE - 1024);
         final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
         final SlowService service = server.getBean(SlowService.class);
         final String portal = portal();

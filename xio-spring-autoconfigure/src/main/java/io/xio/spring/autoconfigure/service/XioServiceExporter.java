@@ -66,10 +66,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private static final Logger LOG = LoggerFactory.getLogger(XioServiceExporter.class);
 
     /**
-     * Spring Boot's graceful-shutdown phase ({@code WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE}): the
-     * portals drain while the web server drains, and before it stops (at {@code DEFAULT_PHASE - 2048}).
+     * Just before the web server starts ({@code DEFAULT_PHASE - 2048}): the portals are bound when the web server's
+     * start registers the instance with service discovery. The stop comes earlier, in the graceful-shutdown phase, from
+     * {@link XioGracefulShutdownLifecycle}; by this phase's stop there is nothing left to do.
      */
-    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1024;
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2049;
 
     /** The most of the phase's timeout kept for closing the portals after the grace period. */
     private static final Duration CLOSING = Duration.ofSeconds(1);
@@ -498,8 +499,13 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      * portals; returns at once, {@code callback} runs once that is done, on another thread.
      */
     @Override
-    public void stop(final Runnable callback)
+    public synchronized void stop(final Runnable callback)
     {
+        if (!running)
+        {
+            callback.run(); // stopped already, in the graceful-shutdown phase
+            return;
+        }
         running = false;
         final long deadline = System.nanoTime() + gracePeriod().toNanos();
         AvailabilityChangeEvent.publish(context, ReadinessState.REFUSING_TRAFFIC);
