@@ -49,10 +49,10 @@ class XioCliTest
             "counts(List)", "tree()", "clear()", "fail(String)");
         assertThat(methods.get("put(Item)").get("parameters").get(0).get("schema").get("$ref").asString())
             .isEqualTo("#/$defs/Item");
-        final JsonNode item = service.get("definitions").get("Item").get("properties");
+        final JsonNode item = service.get("$defs").get("Item").get("properties");
         assertThat(item.get("colour").get("$ref").asString()).isEqualTo("#/$defs/Colour");
-        assertThat(service.get("definitions").get("Colour").get("enum").toString()).isEqualTo("[\"RED\",\"GREEN\"]");
-        assertThat(service.get("definitions").get("Category").get("properties").get("children").get("items")
+        assertThat(service.get("$defs").get("Colour").get("enum").toString()).isEqualTo("[\"RED\",\"GREEN\"]");
+        assertThat(service.get("$defs").get("Category").get("properties").get("children").get("items")
             .get("$ref").asString()).as("a type that contains itself refers to itself").isEqualTo("#/$defs/Category");
         assertThat(methods.get("clear()").get("returns").isNull()).isTrue();
     }
@@ -115,8 +115,15 @@ class XioCliTest
     void aBadCommandLineOrAnUnreachableServerFailsClearly()
     {
         assertThat(Cli.run("frobnicate", uri()).status()).isEqualTo(Main.USAGE);
-        assertThat(Cli.run("call", uri(), "inventory", "get", "{not json").err()).contains("not JSON");
-        assertThat(Cli.run("list", "local://demo").err()).contains("inside their own JVM");
+        final Cli notJson = Cli.run("call", uri(), "inventory", "get", "{not json");
+        assertThat(notJson.status()).isEqualTo(Main.USAGE);
+        assertThat(notJson.err()).contains("not JSON");
+        final Cli local = Cli.run("list", "local://demo");
+        assertThat(local.status()).isEqualTo(Main.USAGE);
+        assertThat(local.err()).contains("inside their own JVM");
+        final Cli unknownOption = Cli.run("--colour", "list", uri());
+        assertThat(unknownOption.status()).isEqualTo(Main.USAGE);
+        assertThat(unknownOption.err()).contains("unknown option --colour");
         final Cli help = Cli.run("--help");
         assertThat(help.status()).isZero();
         assertThat(help.out()).contains("usage: xio");

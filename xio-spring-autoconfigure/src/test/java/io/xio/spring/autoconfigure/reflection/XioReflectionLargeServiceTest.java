@@ -2,22 +2,27 @@ package io.xio.spring.autoconfigure.reflection;
 
 import io.xio.annotation.XioService;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
+import io.xio.engine.RemoteException;
+import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
+import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Review 17: the definitions cap (256) does not bound a description's size, and a description larger than the
- * header limit (64 KiB by default) cannot be answered at all: describe fails with INTERNAL, so the xio command
- * line can neither describe nor call any method of that service.
+ * Descriptions larger than a header may be: one at the definitions cap travels in a data segment, and one larger
+ * than the bound on descriptions is refused with a code and a message that say what to do.
  */
 class XioReflectionLargeServiceTest
 {
@@ -27,9 +32,15 @@ class XioReflectionLargeServiceTest
         .withUserConfiguration(Chains.class)
         .withPropertyValues("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0");
 
-    /** A generic type whose properties are ever new parameterisations of itself: it takes all 256 definitions. */
-    public record Chain<T>(T value, Chain<List<T>> next)
+    /**
+     * A generic type whose properties are ever new parameterisations of itself: it takes all 256 definitions. (A
+     * class, not a record: Jackson resolves the serializers of final property types at once, and overflows the
+     * stack on such a record.)
+     */
+    public static class Chain<T>
     {
+        public T value;
+        public Chain<List<T>> next;
     }
 
     public interface Chained
@@ -43,7 +54,7 @@ class XioReflectionLargeServiceTest
         @Override
         public Chain<String> chain()
         {
-            return new Chain<>("a", null);
+            return new Chain<>();
         }
     }
 
@@ -64,7 +75,33 @@ class XioReflectionLargeServiceTest
         {
             final JsonNode described = XioReflectionTest.call(context, XioReflection.RESOURCE, "describe(String)",
                 "[\"chained\"]");
-            assertThat(described.get("definitions").size()).isEqualTo(JsonSchemas.MAX_DEFINITIONS);
+            assertThat(described.get("$defs").size()).isEqualTo(JsonSchemas.MAX_DEFINITIONS);
+            XioReflectionTest.assertEveryReferenceResolves(described);
+            assertThat(XioReflectionTest.call(context, XioReflection.RESOURCE, "describe(String,String)",
+                "[\"chained\", \"chain\"]").get("$defs").size()).isEqualTo(JsonSchemas.MAX_DEFINITIONS);
         });
+    }
+
+    @Test
+    void aDescriptionLargerThanTheBoundIsRefusedWithACode()
+    {
+        runner.withUserConfiguration(SmallBound.class).run(context ->
+        {
+            assertThatThrownBy(() -> XioReflectionTest.call(context, XioReflection.RESOURCE, "describe(String)",
+                "[\"chained\"]")).rootCause().isInstanceOf(RemoteException.class)
+                .hasMessageContaining("RESOURCE_EXHAUSTED").hasMessageContaining("more than the 4096");
+        });
+    }
+
+    /** The reflection service with a bound of 4 KiB on descriptions. */
+    @Configuration(proxyBeanMethods = false)
+    static class SmallBound
+    {
+        @Bean
+        XioReflectionService xioReflectionService(final ObjectProvider<XioServiceExporter> exporter)
+        {
+            return new XioReflectionService(() -> exporter.getObject().services(),
+                new JacksonXioCodec(new JsonMapper()), 4096);
+        }
     }
 }
