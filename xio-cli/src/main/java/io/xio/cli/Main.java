@@ -83,7 +83,8 @@ public final class Main
         "  --token <token>                       authenticate with a bearer token (or XIO_TOKEN)",
         "  --truststore <file>                   for tls://, trust the certificates in this PKCS12 or JKS file",
         "  --truststore-password <password>      its password (or XIO_TRUSTSTORE_PASSWORD)",
-        "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s)",
+        "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s;",
+        "                                        at most 24h)",
         "  -h, --help                            this text",
         "",
         "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
@@ -617,6 +618,10 @@ public final class Main
                 else if (lower.endsWith("m"))
                 {
                     duration = Duration.ofMinutes(Long.parseLong(lower.substring(0, lower.length() - 1)));
+                }
+                else if (lower.endsWith("h"))
+                {
+                    duration = Duration.ofHours(Long.parseLong(lower.substring(0, lower.length() - 1)));
                 }
                 else
                 {

@@ -8,10 +8,12 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import tools.jackson.databind.JsonNode;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The command line against a live Spring Boot server on a random port, run in this JVM. */
 @SpringBootTest(classes = InventoryServer.class,
@@ -46,7 +48,7 @@ class XioCliTest
         final Map<String, JsonNode> methods = new HashMap<>();
         service.get("methods").forEach(method -> methods.put(method.get("wireName").asString(), method));
         assertThat(methods).containsOnlyKeys("put(Item)", "get(String)", "add(int,int)", "add(long,long,long)",
-            "counts(List)", "tree()", "clear()", "fail(String)");
+            "counts(List)", "tree()", "clear()", "restock(String)", "fail(String)");
         assertThat(methods.get("put(Item)").get("parameters").get(0).get("schema").get("$ref").asString())
             .isEqualTo("#/$defs/Item");
         final JsonNode item = service.get("$defs").get("Item").get("properties");
@@ -81,6 +83,16 @@ class XioCliTest
         final Cli clear = Cli.run("call", uri(), "inventory", "clear");
         assertThat(clear.status()).as(clear.err()).isZero();
         assertThat(clear.out()).isEmpty();
+    }
+
+    @Test
+    void aOneWayCallIsSentWithAReceipt()
+    {
+        final Cli restock = Cli.run("call", uri(), "inventory", "restock", "\"nail\"");
+        assertThat(restock.status()).as(restock.err()).isZero();
+        assertThat(restock.out()).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+            Cli.run("call", uri(), "inventory", "counts", "[[\"nail\"]]").json().get("nail").asInt() == 1);
     }
 
     @Test
