@@ -10,7 +10,11 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -24,8 +28,23 @@ import tools.jackson.databind.json.JsonMapper;
 @AutoConfiguration(after = XioAutoConfiguration.class)
 @ConditionalOnBean(XioServiceExporter.class)
 @ConditionalOnBooleanProperty(name = "xio.server.reflection.enabled", matchIfMissing = true)
+@ImportRuntimeHints(XioReflectionAutoConfiguration.DescriptionHints.class)
 public class XioReflectionAutoConfiguration
 {
+    /**
+     * The descriptions are written with Jackson from records no exported signature names (describe answers
+     * bytes), so a native image is told about them here.
+     */
+    static final class DescriptionHints implements RuntimeHintsRegistrar
+    {
+        @Override
+        public void registerHints(final RuntimeHints hints, final ClassLoader classLoader)
+        {
+            new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+                XioReflection.ServiceDescription.class);
+        }
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public XioReflectionService xioReflectionService(final ObjectProvider<XioServiceExporter> exporter,

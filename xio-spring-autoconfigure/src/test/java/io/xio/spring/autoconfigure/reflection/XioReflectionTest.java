@@ -72,6 +72,15 @@ class XioReflectionTest
     }
 
     @Test
+    void aNativeImageIsToldAboutTheDescriptionRecords()
+    {
+        final org.springframework.aot.hint.RuntimeHints hints = new org.springframework.aot.hint.RuntimeHints();
+        new XioReflectionAutoConfiguration.DescriptionHints().registerHints(hints, getClass().getClassLoader());
+        assertThat(org.springframework.aot.hint.predicate.RuntimeHintsPredicates.reflection()
+            .onType(XioReflection.MethodDescription.class)).accepts(hints);
+    }
+
+    @Test
     void listNamesTheServicesButNotItself()
     {
         runner.run(context ->
