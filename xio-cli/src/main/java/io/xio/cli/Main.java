@@ -83,12 +83,16 @@ public final class Main
         "  --token <token>                       authenticate with a bearer token (or XIO_TOKEN)",
         "  --truststore <file>                   for tls://, trust the certificates in this PKCS12 or JKS file",
         "  --truststore-password <password>      its password (or XIO_TRUSTSTORE_PASSWORD)",
-        "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s)",
+        "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s;",
+        "                                        at most 24h)",
         "  -h, --help                            this text",
         "",
         "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
 
     private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+    /** The longest --timeout: a day is more than any call waits, and keeps its milliseconds far from overflow. */
+    static final Duration MAX_TIMEOUT = Duration.ofDays(1);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -139,7 +143,7 @@ public final class Main
         {
             return switch (options.command)
             {
-                case "list" -> print(call(engine, options, REFLECTION, "list()", "[]"));
+                case "list" -> print(call(engine, options, REFLECTION, "list()", "[]", false));
                 case "describe" -> describe(engine, options);
                 default -> invoke(engine, options);
             };
@@ -159,6 +163,12 @@ public final class Main
             err.println("xio: " + ex.getMessage());
             return CALL_FAILED;
         }
+        catch (final RuntimeException ex)
+        {
+            // A server's answer this command line did not expect, say: reported, not thrown at the shell.
+            err.println("xio: the command failed unexpectedly: " + ex);
+            return CALL_FAILED;
+        }
     }
 
     private int describe(final XioEngine engine, final Options options)
@@ -169,8 +179,20 @@ public final class Main
     /** The service's description; fails as a usage error when the server exports no service so named. */
     private static JsonNode describe(final XioEngine engine, final Options options, final String service)
     {
-        final JsonNode description = call(engine, options, REFLECTION, "describe(String)",
-            JsonNodeFactory.instance.arrayNode().add(service).toString());
+        return described(call(engine, options, REFLECTION, "describe(String)",
+            JsonNodeFactory.instance.arrayNode().add(service).toString(), true), options, service);
+    }
+
+    /** The description of the methods of {@code service} named {@code method} only: what a call needs. */
+    private static JsonNode describe(final XioEngine engine, final Options options, final String service,
+        final String method)
+    {
+        return described(call(engine, options, REFLECTION, "describe(String,String)",
+            JsonNodeFactory.instance.arrayNode().add(service).add(method).toString(), true), options, service);
+    }
+
+    private static JsonNode described(final JsonNode description, final Options options, final String service)
+    {
         if (description == null || description.isNull())
         {
             throw new UsageException("the server exports no service '" + service + "'; 'xio list " +
@@ -181,44 +203,41 @@ public final class Main
 
     private int invoke(final XioEngine engine, final Options options)
     {
-        final JsonNode method = method(describe(engine, options, options.service), options);
-        final JsonNode parameters = method.get("parameters");
+        final JsonNode method = method(engine, options, describe(engine, options, options.service, options.method));
+        final String wireName = field(method, "wireName").asString();
+        final JsonNode parameters = field(method, "parameters");
         for (final JsonNode parameter : parameters)
         {
             if (parameter.path("segment").asBoolean(false))
             {
-                throw new UsageException(method.get("wireName").asString() + " takes " +
-                    parameter.get("name").asString() + " as a data segment (byte[] or ByteBuffer), which the xio " +
-                    "command line cannot send");
+                throw new UsageException(wireName + " takes " + parameter.path("name").asString() +
+                    " as a data segment (byte[] or ByteBuffer), which the xio command line cannot send");
             }
         }
-        final String arguments = arguments(options.arguments, parameters.size(), method);
-        if ("one-way".equals(method.get("kind").asString()))
+        final String arguments = arguments(options.arguments, parameters.size(), wireName);
+        if ("one-way".equals(field(method, "kind").asString()))
         {
-            send(engine, options, options.service, method.get("wireName").asString(), arguments);
+            send(engine, options, options.service, wireName, arguments);
             return OK;
         }
-        final JsonNode answer = call(engine, options, options.service, method.get("wireName").asString(), arguments);
+        final JsonNode answer = call(engine, options, options.service, wireName, arguments, false);
         return answer == null ? OK : print(answer);
     }
 
-    /** The method a call names, by wire name or, when it has no overloads, by its Java name. */
-    private static JsonNode method(final JsonNode service, final Options options)
+    /**
+     * The method a call names among those the server described for that name: the one of that wire name, or the
+     * only one of that Java name. When there is none, the whole service is asked for its methods' wire names.
+     */
+    private static JsonNode method(final XioEngine engine, final Options options, final JsonNode described)
     {
         final List<JsonNode> named = new ArrayList<>();
-        final List<String> wireNames = new ArrayList<>();
-        for (final JsonNode method : service.get("methods"))
+        for (final JsonNode method : field(described, "methods"))
         {
-            final String wireName = method.get("wireName").asString();
-            wireNames.add(wireName);
-            if (wireName.equals(options.method))
+            if (field(method, "wireName").asString().equals(options.method))
             {
                 return method;
             }
-            if (method.get("name").asString().equals(options.method))
-            {
-                named.add(method);
-            }
+            named.add(method);
         }
         if (named.size() == 1)
         {
@@ -226,19 +245,34 @@ public final class Main
         }
         if (named.isEmpty())
         {
+            final List<String> wireNames = new ArrayList<>();
+            field(describe(engine, options, options.service), "methods")
+                .forEach(method -> wireNames.add(field(method, "wireName").asString()));
             throw new UsageException("service '" + options.service + "' has no method '" + options.method +
                 "'; its methods are " + wireNames);
         }
         throw new UsageException("service '" + options.service + "' has " + named.size() + " methods named '" +
             options.method + "'; name one by its wire name: " +
-            named.stream().map(m -> m.get("wireName").asString()).toList());
+            named.stream().map(m -> field(m, "wireName").asString()).toList());
+    }
+
+    /** A field the server's description must have; a call failure, naming it, when it does not. */
+    private static JsonNode field(final JsonNode node, final String name)
+    {
+        final JsonNode value = node.get(name);
+        if (value == null || value.isNull())
+        {
+            throw new CallFailed("the server's description has no '" + name + "' where this command line " +
+                "expects one (a server of another xio version?)");
+        }
+        return value;
     }
 
     /**
      * The arguments as the JSON array a call carries: a JSON array is the arguments, in order; any other value is
      * the argument of a one-parameter method (so a list parameter alone is given as {@code [[...]]}).
      */
-    private static String arguments(final String given, final int count, final JsonNode method)
+    private static String arguments(final String given, final int count, final String wireName)
     {
         final JsonNode parsed;
         try
@@ -260,13 +294,11 @@ public final class Main
         }
         else
         {
-            throw new UsageException("the arguments of " + method.get("wireName").asString() +
-                " are a JSON array of " + count + " values");
+            throw new UsageException("the arguments of " + wireName + " are a JSON array of " + count + " values");
         }
         if (array.size() != count)
         {
-            throw new UsageException(method.get("wireName").asString() + " takes " + count + " argument(s), " +
-                "given " + array.size());
+            throw new UsageException(wireName + " takes " + count + " argument(s), given " + array.size());
         }
         return array.toString();
     }
@@ -277,9 +309,12 @@ public final class Main
         return OK;
     }
 
-    /** Calls {@code method} of {@code resource} with JSON arguments; its JSON answer, or null for none (void). */
+    /**
+     * Calls {@code method} of {@code resource} with JSON arguments; its JSON answer, or null for none (void). A
+     * result in a data segment is JSON when {@code segmentIsJson} (a description), else bytes shown as base64.
+     */
     private static JsonNode call(final XioEngine engine, final Options options, final String resource,
-        final String method, final String arguments)
+        final String method, final String arguments, final boolean segmentIsJson)
     {
         try (Session session = open(engine, options, resource))
         {
@@ -293,14 +328,27 @@ public final class Main
                     final ByteBuffer segment = answer.segment(0);
                     final byte[] bytes = new byte[segment.remaining()];
                     segment.get(bytes);
-                    return JsonNodeFactory.instance.stringNode(Base64.getEncoder().encodeToString(bytes));
+                    return segmentIsJson ? json(bytes, uri)
+                        : JsonNodeFactory.instance.stringNode(Base64.getEncoder().encodeToString(bytes));
                 }
                 if (answer.headerLength() == 0)
                 {
                     return null;
                 }
-                return JSON.readTree(answer.headerBytes());
+                return json(answer.headerBytes(), uri);
             }
+        }
+    }
+
+    private static JsonNode json(final byte[] answer, final XioUri uri)
+    {
+        try
+        {
+            return JSON.readTree(answer);
+        }
+        catch (final JacksonException ex)
+        {
+            throw new CallFailed(uri + " answered with what is not JSON: " + ex.getOriginalMessage());
         }
     }
 
@@ -309,8 +357,10 @@ public final class Main
     {
         try (Session session = open(engine, options, resource))
         {
-            await(session.send(request(method, arguments), CallOptions.timeout(options.timeout)), options,
-                session.uri());
+            // With a receipt, a refusal (no such service, too busy) comes back; what the method makes of its
+            // arguments does not, as a one-way message has no answer.
+            await(session.send(request(method, arguments), CallOptions.timeout(options.timeout).withReceipt(true)),
+                options, session.uri());
         }
     }
 
@@ -367,7 +417,11 @@ public final class Main
             return rejected.isAuthenticationFailure()
                 ? "the server at " + uri.endpoint() + " did not authenticate this client: " + rejected.reason() +
                     " (--user/--password or --token)"
-                : "the server at " + uri.endpoint() + " refused the session: " + rejected.reason();
+                : REFLECTION.equals(uri.resource())
+                    ? "the server at " + uri.endpoint() + " has no " + REFLECTION + " resource: its reflection is " +
+                        "off (xio.server.reflection.enabled=false) or it is no xio Spring server (" +
+                        rejected.reason() + ")"
+                    : "the server at " + uri.endpoint() + " refused the session: " + rejected.reason();
         }
         if (cause instanceof ConnectionException)
         {
@@ -565,6 +619,10 @@ public final class Main
                 {
                     duration = Duration.ofMinutes(Long.parseLong(lower.substring(0, lower.length() - 1)));
                 }
+                else if (lower.endsWith("h"))
+                {
+                    duration = Duration.ofHours(Long.parseLong(lower.substring(0, lower.length() - 1)));
+                }
                 else
                 {
                     duration = Duration.parse(text);
@@ -573,7 +631,15 @@ public final class Main
                 {
                     throw new UsageException("--timeout must be positive, was " + text);
                 }
+                if (duration.compareTo(MAX_TIMEOUT) > 0)
+                {
+                    throw new UsageException("--timeout is at most " + MAX_TIMEOUT.toHours() + "h, was " + text);
+                }
                 return duration;
+            }
+            catch (final ArithmeticException ex)
+            {
+                throw new UsageException("--timeout is at most " + MAX_TIMEOUT.toHours() + "h, was " + text);
             }
             catch (final NumberFormatException | DateTimeParseException ex)
             {

@@ -8,10 +8,12 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import tools.jackson.databind.JsonNode;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The command line against a live Spring Boot server on a random port, run in this JVM. */
 @SpringBootTest(classes = InventoryServer.class,
@@ -46,13 +48,13 @@ class XioCliTest
         final Map<String, JsonNode> methods = new HashMap<>();
         service.get("methods").forEach(method -> methods.put(method.get("wireName").asString(), method));
         assertThat(methods).containsOnlyKeys("put(Item)", "get(String)", "add(int,int)", "add(long,long,long)",
-            "counts(List)", "tree()", "clear()", "fail(String)");
+            "counts(List)", "tree()", "clear()", "restock(String)", "fail(String)");
         assertThat(methods.get("put(Item)").get("parameters").get(0).get("schema").get("$ref").asString())
             .isEqualTo("#/$defs/Item");
-        final JsonNode item = service.get("definitions").get("Item").get("properties");
+        final JsonNode item = service.get("$defs").get("Item").get("properties");
         assertThat(item.get("colour").get("$ref").asString()).isEqualTo("#/$defs/Colour");
-        assertThat(service.get("definitions").get("Colour").get("enum").toString()).isEqualTo("[\"RED\",\"GREEN\"]");
-        assertThat(service.get("definitions").get("Category").get("properties").get("children").get("items")
+        assertThat(service.get("$defs").get("Colour").get("enum").toString()).isEqualTo("[\"RED\",\"GREEN\"]");
+        assertThat(service.get("$defs").get("Category").get("properties").get("children").get("items")
             .get("$ref").asString()).as("a type that contains itself refers to itself").isEqualTo("#/$defs/Category");
         assertThat(methods.get("clear()").get("returns").isNull()).isTrue();
     }
@@ -81,6 +83,16 @@ class XioCliTest
         final Cli clear = Cli.run("call", uri(), "inventory", "clear");
         assertThat(clear.status()).as(clear.err()).isZero();
         assertThat(clear.out()).isEmpty();
+    }
+
+    @Test
+    void aOneWayCallIsSentWithAReceipt()
+    {
+        final Cli restock = Cli.run("call", uri(), "inventory", "restock", "\"nail\"");
+        assertThat(restock.status()).as(restock.err()).isZero();
+        assertThat(restock.out()).isEmpty();
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+            Cli.run("call", uri(), "inventory", "counts", "[[\"nail\"]]").json().get("nail").asInt() == 1);
     }
 
     @Test
@@ -115,8 +127,15 @@ class XioCliTest
     void aBadCommandLineOrAnUnreachableServerFailsClearly()
     {
         assertThat(Cli.run("frobnicate", uri()).status()).isEqualTo(Main.USAGE);
-        assertThat(Cli.run("call", uri(), "inventory", "get", "{not json").err()).contains("not JSON");
-        assertThat(Cli.run("list", "local://demo").err()).contains("inside their own JVM");
+        final Cli notJson = Cli.run("call", uri(), "inventory", "get", "{not json");
+        assertThat(notJson.status()).isEqualTo(Main.USAGE);
+        assertThat(notJson.err()).contains("not JSON");
+        final Cli local = Cli.run("list", "local://demo");
+        assertThat(local.status()).isEqualTo(Main.USAGE);
+        assertThat(local.err()).contains("inside their own JVM");
+        final Cli unknownOption = Cli.run("--colour", "list", uri());
+        assertThat(unknownOption.status()).isEqualTo(Main.USAGE);
+        assertThat(unknownOption.err()).contains("unknown option --colour");
         final Cli help = Cli.run("--help");
         assertThat(help.status()).isZero();
         assertThat(help.out()).contains("usage: xio");

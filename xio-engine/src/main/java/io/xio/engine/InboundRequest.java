@@ -19,7 +19,13 @@ public interface InboundRequest
     /** One-way messages take no response. */
     boolean isOneWay();
 
-    /** Sends the response. */
+    /**
+     * Sends the response.
+     *
+     * @throws XioException when the response exceeds the limits the peer takes: the call is then answered with an
+     *     error that says only that (the peer learns neither this side's limits nor its classes), and the
+     *     exception's message, for this side's logs, gives the sizes
+     */
     void respond(Outbound response);
 
     /** Sends an error response carrying the exception's class name and message ({@link #fail(String, String)}). */

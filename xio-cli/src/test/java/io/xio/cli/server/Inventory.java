@@ -1,5 +1,7 @@
 package io.xio.cli.server;
 
+import io.xio.annotation.XioMethod;
+
 import java.util.List;
 import java.util.Map;
 
@@ -33,6 +35,10 @@ public interface Inventory
     Category tree();
 
     void clear();
+
+    /** One more of {@code sku}; nobody waits for it. */
+    @XioMethod(oneWay = true)
+    void restock(String sku);
 
     /** Fails with a message its caller may read. */
     String fail(String why) throws IllegalStateException;

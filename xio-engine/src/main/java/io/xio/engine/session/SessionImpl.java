@@ -655,7 +655,17 @@ public final class SessionImpl implements Session
         }
     }
 
-    /** A call was answered (response == null: a one-way delivered). Any thread. */
+    /**
+     * What the peer gets for a response too large to send: an error type and message that name no class and no
+     * limit, and {@code RESOURCE_EXHAUSTED} on the last line, where the Spring layer reads an error code.
+     */
+    static final String OVERSIZE_ANSWER =
+        "response-too-large\nthe response exceeds the message limits\nRESOURCE_EXHAUSTED";
+
+    /**
+     * A call was answered (response == null: a one-way delivered). Any thread. Throws (after answering the call
+     * with {@link #OVERSIZE_ANSWER}) when the response exceeds the limits the peer takes.
+     */
     void answered(final ServerCall call, final int status, final Outbound response)
     {
         stoppedExecuting();
@@ -669,12 +679,13 @@ public final class SessionImpl implements Session
         final String oversize = CallAdmission.oversize(response, 0, admission.sendLimits());
         if (oversize != null)
         {
-            // Fail the call here rather than make the peer drop the connection over an oversized frame.
+            // Fail the call here rather than make the peer drop the connection over an oversized frame. The peer
+            // learns no more than that (not this side's limits or classes); the responder learns the sizes.
             response.released();
-            final String text = XioException.class.getName() + "\nthe response: " + oversize;
             sendAnswer(call, io.xio.engine.protocol.Status.APPLICATION_ERROR, Outbound.of(
-                ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-            return;
+                ByteBuffer.wrap(OVERSIZE_ANSWER.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            throw new XioException("the response to request " + call.id + " was not sent, the caller was told it " +
+                "is too large: " + oversize);
         }
         sendAnswer(call, status, response);
     }

@@ -20,6 +20,7 @@ import io.xio.engine.SessionRejectedException;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioEngine;
+import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
@@ -256,17 +257,33 @@ public abstract class TransportConformanceTest
     {
         final XioEngine strict = engines.start(configure(engines.builder("strict"))
             .limits(TestEngines.LIMITS.withMaxMessageBytes(64 << 10)));
+        final java.util.concurrent.CompletableFuture<Throwable> responder =
+            new java.util.concurrent.CompletableFuture<>();
         strict.register("big", request ->
         {
             request.message().close();
-            request.respond(Outbound.of(utf8("h"), ByteBuffer.allocate(100 << 10)));
+            try
+            {
+                request.respond(Outbound.of(utf8("h"), ByteBuffer.allocate(100 << 10)));
+                responder.complete(null);
+            }
+            catch (final XioException ex)
+            {
+                responder.complete(ex);
+            }
         });
         strict.register("echo", ECHO);
         final Portal portal = strict.bind(portalAddress());
         try (Session big = open(portal, "big"); Session echo = open(portal, "echo"))
         {
             assertThatThrownBy(() -> big.request(Outbound.of(utf8("q"))).get(5, TimeUnit.SECONDS)).cause()
-                .isInstanceOf(RemoteException.class).hasMessageContaining("exceeds the limits");
+                .isInstanceOf(RemoteException.class)
+                .satisfies(ex -> assertThat(((RemoteException)ex).remoteMessage())
+                    .as("generic: neither this side's limits nor its classes")
+                    .isEqualTo("the response exceeds the message limits\nRESOURCE_EXHAUSTED"))
+                .satisfies(ex -> assertThat(((RemoteException)ex).remoteType()).isEqualTo("response-too-large"));
+            assertThat(responder.get(5, TimeUnit.SECONDS)).as("the responder learns its answer was not sent")
+                .isInstanceOf(XioException.class).hasMessageContaining("exceeds the limits");
             echo.request(Outbound.of(utf8("fine"))).get(5, TimeUnit.SECONDS).close();
             big.request(Outbound.of(utf8("again"))).handle((m, ex) -> ex).get(5, TimeUnit.SECONDS);
         }

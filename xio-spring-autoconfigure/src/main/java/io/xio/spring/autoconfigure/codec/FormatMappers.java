@@ -73,5 +73,13 @@ public final class FormatMappers
         {
             super(builder);
         }
+
+        /** Jackson asks subclasses for this: what {@link FormatMappers#of} is given may be one of its own. */
+        @Override
+        @SuppressWarnings("unchecked")
+        public FormatBuilder rebuild()
+        {
+            return new FormatBuilder(_savedBuilderState, tokenStreamFactory());
+        }
     }
 }

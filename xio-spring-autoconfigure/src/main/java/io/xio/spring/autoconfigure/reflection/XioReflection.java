@@ -1,5 +1,8 @@
 package io.xio.spring.autoconfigure.reflection;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 
@@ -7,7 +10,10 @@ import java.util.Map;
  * The reflection service every server exports as {@value #RESOURCE} (unless
  * {@code xio.server.reflection.enabled=false}): what the server exports and how to call it, for a client without
  * the services' classes. Read-only. A generic client calls it with the {@code xio-codec: json} metadata entry and
- * reads JSON; an {@code @XioClient} of this interface reads it with the configured codec.
+ * reads JSON; an {@code @XioClient} of this interface reads {@link #list()} with the configured codec. The
+ * descriptions are JSON documents in a data segment (not in the answer's header, whose size the peer limits), at
+ * most {@value #MAX_DESCRIPTION_BYTES} bytes: a larger one is refused with {@code RESOURCE_EXHAUSTED}, and
+ * {@link #describe(String, String)} describes one method at a time.
  */
 public interface XioReflection
 {
@@ -17,8 +23,21 @@ public interface XioReflection
     /** The exported services, by name; the reflection service itself is not among them. */
     List<ServiceSummary> list();
 
-    /** The exported service named {@code service}, with its methods; null when the server exports none so named. */
-    ServiceDescription describe(String service);
+    /** The most bytes of one description: far below any message limit, and more than any real service needs. */
+    int MAX_DESCRIPTION_BYTES = 4 << 20;
+
+    /**
+     * The exported service named {@code service}, with all its methods: a {@link ServiceDescription} as UTF-8
+     * JSON; null (no segment) when the server exports no service so named.
+     */
+    ByteBuffer describe(String service);
+
+    /**
+     * As {@link #describe(String)} with only the methods named {@code method}: the one of that wire name, else
+     * those of that Java name (overloads), with only the definitions they refer to; no methods when none is so
+     * named.
+     */
+    ByteBuffer describe(String service, String method);
 
     /**
      * One exported service.
@@ -37,10 +56,11 @@ public interface XioReflection
      * @param name the resource it is exported as
      * @param type the exported interface's class name
      * @param methods its methods, by wire name
-     * @param definitions the JSON Schemas the methods' schemas refer to ({@code {"$ref": "#/$defs/Order"}})
+     * @param definitions the JSON Schemas the methods' schemas refer to ({@code {"$ref": "#/$defs/Order"}}),
+     *     written as {@code $defs} so that the references resolve
      */
     record ServiceDescription(String name, String type, List<MethodDescription> methods,
-        Map<String, Object> definitions)
+        @JsonProperty("$defs") Map<String, Object> definitions)
     {
     }
 

@@ -1,33 +1,69 @@
 package io.xio.spring.autoconfigure.reflection;
 
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
+import io.xio.spring.autoconfigure.codec.FormatMappers;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
+import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Auto-configuration of server reflection, on by default ({@code xio.server.reflection.enabled}) as Spring gRPC's
  * reflection service is: every server exports {@value XioReflection#RESOURCE}, and its services take calls in
- * JSON, decoded and encoded with Boot's {@link JsonMapper} whatever {@code xio.codec} says.
+ * JSON whatever {@code xio.codec} says, decoded and encoded with a JSON mapper configured like the binary codec's
+ * (naming strategy, modules, features), so that a call in JSON and a binary call read the same properties.
  */
 @AutoConfiguration(after = XioAutoConfiguration.class)
 @ConditionalOnBean(XioServiceExporter.class)
 @ConditionalOnBooleanProperty(name = "xio.server.reflection.enabled", matchIfMissing = true)
+@ImportRuntimeHints(XioReflectionAutoConfiguration.DescriptionHints.class)
 public class XioReflectionAutoConfiguration
 {
+    /**
+     * The descriptions are written with Jackson from records no exported signature names (describe answers
+     * bytes), so a native image is told about them here.
+     */
+    static final class DescriptionHints implements RuntimeHintsRegistrar
+    {
+        @Override
+        public void registerHints(final RuntimeHints hints, final ClassLoader classLoader)
+        {
+            new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+                XioReflection.ServiceDescription.class);
+        }
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public XioReflectionService xioReflectionService(final ObjectProvider<XioServiceExporter> exporter,
-        final ObjectProvider<JsonMapper> jsonMapper)
+        final ObjectProvider<XioCodec> codec, final ObjectProvider<JsonMapper> jsonMapper)
     {
         // The exporter is asked at each call: it exports this bean, so it cannot be given to it.
         return new XioReflectionService(() -> exporter.getObject().services(),
-            new JacksonXioCodec(jsonMapper.getIfAvailable(JsonMapper::new)));
+            new JacksonXioCodec(json(codec.getIfAvailable(), jsonMapper)));
+    }
+
+    /** The binary codec's mapper writing JSON; Boot's JSON mapper when the codec is not on Jackson. */
+    private static ObjectMapper json(final XioCodec codec, final ObjectProvider<JsonMapper> jsonMapper)
+    {
+        if (codec instanceof JacksonXioCodec jackson)
+        {
+            final ObjectMapper mapper = jackson.mapper();
+            return mapper.tokenStreamFactory() instanceof JsonFactory ? mapper
+                : FormatMappers.of(mapper, new JsonFactory());
+        }
+        return jsonMapper.getIfAvailable(JsonMapper::new);
     }
 }

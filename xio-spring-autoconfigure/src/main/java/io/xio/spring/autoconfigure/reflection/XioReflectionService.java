@@ -1,22 +1,29 @@
 package io.xio.spring.autoconfigure.reflection;
 
+import io.xio.annotation.XioExceptionHandler;
 import io.xio.annotation.XioService;
-import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
+import io.xio.spring.autoconfigure.error.XioError;
+import io.xio.spring.autoconfigure.error.XioErrorCode;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 import io.xio.spring.autoconfigure.service.ServiceDispatcher;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.lang.reflect.Parameter;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * The server's {@link XioReflection}: exported by the service exporter like any {@code @XioService} bean (so the
  * portals' authentication, the interceptors, the security context and the observations apply to its calls), it
  * describes the services the exporter exports. It also holds the codec of calls in JSON, which the services take
- * while it is there. Thread-safe: descriptions are made once per service and kept.
+ * while it is there; the schemas describe the JSON that codec's mapper reads and writes. Thread-safe: each
+ * description is made and encoded once and its bytes kept.
  */
 @XioService(XioReflection.RESOURCE)
 public final class XioReflectionService implements XioReflection
@@ -24,17 +31,33 @@ public final class XioReflectionService implements XioReflection
     /** Resource names starting with it are xio's own: an application's service cannot take one. */
     public static final String RESERVED_PREFIX = "xio.";
 
+    /**
+     * Writes the descriptions themselves: their field names are this interface's, whatever naming strategy the
+     * application's mapper has.
+     */
+    private static final JsonMapper DESCRIPTIONS = new JsonMapper();
+
     private final Supplier<List<ServiceDispatcher>> services;
-    private final XioCodec json;
-    private final Map<String, ServiceDescription> described = new ConcurrentHashMap<>();
+    private final JacksonXioCodec json;
+    private final int maxDescriptionBytes;
+    /** Encoded descriptions by service, and by service and method name (only names that exist are kept). */
+    private final Map<String, byte[]> described = new ConcurrentHashMap<>();
 
     /**
-     * Describes the {@code services} exported at the time of each call; takes calls in JSON with {@code json}.
+     * Describes the {@code services} exported at the time of each call; takes calls in JSON with {@code json},
+     * whose mapper the schemas follow.
      */
-    public XioReflectionService(final Supplier<List<ServiceDispatcher>> services, final XioCodec json)
+    public XioReflectionService(final Supplier<List<ServiceDispatcher>> services, final JacksonXioCodec json)
+    {
+        this(services, json, MAX_DESCRIPTION_BYTES);
+    }
+
+    XioReflectionService(final Supplier<List<ServiceDispatcher>> services, final JacksonXioCodec json,
+        final int maxDescriptionBytes)
     {
         this.services = services;
         this.json = json;
+        this.maxDescriptionBytes = maxDescriptionBytes;
     }
 
     /** Whether {@code resource} is a name reserved for xio's own resources. */
@@ -44,7 +67,7 @@ public final class XioReflectionService implements XioReflection
     }
 
     /** The codec of calls whose caller asked for JSON. */
-    public XioCodec json()
+    public JacksonXioCodec json()
     {
         return json;
     }
@@ -58,16 +81,48 @@ public final class XioReflectionService implements XioReflection
     }
 
     @Override
-    public ServiceDescription describe(final String service)
+    public ByteBuffer describe(final String service)
     {
-        for (final ServiceDispatcher dispatcher : exported())
+        final ServiceDispatcher dispatcher = dispatcher(service);
+        if (dispatcher == null)
         {
-            if (dispatcher.resource().equals(service))
-            {
-                return described.computeIfAbsent(service, name -> description(dispatcher));
-            }
+            return null;
         }
-        return null;
+        return ByteBuffer.wrap(described.computeIfAbsent(service, name -> encode(description(dispatcher,
+            method -> true, json.mapper())))).asReadOnlyBuffer();
+    }
+
+    @Override
+    public ByteBuffer describe(final String service, final String method)
+    {
+        final ServiceDispatcher dispatcher = dispatcher(service);
+        if (dispatcher == null)
+        {
+            return null;
+        }
+        final Predicate<ServiceMethod> named = named(dispatcher, method);
+        if (dispatcher.methods().values().stream().noneMatch(named))
+        {
+            return ByteBuffer.wrap(encode(description(dispatcher, named, json.mapper()))).asReadOnlyBuffer();
+        }
+        return ByteBuffer.wrap(described.computeIfAbsent(service + "\n" + method,
+            key -> encode(description(dispatcher, named, json.mapper())))).asReadOnlyBuffer();
+    }
+
+    /** The method of that wire name, else those of that Java name. */
+    private static Predicate<ServiceMethod> named(final ServiceDispatcher dispatcher, final String method)
+    {
+        if (dispatcher.methods().containsKey(method))
+        {
+            return candidate -> candidate.wireName().equals(method);
+        }
+        return candidate -> candidate.method().getName().equals(method);
+    }
+
+    private ServiceDispatcher dispatcher(final String service)
+    {
+        return exported().stream().filter(dispatcher -> dispatcher.resource().equals(service)).findFirst()
+            .orElse(null);
     }
 
     private List<ServiceDispatcher> exported()
@@ -76,13 +131,40 @@ public final class XioReflectionService implements XioReflection
             .sorted(java.util.Comparator.comparing(ServiceDispatcher::resource)).toList();
     }
 
-    /** A service's methods and the schemas of their parameters and results. */
-    static ServiceDescription description(final ServiceDispatcher service)
+    /** A description as it travels; refused when larger than the bound, rather than failing at the engine. */
+    private byte[] encode(final ServiceDescription description)
     {
-        final JsonSchemas schemas = new JsonSchemas();
+        final byte[] bytes = DESCRIPTIONS.writeValueAsBytes(description);
+        if (bytes.length > maxDescriptionBytes)
+        {
+            throw new DescriptionTooLargeException("the description of '" + description.name() + "'" +
+                (description.methods().size() == 1 ? " method " + description.methods().get(0).wireName() : "") +
+                " is " + bytes.length + " bytes, more than the " + maxDescriptionBytes + " a description may have" +
+                (description.methods().size() > 1 ? "; describe one method at a time: describe(service, method)"
+                    : ""));
+        }
+        return bytes;
+    }
+
+    /** A too large description: its caller is told why, with a code it can act on. */
+    @XioExceptionHandler
+    XioError tooLarge(final DescriptionTooLargeException ex)
+    {
+        return XioError.of(XioErrorCode.RESOURCE_EXHAUSTED, ex.getMessage());
+    }
+
+    /** A service's methods that {@code included} takes and the schemas, as {@code mapper} writes JSON. */
+    static ServiceDescription description(final ServiceDispatcher service, final Predicate<ServiceMethod> included,
+        final tools.jackson.databind.ObjectMapper mapper)
+    {
+        final JsonSchemas schemas = new JsonSchemas(mapper);
         final List<MethodDescription> methods = new ArrayList<>();
         for (final ServiceMethod method : service.methods().values())
         {
+            if (!included.test(method))
+            {
+                continue;
+            }
             final Parameter[] declared = method.method().getParameters();
             final List<ParameterDescription> parameters = new ArrayList<>();
             for (int i = 0; i < declared.length; i++)
@@ -104,5 +186,16 @@ public final class XioReflectionService implements XioReflection
             return "one-way";
         }
         return method.returnKind().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** A description larger than a caller may be sent. */
+    static final class DescriptionTooLargeException extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        DescriptionTooLargeException(final String message)
+        {
+            super(message, null, false, false);
+        }
     }
 }

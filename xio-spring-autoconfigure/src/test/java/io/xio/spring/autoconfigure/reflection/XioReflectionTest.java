@@ -5,7 +5,10 @@ import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
+import io.xio.engine.Credentials;
 import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
+import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
@@ -69,6 +72,15 @@ class XioReflectionTest
     }
 
     @Test
+    void aNativeImageIsToldAboutTheDescriptionRecords()
+    {
+        final org.springframework.aot.hint.RuntimeHints hints = new org.springframework.aot.hint.RuntimeHints();
+        new XioReflectionAutoConfiguration.DescriptionHints().registerHints(hints, getClass().getClassLoader());
+        assertThat(org.springframework.aot.hint.predicate.RuntimeHintsPredicates.reflection()
+            .onType(XioReflection.MethodDescription.class)).accepts(hints);
+    }
+
+    @Test
     void listNamesTheServicesButNotItself()
     {
         runner.run(context ->
@@ -99,8 +111,9 @@ class XioReflectionTest
             assertThat(orders.get("parameters").get(0).get("schema").get("type").asString()).isEqualTo("string");
             assertThat(orders.get("returns").get("type").asString()).isEqualTo("array");
             assertThat(orders.get("returns").get("items").get("$ref").asString()).isEqualTo("#/$defs/Order");
-            final JsonNode order = kv.get("definitions").get("Order");
+            final JsonNode order = kv.get("$defs").get("Order");
             assertThat(order.get("type").asString()).isEqualTo("object");
+            assertThat(order.get("title").asString()).as("no class name").isEqualTo("Order");
             assertThat(order.get("properties").get("quantity").get("format").asString()).isEqualTo("int32");
             assertThat(order.get("properties").get("tags").get("items").get("type").asString()).isEqualTo("string");
 
@@ -117,7 +130,53 @@ class XioReflectionTest
 
             assertThat(call(context, XioReflection.RESOURCE, "describe(String)", "[\"nothing\"]").isNull())
                 .as("no such service").isTrue();
+            assertEveryReferenceResolves(kv);
         });
+    }
+
+    @Test
+    void describeOfOneMethodGivesThatMethodAndTheDefinitionsItRefersTo()
+    {
+        runner.run(context ->
+        {
+            final JsonNode orders = call(context, XioReflection.RESOURCE, "describe(String,String)",
+                "[\"kv\", \"orders\"]");
+            assertThat(orders.get("methods")).hasSize(1);
+            assertThat(orders.get("methods").get(0).get("wireName").asString()).isEqualTo("orders(String)");
+            assertThat(orders.get("$defs").propertyNames()).containsExactly("Order");
+            assertEveryReferenceResolves(orders);
+
+            final JsonNode adds = call(context, XioReflection.RESOURCE, "describe(String,String)",
+                "[\"kv\", \"add\"]");
+            assertThat(adds.get("methods")).as("the overloads of a Java name").hasSize(2);
+            assertThat(call(context, XioReflection.RESOURCE, "describe(String,String)", "[\"kv\", \"add(int)\"]")
+                .get("methods")).as("a wire name").hasSize(1);
+            assertThat(call(context, XioReflection.RESOURCE, "describe(String,String)", "[\"kv\", \"nothing\"]")
+                .get("methods")).isEmpty();
+        });
+    }
+
+    /** Every {@code $ref} in {@code description} names a definition it holds. */
+    static void assertEveryReferenceResolves(final JsonNode description)
+    {
+        final List<String> references = new java.util.ArrayList<>();
+        collectReferences(description, references);
+        assertThat(references).isNotEmpty();
+        for (final String reference : references)
+        {
+            assertThat(reference).startsWith("#/$defs/");
+            assertThat(description.get("$defs").has(reference.substring("#/$defs/".length())))
+                .as(reference + " resolves").isTrue();
+        }
+    }
+
+    private static void collectReferences(final JsonNode node, final List<String> references)
+    {
+        if (node.has("$ref"))
+        {
+            references.add(node.get("$ref").asString());
+        }
+        node.forEach(child -> collectReferences(child, references));
     }
 
     @Test
@@ -144,7 +203,8 @@ class XioReflectionTest
         runner.withPropertyValues("xio.server.reflection.enabled=false").run(context ->
         {
             assertThat(context).doesNotHaveBean(XioReflectionService.class);
-            assertThatThrownBy(() -> call(context, XioReflection.RESOURCE, "list()", "[]"));
+            assertThatThrownBy(() -> call(context, XioReflection.RESOURCE, "list()", "[]"))
+                .isInstanceOf(SessionRejectedException.class).hasMessageContaining(XioReflection.RESOURCE);
             assertThatThrownBy(() -> call(context, "kv", "get(String)", "[\"colour\"]"))
                 .rootCause().hasMessageContaining("INVALID_ARGUMENT");
         });
@@ -182,17 +242,47 @@ class XioReflectionTest
     static JsonNode call(final ApplicationContext context, final String resource, final String method,
         final String arguments) throws Exception
     {
+        return call(context, resource, method, arguments, Credentials.NONE);
+    }
+
+    /**
+     * As above, authenticated with {@code credentials}; the answer in the header or, for a description, in a data
+     * segment; JSON null for none.
+     */
+    static JsonNode call(final ApplicationContext context, final String resource, final String method,
+        final String arguments, final Credentials credentials) throws Exception
+    {
         final int port = context.getBean(XioServiceExporter.class).portals().get(0).uri().port();
         try (XioEngine engine = XioEngine.builder().contexts(1).build();
-            Session session = engine.connect("tcp://127.0.0.1:" + port + "/" + resource))
+            Session session = open(engine, "tcp://127.0.0.1:" + port + "/" + resource, credentials))
         {
             final Outbound request = Outbound.of(Invocation.header(method, arguments.getBytes(StandardCharsets.UTF_8)))
                 .metadata(new Metadata().add(ServiceDispatcher.CODEC_KEY, ServiceDispatcher.JSON));
             try (Message answer = session.request(request).get(10, TimeUnit.SECONDS))
             {
-                final byte[] bytes = answer.headerBytes();
-                return JSON.readTree(bytes);
+                if (answer.headerLength() == 0 && answer.segmentCount() > 0)
+                {
+                    final java.nio.ByteBuffer segment = answer.segment(0);
+                    final byte[] bytes = new byte[segment.remaining()];
+                    segment.get(bytes);
+                    return JSON.readTree(bytes);
+                }
+                return answer.headerLength() == 0 ? JSON.nullNode() : JSON.readTree(answer.headerBytes());
             }
+        }
+    }
+
+    private static Session open(final XioEngine engine, final String uri, final Credentials credentials)
+        throws Exception
+    {
+        try
+        {
+            return engine.openSession(uri, SessionOptions.DEFAULT.withCredentials(credentials))
+                .get(10, TimeUnit.SECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            throw ex.getCause() instanceof Exception cause ? cause : ex;
         }
     }
 }
