@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguratio
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
@@ -37,8 +38,11 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
@@ -54,6 +58,9 @@ import java.util.concurrent.Executor;
 @Import(XioComponentsRegistrar.class)
 public class XioAutoConfiguration
 {
+    /** A camel-case word of an engine message: the name of a {@link Limits} field. */
+    private static final Pattern LIMITS_FIELD = Pattern.compile("\\b[a-z]+(?:[A-Z][a-z]+)+\\b");
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
@@ -86,8 +93,12 @@ public class XioAutoConfiguration
             XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
         if (timeout.compareTo(interval) <= 0)
         {
+            // The one not set is the engine's default, which the user may not know: say so.
             throw new InvalidConfigurationPropertyValueException("xio.keepalive.timeout", timeout,
-                "must be longer than xio.keepalive.interval (" + interval + ")");
+                "must be longer than xio.keepalive.interval (" + DurationStyle.SIMPLE.print(interval) +
+                (keepalive.getInterval() == null ? ", its default" : "") + ")" + (keepalive.getTimeout() == null
+                ? "; xio.keepalive.timeout is not set, so it is its default " + DurationStyle.SIMPLE.print(timeout) +
+                ": set it too" : ""));
         }
         builder.keepalive(interval, timeout);
     }
@@ -142,8 +153,26 @@ public class XioAutoConfiguration
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalStateException("invalid xio.limits: " + ex.getMessage(), ex);
+            // Not chained: the engine's message, in its field names, would be the root cause shown at start-up.
+            throw new IllegalStateException("invalid xio.limits: " + propertyNames(ex.getMessage()));
         }
+    }
+
+    /**
+     * The engine's message with its {@link Limits} field names ({@code dedupWindow}, {@code maxUnsentBytes}) as the
+     * properties that set them ({@code xio.limits.dedup-window}, {@code xio.limits.max-unsent-size}).
+     */
+    static String propertyNames(final String engineMessage)
+    {
+        final Matcher field = LIMITS_FIELD.matcher(engineMessage);
+        final StringBuilder message = new StringBuilder();
+        while (field.find())
+        {
+            final String kebab = field.group().replace("Bytes", "Size").replaceAll("([A-Z])", "-$1")
+                .toLowerCase(Locale.ROOT);
+            field.appendReplacement(message, Matcher.quoteReplacement("xio.limits." + kebab));
+        }
+        return field.appendTail(message).toString();
     }
 
     /** The properties' setters keep sizes that go to an int within its range. */
