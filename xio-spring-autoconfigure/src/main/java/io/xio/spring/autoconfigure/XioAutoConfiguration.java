@@ -38,6 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -95,12 +96,20 @@ public class XioAutoConfiguration
         {
             // The one not set is the engine's default, which the user may not know: say so.
             throw new InvalidConfigurationPropertyValueException("xio.keepalive.timeout", timeout,
-                "must be longer than xio.keepalive.interval (" + DurationStyle.SIMPLE.print(interval) +
+                "must be longer than xio.keepalive.interval (" + simple(interval) +
                 (keepalive.getInterval() == null ? ", its default" : "") + ")" + (keepalive.getTimeout() == null
-                ? "; xio.keepalive.timeout is not set, so it is its default " + DurationStyle.SIMPLE.print(timeout) +
+                ? "; xio.keepalive.timeout is not set, so it is its default " + simple(timeout) +
                 ": set it too" : ""));
         }
         builder.keepalive(interval, timeout);
+    }
+
+    /** A duration as it is written in properties ({@code 10s}, {@code 750ms}), in the largest unit that is exact. */
+    private static String simple(final Duration duration)
+    {
+        final ChronoUnit unit = duration.getNano() == 0 ? ChronoUnit.SECONDS
+            : duration.getNano() % 1_000_000 == 0 ? ChronoUnit.MILLIS : ChronoUnit.NANOS;
+        return DurationStyle.SIMPLE.print(duration, unit);
     }
 
     /**
