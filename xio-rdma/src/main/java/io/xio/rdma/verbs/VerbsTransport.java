@@ -63,12 +63,12 @@ public final class VerbsTransport implements Transport
     {
         final RdmaEventChannel channel = events.acquire();
         RdmaCmId id = null;
-        boolean bound = false;
+        boolean addressBound = false;
         try
         {
             id = channel.createId(RdmaCm.RDMA_PS_TCP);
             id.bindAddr(new InetSocketAddress(address.host(), Math.max(0, address.port())));
-            bound = true;
+            addressBound = true;
             id.listen(BACKLOG);
             final int port = ((InetSocketAddress)id.getSource()).getPort();
             final XioUri bound = address.endpoint().withPort(port);
@@ -97,7 +97,7 @@ public final class VerbsTransport implements Transport
                 events.release();
             }
             // rdma_cm reports no errno: a port that fails where port 0 binds on the same address is taken.
-            if (!bound && address.port() > 0 && bindsAtSomePort(address.host()))
+            if (!addressBound && address.port() > 0 && bindsAtSomePort(address.host()))
             {
                 throw new AddressInUseException("cannot bind " + address + ": its port is in use (" +
                     ex.getMessage() + ")");
