@@ -9,6 +9,7 @@ import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.RdmaVerbs;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.XioUri;
+import io.xio.engine.transport.AddressInUseException;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
@@ -62,10 +63,12 @@ public final class VerbsTransport implements Transport
     {
         final RdmaEventChannel channel = events.acquire();
         RdmaCmId id = null;
+        boolean addressBound = false;
         try
         {
             id = channel.createId(RdmaCm.RDMA_PS_TCP);
             id.bindAddr(new InetSocketAddress(address.host(), Math.max(0, address.port())));
+            addressBound = true;
             id.listen(BACKLOG);
             final int port = ((InetSocketAddress)id.getSource()).getPort();
             final XioUri bound = address.endpoint().withPort(port);
@@ -93,8 +96,50 @@ public final class VerbsTransport implements Transport
             {
                 events.release();
             }
+            // rdma_cm reports no errno: a port that fails where port 0 binds on the same address is taken.
+            if (!addressBound && address.port() > 0 && bindsAtSomePort(address.host()))
+            {
+                throw new AddressInUseException("cannot bind " + address + ": its port is in use (" +
+                    ex.getMessage() + ")");
+            }
             throw new IOException("cannot bind " + address + ": " + ex.getMessage() +
                 " (an rdma portal needs the IP address of an RDMA-capable interface)", ex);
+        }
+    }
+
+    /** Whether an rdma_cm id binds at {@code host} on a port of the system's choosing. */
+    private boolean bindsAtSomePort(final String host)
+    {
+        final RdmaEventChannel channel;
+        try
+        {
+            channel = events.acquire();
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+        RdmaCmId probe = null;
+        try
+        {
+            probe = channel.createId(RdmaCm.RDMA_PS_TCP);
+            probe.bindAddr(new InetSocketAddress(host, 0));
+            return true;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return false;
+        }
+        finally
+        {
+            if (probe != null)
+            {
+                destroy(probe);
+            }
+            else
+            {
+                events.release();
+            }
         }
     }
 

@@ -25,6 +25,7 @@ import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguratio
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
@@ -39,8 +40,12 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
@@ -56,6 +61,9 @@ import java.util.concurrent.Executor;
 @Import(XioComponentsRegistrar.class)
 public class XioAutoConfiguration
 {
+    /** A camel-case word of an engine message: the name of a {@link Limits} field. */
+    private static final Pattern LIMITS_FIELD = Pattern.compile("\\b[a-z]+(?:[A-Z][a-z]+)+\\b");
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
@@ -88,10 +96,22 @@ public class XioAutoConfiguration
             XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
         if (timeout.compareTo(interval) <= 0)
         {
+            // The one not set is the engine's default, which the user may not know: say so.
             throw new InvalidConfigurationPropertyValueException("xio.keepalive.timeout", timeout,
-                "must be longer than xio.keepalive.interval (" + interval + ")");
+                "must be longer than xio.keepalive.interval (" + simple(interval) +
+                (keepalive.getInterval() == null ? ", its default" : "") + ")" + (keepalive.getTimeout() == null
+                ? "; xio.keepalive.timeout is not set, so it is its default " + simple(timeout) +
+                ": set it too" : ""));
         }
         builder.keepalive(interval, timeout);
+    }
+
+    /** A duration as it is written in properties ({@code 10s}, {@code 750ms}), in the largest unit that is exact. */
+    private static String simple(final Duration duration)
+    {
+        final ChronoUnit unit = duration.getNano() == 0 ? ChronoUnit.SECONDS
+            : duration.getNano() % 1_000_000 == 0 ? ChronoUnit.MILLIS : ChronoUnit.NANOS;
+        return DurationStyle.SIMPLE.print(duration, unit);
     }
 
     /**
@@ -144,8 +164,26 @@ public class XioAutoConfiguration
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalStateException("invalid xio.limits: " + ex.getMessage(), ex);
+            // Not chained: the engine's message, in its field names, would be the root cause shown at start-up.
+            throw new IllegalStateException("invalid xio.limits: " + propertyNames(ex.getMessage()));
         }
+    }
+
+    /**
+     * The engine's message with its {@link Limits} field names ({@code dedupWindow}, {@code maxUnsentBytes}) as the
+     * properties that set them ({@code xio.limits.dedup-window}, {@code xio.limits.max-unsent-size}).
+     */
+    static String propertyNames(final String engineMessage)
+    {
+        final Matcher field = LIMITS_FIELD.matcher(engineMessage);
+        final StringBuilder message = new StringBuilder();
+        while (field.find())
+        {
+            final String kebab = field.group().replace("Bytes", "Size").replaceAll("([A-Z])", "-$1")
+                .toLowerCase(Locale.ROOT);
+            field.appendReplacement(message, Matcher.quoteReplacement("xio.limits." + kebab));
+        }
+        return field.appendTail(message).toString();
     }
 
     /** The properties' setters keep sizes that go to an int within its range. */

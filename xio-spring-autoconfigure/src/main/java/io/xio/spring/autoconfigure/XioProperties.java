@@ -4,11 +4,9 @@ import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -204,16 +202,15 @@ public class XioProperties
     {
         /**
          * How long an idle context spins before it parks; 0 parks at once. Spinning costs a core per context and
-         * saves the wake-up of a parked thread on every message.
+         * saves the wake-up of a parked thread on every message. A bare number is milliseconds, as for every duration;
+         * write microseconds with their unit ({@code 50us}).
          */
-        @DurationUnit(ChronoUnit.MICROS)
         private Duration busyPoll;
 
         /**
          * How long a thread blocked on a call's result spins before it parks; worth it only with cores to spare
-         * beyond the contexts' own.
+         * beyond the contexts' own. A bare number is milliseconds; write microseconds with their unit.
          */
-        @DurationUnit(ChronoUnit.MICROS)
         private Duration callerSpin;
 
         public Duration getBusyPoll()

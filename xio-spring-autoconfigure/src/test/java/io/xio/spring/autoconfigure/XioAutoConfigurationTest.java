@@ -167,8 +167,9 @@ class XioAutoConfigurationTest
             "xio.limits.max-unsent-size=1MB").run(context ->
         {
             assertThat(context).hasFailed();
-            assertThat(messages(context.getStartupFailure())).contains("xio.limits")
-                .contains("maxUnsentBytes").contains("maxQueuedBytes");
+            assertThat(messages(context.getStartupFailure()))
+                .contains("xio.limits.max-unsent-size").contains("xio.limits.max-queued-size")
+                .doesNotContain("maxUnsentBytes");
         });
     }
 

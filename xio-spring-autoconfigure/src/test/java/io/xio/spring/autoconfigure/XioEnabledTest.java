@@ -7,6 +7,8 @@ import io.xio.spring.autoconfigure.cluster.XioDiscoveryAutoConfiguration;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.sample.client.ClientApplication;
 import io.xio.spring.autoconfigure.sample.client.KvClient;
+import io.xio.spring.autoconfigure.reflection.XioReflectionAutoConfiguration;
+import io.xio.spring.autoconfigure.reflection.XioReflectionService;
 import io.xio.spring.autoconfigure.security.XioSecurityAutoConfiguration;
 import io.xio.spring.autoconfigure.security.XioSecurityContextInterceptor;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
 
 /**
  * {@code xio.enabled=false} turns off every xio auto-configuration, also where an application's own engine would
@@ -68,6 +71,17 @@ class XioEnabledTest
         runner.run(context -> assertThat(context).hasSingleBean(DiscoveryClientEndpointResolver.class));
         runner.withPropertyValues(OFF).run(context ->
             assertThat(context).hasNotFailed().doesNotHaveBean(DiscoveryClientEndpointResolver.class));
+    }
+
+    @Test
+    void theReflectionAutoConfigurationBacksOffEvenWithAnExporter()
+    {
+        final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(XioReflectionAutoConfiguration.class))
+            .withBean(XioServiceExporter.class, () -> mock(XioServiceExporter.class));
+        runner.run(context -> assertThat(context).hasSingleBean(XioReflectionService.class));
+        runner.withPropertyValues(OFF).run(context ->
+            assertThat(context).hasNotFailed().doesNotHaveBean(XioReflectionService.class));
     }
 
     /** A discovery client that knows no services. */

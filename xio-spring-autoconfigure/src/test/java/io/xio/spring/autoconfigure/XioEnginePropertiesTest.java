@@ -43,14 +43,15 @@ class XioEnginePropertiesTest
     @Test
     void eachOptionSetReachesTheEngine()
     {
-        runner.withPropertyValues("xio.idle.busy-poll=7", "xio.idle.caller-spin=3us", "xio.keepalive.interval=2s",
+        runner.withPropertyValues("xio.idle.busy-poll=2", "xio.idle.caller-spin=3us", "xio.keepalive.interval=2s",
             "xio.keepalive.timeout=20s", "xio.connect-timeout=750ms", "xio.reconnect-timeout=1m",
             "xio.leak-detection=true", "xio.on-context-failure=restart-context", "xio.limits.max-segments=8",
             "xio.limits.dedup-window=4096", "xio.limits.retained-response-size=4KB").run(context ->
             {
                 assertThat(context).hasNotFailed();
                 final XioEngine engine = context.getBean(XioEngine.class);
-                assertThat(engine.busyPoll()).as("a bare number is microseconds").isEqualTo(Duration.ofNanos(7_000));
+                assertThat(engine.busyPoll()).as("a bare number is milliseconds, as for every Boot duration")
+                    .isEqualTo(Duration.ofMillis(2));
                 assertThat(engine.callerSpin()).isEqualTo(Duration.ofNanos(3_000));
                 assertThat(engine.keepaliveInterval()).hasSeconds(2);
                 assertThat(engine.keepaliveTimeout()).hasSeconds(20);
@@ -97,8 +98,33 @@ class XioEnginePropertiesTest
         runner.withPropertyValues("xio.limits.max-in-flight=4096", "xio.limits.dedup-window=1024").run(context ->
         {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("dedupWindow")
-                .hasMessageContaining("maxInFlight");
+            assertThat(context.getStartupFailure()).rootCause()
+                .hasMessageContaining("xio.limits.dedup-window (1024) must be at least xio.limits.max-in-flight (4096)")
+                .hasMessageNotContaining("dedupWindow");
+        });
+    }
+
+    @Test
+    void aMaxUnsentSizeBelowMaxQueuedSizeFailsStartUpNamingBothProperties()
+    {
+        runner.withPropertyValues("xio.limits.max-queued-size=2MB", "xio.limits.max-unsent-size=1MB").run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("xio.limits.max-unsent-size (")
+                .hasMessageContaining("must be at least xio.limits.max-queued-size (");
+        });
+    }
+
+    @Test
+    void aKeepaliveIntervalAloneAtTheDefaultTimeoutSaysTheTimeoutIsItsDefault()
+    {
+        runner.withPropertyValues("xio.keepalive.interval=20s").run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining("must be longer than xio.keepalive.interval (20s)")
+                .hasMessageContaining("xio.keepalive.timeout is not set, so it is its default 10s");
         });
     }
 }

@@ -10,8 +10,8 @@ import java.io.IOException;
 import java.util.function.Consumer;
 
 /**
- * A transport of one scheme ({@code tcp}, {@code tls}, {@code shm}) that binds and connects over the {@code local}
- * transport under the names {@link XioLocalTransport} gives. Thread-safe, as the local transport is.
+ * A transport of one scheme ({@code tcp}, {@code tls}, {@code shm}, {@code local}) that binds and connects over the
+ * {@code local} transport under the names {@link XioLocalTransport} gives. Thread-safe, as the local transport is.
  */
 final class RoutedTransport implements Transport
 {
@@ -36,7 +36,7 @@ final class RoutedTransport implements Transport
     public TransportListener listen(final XioUri address, final TransportContext context,
         final Consumer<TransportLink> onAccept) throws IOException
     {
-        final int port = address.port() == 0 ? names.standInPort() : address.port();
+        final int port = address.port() == 0 ? XioLocalTransport.standInPort() : address.port();
         final String name = names.localName(address, port);
         final TransportListener listener = local.listen(new XioUri("local", name, -1, ""), context, onAccept);
         return TransportListener.of(new XioUri("local", name, port, ""), listener::close);

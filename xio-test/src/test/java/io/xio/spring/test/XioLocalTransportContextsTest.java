@@ -58,7 +58,7 @@ class XioLocalTransportContextsTest
     {
         final int standIn = exporter.portals().get(1).uri().port();
         assertThat(standIn).isPositive().isNotEqualTo(7000);
-        assertThat(exporter.portals().get(1).uri().host()).isEqualTo(local.namespace() + "-" + standIn);
+        assertThat(exporter.portals().get(1).uri().host()).isEqualTo(local.namespace() + "-tcp-" + standIn);
         assertThat(secondPort).isEqualTo(standIn);
     }
 }

@@ -48,7 +48,7 @@ class XioLocalTransportTest
         assertThat(greeter.greet("local")).isEqualTo("hello local");
         assertThat(engine.sessions()).filteredOn(session -> !session.isServerSide()).isNotEmpty()
             .allSatisfy(session -> assertThat(session.peerAddresses())
-                .containsOnly("local://" + local.namespace() + "-7000"));
+                .containsOnly("local://" + local.namespace() + "-tcp-7000"));
         assertThat(engine.sessions()).filteredOn(Session::isServerSide).isNotEmpty()
             .allSatisfy(session -> assertThat(session.peerAddresses()).allMatch(a -> a.startsWith("local://")));
     }
@@ -57,7 +57,7 @@ class XioLocalTransportTest
     void noPortIsBound()
     {
         assertThat(exporter.portals()).extracting(Portal::uri).extracting(uri -> uri.scheme() + "://" + uri.host())
-            .containsExactly("local://" + local.namespace() + "-7000");
+            .containsExactly("local://" + local.namespace() + "-tcp-7000");
         assertThat(engine.portals()).extracting(portal -> portal.uri().scheme()).containsOnly("local");
     }
 

@@ -2,6 +2,7 @@ package io.xio.engine.transport.local;
 
 import io.xio.engine.ConnectionException;
 import io.xio.engine.XioUri;
+import io.xio.engine.transport.AddressInUseException;
 import io.xio.engine.transport.Transport;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
@@ -37,7 +38,7 @@ public final class LocalTransport implements Transport
         final Endpoint endpoint = new Endpoint(context, onAccept, name);
         if (PORTALS.putIfAbsent(name, endpoint) != null)
         {
-            throw new IOException("local portal '" + name + "' is already bound in this JVM");
+            throw new AddressInUseException("local portal '" + name + "' is already bound in this JVM");
         }
         return TransportListener.of(address.endpoint(), () -> PORTALS.remove(name, endpoint));
     }

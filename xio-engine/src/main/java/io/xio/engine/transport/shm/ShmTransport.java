@@ -4,6 +4,7 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.PeerIdentity;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.XioUri;
+import io.xio.engine.transport.AddressInUseException;
 import io.xio.engine.transport.Channels;
 import io.xio.engine.transport.SelectionHandler;
 import io.xio.engine.transport.Transport;
@@ -295,7 +296,8 @@ public final class ShmTransport implements Transport
             }
             if (live)
             {
-                throw new IOException("shm portal '" + name + "' is already bound by a live process (" + socket + ")");
+                throw new AddressInUseException("shm portal '" + name + "' is already bound by a live process (" +
+                    socket + ")");
             }
             LOG.info("removing stale shm socket {}", socket);
             Files.deleteIfExists(socket);

@@ -11,6 +11,7 @@ import io.xio.engine.TestEngines;
 import io.xio.engine.transport.ServerProcess;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioException;
+import io.xio.engine.transport.AddressInUseException;
 import io.xio.engine.XioFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -90,7 +91,8 @@ class ShmTransportTest
         first.bind("shm://" + name);
         assertThatThrownBy(() -> second.bind("shm://" + name))
             .isInstanceOf(XioException.class)
-            .hasMessageContaining("already bound by a live process");
+            .hasMessageContaining("already bound by a live process")
+            .hasRootCauseInstanceOf(AddressInUseException.class);
     }
 
     @Test

@@ -27,6 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @AutoConfiguration(after = XioAutoConfiguration.class)
 @ConditionalOnBean(XioServiceExporter.class)
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "xio.server.reflection.enabled", matchIfMissing = true)
 @ImportRuntimeHints(XioReflectionAutoConfiguration.DescriptionHints.class)
 public class XioReflectionAutoConfiguration

@@ -6,7 +6,6 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
-import org.springframework.core.env.PropertySource;
 
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +28,9 @@ public class XioPortInfoListener implements ApplicationListener<XioPortalsExport
     private final ApplicationContext context;
     private final ConfigurableEnvironment environment;
 
+    /** The source this listener created, the only one it changes. */
+    private volatile MapPropertySource own;
+
     /** Publishes the ports of {@code context}'s own portals into {@code environment}, its environment. */
     public XioPortInfoListener(final ApplicationContext context, final ConfigurableEnvironment environment)
     {
@@ -44,18 +46,21 @@ public class XioPortInfoListener implements ApplicationListener<XioPortalsExport
             return; // a child context's portals: its own listener publishes them into its own environment
         }
         final Map<String, Object> ports = ports(event.getPortals());
-        final MutablePropertySources sources = environment.getPropertySources();
-        final PropertySource<?> existing = sources.get(PROPERTY_SOURCE_NAME);
-        if (existing instanceof MapPropertySource map)
+        final MapPropertySource own = this.own;
+        if (own != null && environment.getPropertySources().get(PROPERTY_SOURCE_NAME) == own)
         {
             // A restart binds again, maybe at other ports: none of the last start's may stay.
-            map.getSource().clear();
-            map.getSource().putAll(ports);
+            own.getSource().clear();
+            own.getSource().putAll(ports);
+            return;
         }
-        else
-        {
-            sources.addFirst(new MapPropertySource(PROPERTY_SOURCE_NAME, ports));
-        }
+        // A source of that name that is not ours is a parent context's, shared by reference since the environments
+        // were merged: ours goes in front of it, and the parent's stays as it is.
+        final MapPropertySource created = new MapPropertySource(PROPERTY_SOURCE_NAME, ports);
+        final MutablePropertySources sources = environment.getPropertySources();
+        sources.remove(PROPERTY_SOURCE_NAME);
+        sources.addFirst(created);
+        this.own = created;
     }
 
     private static Map<String, Object> ports(final List<Portal> portals)

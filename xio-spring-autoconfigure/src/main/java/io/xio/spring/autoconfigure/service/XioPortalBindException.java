@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.service;
 
 import io.xio.engine.XioException;
+import io.xio.engine.transport.AddressInUseException;
 
 /**
  * A configured portal could not be bound when the application started, carrying the property that configured it
@@ -34,12 +35,15 @@ public class XioPortalBindException extends XioException
         return uri;
     }
 
-    /** Whether the address was taken: another process (or portal) listens there already. */
+    /**
+     * Whether the address was taken: another process (or portal) listens there already, at a socket port (tcp, tls)
+     * or under a name (shm, local) or port (rdma) of the engine's own transports.
+     */
     public boolean isAddressInUse()
     {
         for (Throwable cause = getCause(); cause != null; cause = cause.getCause())
         {
-            if (cause instanceof java.net.BindException)
+            if (cause instanceof java.net.BindException || cause instanceof AddressInUseException)
             {
                 return true;
             }
