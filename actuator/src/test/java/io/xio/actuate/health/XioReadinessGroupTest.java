@@ -15,6 +15,7 @@ import org.springframework.boot.health.autoconfigure.actuate.endpoint.Availabili
 import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 
 import java.util.concurrent.TimeUnit;
@@ -35,7 +36,8 @@ class XioReadinessGroupTest
         Runners.server()
             .withConfiguration(AutoConfigurations.of(ApplicationAvailabilityAutoConfiguration.class,
                 EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
-                HealthEndpointAutoConfiguration.class, AvailabilityHealthContributorAutoConfiguration.class,
+                HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+                AvailabilityHealthContributorAutoConfiguration.class,
                 AvailabilityProbesAutoConfiguration.class))
             .withPropertyValues("management.endpoint.health.probes.enabled=true",
                 "management.endpoint.health.group.readiness.include=readinessState,xio",
