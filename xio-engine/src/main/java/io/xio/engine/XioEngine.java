@@ -575,7 +575,18 @@ public final class XioEngine implements AutoCloseable
         return core.drain(redirect.isEmpty() ? GoAway.of(reason) : GoAway.redirect(redirect, reason), grace);
     }
 
-    /** Whether {@link #drain} was called. Any thread. */
+    /**
+     * Ends a drain whose future completed, for a server started again in place: its portals take new sessions again
+     * and {@link #isDraining()} is false; nothing when no drain began. Any thread.
+     *
+     * @throws IllegalStateException when the drain's future has not completed yet
+     */
+    public void endDrain()
+    {
+        core.endDrain();
+    }
+
+    /** Whether {@link #drain} was called (and not {@linkplain #endDrain() ended}). Any thread. */
     public boolean isDraining()
     {
         return core.isDraining();

@@ -256,6 +256,36 @@ class DrainTest
     }
 
     @Test
+    void aDrainEndedOnceOverLetsThePortalsTakeNewSessionsAgainAndOneUnderWayCannotBeEnded() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("tcp"));
+        final XioEngine client = client();
+        server.endDrain(); // none began: nothing to end
+        final Session session = client.connect(portal.uri().withResource("hold").toString());
+        final XioFuture<Message> call = session.request(Outbound.of(utf8("kept")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        final CompletableFuture<Void> drained = server.drain(List.of(), Duration.ofSeconds(30));
+        assertThatThrownBy(server::endDrain).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("still under way");
+        assertThat(server.isDraining()).isTrue();
+        held.releaseAll();
+        call.get(10, TimeUnit.SECONDS).close();
+        drained.get(10, TimeUnit.SECONDS);
+
+        server.endDrain();
+        assertThat(server.isDraining()).isFalse();
+        final Session again = client.connect(portal.uri().withResource("echo").toString());
+        try (Message response = again.request(Outbound.of(utf8("again"))).get(10, TimeUnit.SECONDS))
+        {
+            assertThat(text(response.header())).isEqualTo("again");
+        }
+        assertThat(server.drain(List.of(), Duration.ofSeconds(30))).as("a new drain after the ended one")
+            .isNotSameAs(drained);
+        await().atMost(Duration.ofSeconds(10)).until(again::isDraining);
+    }
+
+    @Test
     void aDrainingServerSendsTheClientNoNewRequestAndClientSessionsOfTheEngineAreUntouched() throws Exception
     {
         final XioEngine server = server();

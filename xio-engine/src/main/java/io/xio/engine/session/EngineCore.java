@@ -239,6 +239,12 @@ public final class EngineCore
         return drain.start(goAway, grace);
     }
 
+    /** Ends a drain that is over: see {@link EngineDrain#end()}. Any thread. */
+    public void endDrain()
+    {
+        drain.end();
+    }
+
     /** Whether {@link #drain} was called. Any thread. */
     public boolean isDraining()
     {

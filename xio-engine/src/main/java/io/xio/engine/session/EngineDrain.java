@@ -58,6 +58,25 @@ final class EngineDrain
         return done;
     }
 
+    /**
+     * Ends a drain that is over, so that the portals take new sessions again; nothing when none began. Any thread.
+     *
+     * @throws IllegalStateException when the drain is still under way
+     */
+    synchronized void end()
+    {
+        if (done == null)
+        {
+            return;
+        }
+        if (!done.isDone())
+        {
+            throw new IllegalStateException("the drain of engine " + engine.name + " is still under way");
+        }
+        goAway = null;
+        done = null;
+    }
+
     private void scheduleGraceEnd(final Duration grace)
     {
         final long nanos = saturatedNanos(grace);

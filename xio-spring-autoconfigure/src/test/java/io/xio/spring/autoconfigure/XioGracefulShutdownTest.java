@@ -7,11 +7,19 @@ import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.task.ThreadPoolTaskExecutorCustomizer;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,14 +47,26 @@ class XioGracefulShutdownTest
 
     private void start(final String... properties)
     {
+        start(null, properties);
+    }
+
+    /** Starts the server, with the beans {@code registrar} registers (unless null). */
+    private void start(final ApplicationContextInitializer<GenericApplicationContext> registrar,
+        final String... properties)
+    {
         final List<String> args = new ArrayList<>(List.of("--spring.main.banner-mode=off", "--xio.contexts=1",
             "--xio.idle.busy-poll=0s", "--xio.portals[0].uri=tcp://127.0.0.1:0"));
         for (final String property : properties)
         {
             args.add("--" + property);
         }
-        server = new SpringApplicationBuilder(XioGracefulShutdownWebTest.ServerApp.class)
-            .web(WebApplicationType.NONE).run(args.toArray(String[]::new));
+        final SpringApplicationBuilder builder =
+            new SpringApplicationBuilder(XioGracefulShutdownWebTest.ServerApp.class).web(WebApplicationType.NONE);
+        if (registrar != null)
+        {
+            builder.initializers(context -> registrar.initialize((GenericApplicationContext)context));
+        }
+        server = builder.run(args.toArray(String[]::new));
         service = server.getBean(SlowService.class);
     }
 
@@ -98,6 +118,142 @@ class XioGracefulShutdownTest
                     assertThat(calls.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("done call-" + i);
                 }
             });
+    }
+
+    /**
+     * Boot's default pool, without virtual threads: on Spring Framework 7 it still takes tasks until it is destroyed;
+     * with strict early shutdown (here through Boot's customizer) it takes none from the context's close on.
+     */
+    @ParameterizedTest(name = "strict early shutdown: {0}")
+    @ValueSource(booleans = {false, true})
+    void callsArrivingAsTheContextClosesAllCompleteOnBootsPooledExecutor(final boolean strictEarlyShutdown)
+    {
+        final Latecomers latecomers = new Latecomers();
+        start(context ->
+        {
+            context.registerBean("latecomers", Latecomers.class, () -> latecomers);
+            if (strictEarlyShutdown)
+            {
+                context.registerBean(ThreadPoolTaskExecutorCustomizer.class,
+                    () -> executor -> executor.setStrictEarlyShutdown(true));
+            }
+        }, "xio.shutdown.grace-period=30s", "spring.lifecycle.timeout-per-shutdown-phase=40s");
+        final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
+        final ThreadPoolTaskExecutor pool = server.getBean(
+            TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME, ThreadPoolTaskExecutor.class);
+        assertThat(pool.getCorePoolSize()).isEqualTo(8);
+        runner(SlowClientApplication.class)
+            .withPropertyValues("xio.clients.slow.uri=" + portal(), "xio.clients.slow.timeout=60s")
+            .run(client ->
+            {
+                final SlowClient slow = client.getBean(SlowClient.class);
+                final List<CompletableFuture<String>> held = new ArrayList<>();
+                for (int i = 0; i < Latecomers.HELD; i++)
+                {
+                    held.add(slow.workAsync("held-" + i));
+                }
+                await().atMost(Duration.ofSeconds(20)).until(() -> service.ran().size() == Latecomers.HELD);
+                latecomers.call(slow, exporter, pool);
+                final CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+                try
+                {
+                    await().atMost(Duration.ofSeconds(30)).until(exporter::isDraining);
+                }
+                finally
+                {
+                    service.release();
+                }
+                closing.get(60, TimeUnit.SECONDS);
+                assertThat(latecomers.poolTookTasks).isEqualTo(!strictEarlyShutdown);
+                assertThat(latecomers.calls).hasSize(Latecomers.CALLS);
+                for (int i = 0; i < Latecomers.CALLS; i++)
+                {
+                    assertThat(latecomers.calls.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("done late-" + i);
+                }
+                for (int i = 0; i < held.size(); i++)
+                {
+                    assertThat(held.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("done held-" + i);
+                }
+            });
+    }
+
+    @Test
+    void aStopThenAStartInTheSameContextMarksTheApplicationAcceptingTrafficAgain()
+    {
+        start("xio.shutdown.grace-period=5s");
+        service.release();
+        final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
+        final ApplicationAvailability availability = server.getBean(ApplicationAvailability.class);
+        exporter.stop();
+        assertThat(exporter.isRunning()).isFalse();
+        assertThat(availability.getReadinessState()).isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+        exporter.start();
+        assertThat(exporter.isRunning()).isTrue();
+        assertThat(exporter.isDraining()).isFalse();
+        assertThat(availability.getReadinessState()).isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+        runner(SlowClientApplication.class)
+            .withPropertyValues("xio.clients.slow.uri=" + portal(), "xio.clients.slow.timeout=30s")
+            .run(client -> assertThat(client.getBean(SlowClient.class).work("again")).isEqualTo("done again"));
+    }
+
+    /**
+     * Stops just before the exporter, once the context is closing: sends calls on the client's open session then,
+     * as a client that has not heard of the shutdown yet does, and waits until each reached the service or failed.
+     */
+    static final class Latecomers implements SmartLifecycle
+    {
+        static final int HELD = 4;
+        static final int CALLS = 40;
+
+        private final List<CompletableFuture<String>> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private volatile SlowClient slow;
+        private volatile XioServiceExporter exporter;
+        private volatile ThreadPoolTaskExecutor pool;
+        private volatile boolean poolTookTasks;
+        private volatile boolean running;
+
+        void call(final SlowClient client, final XioServiceExporter called, final ThreadPoolTaskExecutor executor)
+        {
+            this.pool = executor;
+            this.exporter = called;
+            this.slow = client;
+        }
+
+        @Override
+        public void start()
+        {
+            running = true;
+        }
+
+        @Override
+        public void stop()
+        {
+            running = false;
+            if (slow == null)
+            {
+                return;
+            }
+            poolTookTasks = !pool.getThreadPoolExecutor().isShutdown();
+            for (int i = 0; i < CALLS; i++)
+            {
+                calls.add(slow.workAsync("late-" + i));
+            }
+            // Each is running or waiting for a worker in the service (they all wait for the release), or failed.
+            await().atMost(Duration.ofSeconds(30)).until(() -> exporter.services().get(0).running() - HELD +
+                calls.stream().filter(CompletableFuture::isCompletedExceptionally).count() == CALLS);
+        }
+
+        @Override
+        public boolean isRunning()
+        {
+            return running;
+        }
+
+        @Override
+        public int getPhase()
+        {
+            return XioServiceExporter.PHASE + 1;
+        }
     }
 
     @Test

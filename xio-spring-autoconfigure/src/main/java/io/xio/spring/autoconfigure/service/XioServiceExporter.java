@@ -27,6 +27,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -39,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,6 +50,17 @@ import java.util.concurrent.TimeUnit;
  * their SSL bundle's key material, reloaded for new connections when the bundle is).
  * Service methods run on the worker executor given (Boot's {@code applicationTaskExecutor} or the bean
  * {@code xio.server.executor} names) in the context each call arrived with ({@link XioCallContext}).
+ * <p>
+ * A call that reached the server while the application closes is never lost to the worker: Boot's pooled
+ * executor stops taking tasks as the context closes ({@code ContextClosedEvent}, before any lifecycle bean stops,
+ * unless {@code spring.task.execution.pool.shutdown.accept-tasks-after-context-close} is set), while the portals
+ * still take calls until their sessions drained. A task the worker refuses once the context is closing, or this
+ * exporter draining, runs on a thread of its own instead (a virtual one with {@code spring.threads.virtual.enabled});
+ * the dispatcher's bounds hold those threads in check as they hold the worker's tasks: a service's bounds
+ * ({@code xio.server.services.<name>.*}) when it has some, else its most calls queued or running at once. The
+ * alternative, making the application's executor keep taking tasks, would change it for every other user, and
+ * an executor given as {@code xio.server.executor} may refuse for the same reason; a refusal outside a shutdown
+ * is still back-pressure.
  * <p>
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
@@ -84,9 +97,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final SessionAcceptor acceptor;
     private final SslBundles sslBundles;
     private final Map<Integer, TlsOptions> portalTls = new java.util.HashMap<>();
+    /** The worker given, or the one made here, with the shutdown's fallback. */
     private final Executor worker;
     /** The worker made here when none was given, closed with the exporter. */
     private final SimpleAsyncTaskExecutor ownWorker;
+    /** Runs the tasks the worker refuses during a shutdown; made on the first, closed with the exporter. */
+    private volatile SimpleAsyncTaskExecutor closingWorker;
+    /** Not the exporter's own monitor: an engine thread makes the fallback, while unexport may wait for one. */
+    private final Object closingWorkerLock = new Object();
+    /** Whether a stop marked the application refusing traffic, which a restart takes back. */
+    private volatile boolean refusedTraffic;
     private final XioCallContext callContext;
     /** {@code spring.lifecycle.timeout-per-shutdown-phase}, or null when the stop is not bounded by one. */
     private final Duration phaseTimeout;
@@ -133,8 +153,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles,
         final Executor worker, final XioCallContext callContext, final Duration phaseTimeout)
     {
-        this.ownWorker = worker == null ? ownWorker(context) : null;
-        this.worker = worker == null ? ownWorker : worker;
+        this.ownWorker = worker == null ? ownWorker(context, "xio-worker-") : null;
+        this.worker = worker == null ? ownWorker : closingFallback(worker);
         this.callContext = callContext;
         this.phaseTimeout = phaseTimeout;
         this.acceptor = acceptor;
@@ -151,12 +171,59 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      * A daemon thread per call, for an exporter made without the application's executor: virtual threads with
      * {@code spring.threads.virtual.enabled} (on Java 21 and later).
      */
-    private static SimpleAsyncTaskExecutor ownWorker(final ApplicationContext context)
+    private static SimpleAsyncTaskExecutor ownWorker(final ApplicationContext context, final String threadNamePrefix)
     {
-        final SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("xio-worker-");
+        final SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(threadNamePrefix);
         executor.setDaemon(true);
         executor.setVirtualThreads(Threading.VIRTUAL.isActive(context.getEnvironment()));
         return executor;
+    }
+
+    /**
+     * {@code worker}, except that a task it refuses while the application shuts down runs on a thread of its own
+     * (see the class's documentation); the dispatcher bounds how many it is given.
+     */
+    private Executor closingFallback(final Executor worker)
+    {
+        return task ->
+        {
+            try
+            {
+                worker.execute(task);
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                if (!isShuttingDown())
+                {
+                    throw ex;
+                }
+                closingWorker().execute(task);
+            }
+        };
+    }
+
+    /** Whether the application context is closing or this exporter drains: the portals still take calls. */
+    private boolean isShuttingDown()
+    {
+        return drain != null || context instanceof ConfigurableApplicationContext closing && closing.isClosed();
+    }
+
+    private SimpleAsyncTaskExecutor closingWorker()
+    {
+        SimpleAsyncTaskExecutor made = closingWorker;
+        if (made == null)
+        {
+            synchronized (closingWorkerLock)
+            {
+                made = closingWorker;
+                if (made == null)
+                {
+                    made = ownWorker(context, "xio-closing-");
+                    closingWorker = made;
+                }
+            }
+        }
+        return made;
     }
 
     /**
@@ -168,9 +235,17 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         listeners.addAll(added);
     }
 
+    /**
+     * Exports the services and binds the portals; after a {@link #stop(Runnable) stop} in the same context, also
+     * marks the application accepting traffic again.
+     */
     @Override
     public void start()
     {
+        if (drain != null)
+        {
+            engine.endDrain(); // the stop drained it, and it would refuse every new session
+        }
         try
         {
             export();
@@ -182,6 +257,12 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         }
         drain = null;
         running = true;
+        if (refusedTraffic)
+        {
+            // Restarted after a stop in the same context: Boot marks the application accepting traffic only once.
+            refusedTraffic = false;
+            AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
+        }
         final List<Portal> bound = portals();
         listeners.forEach(listener -> listener.exported(bound));
         context.publishEvent(new XioPortalsExportedEvent(this, context, bound));
@@ -508,6 +589,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         }
         running = false;
         final long deadline = System.nanoTime() + gracePeriod().toNanos();
+        refusedTraffic = true;
         AvailabilityChangeEvent.publish(context, ReadinessState.REFUSING_TRAFFIC);
         // Not on the thread that completed the last call, which may be an engine context's: portals close here.
         drain().thenCompose(drained -> callsFinished(deadline)).whenCompleteAsync((done, ex) ->
@@ -568,6 +650,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         if (ownWorker != null)
         {
             ownWorker.close();
+        }
+        final SimpleAsyncTaskExecutor closing = closingWorker;
+        if (closing != null)
+        {
+            closing.close();
         }
     }
 }
