@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClient;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClientApplication;
 import io.xio.spring.autoconfigure.sample.slow.server.SlowService;
+import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -252,7 +253,7 @@ class XioGracefulShutdownTest
         @Override
         public int getPhase()
         {
-            return XioServiceExporter.PHASE + 1;
+            return XioGracefulShutdownLifecycle.PHASE + 1;
         }
     }
 
