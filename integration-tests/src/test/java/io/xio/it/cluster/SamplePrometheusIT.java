@@ -15,8 +15,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A real Prometheus server scrapes the sample's {@code /actuator/prometheus} on a server host and a client host, and
  * its HTTP API shows the xio series of the load the client ran, with the service's labels and the counts the load
- * made (exactly: a retried round fails the test before the counts are compared). Skipped (with the reason) where no Docker engine runs: integration-tests/docker/setup-docker.sh starts one and
- * builds both images.
+ * made (exactly: a retried round fails the test before the counts are compared). Skipped (with the reason) where no
+ * Docker engine runs: integration-tests/docker/setup-docker.sh starts one and builds both images.
  */
 @Testcontainers(disabledWithoutDocker = true)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
