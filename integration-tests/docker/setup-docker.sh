@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes a Docker engine available and builds the images the multi-host tests run, without any image registry: the
 # sample app's (an empty root with static BusyBox, this host's JDK and the C libraries it links against) and a
-# Prometheus server's (BusyBox and Debian's prometheus package, which scrapes the sample's /actuator/prometheus).
-# Idempotent: an engine already running and an image already built are left as they are.
+# Prometheus server's (BusyBox and the binary of Debian's prometheus package, unpacked, not installed; it scrapes
+# the sample's /actuator/prometheus). Idempotent: an engine already running and an image already built are left as
+# they are; the Prometheus image is rebuilt when apt offers another version of the package.
 #   XIO_TEST_IMAGE         image name to build (default xio/jdk-local:17)
 #   XIO_PROMETHEUS_IMAGE   the Prometheus image's name (default xio/prometheus-local:2)
 set -euo pipefail
@@ -30,23 +31,42 @@ if ! docker info >/dev/null 2>&1; then
     docker info >/dev/null 2>&1 || { log "dockerd did not start; see /var/log/xio-dockerd.log"; tail -20 /var/log/xio-dockerd.log; exit 1; }
 fi
 
-# The Prometheus server: Debian's build links the C library (cgo), so that and its resolver libraries come along.
-if ! docker image inspect "$PROMETHEUS_IMAGE" >/dev/null 2>&1; then
-    if ! command -v prometheus >/dev/null 2>&1 || ! command -v busybox >/dev/null 2>&1; then
-        log "installing prometheus and busybox-static"
+# The Prometheus server: the binary of Debian's prometheus package, unpacked with dpkg-deb (not installed: its
+# postinst would start a prometheus daemon on this host, and its dependencies are not needed), plus the C library
+# it links (cgo) and the resolver libraries. The image is tagged with the package's version too and rebuilt when
+# the version apt offers changes.
+prometheus_version() { apt-cache show prometheus 2>/dev/null | sed -n 's/^Version: //p' | head -1; }
+PROM_VERSION="$(prometheus_version)"
+if [ -z "$PROM_VERSION" ]; then
+    apt-get update -qq
+    PROM_VERSION="$(prometheus_version)"
+fi
+[ -n "$PROM_VERSION" ] || { log "apt knows no prometheus package"; exit 1; }
+PROM_TAG="${PROMETHEUS_IMAGE%:*}:$(echo "$PROM_VERSION" | tr -c 'A-Za-z0-9_.\n-' '_')"
+BUILT_VERSION="$(docker image inspect -f '{{index .Config.Labels "xio.prometheus.version"}}' "$PROMETHEUS_IMAGE" \
+    2>/dev/null || true)"
+if [ "$BUILT_VERSION" != "$PROM_VERSION" ]; then
+    if ! command -v busybox >/dev/null 2>&1; then
+        log "installing busybox-static"
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus busybox-static \
-            >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null
     fi
     if ldd "$(command -v busybox)" >/dev/null 2>&1; then log "busybox is not static: apt-get install busybox-static"; exit 1; fi
-    log "building $PROMETHEUS_IMAGE from $(prometheus --version 2>&1 | sed -n 1p)"
+    log "building $PROMETHEUS_IMAGE ($PROM_TAG) from Debian's prometheus $PROM_VERSION${BUILT_VERSION:+ (was $BUILT_VERSION)}"
     PROM_ROOT="$(mktemp -d)"
+    PROM_DEB="$(mktemp -d)"
+    # apt-get download writes into the current directory; _apt must be able to write there.
+    chmod 755 "$PROM_DEB"
+    (cd "$PROM_DEB" && apt-get download -qq "prometheus=$PROM_VERSION" 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
+    ls "$PROM_DEB"/prometheus_*.deb >/dev/null 2>&1 || { log "apt-get download prometheus=$PROM_VERSION failed"; exit 1; }
+    dpkg-deb -x "$PROM_DEB"/prometheus_*.deb "$PROM_DEB/pkg"
+    PROM_BIN="$PROM_DEB/pkg/usr/bin/prometheus"
     mkdir -p "$PROM_ROOT"/{bin,tmp,etc/prometheus}
     chmod 1777 "$PROM_ROOT/tmp"
     cp "$(command -v busybox)" "$PROM_ROOT/bin/busybox"
     for applet in sh ls cat ps kill sleep env wget; do ln -s busybox "$PROM_ROOT/bin/$applet"; done
-    cp "$(command -v prometheus)" "$PROM_ROOT/bin/prometheus"
-    { ldd "$(command -v prometheus)" || true; } | grep -o '/[^ ]*\.so[^ ]*' | sort -u | while read -r lib; do
+    cp "$PROM_BIN" "$PROM_ROOT/bin/prometheus"
+    { ldd "$PROM_BIN" || true; } | grep -o '/[^ ]*\.so[^ ]*' | sort -u | while read -r lib; do
         mkdir -p "$PROM_ROOT$(dirname "$lib")" && cp -L "$lib" "$PROM_ROOT$lib"
     done
     for lib in /lib/x86_64-linux-gnu/libnss_dns.so.2 /lib/x86_64-linux-gnu/libnss_files.so.2 \
@@ -56,12 +76,13 @@ if ! docker image inspect "$PROMETHEUS_IMAGE" >/dev/null 2>&1; then
     echo "hosts: files dns" >"$PROM_ROOT/etc/nsswitch.conf"
     echo "root:x:0:0:root:/tmp:/bin/sh" >"$PROM_ROOT/etc/passwd"
     tar -C "$PROM_ROOT" -c . | docker import --change 'ENV PATH=/bin' --change 'WORKDIR /tmp' \
-        - "$PROMETHEUS_IMAGE" >/dev/null
-    rm -rf "$PROM_ROOT"
-    log "built $PROMETHEUS_IMAGE"
+        --change "LABEL xio.prometheus.version=$PROM_VERSION" - "$PROM_TAG" >/dev/null
+    docker tag "$PROM_TAG" "$PROMETHEUS_IMAGE"
+    rm -rf "$PROM_ROOT" "$PROM_DEB"
+    log "built $PROMETHEUS_IMAGE ($PROM_TAG)"
     docker run --rm "$PROMETHEUS_IMAGE" prometheus --version 2>&1 | sed -n 1p
 else
-    log "image $PROMETHEUS_IMAGE already present"
+    log "image $PROMETHEUS_IMAGE already present (Debian's prometheus $PROM_VERSION)"
 fi
 
 if docker image inspect "$IMAGE" >/dev/null 2>&1; then

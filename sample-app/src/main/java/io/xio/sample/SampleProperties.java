@@ -34,6 +34,12 @@ public class SampleProperties
     /** Rounds of load per client; 0 repeats until stopped (a failed round is reported and retried). */
     private int rounds = 1;
 
+    /**
+     * How often a failed round (the server unreachable, say) is tried again before the load fails; negative: until
+     * it succeeds. A round that read back a value other than the one stored fails the load at once.
+     */
+    private int retries = -1;
+
     /** Pause between rounds, and before retrying a failed one. */
     private Duration roundPause = Duration.ofSeconds(1);
 
@@ -132,6 +138,16 @@ public class SampleProperties
             throw new IllegalArgumentException("sample.rounds must be 0 (until stopped) or more, not " + rounds);
         }
         this.rounds = rounds;
+    }
+
+    public int getRetries()
+    {
+        return retries;
+    }
+
+    public void setRetries(final int retries)
+    {
+        this.retries = retries;
     }
 
     public Duration getRoundPause()

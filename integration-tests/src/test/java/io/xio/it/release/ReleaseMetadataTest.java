@@ -82,6 +82,22 @@ class ReleaseMetadataTest
     }
 
     @Test
+    void bomPinsTheInstallAndDeployPluginsAtTheRootsVersions()
+    {
+        final Element bom = pom(root.resolve(BOM).resolve("pom.xml"));
+        final Element properties = child(rootPom, "properties");
+        final Map<String, String> pinned = new LinkedHashMap<>();
+        for (final Element plugin : children(child(child(child(bom, "build"), "pluginManagement"), "plugins"),
+            "plugin"))
+        {
+            pinned.put(text(plugin, "artifactId"), text(plugin, "version"));
+        }
+        assertThat(pinned).containsOnlyKeys("maven-install-plugin", "maven-deploy-plugin");
+        pinned.forEach((artifactId, version) ->
+            assertThat(version).as(artifactId).isEqualTo(text(properties, artifactId + ".version")));
+    }
+
+    @Test
     void bomCarriesTheRootsLicenceScmAndUrl()
     {
         final Element bom = pom(root.resolve(BOM).resolve("pom.xml"));

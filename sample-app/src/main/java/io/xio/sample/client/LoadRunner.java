@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The client side of the sample: for each client {@code sample.clients} names, stores values (one-way with a
  * delivery receipt), reads each back and verifies it, keeps many reads in flight for a while, then compares the
  * server's summary. Prints a progress line while it runs, a latency table, and where to look next (the actuator
- * endpoints). The cluster profile runs {@link ClusterLoad} instead. The clients are the {@code @XioClient} beans it
- * is given, each known by its {@code @XioClient} name.
+ * endpoints). A value read back wrongly fails the load (the process exits non-zero); a failed round is retried
+ * {@code sample.retries} times. The cluster profile runs {@link ClusterLoad} instead. The clients are the
+ * {@code @XioClient} beans it is given, each known by its {@code @XioClient} name.
  */
 @Component
 @Profile("!server")
@@ -91,6 +92,7 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
             }
             catch (final Throwable ex)
             {
+                out.println("load failed: " + ex.getMessage());
                 done.completeExceptionally(ex);
             }
         }, "xio-sample-load");
@@ -116,8 +118,13 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
             {
                 final String client = properties.getClients().get(i);
                 final String uri = environment.getProperty("xio.clients." + client + ".uri", "?");
-                while (!loadOnce(round, client, uri, stores.get(i)))
+                for (int retry = 0; !loadOnce(round, client, uri, stores.get(i)); retry++)
                 {
+                    if (properties.getRetries() >= 0 && retry >= properties.getRetries())
+                    {
+                        throw new IllegalStateException("round " + round + ": " + client + " -> " + uri +
+                            " failed " + (retry + 1) + " times (sample.retries=" + properties.getRetries() + ")");
+                    }
                     Thread.sleep(properties.getRoundPause().toMillis());
                 }
             }
@@ -162,9 +169,15 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
             }
             out.printf("round %d: ", round);
             print(report);
+            if (report.mismatches() > 0)
+            {
+                // Not retried: the store answered, wrongly; the process exits non-zero (BlobStoreApplication).
+                throw new MismatchException("round " + round + ": " + client + " -> " + uri + ": " +
+                    report.mismatches() + " of " + properties.getValues() + " values read back mismatched");
+            }
             return true;
         }
-        catch (final InterruptedException ex)
+        catch (final InterruptedException | MismatchException ex)
         {
             throw ex;
         }
@@ -303,6 +316,17 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
     private static double us(final long nanos)
     {
         return nanos / 1000.0;
+    }
+
+    /** Values read back that differ from those stored: the load fails, without a retry. */
+    static final class MismatchException extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        MismatchException(final String message)
+        {
+            super(message);
+        }
     }
 
     /** The name an {@code @XioClient} interface's settings are under. */

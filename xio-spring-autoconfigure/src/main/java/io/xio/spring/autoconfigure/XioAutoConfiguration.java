@@ -193,9 +193,11 @@ public class XioAutoConfiguration
     }
 
     /**
-     * The codec on Boot's mappers: JSON is Boot's {@link JsonMapper}, Smile a mapper configured like it (Boot has
-     * none of its own), CBOR Boot's {@code CBORMapper} ({@code spring.jackson.*}, {@code spring.jackson.cbor.*}
-     * and {@code CborMapperBuilderCustomizer} beans), or one configured like the JSON mapper without Boot's.
+     * The codec on Boot's mappers: JSON is Boot's {@link JsonMapper} (or the application's), Smile a mapper
+     * configured like it (Boot has none of its own), CBOR Boot's {@code CBORMapper} ({@code spring.jackson.*},
+     * {@code spring.jackson.cbor.*} and {@code CborMapperBuilderCustomizer} beans) while the JSON mapper is Boot's
+     * too, the application's own {@code CBORMapper} bean if it defines one, or else one configured like the JSON
+     * mapper.
      */
     @Bean
     @ConditionalOnMissingBean
@@ -228,9 +230,62 @@ public class XioAutoConfiguration
     {
         static ObjectMapper of(final JsonMapper json, final ApplicationContext context)
         {
-            final ObjectMapper boot = context.getBeanProvider(tools.jackson.dataformat.cbor.CBORMapper.class)
-                .getIfAvailable();
-            return boot != null ? boot : FormatMappers.of(json, new tools.jackson.dataformat.cbor.CBORFactory());
+            final ObjectMapper cbor = context.getBeanProvider(tools.jackson.dataformat.cbor.CBORMapper.class)
+                .getIfUnique();
+            if (cbor == null)
+            {
+                final String[] names = context.getBeanNamesForType(tools.jackson.dataformat.cbor.CBORMapper.class);
+                if (names.length > 1)
+                {
+                    throw new IllegalStateException("xio.codec=cbor found " + names.length + " CBORMapper beans " +
+                        java.util.Arrays.toString(names) + " and none is @Primary: mark the one xio uses " +
+                        "@Primary or define an XioCodec bean");
+                }
+                return FormatMappers.of(json, new tools.jackson.dataformat.cbor.CBORFactory());
+            }
+            // Boot's CBORMapper knows nothing of an application's JsonMapper bean; only the pair of Boot's own
+            // shares the settings. An application's own CBORMapper is its choice and is used as it is.
+            final boolean bootsCbor = madeByJacksonAutoConfiguration(cbor, context);
+            if (bootsCbor && !madeByJacksonAutoConfiguration(json, context))
+            {
+                return FormatMappers.of(json, new tools.jackson.dataformat.cbor.CBORFactory());
+            }
+            return cbor;
+        }
+
+        /** Whether {@code mapper} is a bean that a method of Boot's {@link JacksonAutoConfiguration} made. */
+        private static boolean madeByJacksonAutoConfiguration(final ObjectMapper mapper,
+            final ApplicationContext context)
+        {
+            if (!(context.getAutowireCapableBeanFactory()
+                instanceof final org.springframework.beans.factory.config.ConfigurableListableBeanFactory factory))
+            {
+                return false;
+            }
+            for (final String name : factory.getBeanNamesForType(mapper.getClass(), false, false))
+            {
+                // The factory bean is the configuration class, both with and without AOT processing.
+                final String configuration = factory.containsBeanDefinition(name) ?
+                    factory.getBeanDefinition(name).getFactoryBeanName() : null;
+                if (configuration != null && factory.getBean(name) == mapper)
+                {
+                    final Class<?> type = factory.getType(configuration);
+                    return type != null && isJacksonAutoConfiguration(ClassUtils.getUserClass(type));
+                }
+            }
+            return false;
+        }
+
+        private static boolean isJacksonAutoConfiguration(final Class<?> type)
+        {
+            for (Class<?> declaring = type; declaring != null; declaring = declaring.getEnclosingClass())
+            {
+                if (declaring == JacksonAutoConfiguration.class)
+                {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

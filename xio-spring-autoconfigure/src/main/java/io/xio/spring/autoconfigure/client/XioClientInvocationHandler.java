@@ -476,13 +476,37 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         catch (final InterruptedException ex)
         {
-            if (!future.cancel(true) && future.getNow(null) instanceof AutoCloseable arrived)
-            {
-                arrived.close(); // the answer came just as we were interrupted: nobody else will release it
-            }
-            Thread.currentThread().interrupt();
-            throw new io.xio.engine.XioException("interrupted while waiting for " + method.getName(), ex);
+            throw interrupted(future, method.getName(), ex);
         }
+    }
+
+    /**
+     * The exception for a caller interrupted while waiting on {@code future}, after cancelling it, with the
+     * thread's interrupt status restored whatever the future turns out to hold: an answer that arrived just then
+     * is closed (nobody else will release it); a failure that arrived just then is only noted.
+     */
+    static io.xio.engine.XioException interrupted(final CompletableFuture<?> future, final String method,
+        final InterruptedException ex)
+    {
+        final io.xio.engine.XioException interrupted =
+            new io.xio.engine.XioException("interrupted while waiting for " + method, ex);
+        try
+        {
+            if (!future.cancel(true) && !future.isCompletedExceptionally() &&
+                future.getNow(null) instanceof AutoCloseable arrived)
+            {
+                arrived.close();
+            }
+        }
+        catch (final Exception closing)
+        {
+            interrupted.addSuppressed(closing);
+        }
+        finally
+        {
+            Thread.currentThread().interrupt();
+        }
+        return interrupted;
     }
 
     private static Throwable unwrap(final Throwable ex)

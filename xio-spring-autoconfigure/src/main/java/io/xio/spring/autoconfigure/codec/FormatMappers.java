@@ -1,5 +1,8 @@
 package io.xio.spring.autoconfigure.codec;
 
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.core.TSFBuilder;
 import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.cfg.MapperBuilder;
@@ -10,7 +13,10 @@ import tools.jackson.databind.cfg.MapperBuilderState;
  * strategy, features, modules, mix-ins, date and inclusion settings — all that Boot's {@code spring.jackson.*}
  * properties and {@code JsonMapperBuilderCustomizer} beans put on its {@code JsonMapper}. Jackson 3 has no public
  * way to change a builder's format, so this copies the builder's whole state (the way {@code rebuild()} does)
- * and swaps only the token stream factory and its format-specific features. Stateless; any thread.
+ * and swaps only the token stream factory and its format-specific features. The new factory itself is rebuilt
+ * with the configured factory's settings (read and write constraints, error-report configuration, recycler pool,
+ * factory and stream features): an application bounding what peers may send bounds it in every format.
+ * Stateless; any thread.
  */
 public final class FormatMappers
 {
@@ -21,7 +27,32 @@ public final class FormatMappers
     /** A mapper writing {@code format} and configured like {@code configured} in every other respect. */
     public static ObjectMapper of(final ObjectMapper configured, final TokenStreamFactory format)
     {
-        return new FormatBuilder(new State(configured.rebuild()), format).build();
+        final TokenStreamFactory settings = configured.tokenStreamFactory();
+        return new FormatBuilder(new State(configured.rebuild()), withSettingsOf(settings, format)).build();
+    }
+
+    /** {@code format} rebuilt with the format-neutral settings of {@code settings}; its format features stay. */
+    private static TokenStreamFactory withSettingsOf(final TokenStreamFactory settings,
+        final TokenStreamFactory format)
+    {
+        final TSFBuilder<?, ?> builder = format.rebuild()
+            .streamReadConstraints(settings.streamReadConstraints())
+            .streamWriteConstraints(settings.streamWriteConstraints())
+            .errorReportConfiguration(settings.errorReportConfiguration())
+            .recyclerPool(settings._getRecyclerPool());
+        for (final TokenStreamFactory.Feature feature : TokenStreamFactory.Feature.values())
+        {
+            builder.configure(feature, settings.isEnabled(feature));
+        }
+        for (final StreamReadFeature feature : StreamReadFeature.values())
+        {
+            builder.configure(feature, settings.isEnabled(feature));
+        }
+        for (final StreamWriteFeature feature : StreamWriteFeature.values())
+        {
+            builder.configure(feature, settings.isEnabled(feature));
+        }
+        return builder.build();
     }
 
     /** A builder's settings, taken whole. */

@@ -108,6 +108,39 @@ class XioCodecJacksonSettingsTest
         });
     }
 
+    @org.junit.jupiter.api.Test
+    void cborWithAnApplicationsJsonMapperIsConfiguredLikeThatMapperNotBoots()
+    {
+        runner.withUserConfiguration(ApplicationJsonMapper.class).withPropertyValues("xio.codec=cbor").run(context ->
+        {
+            final JacksonXioCodec codec = context.getBean(JacksonXioCodec.class);
+            assertFormat(codec.mapper(), "cbor");
+            // Boot's CBORMapper still exists (spring.jackson.* made it) but knows nothing of the application's.
+            assertThat(codec.mapper()).isNotSameAs(context.getBean(tools.jackson.dataformat.cbor.CBORMapper.class));
+            final JsonNode tree = codec.mapper().readTree(codec.encode(new Shipment("T-5", Kind.PARCEL),
+                Shipment.class));
+            assertThat(tree.get("kind").isInt()).isTrue();
+            assertThat(tree.has("trackingCode")).isTrue();
+        });
+    }
+
+    @org.junit.jupiter.api.Test
+    void cborUsesAnApplicationsOwnCborMapper()
+    {
+        runner.withUserConfiguration(ApplicationCborMapper.class).withPropertyValues("xio.codec=cbor").run(context ->
+            assertThat(context.getBean(JacksonXioCodec.class).mapper())
+                .isSameAs(context.getBean("applicationCbor")));
+    }
+
+    @org.junit.jupiter.api.Test
+    void twoCborMappersAndNonePrimaryFailStartUpNamingThem()
+    {
+        runner.withUserConfiguration(TwoCborMappers.class).withPropertyValues("xio.codec=cbor").run(context ->
+            assertThat(context).getFailure().rootCause().hasMessageContaining("xio.codec=cbor")
+                .hasMessageContaining("2 CBORMapper beans").hasMessageContaining("firstCbor")
+                .hasMessageContaining("secondCbor").hasMessageContaining("@Primary"));
+    }
+
     private static void assertFormat(final ObjectMapper mapper, final String format)
     {
         switch (format)
@@ -125,6 +158,43 @@ class XioCodecJacksonSettingsTest
         JsonMapperBuilderCustomizer enumsAsIndex()
         {
             return builder -> builder.enable(EnumFeature.WRITE_ENUMS_USING_INDEX);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ApplicationJsonMapper
+    {
+        @Bean
+        tools.jackson.databind.json.JsonMapper applicationJson()
+        {
+            return tools.jackson.databind.json.JsonMapper.builder().enable(EnumFeature.WRITE_ENUMS_USING_INDEX)
+                .build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ApplicationCborMapper
+    {
+        @Bean
+        tools.jackson.dataformat.cbor.CBORMapper applicationCbor()
+        {
+            return tools.jackson.dataformat.cbor.CBORMapper.builder().build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoCborMappers
+    {
+        @Bean
+        tools.jackson.dataformat.cbor.CBORMapper firstCbor()
+        {
+            return tools.jackson.dataformat.cbor.CBORMapper.builder().build();
+        }
+
+        @Bean
+        tools.jackson.dataformat.cbor.CBORMapper secondCbor()
+        {
+            return tools.jackson.dataformat.cbor.CBORMapper.builder().build();
         }
     }
 
