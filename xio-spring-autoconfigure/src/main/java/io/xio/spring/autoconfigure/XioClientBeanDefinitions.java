@@ -92,6 +92,7 @@ final class XioClientBeanDefinitions
             return registry;
         }
 
+        // Redeclared so that conditionsMatch may judge one class by the scan's filters and conditions.
         @Override
         protected boolean isCandidateComponent(final MetadataReader reader) throws IOException
         {
