@@ -13,9 +13,12 @@ import org.springframework.context.annotation.ClassPathScanningCandidateComponen
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.core.type.filter.AnnotationTypeFilter;
 import org.springframework.util.ClassUtils;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Set;
 
 /**
@@ -30,28 +33,80 @@ final class XioClientBeanDefinitions
     {
     }
 
-    /** Finds {@code @XioClient} interfaces and, with {@code services}, {@code @XioService}/advice classes. */
-    static Set<BeanDefinition> scan(final Environment environment, final String basePackage, final boolean services)
+    /**
+     * Finds {@code @XioClient} interfaces and, with {@code services}, {@code @XioService}/advice classes whose
+     * conditions ({@code @Profile}, {@code @Conditional}) match.
+     */
+    static Set<BeanDefinition> scan(final BeanDefinitionRegistry registry, final Environment environment,
+        final String basePackage, final boolean services)
     {
-        final ClassPathScanningCandidateComponentProvider scanner =
-            new ClassPathScanningCandidateComponentProvider(false, environment)
-            {
-                @Override
-                protected boolean isCandidateComponent(final AnnotatedBeanDefinition definition)
-                {
-                    final AnnotationMetadata type = definition.getMetadata();
-                    return type.isIndependent() && (type.isInterface() ? type.hasAnnotation(XioClient.class.getName())
-                        : services && type.isConcrete() && (type.hasAnnotation(XioService.class.getName()) ||
-                            type.hasAnnotation(XioServiceAdvice.class.getName())));
-                }
-            };
-        if (services)
+        return new Scanner(registry, environment, services).findCandidateComponents(basePackage);
+    }
+
+    /**
+     * Whether {@code client}, an interface listed by name rather than found by a scan, is to be registered: whether
+     * its conditions match, as a scan would judge them. True for a class that is not an {@code @XioClient}
+     * interface, so that {@link #registerClient} fails saying so.
+     */
+    static boolean conditionsMatch(final BeanDefinitionRegistry registry, final Environment environment,
+        final Class<?> client)
+    {
+        if (!client.isInterface() || client.getAnnotation(XioClient.class) == null)
         {
-            scanner.addIncludeFilter(new AnnotationTypeFilter(XioService.class));
-            scanner.addIncludeFilter(new AnnotationTypeFilter(XioServiceAdvice.class));
+            return true;
         }
-        scanner.addIncludeFilter(new AnnotationTypeFilter(XioClient.class, true, true));
-        return scanner.findCandidateComponents(basePackage);
+        final Scanner scanner = new Scanner(registry, environment, false);
+        try
+        {
+            return scanner.isCandidateComponent(scanner.getMetadataReaderFactory().getMetadataReader(
+                client.getName()));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read " + client.getName() + " to evaluate its conditions", ex);
+        }
+    }
+
+    /** The classpath scan of xio components, judging conditions against the registry being filled. */
+    private static final class Scanner extends ClassPathScanningCandidateComponentProvider
+    {
+        private final BeanDefinitionRegistry registry;
+        private final boolean services;
+
+        Scanner(final BeanDefinitionRegistry registry, final Environment environment, final boolean services)
+        {
+            super(false, environment);
+            this.registry = registry;
+            this.services = services;
+            if (services)
+            {
+                addIncludeFilter(new AnnotationTypeFilter(XioService.class));
+                addIncludeFilter(new AnnotationTypeFilter(XioServiceAdvice.class));
+            }
+            addIncludeFilter(new AnnotationTypeFilter(XioClient.class, true, true));
+        }
+
+        @Override
+        protected BeanDefinitionRegistry getRegistry()
+        {
+            return registry;
+        }
+
+        // Redeclared so that conditionsMatch may judge one class by the scan's filters and conditions.
+        @Override
+        protected boolean isCandidateComponent(final MetadataReader reader) throws IOException
+        {
+            return super.isCandidateComponent(reader);
+        }
+
+        @Override
+        protected boolean isCandidateComponent(final AnnotatedBeanDefinition definition)
+        {
+            final AnnotationMetadata type = definition.getMetadata();
+            return type.isIndependent() && (type.isInterface() ? type.hasAnnotation(XioClient.class.getName())
+                : services && type.isConcrete() && (type.hasAnnotation(XioService.class.getName()) ||
+                    type.hasAnnotation(XioServiceAdvice.class.getName())));
+        }
     }
 
     /**
@@ -66,11 +121,14 @@ final class XioClientBeanDefinitions
             throw new IllegalStateException("cannot register " + api.getName() + " as an xio client: only an " +
                 "interface annotated @XioClient can be");
         }
+        XioClientFactoryBean.checkName(api, client.value());
         if (isRegisteredByType(registry, api.getName()))
         {
             return;
         }
         final RootBeanDefinition definition = new RootBeanDefinition(XioClientFactoryBean.class);
+        // Never lazy, not even under spring.main.lazy-initialization: a client without an address fails start-up.
+        definition.setLazyInit(false);
         // The product's type without creating the factory: what type matching and AOT processing read.
         definition.setTargetType(ResolvableType.forClassWithGenerics(XioClientFactoryBean.class, api));
         definition.setAttribute(FactoryBean.OBJECT_TYPE_ATTRIBUTE, api);

@@ -13,7 +13,11 @@ import org.springframework.util.ClassUtils;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
-/** Registers the client beans {@link ImportXioClients} names; reads no property, as the scan's registrar. */
+/**
+ * Registers the client beans {@link ImportXioClients} names, leaving out those whose conditions do not match, and
+ * none when {@code xio.enabled} is false (the auto-configuration that the clients need is then left out). Reads no
+ * other property, as the scan's registrar.
+ */
 class XioClientsImportRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanClassLoaderAware
 {
     private Environment environment;
@@ -34,6 +38,10 @@ class XioClientsImportRegistrar implements ImportBeanDefinitionRegistrar, Enviro
     @Override
     public void registerBeanDefinitions(final AnnotationMetadata metadata, final BeanDefinitionRegistry registry)
     {
+        if (!environment.getProperty("xio.enabled", Boolean.class, true))
+        {
+            return;
+        }
         final AnnotationAttributes attributes = AnnotationAttributes.fromMap(
             metadata.getAnnotationAttributes(ImportXioClients.class.getName()));
         final Set<String> packages = new LinkedHashSet<>();
@@ -50,11 +58,14 @@ class XioClientsImportRegistrar implements ImportBeanDefinitionRegistrar, Enviro
         }
         for (final Class<?> client : clients)
         {
-            XioClientBeanDefinitions.registerClient(registry, client);
+            if (XioClientBeanDefinitions.conditionsMatch(registry, environment, client))
+            {
+                XioClientBeanDefinitions.registerClient(registry, client);
+            }
         }
         for (final String base : packages)
         {
-            for (final BeanDefinition candidate : XioClientBeanDefinitions.scan(environment, base, false))
+            for (final BeanDefinition candidate : XioClientBeanDefinitions.scan(registry, environment, base, false))
             {
                 XioClientBeanDefinitions.registerClient(registry,
                     ClassUtils.resolveClassName(candidate.getBeanClassName(), classLoader));

@@ -54,7 +54,8 @@ class XioComponentsRegistrar implements ImportBeanDefinitionRegistrar, BeanFacto
         }
         for (final String base : AutoConfigurationPackages.get(beanFactory))
         {
-            for (final BeanDefinition candidate : XioClientBeanDefinitions.scan(environment, base, true))
+            for (final BeanDefinition candidate : XioClientBeanDefinitions.scan(registry, environment, base,
+                true))
             {
                 final String className = candidate.getBeanClassName();
                 final Class<?> type = ClassUtils.resolveClassName(className, classLoader);

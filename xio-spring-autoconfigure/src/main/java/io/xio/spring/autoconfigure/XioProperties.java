@@ -63,7 +63,14 @@ public class XioProperties
 
     private final Client client = new Client();
 
-    /** Named clients, each under {@code xio.clients.<name>}, referred to by {@code @XioClient("<name>")}. */
+    /**
+     * Named clients, each under {@code xio.clients.<name>} (the dashed form of the name, e.g. order-service),
+     * referred to by {@code @XioClient("<name>")}.
+     */
+    // Bound here so that a bad value fails start-up when these properties are bound and the IDE describes every
+    // client property; a client itself binds its settings under its canonical name (every relaxed spelling of it,
+    // merged as Boot merges property sources) and reads this map only for keys that binding cannot see, such as
+    // bracketed ones (xio.clients[orderService]).
     private Map<String, NamedClient> clients = new LinkedHashMap<>();
 
     /** Binary format of method arguments and results. */

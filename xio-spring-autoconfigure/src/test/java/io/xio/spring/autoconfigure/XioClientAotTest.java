@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
 import io.xio.spring.autoconfigure.sample.orders.api.OrderServiceClient;
 import io.xio.spring.autoconfigure.sample.orders.app.OrdersClientApplication;
 import io.xio.spring.autoconfigure.sample.orders.server.OrdersServerApplication;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * AOT processing of a client application whose client address is not in the environment at build time, as
@@ -64,6 +66,33 @@ class XioClientAotTest
                     assertThat(started.getBean(OrderServiceClient.class).place("book")).isEqualTo("placed book");
                 }
             });
+        });
+    }
+
+    @Test
+    void aClientWithoutAnAddressStillFailsStartUpOnTheGeneratedContext()
+    {
+        final TestGenerationContext generation = new TestGenerationContext();
+        final ClassName initializerName;
+        try (GenericApplicationContext processed = new AnnotationConfigApplicationContext())
+        {
+            processed.registerBean(ClientConfiguration.class);
+            initializerName = new ApplicationContextAotGenerator().processAheadOfTime(processed, generation);
+        }
+        generation.writeGeneratedContent();
+        TestCompiler.forSystem().with(generation).compile(compiled ->
+        {
+            try (GenericApplicationContext started = new GenericApplicationContext())
+            {
+                started.getEnvironment().getPropertySources().addFirst(new MapPropertySource("run-time",
+                    Map.of("xio.contexts", "1", "xio.idle.busy-poll", "0s")));
+                @SuppressWarnings("unchecked")
+                final ApplicationContextInitializer<GenericApplicationContext> initializer =
+                    compiled.getInstance(ApplicationContextInitializer.class, initializerName.toString());
+                initializer.initialize(started);
+                assertThatThrownBy(started::refresh).rootCause().isInstanceOf(XioClientConfigurationException.class)
+                    .hasMessageContaining("xio.clients.order-service.uri is not set");
+            }
         });
     }
 

@@ -5,6 +5,7 @@ import io.xio.spring.autoconfigure.client.XioClientConnectionDetails;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.diagnostics.XioClientConfigurationFailureAnalyzerAccess;
+import io.xio.spring.autoconfigure.sample.badname.BadNameClient;
 import io.xio.spring.autoconfigure.sample.nameless.NamelessApplication;
 import io.xio.spring.autoconfigure.sample.orders.api.OrderServiceClient;
 import io.xio.spring.autoconfigure.sample.orders.app.OrdersClientApplication;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -23,6 +26,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -181,6 +186,54 @@ class XioClientBindingTest
         });
     }
 
+    @Test
+    void aClientInTheApplicationsPackagesThatIsAlsoImportedIsOneBean()
+    {
+        withOrdersServer(uri -> runner(ScannedAndImported.class)
+            .withPropertyValues("xio.clients.order-service.uri=" + uri).run(context ->
+            {
+                assertThat(context).hasNotFailed().hasSingleBean(OrderServiceClient.class);
+                assertThat(context.getBeanNamesForType(OrderServiceClient.class)).containsExactly("orderServiceClient");
+                assertThat(context.getBean(OrderServiceClient.class).place("cup")).isEqualTo("placed cup");
+            }));
+    }
+
+    @Test
+    void aClientNameThatIsNoPropertyNameFailsStartUpNamingTheInterface()
+    {
+        runner(BadName.class).run(context ->
+        {
+            assertThat(context).hasFailed();
+            // Thrown while the bean definitions are loaded, before any bean is created.
+            assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("@XioClient(\"orders_v2\") on " + BadNameClient.class.getName())
+                .hasMessageContaining("xio.clients.orders_v2");
+        });
+    }
+
+    /** The settings are bound twice (XioProperties.clients for validation and metadata, the client by its name). */
+    @ParameterizedTest
+    @ValueSource(strings = {"xio.clients.order-service.timeout", "xio.clients.orderService.timeout"})
+    void aBadClientValueFailsStartUpNamingThePropertyOnce(final String property)
+    {
+        runner(OrdersClientApplication.class)
+            .withPropertyValues("xio.clients.order-service.uri=tcp://127.0.0.1:1/orders", property + "=abc")
+            .run(context ->
+            {
+                assertThat(context).hasFailed();
+                final List<BindException> binds = new ArrayList<>();
+                for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause())
+                {
+                    if (t instanceof BindException bind)
+                    {
+                        binds.add(bind);
+                    }
+                }
+                assertThat(binds).singleElement().satisfies(bind -> assertThat(bind.getProperty().getName())
+                    .isEqualTo(ConfigurationPropertyName.of("xio.clients.order-service.timeout")));
+            });
+    }
+
     /** Imports the client interface by its class. */
     @Configuration(proxyBeanMethods = false)
     @ImportXioClients(clients = OrderServiceClient.class)
@@ -192,6 +245,20 @@ class XioClientBindingTest
     @Configuration(proxyBeanMethods = false)
     @ImportXioClients("io.xio.spring.autoconfigure.sample.orders.api")
     static class ByPackageName
+    {
+    }
+
+    /** Scans the API package as an application package and imports its interfaces as well. */
+    @Configuration(proxyBeanMethods = false)
+    @org.springframework.boot.autoconfigure.AutoConfigurationPackage(basePackageClasses = OrderServiceClient.class)
+    @ImportXioClients(clients = OrderServiceClient.class, basePackageClasses = OrderServiceClient.class)
+    static class ScannedAndImported
+    {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportXioClients(clients = BadNameClient.class)
+    static class BadName
     {
     }
 

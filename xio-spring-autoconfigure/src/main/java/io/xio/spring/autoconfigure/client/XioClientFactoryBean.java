@@ -14,9 +14,10 @@ import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.ssl.XioSslBundles;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.SmartFactoryBean;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
@@ -25,6 +26,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Makes the proxy of one {@code @XioClient} interface: the bean definition the registrar writes for each client
@@ -32,20 +34,23 @@ import java.util.List;
  * creating it), and {@link #create} for an application that builds a client itself. The client's settings are bound
  * from the {@code Environment} with Boot's {@link Binder} when the client is created, so relaxed names work
  * ({@code @XioClient("orderService")} reads {@code xio.clients.order-service.*}, {@code orderService.*} or the
- * {@code XIO_CLIENTS_ORDERSERVICE_*} / {@code XIO_CLIENTS_ORDER_SERVICE_*} environment variables) and addresses may
- * arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
- * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client without
- * an address fails start-up with {@link XioClientConfigurationException}.
+ * {@code XIO_CLIENTS_ORDERSERVICE_*} / {@code XIO_CLIENTS_ORDER_SERVICE_*} environment variables; a bracketed key,
+ * {@code xio.clients[orderService].*}, is read from {@link XioProperties#getClients()}) and addresses may arrive only
+ * at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client calls one
+ * address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client without an address
+ * fails start-up with {@link XioClientConfigurationException}: the proxy is made when the factory is initialized,
+ * with the other singletons (its bean definition is never lazy).
  * <p>
- * Created and asked for its object by the bean factory, on the thread that refreshes the context.
+ * Created and initialized by the bean factory, on the thread that refreshes the context; {@link #getObject} may be
+ * called from any thread.
  */
-public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanFactoryAware
+public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactoryAware, InitializingBean
 {
     private final Class<T> api;
     private final String name;
     private final String uri;
     private BeanFactory beanFactory;
-    private T object;
+    private volatile T object;
 
     /**
      * The factory of {@code api}'s client.
@@ -66,26 +71,17 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
         this.beanFactory = beanFactory;
     }
 
+    /** Makes the proxy, so that a client without settings fails start-up, injected or not. */
+    @Override
+    public void afterPropertiesSet()
+    {
+        object = create(api, name, uri, beanFactory);
+    }
+
     @Override
     public T getObject()
     {
-        // Made once: the bean factory caches a singleton's product only on some paths (Spring 7 asks a
-        // SmartFactoryBean by type uncached), and each proxy is a client with sessions of its own.
-        synchronized (this)
-        {
-            if (object == null)
-            {
-                object = create(api, name, uri, beanFactory);
-            }
-            return object;
-        }
-    }
-
-    /** Created with the other singletons, so that a client without settings fails start-up, injected or not. */
-    @Override
-    public boolean isEagerInit()
-    {
-        return true;
+        return object;
     }
 
     /**
@@ -95,6 +91,7 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
      */
     public static <T> T create(final Class<T> api, final String name, final String uri, final BeanFactory beans)
     {
+        checkName(api, name);
         final XioProperties properties = beans.getBean(XioProperties.class);
         Duration timeout = properties.getClient().getTimeout();
         int connections = 0;
@@ -109,7 +106,7 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
             {
                 throw new XioClientConfigurationException(api, "");
             }
-            settings = namedClient(name, beans);
+            settings = namedClient(name, properties, beans);
             final XioClientConnectionDetails.Address resolved = address(api, name, settings, beans);
             address = resolved.uri();
             serviceId = resolved.serviceId();
@@ -207,13 +204,30 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
     }
 
     /**
-     * The named client's settings, bound now from {@code xio.clients.<name>} under the name's canonical form (so a
-     * property source added after start-up is read, and nothing is read during AOT processing).
+     * The named client's settings, bound now from {@code xio.clients.<name>} under the name's canonical form (so
+     * every relaxed spelling and environment variable of it is read, and nothing during AOT processing); else the
+     * entry of {@code xio.clients} whose key is the name or equals it in Boot's relaxed comparison, which is how a
+     * bracketed key ({@code xio.clients[orderService]}) reaches the client.
      */
-    private static XioProperties.NamedClient namedClient(final String name, final BeanFactory beans)
+    private static XioProperties.NamedClient namedClient(final String name, final XioProperties properties,
+        final BeanFactory beans)
     {
         return Binder.get(beans.getBean(Environment.class)).bind(prefix(name), XioProperties.NamedClient.class)
-            .orElseGet(XioProperties.NamedClient::new);
+            .orElseGet(() -> mapEntry(name, properties.getClients()));
+    }
+
+    private static XioProperties.NamedClient mapEntry(final String name,
+        final Map<String, XioProperties.NamedClient> clients)
+    {
+        if (clients.containsKey(name))
+        {
+            return clients.get(name);
+        }
+        final ConfigurationPropertyName canonical = ConfigurationPropertyName.of(prefix(name));
+        final ConfigurationPropertyName parent = ConfigurationPropertyName.of("xio.clients");
+        return clients.entrySet().stream()
+            .filter(entry -> parent.append(ConfigurationPropertyName.adapt(entry.getKey(), '.')).equals(canonical))
+            .map(Map.Entry::getValue).findFirst().orElseGet(XioProperties.NamedClient::new);
     }
 
     /**
@@ -243,10 +257,52 @@ public final class XioClientFactoryBean<T> implements SmartFactoryBean<T>, BeanF
         return new XioClientConnectionDetails.Address(settings.getUri(), settings.getServiceId());
     }
 
-    /** The canonical prefix of a client's properties: {@code xio.clients.order-service} for {@code orderService}. */
+    /**
+     * The canonical prefix of a client's properties: {@code xio.clients.order-service} for {@code orderService},
+     * {@code xio.clients.xml-service} for {@code XMLService}, {@code xio.clients.s3-client} for {@code s3Client}.
+     * A dash goes where a word starts: before an upper-case letter that follows a lower-case letter or a digit, and
+     * before the last upper-case letter of an acronym that a lower-case letter follows.
+     */
     static String prefix(final String name)
     {
-        return "xio.clients." + (name == null ? "" : DataObjectPropertyName.toDashedForm(name));
+        return "xio.clients." + (name == null ? "" : dashed(name));
+    }
+
+    private static String dashed(final String name)
+    {
+        final StringBuilder dashed = new StringBuilder(name.length() + 4);
+        for (int i = 0; i < name.length(); i++)
+        {
+            final char c = name.charAt(i);
+            if (i > 0 && Character.isUpperCase(c))
+            {
+                final char before = name.charAt(i - 1);
+                final boolean wordAfterAcronym = Character.isUpperCase(before) && i + 1 < name.length() &&
+                    Character.isLowerCase(name.charAt(i + 1));
+                if (Character.isLowerCase(before) || Character.isDigit(before) || wordAfterAcronym)
+                {
+                    dashed.append('-');
+                }
+            }
+            dashed.append(Character.toLowerCase(c));
+        }
+        return dashed.toString();
+    }
+
+    /**
+     * Checks that {@code @XioClient} on {@code api} names its client with a name that has a property prefix (letters,
+     * digits and dashes), when the client's bean is registered.
+     *
+     * @throws IllegalStateException naming the interface when it does not
+     */
+    public static void checkName(final Class<?> api, final String name)
+    {
+        if (name != null && !name.isEmpty() && !ConfigurationPropertyName.isValid(prefix(name)))
+        {
+            throw new IllegalStateException("@XioClient(\"" + name + "\") on " + api.getName() + " is not a " +
+                "valid client name: it becomes the property prefix " + prefix(name) + ", and a name may hold " +
+                "only letters, digits and dashes and must start with a letter or digit");
+        }
     }
 
     @Override
