@@ -81,7 +81,9 @@ public class XioEndpoint
 
     private static ServiceDescriptor service(final ServiceDispatcher service)
     {
-        return new ServiceDescriptor(service.resource(), service.api().getName(), service.running(), service.queued(),
+        final int queued = service.queued();
+        return new ServiceDescriptor(service.resource(), service.api().getName(),
+            Math.max(0, service.running() - queued), queued,
             service.methods().values().stream().map(XioEndpoint::method).toList());
     }
 
@@ -90,7 +92,7 @@ public class XioEndpoint
         return new MethodDescriptor(method.method().getName(), method.wireName(),
             java.util.Arrays.stream(method.parameterTypes()).map(Type::getTypeName).toList(),
             method.resultType().getTypeName(),
-            method.oneWay() ? "one-way" : method.returnKind().name().toLowerCase(java.util.Locale.ROOT),
+            method.kind(),
             method.idempotent(), method.timeout());
     }
 

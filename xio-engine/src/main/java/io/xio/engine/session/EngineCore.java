@@ -245,7 +245,7 @@ public final class EngineCore
         drain.end();
     }
 
-    /** Whether {@link #drain} was called. Any thread. */
+    /** Whether a drain began and was not ended since. Any thread. */
     public boolean isDraining()
     {
         return drain.isDraining();

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * An engine's drain ({@link io.xio.engine.XioEngine#drain}): whether it began (portals then refuse set-ups), the
  * GOAWAY its server sessions were sent, and the future that completes once the last of them closed, or at the end
- * of the grace, after the rest were closed. Thread-safe: started once under its lock, read through volatiles.
+ * of the grace, after the rest were closed. Thread-safe: started (and, once over, ended: {@code XioEngine.endDrain})
+ * under its lock, read through volatiles.
  * <p>
  * The grace is timed off the contexts (the JDK's delay scheduler, through {@link CompletableFuture#completeOnTimeout}):
  * a timer on a context would be lost with it when it fails or restarts, ending the drain early or never. The future

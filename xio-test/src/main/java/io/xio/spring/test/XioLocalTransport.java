@@ -66,7 +66,9 @@ public final class XioLocalTransport implements XioEngineCustomizer, Ordered
     /** A port no other portal in this JVM was given in place of port 0. */
     static int standInPort()
     {
-        return NEXT_STAND_IN_PORT.getAndIncrement();
+        // wraps within the dynamic range; a JVM would need 16k port-0 binds at once to see a port twice
+        return FIRST_STAND_IN_PORT + Math.floorMod(NEXT_STAND_IN_PORT.getAndIncrement() - FIRST_STAND_IN_PORT,
+            65536 - FIRST_STAND_IN_PORT);
     }
 
     /** A transport of the {@code local} provider, through the transport SPI as any engine finds it. */

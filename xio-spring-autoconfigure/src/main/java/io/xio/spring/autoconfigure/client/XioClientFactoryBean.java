@@ -33,12 +33,12 @@ import java.util.Map;
  * interface (its target type {@code XioClientFactoryBean<Api>}, so type matching and AOT know the product without
  * creating it), and {@link #create} for an application that builds a client itself. The client's settings are bound
  * from the {@code Environment} with Boot's {@link Binder} when the client is created, so relaxed names work
- * ({@code @XioClient("orderService")} reads {@code xio.clients.order-service.*}, {@code orderService.*} or the
- * {@code XIO_CLIENTS_ORDERSERVICE_*} / {@code XIO_CLIENTS_ORDER_SERVICE_*} environment variables; a bracketed key,
- * {@code xio.clients[orderService].*}, is read from {@link XioProperties#getClients()}) and addresses may arrive only
- * at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client calls one
- * address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client without an address
- * fails start-up with {@link XioClientConfigurationException}: the proxy is made when the factory is initialized,
+ * ({@code @XioClient("orderService")} reads {@code xio.clients.order-service.*}, {@code xio.clients.orderService.*}
+ * or the {@code XIO_CLIENTS_ORDERSERVICE_*} / {@code XIO_CLIENTS_ORDER_SERVICE_*} environment variables; a
+ * bracketed key, {@code xio.clients[orderService].*}, is read from {@link XioProperties#getClients()}) and addresses
+ * may arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
+ * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client without an
+ * address fails start-up with {@link XioClientConfigurationException}: the proxy is made when the factory is initialized,
  * with the other singletons (its bean definition is never lazy).
  * <p>
  * Created and initialized by the bean factory, on the thread that refreshes the context; {@link #getObject} may be

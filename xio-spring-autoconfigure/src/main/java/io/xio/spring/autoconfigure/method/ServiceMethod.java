@@ -132,4 +132,10 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
     {
         return isSegment(resultType);
     }
+
+    /** How callers see the method: {@code one-way}, or its return kind in lower case ({@code blocking}, ...). */
+    public String kind()
+    {
+        return oneWay() ? "one-way" : returnKind().name().toLowerCase(java.util.Locale.ROOT);
+    }
 }

@@ -174,18 +174,9 @@ public final class XioReflectionService implements XioReflection
             }
             methods.add(new MethodDescription(method.method().getName(), method.wireName(), parameters,
                 method.returnKind() == ServiceMethod.ReturnKind.VOID ? null : schemas.schema(method.resultType()),
-                kind(method), method.idempotent(), method.timeout() == null ? null : method.timeout().toString()));
+                method.kind(), method.idempotent(), method.timeout() == null ? null : method.timeout().toString()));
         }
         return new ServiceDescription(service.resource(), service.api().getName(), methods, schemas.definitions());
-    }
-
-    private static String kind(final ServiceMethod method)
-    {
-        if (method.oneWay())
-        {
-            return "one-way";
-        }
-        return method.returnKind().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /** A description larger than a caller may be sent. */

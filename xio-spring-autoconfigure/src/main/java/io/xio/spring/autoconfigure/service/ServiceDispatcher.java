@@ -62,6 +62,7 @@ public final class ServiceDispatcher implements RequestHandler
     private final XioExceptionHandlers handlers;
     private final List<XioServerInterceptor> interceptors;
     private final Executor executor;
+    private final boolean inline;
     /** Set when the calls are bounded: runs them on the executor, so many at once, with so many waiting. */
     private final QueueingHandler queue;
     /** Calls queued or running, bounded or not: a last resort against unbounded threads and memory. */
@@ -129,7 +130,8 @@ public final class ServiceDispatcher implements RequestHandler
         this.api = api;
         this.handlers = handlers;
         this.interceptors = List.copyOf(interceptors);
-        this.executor = dispatch == XioService.Dispatch.INLINE ? Runnable::run : worker;
+        this.inline = dispatch == XioService.Dispatch.INLINE;
+        this.executor = inline ? Runnable::run : worker;
         this.queue = maxConcurrentCalls > 0
             ? new QueueingHandler(worker, maxConcurrentCalls, maxQueuedCalls, new Bounded()) : null;
         this.overfull = new BackPressureException("service '" + resource + "' has " + MAX_QUEUED +
@@ -168,7 +170,7 @@ public final class ServiceDispatcher implements RequestHandler
         return new java.util.TreeMap<>(methods);
     }
 
-    /** Calls being executed now, for graceful shutdown. */
+    /** Calls received and not over yet, waiting for a worker (see {@link #queued()}) or running. */
     public int running()
     {
         return running.get();
@@ -221,7 +223,8 @@ public final class ServiceDispatcher implements RequestHandler
             turnAway(request, start, XioCallOutcome.BACK_PRESSURE, overfull);
             return;
         }
-        final XioCallContext.Captured captured = callContext.capture();
+        // An inline call runs on this thread, in the context it arrived with: nothing to carry (and nothing allocated).
+        final XioCallContext.Captured captured = inline ? XioCallContext.Captured.NONE : callContext.capture();
         if (queue != null)
         {
             if (captured != XioCallContext.Captured.NONE)

@@ -35,7 +35,6 @@ import org.springframework.util.StringUtils;
 
 import java.beans.Introspector;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -64,7 +63,8 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
- * refused) within {@code xio.shutdown.grace-period}, then closes the portals and unregisters the services. The
+ * refused) within {@code xio.shutdown.grace-period}; on shutdown it then closes the portals and unregisters the
+ * services (after an on-demand drain they stay bound, refusing set-ups, until the application stops). The
  * shutdown runs in Spring Boot's graceful-shutdown phase, alongside the web server's graceful shutdown and before
  * the web server stops; it is asynchronous ({@link #stop(Runnable)}), first marks the application
  * {@link ReadinessState#REFUSING_TRAFFIC refusing traffic}, and ends within the phase's timeout
@@ -79,9 +79,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private static final Logger LOG = LoggerFactory.getLogger(XioServiceExporter.class);
 
     /**
-     * Just before the web server starts ({@code DEFAULT_PHASE - 2048}): the portals are bound when the web server's
-     * start registers the instance with service discovery. The stop comes earlier, in the graceful-shutdown phase, from
-     * {@link XioGracefulShutdownLifecycle}; by this phase's stop there is nothing left to do.
+     * Just before the web server (whose lifecycle is in phase {@code DEFAULT_PHASE - 2048}) starts: the portals are
+     * bound when the web server's start registers the instance with service discovery. The stop comes earlier, in the
+     * graceful-shutdown phase, from {@link XioGracefulShutdownLifecycle}; by this phase's stop nothing is left to do.
      */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2049;
 
@@ -110,8 +110,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final XioCallContext callContext;
     /** {@code spring.lifecycle.timeout-per-shutdown-phase}, or null when the stop is not bounded by one. */
     private final Duration phaseTimeout;
-    private final List<ServiceDispatcher> dispatchers = new ArrayList<>();
-    private final List<Portal> portals = new ArrayList<>();
+    // Read from any thread (the actuator, reflection) while a start or a stop's end changes them.
+    private final List<ServiceDispatcher> dispatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Portal> portals = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<XioExportListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
     private volatile java.util.concurrent.CompletableFuture<Drained> drain;
