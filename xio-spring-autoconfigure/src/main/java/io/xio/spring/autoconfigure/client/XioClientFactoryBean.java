@@ -38,8 +38,8 @@ import java.util.Map;
  * bracketed key, {@code xio.clients[orderService].*}, is read from {@link XioProperties#getClients()}) and addresses
  * may arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
  * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client
- * without an address fails start-up with {@link XioClientConfigurationException}: the proxy is made when the factory is initialized,
- * with the other singletons (its bean definition is never lazy).
+ * without an address fails start-up with {@link XioClientConfigurationException}: the proxy is made when the
+ * factory is initialized, with the other singletons (its bean definition is never lazy).
  * <p>
  * Created and initialized by the bean factory, on the thread that refreshes the context; {@link #getObject} may be
  * called from any thread.
