@@ -61,6 +61,13 @@ final class TlsFailures
             return client && !presented ? "the server requires a client certificate, and this client presented " +
                 "none (" + message + ")" : "the peer did not accept this end's certificate (" + message + ")";
         }
+        if (client && !presented && message.contains("handshake_failure"))
+        {
+            // Under TLS 1.2 a server that requires a client certificate answers its absence with handshake_failure
+            // (Java 25 does; Java 17 sends bad_certificate), the alert a missing common cipher suite gets too.
+            return "the server refused the handshake: it requires a client certificate, and this client presented " +
+                "none, or it has no protocol or cipher suite in common with this client (" + message + ")";
+        }
         if (message.contains("protocol_version") || message.contains("No appropriate protocol") ||
             message.contains("handshake_failure") || message.contains("no cipher suites in common"))
         {
