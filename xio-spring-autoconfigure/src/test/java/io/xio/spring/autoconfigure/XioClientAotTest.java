@@ -41,27 +41,16 @@ class XioClientAotTest
     void aClientProcessedAheadOfTimeWithoutItsAddressStartsWithTheAddressGivenAtRunTime()
     {
         final TestGenerationContext generation = new TestGenerationContext();
-        final ClassName initializerName;
-        try (GenericApplicationContext processed = new AnnotationConfigApplicationContext())
-        {
-            processed.registerBean(ClientConfiguration.class);
-            initializerName = new ApplicationContextAotGenerator().processAheadOfTime(processed, generation);
-        }
-        generation.writeGeneratedContent();
+        final ClassName initializerName = processedAheadOfTime(generation);
         runner(OrdersServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0").run(server ->
         {
             final String uri = server.getBean(XioServiceExporter.class).portals().get(0).uri().withResource("orders")
                 .toString();
             TestCompiler.forSystem().with(generation).compile(compiled ->
             {
-                try (GenericApplicationContext started = new GenericApplicationContext())
+                try (GenericApplicationContext started = initialized(compiled, initializerName,
+                    Map.of("xio.clients.order-service.uri", uri, "xio.contexts", "1", "xio.idle.busy-poll", "0s")))
                 {
-                    started.getEnvironment().getPropertySources().addFirst(new MapPropertySource("run-time",
-                        Map.of("xio.clients.order-service.uri", uri, "xio.contexts", "1", "xio.idle.busy-poll", "0s")));
-                    @SuppressWarnings("unchecked")
-                    final ApplicationContextInitializer<GenericApplicationContext> initializer =
-                        compiled.getInstance(ApplicationContextInitializer.class, initializerName.toString());
-                    initializer.initialize(started);
                     started.refresh();
                     assertThat(started.getBean(OrderServiceClient.class).place("book")).isEqualTo("placed book");
                 }
@@ -73,6 +62,21 @@ class XioClientAotTest
     void aClientWithoutAnAddressStillFailsStartUpOnTheGeneratedContext()
     {
         final TestGenerationContext generation = new TestGenerationContext();
+        final ClassName initializerName = processedAheadOfTime(generation);
+        TestCompiler.forSystem().with(generation).compile(compiled ->
+        {
+            try (GenericApplicationContext started = initialized(compiled, initializerName,
+                Map.of("xio.contexts", "1", "xio.idle.busy-poll", "0s")))
+            {
+                assertThatThrownBy(started::refresh).rootCause().isInstanceOf(XioClientConfigurationException.class)
+                    .hasMessageContaining("xio.clients.order-service.uri is not set");
+            }
+        });
+    }
+
+    /** Processes {@link ClientConfiguration} ahead of time into {@code generation}; the initializer's name. */
+    private static ClassName processedAheadOfTime(final TestGenerationContext generation)
+    {
         final ClassName initializerName;
         try (GenericApplicationContext processed = new AnnotationConfigApplicationContext())
         {
@@ -80,20 +84,20 @@ class XioClientAotTest
             initializerName = new ApplicationContextAotGenerator().processAheadOfTime(processed, generation);
         }
         generation.writeGeneratedContent();
-        TestCompiler.forSystem().with(generation).compile(compiled ->
-        {
-            try (GenericApplicationContext started = new GenericApplicationContext())
-            {
-                started.getEnvironment().getPropertySources().addFirst(new MapPropertySource("run-time",
-                    Map.of("xio.contexts", "1", "xio.idle.busy-poll", "0s")));
-                @SuppressWarnings("unchecked")
-                final ApplicationContextInitializer<GenericApplicationContext> initializer =
-                    compiled.getInstance(ApplicationContextInitializer.class, initializerName.toString());
-                initializer.initialize(started);
-                assertThatThrownBy(started::refresh).rootCause().isInstanceOf(XioClientConfigurationException.class)
-                    .hasMessageContaining("xio.clients.order-service.uri is not set");
-            }
-        });
+        return initializerName;
+    }
+
+    /** A context initialized by the generated code, with {@code properties} given at run time, not refreshed. */
+    private static GenericApplicationContext initialized(final org.springframework.core.test.tools.Compiled compiled,
+        final ClassName initializerName, final Map<String, Object> properties)
+    {
+        final GenericApplicationContext started = new GenericApplicationContext();
+        started.getEnvironment().getPropertySources().addFirst(new MapPropertySource("run-time", properties));
+        @SuppressWarnings("unchecked")
+        final ApplicationContextInitializer<GenericApplicationContext> initializer =
+            compiled.getInstance(ApplicationContextInitializer.class, initializerName.toString());
+        initializer.initialize(started);
+        return started;
     }
 
     /** The application as Boot's AOT processing sees it: its own configuration and the auto-configurations. */
