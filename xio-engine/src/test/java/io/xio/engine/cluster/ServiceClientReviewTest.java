@@ -117,6 +117,7 @@ class ServiceClientReviewTest
     {
         final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         final List<Socket> sockets = new CopyOnWriteArrayList<>();
+        private boolean cut;
 
         Cuttable(final int target) throws java.io.IOException
         {
@@ -135,8 +136,18 @@ class ServiceClientReviewTest
                         final Socket in = listener.accept();
                         Thread.sleep(delayMillis);
                         final Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
-                        sockets.add(in);
-                        sockets.add(out);
+                        synchronized (sockets)
+                        {
+                            if (cut)
+                            {
+                                // accepted before the cut, forwarded after it: it must not outlive the cut
+                                close(in);
+                                close(out);
+                                return;
+                            }
+                            sockets.add(in);
+                            sockets.add(out);
+                        }
                         pump(in, out);
                         pump(out, in);
                     }
@@ -189,6 +200,10 @@ class ServiceClientReviewTest
         @Override
         public void close() throws java.io.IOException
         {
+            synchronized (sockets)
+            {
+                cut = true;
+            }
             listener.close();
             sockets.forEach(this::close);
         }
