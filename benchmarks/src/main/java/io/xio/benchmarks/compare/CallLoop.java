@@ -200,7 +200,7 @@ public final class CallLoop
         awaitIdle(slot, failure); // a call slower than the period delays the next one: still 1 outstanding
         slot.busy = true;
         slot.start = sent;
-        starter.execute(slot::issueAsStamped);
+        starter.execute(slot.issueStamped);
     }
 
     /** Parks (no spinning: the client's CPU is measured) until the slot's call has completed. */
@@ -342,6 +342,8 @@ public final class CallLoop
         /** In flight: true from the first call (unpaced calls follow each other) until a paced one completes. */
         private volatile boolean busy = true;
         private long start;
+        /** One task for every paced send, so pacing allocates nothing per call. */
+        private final Runnable issueStamped = this::issueAsStamped;
 
         private Slot(final int index, final AsyncCall call, final Recorder recorder, final CountDownLatch idle,
             final AtomicReference<Throwable> failure)
