@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -17,10 +18,16 @@ import java.util.function.DoubleSupplier;
  * what was measured. Two shapes: a blocking call repeated by the calling thread (one outstanding), or a
  * pipeline of {@link Workload#outstanding()} slots, each issuing its next call from the completion of the last,
  * on whatever thread the peer completes it (an event loop, typically). Neither allocates per call.
+ *
+ * <p>A {@link Workload#isPaced() paced} workload warms up unpaced (the JIT compiler needs the calls), then sends at
+ * the workload's rate for a settling second (an adaptive idle strategy learns the gaps), then measures at that
+ * rate. The calling thread parks between sends, so a paced client costs no CPU while it waits; each call's latency
+ * runs from its send, the moment the calling thread issues it.
  */
 public final class CallLoop
 {
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** One call that returns when its answer has arrived. */
     @FunctionalInterface
@@ -49,6 +56,10 @@ public final class CallLoop
             call.call();
         }
         final Histogram histogram = new Histogram(HIGHEST_NANOS, 3);
+        if (workload.isPaced())
+        {
+            return blockingPaced(workload, call, framesPerWrite, warmUp, histogram);
+        }
         announceStart();
         final long allocated = Allocations.total();
         final long start = System.nanoTime();
@@ -61,6 +72,35 @@ public final class CallLoop
             final long done = System.nanoTime();
             histogram.recordValue(Math.min(done - now, HIGHEST_NANOS));
             now = done;
+            calls++;
+        }
+        final long allocatedAfter = Allocations.total();
+        return new Measurement(calls, now - start, allocatedAfter - allocated, framesPerWrite.getAsDouble(),
+            warmUp.nanos(), histogram);
+    }
+
+    private static Measurement blockingPaced(final Workload workload, final BlockingCall call,
+        final DoubleSupplier framesPerWrite, final WarmUp warmUp, final Histogram histogram) throws Exception
+    {
+        final Pacer pacer = new Pacer(workload.callsPerSecond());
+        final long settled = System.nanoTime() + SETTLE_NANOS;
+        while (System.nanoTime() < settled)
+        {
+            pacer.awaitNext();
+            call.call();
+        }
+        announceStart();
+        final long allocated = Allocations.total();
+        final long start = System.nanoTime();
+        final long end = start + TimeUnit.MILLISECONDS.toNanos(workload.measureMillis());
+        long calls = 0;
+        long now = start;
+        while (now < end)
+        {
+            final long sent = pacer.awaitNext();
+            call.call();
+            now = System.nanoTime();
+            histogram.recordValue(Math.min(now - sent, HIGHEST_NANOS));
             calls++;
         }
         final long allocatedAfter = Allocations.total();
@@ -92,6 +132,10 @@ public final class CallLoop
         {
             Thread.sleep(50);
         }
+        if (workload.isPaced())
+        {
+            return pipelinedPaced(workload, slots[0], starter, recorder, failure, framesPerWrite, warmUp);
+        }
         recorder.getIntervalHistogram();
         announceStart();
         final long allocated = Allocations.total();
@@ -114,6 +158,105 @@ public final class CallLoop
         }
         return new Measurement(histogram.getTotalCount(), end - start, allocatedAfter - allocated,
             framesPerWrite.getAsDouble(), warmUp.nanos(), histogram);
+    }
+
+    /**
+     * After the unpaced warm-up: the slot's calls now leave from this thread at the workload's rate, through
+     * {@code starter}, and complete on the peer's thread as before; this thread parks between sends.
+     */
+    private static Measurement pipelinedPaced(final Workload workload, final Slot slot, final Executor starter,
+        final Recorder recorder, final AtomicReference<Throwable> failure, final DoubleSupplier framesPerWrite,
+        final WarmUp warmUp) throws Exception
+    {
+        slot.paced = true;
+        awaitIdle(slot, failure);
+        final Pacer pacer = new Pacer(workload.callsPerSecond());
+        final long settled = System.nanoTime() + SETTLE_NANOS;
+        while (System.nanoTime() < settled)
+        {
+            sendPaced(slot, starter, pacer, failure);
+        }
+        recorder.getIntervalHistogram();
+        announceStart();
+        final long allocated = Allocations.total();
+        final long start = System.nanoTime();
+        final long end = start + TimeUnit.MILLISECONDS.toNanos(workload.measureMillis());
+        while (System.nanoTime() < end)
+        {
+            sendPaced(slot, starter, pacer, failure);
+        }
+        awaitIdle(slot, failure);
+        final Histogram histogram = recorder.getIntervalHistogram();
+        final long stop = System.nanoTime();
+        final long allocatedAfter = Allocations.total();
+        return new Measurement(histogram.getTotalCount(), stop - start, allocatedAfter - allocated,
+            framesPerWrite.getAsDouble(), warmUp.nanos(), histogram);
+    }
+
+    private static void sendPaced(final Slot slot, final Executor starter, final Pacer pacer,
+        final AtomicReference<Throwable> failure) throws InterruptedException
+    {
+        final long sent = pacer.awaitNext();
+        awaitIdle(slot, failure); // a call slower than the period delays the next one: still 1 outstanding
+        slot.busy = true;
+        slot.start = sent;
+        starter.execute(slot.issueStamped);
+    }
+
+    /** Parks (no spinning: the client's CPU is measured) until the slot's call has completed. */
+    private static void awaitIdle(final Slot slot, final AtomicReference<Throwable> failure)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (slot.busy)
+        {
+            if (failure.get() != null)
+            {
+                throw new IllegalStateException("a call failed", failure.get());
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException("a paced call still outstanding after 30 s");
+            }
+            LockSupport.parkNanos(20_000);
+            if (Thread.interrupted())
+            {
+                throw new InterruptedException();
+            }
+        }
+        if (failure.get() != null)
+        {
+            throw new IllegalStateException("a call failed", failure.get());
+        }
+    }
+
+    /**
+     * Send times at a fixed rate. A send that comes late (a slow call, a late wake-up) moves the schedule on
+     * rather than bursting to catch up, so the rate is at most the given one and the gaps stay even.
+     */
+    private static final class Pacer
+    {
+        private final long period;
+        private long next;
+
+        Pacer(final int callsPerSecond)
+        {
+            period = TimeUnit.SECONDS.toNanos(1) / callsPerSecond;
+            next = System.nanoTime();
+        }
+
+        /** Parks until the next send time; the time it woke, i.e. the send. */
+        long awaitNext()
+        {
+            long now = System.nanoTime();
+            while (now < next)
+            {
+                LockSupport.parkNanos(next - now);
+                now = System.nanoTime();
+            }
+            next = Math.max(next + period, now);
+            return now;
+        }
     }
 
     /**
@@ -194,7 +337,13 @@ public final class CallLoop
         private final CountDownLatch idle;
         private final AtomicReference<Throwable> failure;
         private volatile boolean stopping;
+        /** Set by the pacing thread: completions no longer issue the next call but free the slot. */
+        private volatile boolean paced;
+        /** In flight: true from the first call (unpaced calls follow each other) until a paced one completes. */
+        private volatile boolean busy = true;
         private long start;
+        /** One task for every paced send, so pacing allocates nothing per call. */
+        private final Runnable issueStamped = this::issueAsStamped;
 
         private Slot(final int index, final AsyncCall call, final Recorder recorder, final CountDownLatch idle,
             final AtomicReference<Throwable> failure)
@@ -218,6 +367,12 @@ public final class CallLoop
             call.issue(this);
         }
 
+        /** A paced send: {@link #start} was set by the pacing thread, which handed this over via the starter. */
+        private void issueAsStamped()
+        {
+            call.issue(this);
+        }
+
         /** The call ended; {@code error} is null on success. Issues the next call unless the run is over. */
         public void completed(final Throwable error)
         {
@@ -225,6 +380,11 @@ public final class CallLoop
             if (error != null)
             {
                 failure.compareAndSet(null, error);
+            }
+            if (paced)
+            {
+                busy = false;
+                return;
             }
             if (stopping || error != null)
             {

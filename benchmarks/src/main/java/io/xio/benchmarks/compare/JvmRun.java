@@ -45,15 +45,15 @@ final class JvmRun
             try
             {
                 client.await("START", c.workload().warmupMaxMillis() + START_TIMEOUT_MS);
-                final long cpuBefore = ProcessCpu.ticks(server.process.pid()) + ProcessCpu.ticks(client.process.pid());
+                final long serverBefore = ProcessCpu.ticks(server.process.pid());
+                final long clientBefore = ProcessCpu.ticks(client.process.pid());
                 final long allocBefore = server.stats();
                 final String result = client.await(Measurement.PREFIX, c.workload().measureMillis() + START_TIMEOUT_MS);
-                final long cpuAfter = ProcessCpu.ticks(server.process.pid()) + ProcessCpu.ticks(client.process.pid());
+                final long serverAfter = ProcessCpu.ticks(server.process.pid());
+                final long clientAfter = ProcessCpu.ticks(client.process.pid());
                 final long allocAfter = server.stats();
-                final boolean cpuKnown = cpuBefore >= 0 && cpuAfter >= 0;
-                return Figures.of(c.workload(), Measurement.parse(result),
-                    cpuKnown ? ProcessCpu.seconds(cpuAfter - cpuBefore) : -1,
-                    allocBefore < 0 || allocAfter < 0 ? -1 : allocAfter - allocBefore);
+                return Figures.of(c.workload(), Measurement.parse(result), cpuSeconds(serverBefore, serverAfter),
+                    cpuSeconds(clientBefore, clientAfter), allocBefore < 0 || allocAfter < 0 ? -1 : allocAfter - allocBefore);
             }
             finally
             {
@@ -64,6 +64,12 @@ final class JvmRun
         {
             server.stop();
         }
+    }
+
+    /** CPU seconds between two samples of one process; -1 where either was unreadable. */
+    private static double cpuSeconds(final long before, final long after)
+    {
+        return before < 0 || after < 0 ? -1 : ProcessCpu.seconds(after - before);
     }
 
     private static List<String> command(final Peer peer, final boolean pin, final int cpu, final Path jfr,

@@ -2,8 +2,10 @@ package io.xio.benchmarks.compare;
 
 import io.xio.benchmarks.compare.peers.AeronIpcPeer;
 import io.xio.benchmarks.compare.peers.GrpcPeer;
+import io.xio.benchmarks.compare.peers.MemoryCopyPeer;
 import io.xio.benchmarks.compare.peers.NettyEchoPeer;
 import io.xio.benchmarks.compare.peers.RawSocketPeer;
+import io.xio.benchmarks.compare.peers.SpinningSocketPeer;
 import io.xio.benchmarks.compare.peers.SpringProxyPeer;
 import io.xio.benchmarks.compare.peers.XioPeer;
 
@@ -24,6 +26,8 @@ public final class PeerMain
         "xio", new XioPeer(),
         "spring", new SpringProxyPeer(),
         "raw-socket", new RawSocketPeer(),
+        "spin-socket", new SpinningSocketPeer(),
+        "memcpy", new MemoryCopyPeer(),
         "netty", new NettyEchoPeer(),
         "grpc", new GrpcPeer(),
         "aeron", new AeronIpcPeer());

@@ -33,6 +33,15 @@ final class Report
         - **Spring proxy**: `@XioClient` calling an `@XioService` (INLINE dispatch), `byte[]` as a segment, 1 context,
           default settings (the apps of `SpringOverhead`).
         - **raw socket**: blocking `java.net.Socket`s, TCP_NODELAY, a server thread per connection.
+        - **spinning socket** (the tcp floor): non-blocking NIO `SocketChannel`s on both sides, no selector, each side
+          spinning on `read` until the whole message is in, TCP_NODELAY, direct buffers, a spinning server thread per
+          connection.
+        - **memory bandwidth**: one thread `ByteBuffer.put` of 1 MiB from one direct buffer into another, back to back
+          through the window (the server JVM idles); the same two buffers each time, so it is cache bandwidth where
+          1 MiB fits the cache.
+        - **paced** (64 B at 1,000 calls/s): the client's main thread parks until each send time and hands the call
+          to the context thread, 1 outstanding; latency from that send. The warm-up runs unpaced (for the JIT
+          compiler), then 1 s paced before the window. CPU per side: that JVM's user+system time over the window.
         - **Netty**: 4.2 native epoll, one event loop per side, the canonical echo handler; the client issues from its
           event loop.
         - **gRPC-java**: grpc-netty-shaded (epoll), one unary method with a byte[] marshaller, direct executor on both
@@ -71,7 +80,7 @@ final class Report
     String markdown()
     {
         final StringBuilder md = new StringBuilder();
-        md.append("# xio side by side: gRPC-java, Netty, raw sockets, Aeron, qperf\n\n");
+        md.append("# xio side by side: gRPC-java, Netty, raw and spinning sockets, Aeron, qperf, memory bandwidth\n\n");
         if (smoke)
         {
             md.append("**Smoke run**: short windows, one repetition, few cases. Checks that the harness works; its " +
@@ -91,10 +100,10 @@ final class Report
         md.append("- load average before ").append(environment.loadBefore).append(", after ")
             .append(environment.loadAfter).append(" (the machine is shared: only same-run ratios count)\n");
         md.append("- latency: HdrHistogram of each call's round trip, recorded by the client; CPU: both processes' " +
-            "user+system time from /proc over the window; allocation: both JVMs' per-thread allocation counters over " +
+            "user+system time from /proc over the window (per side in % of a core for paced cases); allocation: both JVMs' per-thread allocation counters over " +
             "the window, divided by the calls\n\n");
 
-        md.append("## Goals (issue 7)\n\n");
+        md.append("## Goals: xio against the floors and its own paths\n\n");
         md.append("| goal | xio case | compared with | measured | bound | |\n| --- | --- | --- | --- | --- | --- |\n");
         for (final Goal goal : goals)
         {
@@ -184,7 +193,7 @@ final class Report
         }
         final double median = Repetitions.median(values, index);
         return "| " + goal.text() + " | " + cases.get(ours).label() + " | " + what + " | " +
-            cell(values, index) + (goal.peerId() == null ? " B" : "x") + " | " + bound + " | " +
+            cell(values, index) + (goal.peerId() == null ? Figures.unit(goal.figure()) : "x") + " | " + bound + " | " +
             (goal.met(median) ? "**met**" : "**missed**") + " |";
     }
 
@@ -242,7 +251,8 @@ final class Report
         final List<PercentileChart.Panel> panels = new ArrayList<>();
         for (final Map.Entry<String, List<Integer>> group : groups().entrySet())
         {
-            if (Kind.of(cases.get(group.getValue().get(0)).workload()) != Kind.LATENCY)
+            final Kind kind = Kind.of(cases.get(group.getValue().get(0)).workload());
+            if (kind != Kind.LATENCY && kind != Kind.PACED)
             {
                 continue;
             }
@@ -331,6 +341,13 @@ final class Report
             new Column("p99.9 µs", Figures.P999_US), new Column("calls/s", Figures.CALLS_PER_S),
             new Column("CPU µs/call", Figures.CPU_US_PER_CALL), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL),
             new Column("warm-up s", Figures.WARMUP_S)),
+        PACED("p50 / peer's p50 (below 1: xio faster)", Figures.P50_US,
+            new Column("p50 µs", Figures.P50_US), new Column("p99 µs", Figures.P99_US),
+            new Column("p99.9 µs", Figures.P999_US), new Column("calls/s", Figures.CALLS_PER_S),
+            new Column("server CPU % of a core", Figures.SERVER_CPU_PCT),
+            new Column("client CPU % of a core", Figures.CLIENT_CPU_PCT),
+            new Column("CPU µs/call", Figures.CPU_US_PER_CALL), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL),
+            new Column("warm-up s", Figures.WARMUP_S)),
         RATE("calls/s / peer's calls/s (above 1: xio faster)", Figures.CALLS_PER_S,
             new Column("calls/s", Figures.CALLS_PER_S), new Column("p50 µs", Figures.P50_US),
             new Column("p99 µs", Figures.P99_US), new Column("CPU µs/call", Figures.CPU_US_PER_CALL),
@@ -354,7 +371,8 @@ final class Report
 
         static Kind of(final Workload workload)
         {
-            return workload.isTransfer() ? TRANSFER : workload.outstanding() > 1 ? RATE : LATENCY;
+            return workload.isTransfer() ? TRANSFER : workload.isPaced() ? PACED : workload.outstanding() > 1 ? RATE :
+                LATENCY;
         }
     }
 }

@@ -6,10 +6,12 @@ import java.util.Locale;
  * What one run asks of a peer: requests of {@code requestBytes} answered with {@code responseBytes}, with
  * {@code outstanding} calls in flight, measured for {@code measureMillis} after a warm-up of the same traffic
  * that lasts at least {@code warmupMillis} and then until the client's JIT compiler has been quiet for a second,
- * at most {@code warmupMaxMillis}. Server and client JVMs receive it as one argument ({@link #toArg()}). Immutable.
+ * at most {@code warmupMaxMillis}. With {@code callsPerSecond} above 0 the client is paced: it warms up unpaced (for
+ * the JIT compiler), then issues calls at that fixed rate, one outstanding. Server and client JVMs receive it as one
+ * argument ({@link #toArg()}). Immutable.
  */
 public record Workload(int requestBytes, int responseBytes, int outstanding, long warmupMillis, long warmupMaxMillis,
-    long measureMillis)
+    long measureMillis, int callsPerSecond)
 {
     public static final int KIB = 1024;
     public static final int MIB = 1024 * 1024;
@@ -19,11 +21,12 @@ public record Workload(int requestBytes, int responseBytes, int outstanding, lon
     public Workload
     {
         if (requestBytes < 1 || responseBytes < 1 || outstanding < 1 || warmupMillis < 0 ||
-            warmupMaxMillis < warmupMillis || measureMillis < 1)
+            warmupMaxMillis < warmupMillis || measureMillis < 1 || callsPerSecond < 0 ||
+            callsPerSecond > 0 && outstanding != 1)
         {
             throw new IllegalArgumentException("bad workload: request " + requestBytes + " B, response " +
                 responseBytes + " B, outstanding " + outstanding + ", warm-up " + warmupMillis + "-" + warmupMaxMillis +
-                " ms, measure " + measureMillis + " ms");
+                " ms, measure " + measureMillis + " ms, paced at " + callsPerSecond + " calls/s (1 outstanding only)");
         }
     }
 
@@ -31,14 +34,25 @@ public record Workload(int requestBytes, int responseBytes, int outstanding, lon
     public static Workload echo(final int bytes, final int outstanding, final Timing timing)
     {
         return new Workload(bytes, bytes, outstanding, timing.warmupMillis(), timing.warmupMaxMillis(),
-            timing.measureMillis());
+            timing.measureMillis(), 0);
+    }
+
+    /** Request and response of the same size, one call at a time, issued at {@code callsPerSecond}. */
+    public static Workload paced(final int bytes, final int callsPerSecond, final Timing timing)
+    {
+        if (callsPerSecond < 1)
+        {
+            throw new IllegalArgumentException("a paced workload needs a rate of at least 1 call/s");
+        }
+        return new Workload(bytes, bytes, 1, timing.warmupMillis(), timing.warmupMaxMillis(), timing.measureMillis(),
+            callsPerSecond);
     }
 
     /** Large requests answered by a small acknowledgement: the bandwidth case. */
     public static Workload transfer(final int bytes, final int outstanding, final Timing timing)
     {
         return new Workload(bytes, ACK_BYTES, outstanding, timing.warmupMillis(), timing.warmupMaxMillis(),
-            timing.measureMillis());
+            timing.measureMillis(), 0);
     }
 
     /** The durations of a run: shortest and longest warm-up, measured window. */
@@ -56,6 +70,12 @@ public record Workload(int requestBytes, int responseBytes, int outstanding, lon
         return !isEcho();
     }
 
+    /** Calls issued at a fixed rate rather than as fast as answers come back. */
+    public boolean isPaced()
+    {
+        return callsPerSecond > 0;
+    }
+
     /** Kind and size without the durations: runs with the same shape are compared with each other. */
     public String shape()
     {
@@ -64,25 +84,26 @@ public record Workload(int requestBytes, int responseBytes, int outstanding, lon
         {
             return size + " transfers, " + outstanding + " outstanding";
         }
-        return size + ", " + outstanding + " outstanding";
+        return isPaced() ? size + " at " + callsPerSecond + " calls/s" : size + ", " + outstanding + " outstanding";
     }
 
     public String toArg()
     {
         return requestBytes + ":" + responseBytes + ":" + outstanding + ":" + warmupMillis + ":" + warmupMaxMillis + ":" +
-            measureMillis;
+            measureMillis + ":" + callsPerSecond;
     }
 
     public static Workload parse(final String arg)
     {
         final String[] parts = arg.split(":");
-        if (parts.length != 6)
+        if (parts.length != 7)
         {
             throw new IllegalArgumentException(
-                "workload must be request:response:outstanding:warmupMs:warmupMaxMs:measureMs, was " + arg);
+                "workload must be request:response:outstanding:warmupMs:warmupMaxMs:measureMs:callsPerSecond, was " +
+                arg);
         }
         return new Workload(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]),
-            Long.parseLong(parts[3]), Long.parseLong(parts[4]), Long.parseLong(parts[5]));
+            Long.parseLong(parts[3]), Long.parseLong(parts[4]), Long.parseLong(parts[5]), Integer.parseInt(parts[6]));
     }
 
     static String size(final int bytes)

@@ -45,6 +45,33 @@ class ComparisonReportTest
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("request:response:outstanding");
         assertThatThrownBy(() -> Workload.echo(64, 0, TIMING))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outstanding 0");
+
+        final Workload paced = Workload.paced(64, 1000, TIMING);
+        assertThat(Workload.parse(paced.toArg())).isEqualTo(paced);
+        assertThat(paced.isPaced()).isTrue();
+        assertThat(Workload.echo(64, 1, TIMING).isPaced()).isFalse();
+        assertThat(paced.shape()).isEqualTo("64 B at 1000 calls/s");
+        assertThatThrownBy(() -> new Workload(64, 64, 8, 1, 2, 1000, 1000))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 outstanding only");
+    }
+
+    @Test
+    void eachSidesCpuIsAShareOfOneCoreOverTheWindow()
+    {
+        final Histogram latency = new Histogram(3);
+        latency.recordValue(20_000);
+        // 2 s window, 2000 calls: the server used 0.2 s of CPU, the client 0.5 s
+        final Measurement m = new Measurement(2000, 2_000_000_000L, 0, Double.NaN, 0, latency);
+
+        final Figures known = Figures.of(Workload.paced(64, 1000, TIMING), m, 0.2, 0.5, 0);
+        final Figures unknown = Figures.of(Workload.paced(64, 1000, TIMING), m, 0.2, -1, 0);
+
+        assertThat(known.get(Figures.SERVER_CPU_PCT)).isCloseTo(10.0, within(1e-9));
+        assertThat(known.get(Figures.CLIENT_CPU_PCT)).isCloseTo(25.0, within(1e-9));
+        assertThat(known.get(Figures.MAX_SIDE_CPU_PCT)).isCloseTo(25.0, within(1e-9));
+        assertThat(known.get(Figures.CPU_US_PER_CALL)).isCloseTo(350.0, within(1e-9));
+        assertThat(unknown.get(Figures.MAX_SIDE_CPU_PCT)).isNaN();
+        assertThat(unknown.get(Figures.CPU_US_PER_CALL)).isNaN();
     }
 
     @Test
@@ -98,6 +125,79 @@ class ComparisonReportTest
         assertThat(markdown).contains("| p50 at most half the peer's | xio tcp | raw socket | 0.30 [0.20-0.80]x | <= 0.50 | **met** |");
         assertThat(markdown).contains("`absent` (not in this run)");
         assertThat(markdown).contains("| xio tcp | 0.30 [0.20-0.80] |");
+    }
+
+    @Test
+    void boundsOnCpuAllocationAndCallRatesAreJudgedAndPacedGroupsShowCpuPerSide()
+    {
+        final Workload paced = Workload.paced(64, 1000, TIMING);
+        final Workload many = Workload.echo(64, 64, TIMING);
+        final List<Case> cases = List.of(
+            new Case("paced-spin", "64 B at 1,000 calls/s", "xio", "tcp,poll=spin", paced, "paced spin"),
+            new Case("paced-default", "64 B at 1,000 calls/s", "xio", "tcp", paced, "paced default"),
+            new Case("engine", "64 B, 64 outstanding", "xio", "tcp", many, "engine rate"),
+            new Case("proxy", "64 B, 64 outstanding", "spring", "", many, "proxy rate"));
+        final Figures[][] results = {
+            {figure(Figures.MAX_SIDE_CPU_PCT, 100, Figures.P50_US, 10)},
+            {figure(Figures.MAX_SIDE_CPU_PCT, 12, Figures.SERVER_CPU_PCT, 12, Figures.CLIENT_CPU_PCT, 7,
+                Figures.P50_US, 20)},
+            {figure(Figures.CALLS_PER_S, 1_000_000, Figures.ALLOC_B_PER_CALL, 40)},
+            {figure(Figures.CALLS_PER_S, 700_000, Figures.ALLOC_B_PER_CALL, 600)}};
+        final List<Goal> goals = List.of(
+            new Goal("cpu", "paced-default", null, Figures.MAX_SIDE_CPU_PCT, 15, true),
+            new Goal("cpu of spin", "paced-spin", null, Figures.MAX_SIDE_CPU_PCT, 15, true),
+            new Goal("p50 vs spin", "paced-default", "paced-spin", Figures.P50_US, 1.5, true),
+            new Goal("engine alloc", "engine", null, Figures.ALLOC_B_PER_CALL, 64, true),
+            new Goal("proxy alloc", "proxy", null, Figures.ALLOC_B_PER_CALL, 512, true),
+            new Goal("proxy rate", "proxy", "engine", Figures.CALLS_PER_S, 0.6, false),
+            new Goal("proxy rate, higher bar", "proxy", "engine", Figures.CALLS_PER_S, 0.8, false));
+
+        final String markdown = new Report(cases, results, Map.of(), Map.of(), goals,
+            Environment.capture("", true, 1, TIMING), false).markdown();
+
+        assertThat(markdown).contains("## Goals: ").doesNotContain("issue 7");
+        assertThat(markdown).contains("| cpu | paced default | - | 12.0 % | <= 15.0 | **met** |");
+        assertThat(markdown).contains("| cpu of spin | paced spin | - | 100 % | <= 15.0 | **missed** |");
+        assertThat(markdown).contains("| p50 vs spin | paced default | paced spin | 2.00x | <= 1.50 | **missed** |");
+        assertThat(markdown).contains("| engine alloc | engine rate | - | 40.0 B | <= 64.0 | **met** |");
+        assertThat(markdown).contains("| proxy alloc | proxy rate | - | 600 B | <= 512 | **missed** |");
+        assertThat(markdown).contains("| proxy rate | proxy rate | engine rate | 0.70x | >= 0.60 | **met** |");
+        assertThat(markdown).contains("| proxy rate, higher bar | proxy rate | engine rate | 0.70x | >= 0.80 | **missed** |");
+        assertThat(markdown).contains("### 64 B at 1,000 calls/s")
+            .contains("| p50 µs | p99 µs | p99.9 µs | calls/s | server CPU % of a core | client CPU % of a core |");
+        assertThat(markdown).contains("| paced default | 20.0 | - | - | - | 12.0 | 7.00 |");
+    }
+
+    @Test
+    void theGoalsNameCasesTheComparisonRuns()
+    {
+        final List<String> ids = Comparison.fullCases(TIMING).stream().map(Case::id).toList();
+
+        assertThat(Comparison.goals()).allSatisfy(goal ->
+        {
+            assertThat(ids).contains(goal.oursId());
+            if (goal.peerId() != null)
+            {
+                assertThat(ids).contains(goal.peerId());
+            }
+        });
+        assertThat(ids).doesNotHaveDuplicates();
+        assertThat(Comparison.smokeCases(TIMING).stream().map(Case::id))
+            .contains("spin-socket-64-lat", "memcpy-1m", "xio-tcp-64-paced-default");
+    }
+
+    /** Figures with the given (index, value) pairs set and every other figure unknown. */
+    private static Figures figure(final double... indexValuePairs)
+    {
+        final double[] values = new double[Figures.COUNT];
+        java.util.Arrays.fill(values, Double.NaN);
+        for (int i = 0; i < indexValuePairs.length; i += 2)
+        {
+            values[(int)indexValuePairs[i]] = indexValuePairs[i + 1];
+        }
+        final Histogram latency = new Histogram(3);
+        latency.recordValue(1000);
+        return new Figures(values, latency);
     }
 
     private static Figures figures(final double p50Micros)

@@ -170,8 +170,10 @@ public final class XioPeer implements Peer
                     session.request(Outbound.of(NO_HEADER, payload).metadata(trace)).whenComplete(callback);
                 };
                 final int[] next = new int[1];
-                return CallLoop.pipelined(workload, call,
-                    task -> engine.contexts().get(next[0]++ % contexts).execute(task), framesPerWrite);
+                // looked up once: a paced run hands every call over through the starter, and contexts() copies
+                final List<io.xio.engine.Context> loops = engine.contexts();
+                return CallLoop.pipelined(workload, call, task -> loops.get(next[0]++ % contexts).execute(task),
+                    framesPerWrite);
             }
             finally
             {

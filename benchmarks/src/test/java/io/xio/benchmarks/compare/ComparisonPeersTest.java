@@ -1,0 +1,98 @@
+package io.xio.benchmarks.compare;
+
+import io.xio.benchmarks.compare.peers.MemoryCopyPeer;
+import io.xio.benchmarks.compare.peers.SpinningSocketPeer;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The floor peers and the paced call loop, in this JVM with short windows: they run and count what they did. */
+class ComparisonPeersTest
+{
+    private static final Workload.Timing SHORT = new Workload.Timing(10, 10, 200);
+
+    @Test
+    void theSpinningSocketEchoesEachCallAndIsAPingPong() throws Exception
+    {
+        final Peer peer = PeerMain.peer("spin-socket");
+        assertThat(peer).isInstanceOf(SpinningSocketPeer.class);
+        for (final Workload workload : new Workload[] {Workload.echo(4096, 1, SHORT), Workload.transfer(256 * 1024,
+            1, SHORT)})
+        {
+            try (Peer.Server server = peer.serve("", workload))
+            {
+                final Measurement m = peer.run("", server.address(), workload);
+
+                assertThat(m.calls()).isPositive();
+                assertThat(m.latency().getTotalCount()).isEqualTo(m.calls());
+            }
+        }
+        assertThatThrownBy(() -> peer.run("", "1", Workload.echo(64, 2, SHORT)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 outstanding only");
+    }
+
+    @Test
+    void theMemoryCopyNeedsNoServerAndCountsCopies() throws Exception
+    {
+        final Peer peer = PeerMain.peer("memcpy");
+        assertThat(peer).isInstanceOf(MemoryCopyPeer.class);
+        final Workload workload = Workload.transfer(Workload.MIB, 1, SHORT);
+        try (Peer.Server server = peer.serve("", workload))
+        {
+            final Measurement m = peer.run("", server.address(), workload);
+
+            assertThat(m.calls()).isPositive();
+            assertThat(Figures.of(workload, m, 0, 0, 0).get(Figures.MIB_PER_S)).isPositive();
+        }
+    }
+
+    @Test
+    void aPacedBlockingLoopSendsNoFasterThanItsRate() throws Exception
+    {
+        final Workload paced = Workload.paced(64, 500, SHORT);
+        final AtomicLong calls = new AtomicLong();
+
+        final Measurement m = CallLoop.blocking(paced, calls::incrementAndGet, () -> Double.NaN);
+
+        // the unpaced warm-up made far more calls than the 1.2 s paced part could
+        assertThat(calls.get()).isGreaterThan(m.calls() + 600);
+        assertThat(m.calls()).isPositive().isLessThanOrEqualTo(maxPacedCalls(paced, m));
+    }
+
+    @Test
+    void aPacedPipelineHandsEachCallToTheStarterAndNoFasterThanItsRate() throws Exception
+    {
+        final Workload paced = Workload.paced(64, 500, SHORT);
+        final ExecutorService loop = Executors.newSingleThreadExecutor();
+        try
+        {
+            final AtomicLong issued = new AtomicLong();
+            // completes on the "event loop", as a peer's callback would
+            final CallLoop.AsyncCall call = slot ->
+            {
+                issued.incrementAndGet();
+                loop.execute(() -> slot.completed(null));
+            };
+
+            final Measurement m = CallLoop.pipelined(paced, call, loop, () -> Double.NaN);
+
+            assertThat(issued.get()).isGreaterThan(m.calls() + 600);
+            assertThat(m.calls()).isPositive().isLessThanOrEqualTo(maxPacedCalls(paced, m));
+            assertThat(m.latency().getTotalCount()).isEqualTo(m.calls());
+        }
+        finally
+        {
+            loop.shutdownNow();
+        }
+    }
+
+    private static long maxPacedCalls(final Workload paced, final Measurement m)
+    {
+        return (long)Math.ceil(paced.callsPerSecond() * (m.nanos() / 1e9)) + 1;
+    }
+}
