@@ -54,6 +54,9 @@ public final class XioEngine implements AutoCloseable
     /** How long an idle context spins before it parks, unless {@link Builder#busyPoll} says otherwise. */
     public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(50_000);
 
+    /** Whether idle contexts learn when work comes, unless {@link Builder#adaptivePolling} says otherwise. */
+    public static final boolean DEFAULT_ADAPTIVE_POLLING = true;
+
     /** How long a caller blocked on a {@link XioFuture} spins before it parks, unless {@link Builder#callerSpin}. */
     public static final Duration DEFAULT_CALLER_SPIN = Duration.ZERO;
 
@@ -85,6 +88,7 @@ public final class XioEngine implements AutoCloseable
     private final Object lifecycle = new Object();
     private final Limits limits;
     private final Duration busyPoll;
+    private final boolean adaptivePolling;
     private final boolean manualContexts;
     private final NanoClock clock;
     private final LeakTracker leaks;
@@ -102,6 +106,7 @@ public final class XioEngine implements AutoCloseable
         connectTimeout = builder.connectTimeout;
         limits = builder.limits;
         busyPoll = builder.busyPoll;
+        adaptivePolling = builder.adaptivePolling;
         manualContexts = builder.manualContexts;
         clock = builder.clock;
         supervisor = new ContextSupervisor(this, builder.contextFailurePolicy);
@@ -132,7 +137,8 @@ public final class XioEngine implements AutoCloseable
 
     private EventLoop newLoop(final int index)
     {
-        return new EventLoop(name + "-ctx-" + index, index, limits, busyPoll, manualContexts, clock, supervisor);
+        return new EventLoop(name + "-ctx-" + index, index, limits, busyPoll, adaptivePolling, manualContexts, clock,
+            supervisor);
     }
 
     private static AgentRunner start(final EventLoop loop)
@@ -474,6 +480,12 @@ public final class XioEngine implements AutoCloseable
         return busyPoll;
     }
 
+    /** Whether idle contexts learn when work comes ({@link Builder#adaptivePolling}). */
+    public boolean adaptivePolling()
+    {
+        return adaptivePolling;
+    }
+
     /** How long a caller blocked on a {@link XioFuture} spins before it parks ({@link Builder#callerSpin}). */
     public Duration callerSpin()
     {
@@ -702,6 +714,7 @@ public final class XioEngine implements AutoCloseable
         private String name;
         private int contexts = Math.max(1, Runtime.getRuntime().availableProcessors());
         private Duration busyPoll = DEFAULT_BUSY_POLL;
+        private boolean adaptivePolling = DEFAULT_ADAPTIVE_POLLING;
         private Limits limits = Limits.DEFAULT;
         private Duration keepaliveInterval = DEFAULT_KEEPALIVE_INTERVAL;
         private Duration keepaliveTimeout = DEFAULT_KEEPALIVE_TIMEOUT;
@@ -740,11 +753,27 @@ public final class XioEngine implements AutoCloseable
             return this;
         }
 
-        /** How long an idle context spins before it parks; 0 parks at once. Default 50µs. */
+        /**
+         * How long an idle context spins after work before it sleeps; 0 parks at once (and turns
+         * {@link #adaptivePolling} off), a time longer than any gap spins throughout. Default 50µs.
+         */
         public Builder busyPoll(final Duration value)
         {
             requireNonNegative("busyPoll", value);
             busyPoll = value;
+            return this;
+        }
+
+        /**
+         * Whether an idle context learns from the gaps between work: it keeps spinning after work only while work
+         * often comes back within {@link #busyPoll}, and when work comes at regular intervals (a paced client) it
+         * sleeps until shortly before the next is due and spins through a short window around it, at most an
+         * eighth of the gap. Irregular or no load parks after the spin, as without it. False: spin for
+         * {@code busyPoll}, then park. Default true.
+         */
+        public Builder adaptivePolling(final boolean value)
+        {
+            adaptivePolling = value;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.xio.engine;
 
+import io.xio.engine.context.EventLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -8,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import static io.xio.engine.TestEngines.ECHO;
@@ -42,6 +44,43 @@ class ContextTest
                 .hasMessageContaining("manual");
         }
         assertThat(xioThreads("threads-ctx-")).isEmpty();
+    }
+
+    @Test
+    void aPacedLoadIsLearnedTheIdleContextDozingUntilTheNextCallIsDue() throws Exception
+    {
+        try (TestEngines engines = new TestEngines())
+        {
+            // the default idle wait, not the tests' park-at-once
+            final XioEngine server = engines.start(engines.builder("paced-server").contexts(1)
+                .busyPoll(XioEngine.DEFAULT_BUSY_POLL));
+            assertThat(server.adaptivePolling()).isTrue();
+            server.register("echo", ECHO);
+            final Portal portal = server.bind("tcp://127.0.0.1:0");
+            final XioEngine client = engines.start(engines.builder("paced-client").contexts(1));
+            final EventLoop loop = (EventLoop)server.contexts().get(0);
+            try (Session session = client.connect(portal.uri().withResource("echo").toString()))
+            {
+                final long interval = TimeUnit.MILLISECONDS.toNanos(2);
+                long due = System.nanoTime();
+                for (int i = 0; i < 300; i++)
+                {
+                    due += interval;
+                    long now;
+                    while ((now = System.nanoTime()) < due)
+                    {
+                        LockSupport.parkNanos(due - now); // pacing the calls, not waiting for a condition
+                    }
+                    try (Message reply = session.request(Outbound.of(utf8("paced " + i))).get(5, TimeUnit.SECONDS))
+                    {
+                        assertThat(text(reply.header())).isEqualTo("paced " + i);
+                    }
+                }
+                final CompletableFuture<Long> dozes = new CompletableFuture<>();
+                loop.execute(() -> dozes.complete(loop.dozes()));
+                assertThat(dozes.get(5, TimeUnit.SECONDS)).as("dozes of the server's context").isPositive();
+            }
+        }
     }
 
     @Test

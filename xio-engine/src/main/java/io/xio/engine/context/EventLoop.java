@@ -28,13 +28,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The implementation of a {@link Context}: an Agrona {@link Agent} whose duty cycle drains the command queue,
  * polls the selector and transport pollers, expires timers and flushes the links written this turn. When
- * idle it spins for the busy-poll time, then blocks in {@code select} until a timer is due or another thread
- * calls {@link #wakeup()}. Everything except {@link #execute}, {@link #wakeup} and the getters is for the
- * loop's own thread.
+ * idle it waits as its {@link AdaptiveIdle} says: spins, dozes until shortly before work is expected, or blocks
+ * in {@code select} until a timer is due or another thread calls {@link #wakeup()}. Everything except
+ * {@link #execute}, {@link #wakeup} and the getters is for the loop's own thread.
  *
  * <p>A {@link RuntimeException} from a task, timer or selection handler is logged and the loop goes on. An
  * {@link Error} there, or anything escaping the duty cycle or the idle wait, fails the loop
@@ -71,7 +72,7 @@ public final class EventLoop implements Context, TransportContext
     private final LoopCounters counters = new LoopCounters();
     private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
     private final NanoClock clock;
-    private final long busyPollNanos;
+    private final AdaptiveIdle idleStrategy;
     private final boolean manual;
     private final FailureHandler failureHandler;
     private volatile RefusalSink refusals;
@@ -80,20 +81,24 @@ public final class EventLoop implements Context, TransportContext
     private final AgentTerminationException terminated;
     private volatile Throwable failure;
     private volatile boolean parked;
+    private volatile boolean dozing;
     private volatile boolean closed;
     private volatile Thread thread;
     private long nanoTime;
     private long idleSince;
+    private long dozes;
     private int selectorLinks;
     private int turns;
     private long nextDeadline;
 
     /**
+     * @param busyPoll the longest spin after work; zero parks at once
+     * @param adaptive whether the idle wait learns from the gaps between work ({@link AdaptiveIdle})
      * @param clock the time of loop turns and timers; spinning and idle accounting measure real time
      * @param failureHandler told when the loop fails, on its thread
      */
     public EventLoop(final String name, final int index, final Limits limits, final Duration busyPoll,
-        final boolean manual, final NanoClock clock, final FailureHandler failureHandler)
+        final boolean adaptive, final boolean manual, final NanoClock clock, final FailureHandler failureHandler)
     {
         this.clock = clock;
         this.failureHandler = failureHandler;
@@ -101,7 +106,7 @@ public final class EventLoop implements Context, TransportContext
         this.name = name;
         this.index = index;
         this.limits = limits;
-        this.busyPollNanos = busyPoll.toNanos();
+        this.idleStrategy = new AdaptiveIdle(System::nanoTime, busyPoll.toNanos(), adaptive);
         this.manual = manual;
         this.pool = new BufferPool(name);
         try
@@ -386,19 +391,26 @@ public final class EventLoop implements Context, TransportContext
         {
             return; // failed in the last turn: the next one ends the runner
         }
-        final long now = System.nanoTime();
         if (idleSince == 0)
         {
-            idleSince = now;
+            idleSince = System.nanoTime();
         }
-        if (now - idleSince < busyPollNanos)
+        final int action = idleStrategy.idle();
+        if (action == AdaptiveIdle.SPIN)
         {
             Thread.onSpinWait();
             return;
         }
         try
         {
-            park(MAX_PARK_NANOS); // selection handlers run in a blocking select too
+            if (action == AdaptiveIdle.DOZE)
+            {
+                doze(idleStrategy.dozeNanos());
+            }
+            else
+            {
+                park(MAX_PARK_NANOS); // selection handlers run in a blocking select too
+            }
         }
         catch (final Throwable ex)
         {
@@ -411,8 +423,53 @@ public final class EventLoop implements Context, TransportContext
         if (idleSince != 0)
         {
             counters.idled(System.nanoTime() - idleSince);
+            idleStrategy.workArrived();
         }
         idleSince = 0;
+    }
+
+    /** Times the loop slept until shortly before expected work ({@link AdaptiveIdle#DOZE}). The loop's thread. */
+    public long dozes()
+    {
+        return dozes;
+    }
+
+    /**
+     * Sleeps about {@code nanos} before work is expected. Under a millisecond a selector cannot time it, so the
+     * thread parks: a socket ready meanwhile waits for the doze's end, which the prediction put before its arrival;
+     * tasks from other threads unpark it at once.
+     */
+    private void doze(final long nanos)
+    {
+        dozes++;
+        if (nanos >= TimeUnit.MILLISECONDS.toNanos(1))
+        {
+            park(TimeUnit.MILLISECONDS.toNanos(TimeUnit.NANOSECONDS.toMillis(nanos)));
+            return;
+        }
+        long timeout = nanos;
+        if (timers.timerCount() > 0)
+        {
+            nextDeadline = Long.MAX_VALUE;
+            timers.forEach(earliest);
+            timeout = Math.min(timeout, nextDeadline - clock.nanoTime());
+        }
+        if (timeout <= 0)
+        {
+            return;
+        }
+        dozing = true;
+        try
+        {
+            if (commands.isEmpty() && !pollersHaveWork())
+            {
+                LockSupport.parkNanos(this, timeout);
+            }
+        }
+        finally
+        {
+            dozing = false;
+        }
     }
 
     private void park(final long maxNanos)
@@ -530,9 +587,9 @@ public final class EventLoop implements Context, TransportContext
         {
             drainClosed(); // the loop stopped meanwhile: run what it will not
         }
-        else if (parked)
+        else
         {
-            selector.wakeup();
+            wakeup();
         }
     }
 
@@ -570,6 +627,10 @@ public final class EventLoop implements Context, TransportContext
         if (parked)
         {
             selector.wakeup();
+        }
+        else if (dozing)
+        {
+            LockSupport.unpark(thread);
         }
     }
 

@@ -73,6 +73,7 @@ public class XioAutoConfiguration
         map.from(properties::getContexts).to(builder::contexts);
         map.from(properties.getIdle()::getBusyPoll).to(builder::busyPoll);
         map.from(properties.getIdle()::getCallerSpin).to(builder::callerSpin);
+        map.from(properties.getIdle()::getAdaptive).to(builder::adaptivePolling);
         map.from(properties::getOnContextFailure).to(builder::onContextFailure);
         map.from(properties::getConnectTimeout).to(builder::connectTimeout);
         map.from(properties::getReconnectTimeout).to(builder::reconnectTimeout);

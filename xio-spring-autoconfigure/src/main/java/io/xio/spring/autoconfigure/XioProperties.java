@@ -220,6 +220,14 @@ public class XioProperties
          */
         private Duration callerSpin;
 
+        /**
+         * Whether an idle context learns when work comes: it spins after work only while work often comes back
+         * within the busy-poll time, and under a steady load (a paced client) it sleeps until shortly before the
+         * next call is due and spins through a short window around it, at most an eighth of the gap. Off: spin for
+         * the busy-poll time, then park. A busy-poll time of 0 parks at once either way.
+         */
+        private Boolean adaptive;
+
         public Duration getBusyPoll()
         {
             return busyPoll;
@@ -238,6 +246,16 @@ public class XioProperties
         public void setCallerSpin(final Duration callerSpin)
         {
             this.callerSpin = notNegative(callerSpin);
+        }
+
+        public Boolean getAdaptive()
+        {
+            return adaptive;
+        }
+
+        public void setAdaptive(final Boolean adaptive)
+        {
+            this.adaptive = adaptive;
         }
 
         private static Duration notNegative(final Duration value)

@@ -64,6 +64,7 @@ class XioConfigurationMetadataTest
         final Map<String, Object> defaults = new LinkedHashMap<>();
         defaults.put("xio.idle.busy-poll", XioEngine.DEFAULT_BUSY_POLL);
         defaults.put("xio.idle.caller-spin", XioEngine.DEFAULT_CALLER_SPIN);
+        defaults.put("xio.idle.adaptive", XioEngine.DEFAULT_ADAPTIVE_POLLING);
         defaults.put("xio.keepalive.interval", XioEngine.DEFAULT_KEEPALIVE_INTERVAL);
         defaults.put("xio.keepalive.timeout", XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
         defaults.put("xio.connect-timeout", XioEngine.DEFAULT_CONNECT_TIMEOUT);

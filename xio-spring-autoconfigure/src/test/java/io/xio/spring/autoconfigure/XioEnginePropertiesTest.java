@@ -30,6 +30,7 @@ class XioEnginePropertiesTest
             final XioEngine engine = context.getBean(XioEngine.class);
             assertThat(engine.busyPoll()).isEqualTo(XioEngine.DEFAULT_BUSY_POLL);
             assertThat(engine.callerSpin()).isEqualTo(XioEngine.DEFAULT_CALLER_SPIN);
+            assertThat(engine.adaptivePolling()).isEqualTo(XioEngine.DEFAULT_ADAPTIVE_POLLING);
             assertThat(engine.keepaliveInterval()).isEqualTo(XioEngine.DEFAULT_KEEPALIVE_INTERVAL);
             assertThat(engine.keepaliveTimeout()).isEqualTo(XioEngine.DEFAULT_KEEPALIVE_TIMEOUT);
             assertThat(engine.reconnectTimeout()).isEqualTo(XioEngine.DEFAULT_RECONNECT_TIMEOUT);
@@ -43,8 +44,9 @@ class XioEnginePropertiesTest
     @Test
     void eachOptionSetReachesTheEngine()
     {
-        runner.withPropertyValues("xio.idle.busy-poll=2", "xio.idle.caller-spin=3us", "xio.keepalive.interval=2s",
-            "xio.keepalive.timeout=20s", "xio.connect-timeout=750ms", "xio.reconnect-timeout=1m",
+        runner.withPropertyValues("xio.idle.busy-poll=2", "xio.idle.caller-spin=3us", "xio.idle.adaptive=false",
+            "xio.keepalive.interval=2s", "xio.keepalive.timeout=20s", "xio.connect-timeout=750ms",
+            "xio.reconnect-timeout=1m",
             "xio.leak-detection=true", "xio.on-context-failure=restart-context", "xio.limits.max-segments=8",
             "xio.limits.dedup-window=4096", "xio.limits.retained-response-size=4KB").run(context ->
             {
@@ -53,6 +55,7 @@ class XioEnginePropertiesTest
                 assertThat(engine.busyPoll()).as("a bare number is milliseconds, as for every Boot duration")
                     .isEqualTo(Duration.ofMillis(2));
                 assertThat(engine.callerSpin()).isEqualTo(Duration.ofNanos(3_000));
+                assertThat(engine.adaptivePolling()).isFalse();
                 assertThat(engine.keepaliveInterval()).hasSeconds(2);
                 assertThat(engine.keepaliveTimeout()).hasSeconds(20);
                 assertThat(engine.connectTimeout()).hasMillis(750);

@@ -1,0 +1,227 @@
+package io.xio.engine.context;
+
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * Decides how an idle loop waits: spin, doze (a timed sleep) or park until woken. It learns from the gaps
+ * between the end of one busy period and the next work:
+ *
+ * <ul>
+ * <li>After work the loop spins up to the busy-poll time, as long as work often comes back within it (a reply
+ * to a request just sent, a burst); when it rarely does, only a short spin is kept.</li>
+ * <li>Gaps longer than that are averaged, with their mean deviation (as TCP estimates round-trip times). When
+ * they are regular (paced arrivals), the loop dozes until shortly before the expected arrival and spins through
+ * a window around it, whose length is bounded by a share of the gap; a park's overshoot past its deadline,
+ * large on a virtual machine, is learned too and taken off the doze. Work found on waking from a doze that
+ * was on time came early: the prediction stops until the gaps are regular again.</li>
+ * <li>Otherwise, or once the window passed without work, it parks: no load costs no CPU. A long silence enters
+ * the average when work comes back, so the prediction stops until the gaps are regular again.</li>
+ * </ul>
+ *
+ * <p>A yield phase is left out on purpose: on an otherwise idle core {@code Thread.yield} costs what a spin
+ * costs and adds a system call to the latency; the doze is the cheap middle step between spinning and parking.
+ * With adaptation off, or a busy-poll time of zero, it is the fixed spin-then-park of old. The loop's own
+ * thread only; allocates nothing.
+ */
+public final class AdaptiveIdle
+{
+    /** Spin once ({@link Thread#onSpinWait}) and ask again. */
+    public static final int SPIN = 0;
+    /** Sleep for {@link #dozeNanos()}, waking early for new work. */
+    public static final int DOZE = 1;
+    /** Block until work comes (or a timer is due). */
+    public static final int PARK = 2;
+
+    /** The spin after work when work rarely comes back within the busy-poll time. */
+    static final long SHORT_SPIN_NANOS = 5_000;
+    /** Longer gaps are not predicted: a doze that long risks a late wake-up for an early arrival. */
+    static final long MAX_PREDICTED_GAP_NANOS = 20_000_000;
+    /** Gaps averaged before a prediction is trusted. */
+    static final int MIN_SAMPLES = 4;
+    /** The window spun around an expected arrival is at most this part of the gap (1/8: 12.5 % of a core). */
+    static final int WINDOW_SHARE_SHIFT = 3;
+    private static final long MARGIN_NANOS = 5_000;
+    /** What a park overshoots before one was measured: about a timer slack and a wake-up. */
+    private static final long INITIAL_OVERSHOOT_NANOS = 60_000;
+
+    private final NanoClock clock;
+    private final long spinNanos;
+    private final boolean adaptive;
+
+    private long idleStart;
+    private boolean idle;
+    /** Of the last gaps, about the share (in 1/256) that ended within the busy-poll time. */
+    private int hitRate = 256;
+    private long gapMean;
+    private long gapDeviation;
+    private int samples;
+    private long overshootMean = INITIAL_OVERSHOOT_NANOS;
+    private long overshootDeviation;
+    private long dozeUntil;
+    private long dozeNanos;
+    /** The last wait was a doze: work found now came while it slept. */
+    private boolean dozed;
+
+    /**
+     * @param clock measures the gaps; real time in a running loop
+     * @param spinNanos the busy-poll time: the longest spin after work; 0 parks at once
+     * @param adaptive whether to learn; false is a fixed spin of {@code spinNanos} then a park
+     */
+    public AdaptiveIdle(final NanoClock clock, final long spinNanos, final boolean adaptive)
+    {
+        if (spinNanos < 0)
+        {
+            throw new IllegalArgumentException("spinNanos must be >= 0, was " + spinNanos);
+        }
+        this.clock = clock;
+        this.spinNanos = spinNanos;
+        this.adaptive = adaptive && spinNanos > 0;
+    }
+
+    /** Work came: ends the idle period, if any, and learns its length. */
+    public void workArrived()
+    {
+        if (!idle)
+        {
+            return;
+        }
+        idle = false;
+        final long now = clock.nanoTime();
+        final boolean onTime = learnOvershoot(now);
+        final boolean early = dozed && onTime;
+        dozed = false;
+        if (!adaptive)
+        {
+            return;
+        }
+        final long gap = now - idleStart;
+        // Work a park woke for soon after the spin would have been caught by spinning the whole busy-poll time.
+        if (gap <= spinNanos + overshootMean)
+        {
+            hitRate += (256 - hitRate) >> 3;
+        }
+        else
+        {
+            hitRate -= hitRate >> 3;
+        }
+        if (gap <= spinNanos)
+        {
+            return;
+        }
+        if (early)
+        {
+            samples = MIN_SAMPLES - 1; // it came before the window, the doze on time: wait for a regular gap
+        }
+        if (samples == 0)
+        {
+            gapMean = gap;
+            gapDeviation = gap >> 1;
+        }
+        else
+        {
+            final long error = gap - gapMean;
+            gapMean += error >> 3;
+            gapDeviation += (Math.abs(error) - gapDeviation) >> 3;
+        }
+        samples = Math.min(samples + 1, MIN_SAMPLES);
+    }
+
+    /** The loop found no work: what to do now. The first call after work starts an idle period. */
+    public int idle()
+    {
+        final long now = clock.nanoTime();
+        if (!idle)
+        {
+            idle = true;
+            idleStart = now;
+            dozeUntil = 0;
+        }
+        learnOvershoot(now);
+        final long elapsed = now - idleStart;
+        if (!adaptive)
+        {
+            return elapsed < spinNanos ? SPIN : PARK;
+        }
+        dozed = false;
+        if (elapsed < spinAfterWork())
+        {
+            return SPIN;
+        }
+        if (!predictable())
+        {
+            return PARK;
+        }
+        // Spun before the expected arrival: its deviation and the doze's; after: its deviation.
+        long before = 2 * gapDeviation + 3 * overshootDeviation + MARGIN_NANOS;
+        long after = 2 * gapDeviation + MARGIN_NANOS;
+        final long share = gapMean >> WINDOW_SHARE_SHIFT;
+        if (before + after > share)
+        {
+            before = share * before / (before + after);
+            after = share - before;
+        }
+        final long windowEnd = gapMean + after;
+        final long windowStart = gapMean - before;
+        if (elapsed >= windowEnd)
+        {
+            return PARK; // missed: whatever comes now is irregular
+        }
+        final long doze = windowStart - overshootMean - elapsed;
+        if (doze <= 0)
+        {
+            return SPIN;
+        }
+        dozeNanos = doze;
+        dozeUntil = now + doze;
+        dozed = true;
+        return DOZE;
+    }
+
+    /** How long to sleep after {@link #idle()} said {@link #DOZE}. */
+    public long dozeNanos()
+    {
+        return dozeNanos;
+    }
+
+    /** The spin after work now: the busy-poll time, or a short one when work has rarely come back within it. */
+    long spinAfterWork()
+    {
+        return hitRate >= 32 ? spinNanos : Math.min(spinNanos, SHORT_SPIN_NANOS);
+    }
+
+    /** Whether the gaps are regular enough to doze until the next one is due. */
+    boolean predictable()
+    {
+        return samples >= MIN_SAMPLES && gapMean <= MAX_PREDICTED_GAP_NANOS && gapDeviation <= gapMean >> 3;
+    }
+
+    /** The gap expected after a spin without work: its mean; meaningful once {@link #predictable()}. */
+    long expectedGap()
+    {
+        return gapMean;
+    }
+
+    /** What a doze is expected to overshoot its deadline by. */
+    long overshoot()
+    {
+        return overshootMean;
+    }
+
+    /** Learns from a doze just ended; true unless it overshot far beyond what it usually does. */
+    private boolean learnOvershoot(final long now)
+    {
+        boolean onTime = true;
+        if (dozeUntil != 0)
+        {
+            if (now >= dozeUntil) // woken early by work or a wake-up says nothing about the timer
+            {
+                final long error = now - dozeUntil - overshootMean;
+                onTime = error <= 2 * overshootDeviation + MARGIN_NANOS;
+                overshootMean += error >> 3;
+                overshootDeviation += (Math.abs(error) - overshootDeviation) >> 2;
+            }
+            dozeUntil = 0;
+        }
+        return onTime;
+    }
+}
