@@ -116,7 +116,8 @@ class XioFutureTest
         final XioFuture<String> done = new XioFuture<>(1, false);
         done.complete("v");
         final AtomicReference<Thread> ranOn = new AtomicReference<>();
-        final CompletableFuture<String> stage = done.whenComplete((value, failure) -> ranOn.set(Thread.currentThread()));
+        final CompletableFuture<String> stage =
+            done.whenComplete((value, failure) -> ranOn.set(Thread.currentThread()));
         assertThat(ranOn).hasValue(Thread.currentThread());
         assertThat(stage.join()).isEqualTo("v");
 

@@ -203,6 +203,8 @@ public final class Comparison
             if (size == 64)
             {
                 cases.add(new Case("xio-tcp-64-rate-ctx2", group, "xio", "tcp,ctx=2", many, "xio tcp, 2 contexts"));
+                cases.add(new Case("xio-tcp-64-rate-recycled", group, "xio", "tcp,future=recycled,reuse=after", many,
+                    "xio tcp, recycled future, AFTER_ANSWER service"));
             }
             cases.add(new Case("xio-shm-" + s + "-rate", group, "xio", "shm", many, "xio shm, 1 context"));
             if (size == 64)
@@ -260,6 +262,8 @@ public final class Comparison
             new Goal("shm, 1 MiB: >= 2x tcp", "xio-shm-1m", "xio-tcp-1m", Figures.MIB_PER_S, 2.0, false),
             new Goal("shm, 32 B: p50 <= 3x Aeron IPC", "xio-shm-32-lat-spin", "aeron-32-lat", Figures.P50_US, 3.0, true),
             new Goal("<= 16 B allocated per request in steady state (both JVMs, tcp 64 B, 64 outstanding)",
-                "xio-tcp-64-rate", null, Figures.ALLOC_B_PER_CALL, 16, true));
+                "xio-tcp-64-rate", null, Figures.ALLOC_B_PER_CALL, 16, true),
+            new Goal("future API, recycled: <= 64 B allocated per call (both JVMs, tcp 64 B, 64 outstanding)",
+                "xio-tcp-64-rate-recycled", null, Figures.ALLOC_B_PER_CALL, 64, true));
     }
 }
