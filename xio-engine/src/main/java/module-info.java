@@ -7,6 +7,7 @@
 module io.xio.engine
 {
     requires org.agrona.core;
+    requires jdk.unsupported; // sun.misc.Unsafe: a recycled XioFuture made incomplete again (FutureRecycler)
     requires org.slf4j;
     requires jdk.net; // SO_PEERCRED: the user of an shm portal's peer, without native code
 

@@ -16,39 +16,64 @@ import java.time.Duration;
  *                   {@link io.xio.engine.cluster.ServiceClient} (or the Spring client) sends it to another server; a
  *                   session itself never sends a call twice. A {@code ServiceClient} with one endpoint only lets its
  *                   calls wait instead
+ * @param recycledFuture the request's {@link XioFuture} and its response {@link Message} come from a pool and go back
+ *                       to it when the response is closed (see {@link #withRecycledFuture()}): the garbage-free
+ *                       future. Neither may be touched after that close
  */
-public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent)
+public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent,
+    boolean recycledFuture)
 {
-    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false);
+    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false, false);
 
     public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull)
     {
-        this(timeout, receipt, waitWhenFull, false);
+        this(timeout, receipt, waitWhenFull, false, false);
+    }
+
+    public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull,
+        final boolean idempotent)
+    {
+        this(timeout, receipt, waitWhenFull, idempotent, false);
     }
 
     public static CallOptions timeout(final Duration timeout)
     {
-        return new CallOptions(timeout, false, false, false);
+        return new CallOptions(timeout, false, false, false, false);
     }
 
     public CallOptions withTimeout(final Duration value)
     {
-        return new CallOptions(value, receipt, waitWhenFull, idempotent);
+        return new CallOptions(value, receipt, waitWhenFull, idempotent, recycledFuture);
     }
 
     public CallOptions withReceipt(final boolean value)
     {
-        return new CallOptions(timeout, value, waitWhenFull, idempotent);
+        return new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture);
     }
 
     public CallOptions withWaitWhenFull(final boolean value)
     {
-        return new CallOptions(timeout, receipt, value, idempotent);
+        return new CallOptions(timeout, receipt, value, idempotent, recycledFuture);
     }
 
     public CallOptions withIdempotent(final boolean value)
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, value);
+        return new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture);
+    }
+
+    /**
+     * The garbage-free future: the call's {@link XioFuture} and its response {@link Message} are taken from a pool
+     * and go back to it when the response is closed, so a round trip allocates neither. The price is what the
+     * caller may hold: after {@link Message#close()} of the response neither the message nor the future may be
+     * touched (not even read: both may already serve a later call), so keep the response's bytes, not the objects,
+     * and register one action ({@code whenComplete}, {@code thenAccept}, {@code handle}) that closes the response,
+     * rather than waiting on the future from several places. A call that fails (or is cancelled) completes its
+     * future exceptionally and never recycles it: it is left to the garbage collector. Requests only: a one-way
+     * {@link Session#send} has no response to close, and ignores the option.
+     */
+    public CallOptions withRecycledFuture()
+    {
+        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, true);
     }
 
     /**

@@ -19,9 +19,10 @@ import java.nio.ByteBuffer;
  * registered with {@link RequestReuse#NEVER} is this object for this message only: closing it again does
  * nothing. On the allocation-free paths xio reuses the object for later messages, so a second close, or any
  * use after the first, may act on a later message: a request of a service registered with
- * {@link RequestReuse#AFTER_ANSWER} must be closed exactly once and not touched afterwards, and a response
- * lent to a {@link ResponseListener} is valid during that call only and closed by xio (do not close it).
- * Only xio creates messages.
+ * {@link RequestReuse#AFTER_ANSWER}, and the response of a call made with {@link CallOptions#withRecycledFuture()}
+ * (whose future goes back to its pool with it), must be closed exactly once and neither it nor that future touched
+ * afterwards; a response lent to a {@link ResponseListener} is valid during that call only and closed by xio (do
+ * not close it). Only xio creates messages.
  *
  * <p>A response to a request that named an output buffer ({@link Outbound#responseInto}) has its data segments
  * in that buffer when they fit ({@link #inOutput()}): the segment views are slices of it and
@@ -78,6 +79,9 @@ public final class Message implements AutoCloseable
     private int headerOffset;
     private int headerLength;
     private int segmentCount;
+    // Segment 0 in fields, the others (rarely any) in arrays from index 1 on: a message of one segment has none.
+    private int firstOffset;
+    private int firstLength;
     private int[] segmentOffsets = NO_SEGMENTS;
     private int[] segmentLengths = NO_SEGMENTS;
     private long requestId;
@@ -113,7 +117,7 @@ public final class Message implements AutoCloseable
         this.headerOffset = frame.headerOffset() + context;
         this.headerLength = frame.headerLength() - context;
         final int count = frame.segmentCount();
-        if (segmentOffsets.length < count)
+        if (count > 1 && segmentOffsets.length < count)
         {
             segmentOffsets = new int[count];
             segmentLengths = new int[count];
@@ -122,9 +126,9 @@ public final class Message implements AutoCloseable
         int at = frame.dataOffset();
         for (int i = 0; i < count; i++)
         {
-            segmentOffsets[i] = at;
-            segmentLengths[i] = frame.segmentLength(i);
-            at += segmentLengths[i];
+            final int length = frame.segmentLength(i);
+            place(i, at, length);
+            at += length;
         }
         this.output = null;
         this.leaks = leaks;
@@ -147,9 +151,34 @@ public final class Message implements AutoCloseable
         int next = at;
         for (int i = 0; i < segmentCount; i++)
         {
-            segmentOffsets[i] = next;
-            next += segmentLengths[i];
+            final int length = lengthOf(i);
+            place(i, next, length);
+            next += length;
         }
+    }
+
+    private void place(final int index, final int offset, final int length)
+    {
+        if (index == 0)
+        {
+            firstOffset = offset;
+            firstLength = length;
+        }
+        else
+        {
+            segmentOffsets[index] = offset;
+            segmentLengths[index] = length;
+        }
+    }
+
+    private int offsetOf(final int index)
+    {
+        return index == 0 ? firstOffset : segmentOffsets[index];
+    }
+
+    private int lengthOf(final int index)
+    {
+        return index == 0 ? firstLength : segmentLengths[index];
     }
 
     /** Whether the data segments lie in the request's output buffer rather than in {@link #buffer()}. */
@@ -207,8 +236,8 @@ public final class Message implements AutoCloseable
         {
             throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
         }
-        return output != null ? output.slice(segmentOffsets[index], segmentLengths[index])
-            : slab.slice(segmentOffsets[index], segmentLengths[index]);
+        return output != null ? output.slice(offsetOf(index), lengthOf(index))
+            : slab.slice(offsetOf(index), lengthOf(index));
     }
 
     public int segmentLength(final int index)
@@ -217,7 +246,7 @@ public final class Message implements AutoCloseable
         {
             throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
         }
-        return segmentLengths[index];
+        return lengthOf(index);
     }
 
     /**
@@ -246,7 +275,7 @@ public final class Message implements AutoCloseable
         {
             throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
         }
-        return segmentOffsets[index];
+        return offsetOf(index);
     }
 
     /** Copies the header into a new array (for small headers; avoids holding the view). */

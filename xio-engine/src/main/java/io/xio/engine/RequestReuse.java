@@ -8,7 +8,8 @@ public enum RequestReuse
 {
     /**
      * The handler may keep the request and its message as long as it likes, and call the request's methods at
-     * any time (a second answer throws). Costs a few small objects per request. The default.
+     * any time (a second answer throws). Costs two small objects per request (the request and its message, about
+     * 190 bytes). The default.
      */
     NEVER,
 

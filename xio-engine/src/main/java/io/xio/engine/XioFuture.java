@@ -2,11 +2,20 @@ package io.xio.engine;
 
 import io.xio.engine.session.ApiBridge;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The outcome of a request or message. Cancelling it cancels the request at the peer too (the peer tries
@@ -15,29 +24,91 @@ import java.util.concurrent.TimeoutException;
  * that asked for a receipt. Blocking waits may spin briefly before parking
  * ({@link XioEngine.Builder#callerSpin}), since a response often arrives sooner than a parked thread wakes.
  * Thread-safe.
+ *
+ * <p>The first {@link #whenComplete}, {@link #thenAccept} or {@link #handle} registered before completion is kept
+ * in a field rather than on {@link CompletableFuture}'s stack, so it costs only the stage it returns; it runs
+ * after the dependents registered through other methods. Other dependents behave as a CompletableFuture's.
+ *
+ * <p>A future of a call made with {@link CallOptions#withRecycledFuture()} is reused for a later call of its
+ * session once its response {@link Message} was closed: from that close on it must not be touched at all (neither
+ * read nor waited on, nor cancelled), as it may stand for another call by then. Take the response with one fast
+ * action or one blocking wait ({@link #get()}, {@link #join()}) and close it there; a dependent of any other kind
+ * (an async one above all) could still read the future after the close, when it is incomplete again, and would
+ * never complete. A failed or cancelled one is never reused.
  */
 public final class XioFuture<T> extends CompletableFuture<T>
 {
+    private static final byte WHEN_COMPLETE = 1;
+    private static final byte THEN_ACCEPT = 2;
+    private static final byte HANDLE = 3;
+    /** {@link #fast} while a registration fills in its kind and stage, and once the fast action ran or was skipped. */
+    private static final Object CLAIMING = new Object();
+    private static final Object FIRED = new Object();
+    private static final VarHandle FAST;
+    private static final VarHandle EXTRAS;
+
     static
     {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FAST = lookup.findVarHandle(XioFuture.class, "fast", Object.class);
+            EXTRAS = lookup.findVarHandle(XioFuture.class, "extras", Extras.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
         ApiBridge.register(new ApiBridge.FutureAccess()
         {
             @Override
-            public <T> XioFuture<T> newFuture(final long requestId, final boolean receipt, final long spinNanos)
+            public <T> XioFuture<T> newFuture(final long requestId, final boolean receipt,
+                final ApiBridge.FutureOwner owner)
             {
-                return new XioFuture<>(requestId, receipt, spinNanos);
+                final XioFuture<T> future = new XioFuture<>(requestId, receipt);
+                future.owner = owner;
+                return future;
             }
 
             @Override
-            public void onCancel(final XioFuture<?> future, final Runnable action)
+            public <T> XioFuture<T> newRecyclable(final ApiBridge.FutureOwner owner, final Message response)
             {
-                future.onCancel = action;
+                return FutureRecycler.SUPPORTED ? new XioFuture<>(owner, response) : null;
+            }
+
+            @Override
+            public void reuse(final XioFuture<?> future, final long requestId)
+            {
+                future.requestId = requestId;
+            }
+
+            @Override
+            public Message response(final XioFuture<?> future)
+            {
+                return future.response;
+            }
+
+            @Override
+            public Runnable onResponseClosed(final XioFuture<?> future)
+            {
+                return future.onResponseClosed;
             }
 
             @Override
             public void cancelAnswered(final XioFuture<?> future, final boolean aborted)
             {
-                future.cancelAnswer = aborted;
+                future.extras().cancelAnswer = aborted;
+                future.settleCancelOutcome();
+            }
+
+            @Override
+            public void cancelUnanswered(final XioFuture<?> future)
+            {
+                final Extras extras = future.extras();
+                if (extras.cancelAnswer == null)
+                {
+                    extras.cancelAnswer = false;
+                }
                 future.settleCancelOutcome();
             }
 
@@ -45,33 +116,76 @@ public final class XioFuture<T> extends CompletableFuture<T>
             public void buffersReleased(final XioFuture<?> future)
             {
                 future.buffersReleased = true;
-                future.settleCancelOutcome();
+                if (future.extras != null)
+                {
+                    future.settleCancelOutcome();
+                }
             }
 
             @Override
             public void receiptArrived(final XioFuture<?> future)
             {
-                if (future.receipt != null)
+                final Extras extras = future.extras;
+                if (extras != null && extras.receipt != null)
                 {
-                    future.receipt.complete(null);
+                    extras.receipt.complete(null);
                 }
             }
         });
     }
 
-    private final long requestId;
-    private final long spinNanos;
-    private final CompletableFuture<Void> receipt;
-    private volatile CompletableFuture<Boolean> cancelOutcome; // made on demand: most calls are never cancelled
-    private volatile Runnable onCancel;
+    private ApiBridge.FutureOwner owner;
+    /** A recycled future's own response message, rewrapped for each call; null for a future of one call. */
+    private final Message response;
+    /** Runs when {@link #response} is closed: puts this future back, when it was completed with it. */
+    private final Runnable onResponseClosed;
+    private long requestId;
+    /** What few calls need (a receipt, a cancel's outcome), made on demand. */
+    private volatile Extras extras;
     private volatile boolean buffersReleased;
-    private volatile Boolean cancelAnswer;
+    /** The fast action: null, {@link #CLAIMING}, the action itself, or {@link #FIRED}. */
+    @SuppressWarnings("unused") // accessed through FAST
+    private volatile Object fast;
+    private byte fastKind;
+    private CompletableFuture<Object> fastStage;
+    /** Completed with {@link #response}: it goes back to its pool when the response is closed. */
+    private volatile boolean recyclable;
 
-    XioFuture(final long requestId, final boolean receipt, final long spinNanos)
+    /** A future of no session (a cancel tells nobody, waits do not spin); for tests in this package. */
+    XioFuture(final long requestId, final boolean receipt)
     {
+        this(null, null);
         this.requestId = requestId;
-        this.spinNanos = spinNanos;
-        this.receipt = receipt ? new CompletableFuture<>() : null;
+        if (receipt)
+        {
+            extras().receipt = new CompletableFuture<>();
+        }
+    }
+
+    private XioFuture(final ApiBridge.FutureOwner owner, final Message response)
+    {
+        this.owner = owner;
+        this.response = response;
+        this.onResponseClosed = response == null ? null : this::recycle;
+    }
+
+    /** What a few calls need besides the outcome. */
+    private static final class Extras
+    {
+        CompletableFuture<Void> receipt;
+        volatile CompletableFuture<Boolean> cancelOutcome;
+        volatile Boolean cancelAnswer;
+    }
+
+    private Extras extras()
+    {
+        final Extras existing = extras;
+        if (existing != null)
+        {
+            return existing;
+        }
+        final Extras made = new Extras();
+        return EXTRAS.compareAndSet(this, null, made) ? made : extras;
     }
 
     /** The request's id within its session. */
@@ -83,6 +197,8 @@ public final class XioFuture<T> extends CompletableFuture<T>
     /** Completes when the peer confirmed delivery; fails if the call failed first. */
     public CompletableFuture<Void> receipt()
     {
+        final Extras known = extras;
+        final CompletableFuture<Void> receipt = known == null ? null : known.receipt;
         if (receipt == null)
         {
             throw new IllegalStateException("request " + requestId + " did not ask for a receipt");
@@ -108,16 +224,17 @@ public final class XioFuture<T> extends CompletableFuture<T>
      */
     public CompletableFuture<Boolean> cancelOutcome()
     {
-        CompletableFuture<Boolean> outcome = cancelOutcome;
+        final Extras state = extras();
+        CompletableFuture<Boolean> outcome = state.cancelOutcome;
         if (outcome == null)
         {
             synchronized (this)
             {
-                outcome = cancelOutcome;
+                outcome = state.cancelOutcome;
                 if (outcome == null)
                 {
                     outcome = new CompletableFuture<>();
-                    cancelOutcome = outcome;
+                    state.cancelOutcome = outcome;
                 }
             }
             settleCancelOutcome();
@@ -127,10 +244,11 @@ public final class XioFuture<T> extends CompletableFuture<T>
 
     private void settleCancelOutcome()
     {
-        final Boolean answer = cancelAnswer;
+        final Extras state = extras;
+        final Boolean answer = state == null ? null : state.cancelAnswer;
         if (answer != null && buffersReleased)
         {
-            final CompletableFuture<Boolean> outcome = cancelOutcome;
+            final CompletableFuture<Boolean> outcome = state.cancelOutcome;
             if (outcome != null)
             {
                 outcome.complete(answer);
@@ -139,46 +257,260 @@ public final class XioFuture<T> extends CompletableFuture<T>
     }
 
     @Override
+    public boolean complete(final T value)
+    {
+        recyclable = response != null && value == response;
+        if (!super.complete(value))
+        {
+            recyclable = false;
+            return false;
+        }
+        fire(value, null);
+        return true;
+    }
+
+    @Override
     public boolean completeExceptionally(final Throwable ex)
     {
-        if (receipt != null)
+        final Extras state = extras;
+        if (state != null && state.receipt != null)
         {
-            receipt.completeExceptionally(ex);
+            state.receipt.completeExceptionally(ex);
         }
-        return super.completeExceptionally(ex);
+        if (!super.completeExceptionally(ex))
+        {
+            return false;
+        }
+        fire(null, ex);
+        return true;
     }
 
     @Override
     public boolean cancel(final boolean mayInterruptIfRunning)
     {
-        final boolean cancelled = super.completeExceptionally(
-            new RequestCancelledException("request " + requestId + " was cancelled"));
-        if (cancelled)
+        final RequestCancelledException cancelled =
+            new RequestCancelledException("request " + requestId + " was cancelled");
+        if (!super.completeExceptionally(cancelled))
         {
-            if (receipt != null)
+            return false;
+        }
+        final Extras state = extras;
+        if (state != null && state.receipt != null)
+        {
+            state.receipt.cancel(false);
+        }
+        fire(null, cancelled);
+        if (owner != null)
+        {
+            owner.cancel(this, requestId);
+        }
+        else
+        {
+            buffersReleased = true;
+            extras().cancelAnswer = false;
+            settleCancelOutcome();
+        }
+        return true;
+    }
+
+    @Override
+    public void obtrudeValue(final T value)
+    {
+        recyclable = false;
+        super.obtrudeValue(value);
+        fire(value, null);
+    }
+
+    @Override
+    public void obtrudeException(final Throwable ex)
+    {
+        recyclable = false;
+        super.obtrudeException(ex);
+        fire(null, ex);
+    }
+
+    /** Completes through {@link #complete}, so that the fast action runs: CompletableFuture's bypasses it. */
+    @Override
+    public CompletableFuture<T> completeAsync(final Supplier<? extends T> supplier, final Executor executor)
+    {
+        Objects.requireNonNull(supplier, "supplier");
+        executor.execute(() ->
+        {
+            try
             {
-                receipt.cancel(false);
+                complete(supplier.get());
             }
-            final Runnable action = onCancel;
-            if (action != null)
+            catch (final Throwable ex)
             {
-                action.run();
+                completeExceptionally(ex);
             }
-            else
+        });
+        return this;
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(final Supplier<? extends T> supplier)
+    {
+        return completeAsync(supplier, defaultExecutor());
+    }
+
+    @Override
+    public CompletableFuture<T> whenComplete(final BiConsumer<? super T, ? super Throwable> action)
+    {
+        Objects.requireNonNull(action, "action");
+        final CompletableFuture<T> stage = fastStage(WHEN_COMPLETE, action);
+        return stage != null ? stage : super.whenComplete(action);
+    }
+
+    @Override
+    public CompletableFuture<Void> thenAccept(final Consumer<? super T> action)
+    {
+        Objects.requireNonNull(action, "action");
+        final CompletableFuture<Void> stage = fastStage(THEN_ACCEPT, action);
+        return stage != null ? stage : super.thenAccept(action);
+    }
+
+    @Override
+    public <U> CompletableFuture<U> handle(final BiFunction<? super T, Throwable, ? extends U> fn)
+    {
+        Objects.requireNonNull(fn, "fn");
+        final CompletableFuture<U> stage = fastStage(HANDLE, fn);
+        return stage != null ? stage : super.handle(fn);
+    }
+
+    @Override
+    public int getNumberOfDependents()
+    {
+        final Object action = fast;
+        return super.getNumberOfDependents() + (action != null && action != FIRED ? 1 : 0);
+    }
+
+    /**
+     * Keeps {@code action} as this future's one fast action, with its stage: null when the future is done already
+     * or has one (CompletableFuture's own way is taken then). A completion that comes while the kind and stage are
+     * filled in finds {@link #CLAIMING} and leaves the action to this thread, which then runs it the usual way.
+     */
+    @SuppressWarnings("unchecked")
+    private <U> CompletableFuture<U> fastStage(final byte kind, final Object action)
+    {
+        if (isDone() || fast != null || !FAST.compareAndSet(this, null, CLAIMING))
+        {
+            return null;
+        }
+        final CompletableFuture<Object> stage = new CompletableFuture<>();
+        fastKind = kind;
+        fastStage = stage;
+        if (FAST.compareAndSet(this, CLAIMING, action))
+        {
+            return (CompletableFuture<U>)stage;
+        }
+        fastStage = null; // completed meanwhile: the future is done, so CompletableFuture's way runs it at once
+        return null;
+    }
+
+    /** After this future completed: runs the fast action, if one is registered, and settles its stage. */
+    @SuppressWarnings("unchecked")
+    private void fire(final T value, final Throwable failure)
+    {
+        final Object action = FAST.getAndSet(this, FIRED);
+        if (action == null || action == CLAIMING || action == FIRED)
+        {
+            return;
+        }
+        final CompletableFuture<Object> stage = fastStage;
+        fastStage = null;
+        switch (fastKind)
+        {
+            case WHEN_COMPLETE ->
             {
-                buffersReleased = true;
-                cancelAnswer = false;
-                settleCancelOutcome();
+                Throwable outcome = failure;
+                try
+                {
+                    ((BiConsumer<? super T, ? super Throwable>)action).accept(value, failure);
+                }
+                catch (final Throwable ex)
+                {
+                    if (outcome == null)
+                    {
+                        outcome = ex;
+                    }
+                    else if (outcome != ex)
+                    {
+                        outcome.addSuppressed(ex);
+                    }
+                }
+                if (outcome == null)
+                {
+                    stage.complete(value);
+                }
+                else
+                {
+                    stage.completeExceptionally(wrapped(outcome));
+                }
+            }
+            case THEN_ACCEPT ->
+            {
+                if (failure != null)
+                {
+                    stage.completeExceptionally(wrapped(failure));
+                    return;
+                }
+                try
+                {
+                    ((Consumer<? super T>)action).accept(value);
+                    stage.complete(null);
+                }
+                catch (final Throwable ex)
+                {
+                    stage.completeExceptionally(wrapped(ex));
+                }
+            }
+            default ->
+            {
+                try
+                {
+                    stage.complete(((BiFunction<? super T, Throwable, ?>)action).apply(value, failure));
+                }
+                catch (final Throwable ex)
+                {
+                    stage.completeExceptionally(wrapped(ex));
+                }
             }
         }
-        return cancelled;
+    }
+
+    /** As CompletableFuture hands a failure to a dependent stage. */
+    private static Throwable wrapped(final Throwable failure)
+    {
+        return failure instanceof CompletionException ? failure : new CompletionException(failure);
+    }
+
+    /**
+     * The response message was closed. A future completed with it is made incomplete again and goes back to its
+     * session's pool; any other (cancelled, failed) is left to the collector.
+     */
+    private void recycle()
+    {
+        if (!recyclable)
+        {
+            return;
+        }
+        recyclable = false;
+        FutureRecycler.reset(this);
+        fastStage = null;
+        fastKind = 0;
+        extras = null;
+        buffersReleased = false;
+        requestId = 0;
+        FAST.setRelease(this, null);
+        owner.recycle(this);
     }
 
     /** Throws a cancelled request's {@link RequestCancelledException} itself, on every JDK. */
     @Override
     public T get() throws InterruptedException, ExecutionException
     {
-        spin(spinNanos);
+        spin(spinNanos());
         try
         {
             return super.get();
@@ -194,7 +526,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     public T get(final long timeout, final TimeUnit unit)
         throws InterruptedException, ExecutionException, TimeoutException
     {
-        spin(Math.min(spinNanos, unit.toNanos(timeout)));
+        spin(Math.min(spinNanos(), unit.toNanos(timeout)));
         try
         {
             return super.get(timeout, unit);
@@ -209,7 +541,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     @Override
     public T join()
     {
-        spin(spinNanos);
+        spin(spinNanos());
         try
         {
             return super.join();
@@ -242,6 +574,11 @@ public final class XioFuture<T> extends CompletableFuture<T>
     private static CancellationException unwrapped(final CancellationException thrown)
     {
         return thrown.getCause() instanceof CancellationException stored ? stored : thrown;
+    }
+
+    private long spinNanos()
+    {
+        return owner == null ? 0 : owner.spinNanos();
     }
 
     private void spin(final long nanos)

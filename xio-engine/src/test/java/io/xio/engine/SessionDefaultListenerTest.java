@@ -51,7 +51,7 @@ class SessionDefaultListenerTest
     @Test
     void aRequestRefusedAtOnceReturnsZeroAfterTellingTheListener()
     {
-        final XioFuture<Message> refused = new XioFuture<>(0, false, 0);
+        final XioFuture<Message> refused = new XioFuture<>(0, false);
         refused.completeExceptionally(new BackPressureException("full"));
         final Told told = new Told();
 
@@ -62,7 +62,7 @@ class SessionDefaultListenerTest
     @Test
     void aRequestFailedLaterReturnsItsIdAndTheListenerHearsIt()
     {
-        final XioFuture<Message> pending = new XioFuture<>(42, false, 0);
+        final XioFuture<Message> pending = new XioFuture<>(42, false);
         final Told told = new Told();
 
         assertThat(sessionAnswering(pending).request(Outbound.empty(), CallOptions.DEFAULT, told)).isEqualTo(42);
@@ -74,7 +74,7 @@ class SessionDefaultListenerTest
     @Test
     void receiptsAreRefused()
     {
-        assertThatThrownBy(() -> sessionAnswering(new XioFuture<>(1, false, 0)).request(Outbound.empty(),
+        assertThatThrownBy(() -> sessionAnswering(new XioFuture<>(1, false)).request(Outbound.empty(),
             CallOptions.DEFAULT.withReceipt(true), new Told())).isInstanceOf(IllegalArgumentException.class);
     }
 }

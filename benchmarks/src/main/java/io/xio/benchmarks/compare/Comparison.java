@@ -208,6 +208,8 @@ public final class Comparison
             if (size == 64)
             {
                 cases.add(new Case("xio-tcp-64-rate-ctx2", group, "xio", "tcp,ctx=2", many, "xio tcp, 2 contexts"));
+                cases.add(new Case("xio-tcp-64-rate-recycled", group, "xio", "tcp,future=recycled,reuse=after", many,
+                    "xio tcp, recycled future, AFTER_ANSWER service"));
             }
             cases.add(new Case("xio-shm-" + s + "-rate", group, "xio", "shm", many, "xio shm, 1 context"));
             if (size == 64)
@@ -283,8 +285,8 @@ public final class Comparison
                 Figures.P50_US, 1.5, true),
             new Goal("shm, 32 B, spin: p99.9 <= 3x Aeron IPC's", "xio-shm-32-lat-spin", "aeron-32-lat",
                 Figures.P999_US, 3.0, true),
-            new Goal("future API: <= 64 B allocated per call (both JVMs, tcp 64 B, 64 outstanding)", "xio-tcp-64-rate",
-                null, Figures.ALLOC_B_PER_CALL, 64, true),
+            new Goal("future API, recycled futures: <= 64 B allocated per call (both JVMs, tcp 64 B, 64 outstanding)",
+                "xio-tcp-64-rate-recycled", null, Figures.ALLOC_B_PER_CALL, 64, true),
             new Goal("Spring proxy, async: <= 512 B allocated per call (both JVMs, 64 outstanding)", "spring-64-rate",
                 null, Figures.ALLOC_B_PER_CALL, 512, true),
             new Goal("Spring proxy, blocking: <= 512 B allocated per call (both JVMs)", "spring-64-lat", null,

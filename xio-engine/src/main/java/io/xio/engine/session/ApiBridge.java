@@ -41,15 +41,41 @@ public final class ApiBridge
     /** What {@link XioFuture} lets the session layer do. */
     public interface FutureAccess
     {
-        <T> XioFuture<T> newFuture(long requestId, boolean receipt, long spinNanos);
+        <T> XioFuture<T> newFuture(long requestId, boolean receipt, FutureOwner owner);
 
-        void onCancel(XioFuture<?> future, Runnable action);
+        /** A future to reuse, with its own response message; null when futures cannot be reused on this JVM. */
+        <T> XioFuture<T> newRecyclable(FutureOwner owner, Message response);
+
+        /** Readies a recycled future (back from {@link FutureOwner#recycle}) for request {@code requestId}. */
+        void reuse(XioFuture<?> future, long requestId);
+
+        /** A recycled future's own response message, or null. */
+        Message response(XioFuture<?> future);
+
+        /** What closing that message must run, or null. */
+        Runnable onResponseClosed(XioFuture<?> future);
 
         void cancelAnswered(XioFuture<?> future, boolean aborted);
+
+        /** A cancel is over: if nothing told whether it aborted the request, it is not known to have. */
+        void cancelUnanswered(XioFuture<?> future);
 
         void buffersReleased(XioFuture<?> future);
 
         void receiptArrived(XioFuture<?> future);
+    }
+
+    /** The session a {@link XioFuture} belongs to, as the future sees it. Any thread. */
+    public interface FutureOwner
+    {
+        /** How long a blocking wait spins first. */
+        long spinNanos();
+
+        /** The application cancelled {@code future}, of request {@code requestId}. */
+        void cancel(XioFuture<?> future, long requestId);
+
+        /** A recycled future is incomplete again, for a later call. */
+        void recycle(XioFuture<?> future);
     }
 
     /** What {@link Metadata} lets the wire codec do: read and add encoded entries without copies or checks. */

@@ -1,5 +1,6 @@
 package io.xio.engine.session;
 
+import io.xio.engine.Message;
 import io.xio.engine.XioFuture;
 
 /** Makes and settles {@link XioFuture}s for the session layer, through {@link ApiBridge}. Any thread. */
@@ -11,21 +12,43 @@ final class Futures
     {
     }
 
-    static <T> XioFuture<T> newFuture(final long requestId, final boolean receipt, final long spinNanos)
+    static <T> XioFuture<T> newFuture(final long requestId, final boolean receipt, final ApiBridge.FutureOwner owner)
     {
-        return ACCESS.newFuture(requestId, receipt, spinNanos);
+        return ACCESS.newFuture(requestId, receipt, owner);
     }
 
-    /** What to run when the application cancels. */
-    static void onCancel(final XioFuture<?> future, final Runnable action)
+    /** A future to reuse with its own response message; null when futures cannot be reused on this JVM. */
+    static <T> XioFuture<T> newRecyclable(final ApiBridge.FutureOwner owner)
     {
-        ACCESS.onCancel(future, action);
+        return ACCESS.newRecyclable(owner, Messages.released());
+    }
+
+    static void reuse(final XioFuture<?> future, final long requestId)
+    {
+        ACCESS.reuse(future, requestId);
+    }
+
+    /** A recycled future's own response message (released while the call is in flight), or null. */
+    static Message response(final XioFuture<?> future)
+    {
+        return ACCESS.response(future);
+    }
+
+    static Runnable onResponseClosed(final XioFuture<?> future)
+    {
+        return ACCESS.onResponseClosed(future);
     }
 
     /** The peer's answer to a cancel. */
     static void cancelAnswered(final XioFuture<?> future, final boolean aborted)
     {
         ACCESS.cancelAnswered(future, aborted);
+    }
+
+    /** A cancel is over; a future it told nothing is not known to be aborted. */
+    static void cancelUnanswered(final XioFuture<?> future)
+    {
+        ACCESS.cancelUnanswered(future);
     }
 
     /** No link references the request's buffers any more. */

@@ -4,6 +4,7 @@ import io.xio.engine.Message;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.XioException;
+import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
@@ -63,6 +64,13 @@ final class InboundResponses
         {
             // The listener reads it during its call and xio closes it after: lend the lane's view, no allocation.
             message = Messages.rewrap(responseView, slab, frame, null, null);
+        }
+        else if (request != null && request.future != null && Futures.response(request.future) != null)
+        {
+            // A recycled future: its own message, which goes back with it when the caller closes it.
+            final XioFuture<Object> future = request.future;
+            message = Messages.rewrap(Futures.response(future), slab, frame, session.engine.leaks,
+                Futures.onResponseClosed(future));
         }
         else
         {

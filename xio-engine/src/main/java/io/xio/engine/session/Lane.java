@@ -302,28 +302,6 @@ final class Lane
         outbound.expire(request);
     }
 
-    /** The application cancelled: hop to whichever lane holds the request now. Any thread. */
-    void cancelLater(final PendingRequest request)
-    {
-        if (loop.isClosed())
-        {
-            Futures.cancelAnswered(request.future, false);
-            return;
-        }
-        loop.execute(() ->
-        {
-            final Lane holder = request.lane;
-            if (holder != this)
-            {
-                holder.cancelLater(request);
-            }
-            else
-            {
-                outbound.cancel(request);
-            }
-        });
-    }
-
     /** This lane's pass of an application's range cancel. */
     void cancelRange(final RangeCancel range)
     {

@@ -262,28 +262,6 @@ final class OutboundCalls
         }
     }
 
-    /** The application cancelled {@code request}, which this lane holds. */
-    void cancel(final PendingRequest request)
-    {
-        if (!pending.remove(request.id, request))
-        {
-            Futures.cancelAnswered(request.future, false);
-            return;
-        }
-        cancelTimer(request);
-        final boolean tell = lane.isUp() && request.sentOnce;
-        final XioFuture<?> future = request.future;
-        request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
-        if (tell)
-        {
-            sendCancel(request.id, request.id, List.of(future), null);
-        }
-        else
-        {
-            Futures.cancelAnswered(future, !request.sentOnce);
-        }
-    }
-
     /**
      * This lane's pass of {@code range}: its requests in the range fail as cancelled; those not written yet never
      * reach the peer (aborted here), those written are named in one CANCEL covering them (the ids this side has
@@ -306,7 +284,7 @@ final class OutboundCalls
             }
             pending.remove(request.id);
             cancelTimer(request);
-            // Read before it fails: a listener's request goes back to its pool once told.
+            // Read before it fails: the request goes back to its pool once told.
             final XioFuture<?> future = request.future;
             final boolean sent = request.sentOnce;
             if (sent && up)
@@ -346,13 +324,14 @@ final class OutboundCalls
             return;
         }
         final XioFuture<?> future = request.future; // its old lane cancelled its timer before the hand-off
+        final long id = request.id; // read before it fails: it goes back to its pool once told
         final boolean sent = request.sentOnce;
         final boolean tell = sent && lane.isUp();
-        request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
+        request.fail(new RequestCancelledException("request " + id + " was cancelled"));
         if (tell)
         {
             // The peer's window is the session's: a CANCEL here reaches the call whichever connection brought it.
-            sendCancel(request.id, request.id, future == null ? List.of() : List.of(future), range);
+            sendCancel(id, id, future == null ? List.of() : List.of(future), range);
         }
         else if (future != null)
         {

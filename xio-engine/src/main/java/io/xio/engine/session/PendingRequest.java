@@ -16,12 +16,13 @@ import org.slf4j.LoggerFactory;
  * <p>Its future (or listener) hears the outcome only once no link still references its buffers, so a caller
  * may reuse them as soon as it did (a cancelled future: once {@link XioFuture#cancelOutcome()} is done).
  *
- * <p>A request with a {@link ResponseListener} comes from its session's pool and goes back there once its
- * listener was called, when nothing can reach it any more: not the lane's map (removed before it finishes),
- * not a timer (cancelled before), not a link (no buffers referenced), not the queue of requests waiting for
- * room (one that ever waited there is left to the garbage collector instead, as the queue drops finished
- * requests lazily). Such a request has no future to cancel; a range cancel finds it by id in the lane's map, and
- * one it travels with ({@link #rangeCancel}) is consumed when it arrives, so no cancel can reach it late.
+ * <p>A request comes from its session's pool and goes back there once its future or listener was told, when
+ * nothing can reach it any more: not the lane's map (removed before it finishes), not a timer (cancelled before),
+ * not a link (no buffers referenced), not the queue of requests waiting for room (one that ever waited there is
+ * left to the garbage collector instead, as the queue drops finished requests lazily), not its future (which
+ * holds its session and id only: a cancel of the future is a cancel of that id, {@link SessionImpl#cancel}). A
+ * cancel finds the request by id in the lane's map, and one it travels with ({@link #rangeCancel}) is consumed
+ * when it arrives, so no cancel can reach it late.
  */
 final class PendingRequest implements Runnable, SendCompletion
 {
@@ -63,13 +64,6 @@ final class PendingRequest implements Runnable, SendCompletion
     private int inLinks;
     private Object outcome;
     private Throwable failure;
-
-    PendingRequest(final SessionImpl session, final long id, final int flags, final Outbound message,
-        final XioFuture<Object> future, final long deadline, final boolean oneWay, final boolean receipt)
-    {
-        this.session = session;
-        reset(id, flags, message, future, null, deadline, oneWay, receipt);
-    }
 
     /** A request for the session's pool, readied by {@link #reset} before each use. */
     PendingRequest(final SessionImpl session)
@@ -229,20 +223,37 @@ final class PendingRequest implements Runnable, SendCompletion
             deliverToListener();
             return;
         }
-        Futures.buffersReleased(future);
-        if (failure != null)
+        final XioFuture<Object> told = future;
+        final Object value = outcome;
+        final Throwable cause = failure;
+        recycle(); // before the future hears: its caller may send the next request from there
+        Futures.buffersReleased(told);
+        if (cause != null)
         {
-            future.completeExceptionally(failure);
-            if (outcome instanceof AutoCloseable closeable)
+            told.completeExceptionally(cause);
+            if (value instanceof AutoCloseable closeable)
             {
                 closeQuietly(closeable);
             }
         }
-        else if (!future.complete(outcome) && outcome instanceof AutoCloseable closeable)
+        else if (!told.complete(value) && value instanceof AutoCloseable closeable)
         {
             closeQuietly(closeable); // the caller cancelled meanwhile: nobody will release it
         }
-        outcome = null;
+    }
+
+    /** Back to the session's pool, unless a queue or timer may still reach it. */
+    private void recycle()
+    {
+        if (!waited && timer == NO_TIMER)
+        {
+            reset(0, 0, null, null, null, 0, false, false);
+            session.recycle(this);
+        }
+        else
+        {
+            outcome = null;
+        }
     }
 
     private void deliverToListener()
@@ -278,11 +289,7 @@ final class PendingRequest implements Runnable, SendCompletion
             {
                 closeQuietly(closeable); // the response was lent for the call only
             }
-            if (!waited && timer == NO_TIMER)
-            {
-                reset(0, 0, null, null, null, 0, false, false);
-                session.recycle(this);
-            }
+            recycle();
         }
     }
 

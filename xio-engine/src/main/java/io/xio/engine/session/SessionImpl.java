@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link LaneRing} and its counters. Thread-safe: fields shared between contexts are atomic or volatile;
  * per-request state lives in the lanes.
  */
-public final class SessionImpl implements Session
+public final class SessionImpl implements Session, ApiBridge.FutureOwner
 {
     private static final int OPENING = 0;
     private static final int OPEN = 1;
@@ -108,8 +108,10 @@ public final class SessionImpl implements Session
      * does not would take the frame for a violation and close, then re-open, in a loop: it is sent none.
      */
     boolean peerUnderstandsGoAway;
-    /** Requests of {@link #request(Outbound, CallOptions, ResponseListener)} ready for reuse. */
+    /** Requests ready for reuse (every request, one-way message and listener call takes one). */
     private volatile org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests;
+    /** Futures of {@link CallOptions#withRecycledFuture()} calls ready for reuse, made on first use. */
+    private volatile org.agrona.concurrent.ManyToManyConcurrentArrayQueue<XioFuture<?>> idleFutures;
 
     private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler, final SessionListener listener,
@@ -460,11 +462,7 @@ public final class SessionImpl implements Session
             listener.onFailure(0, refused);
             return 0;
         }
-        PendingRequest request = idleRequests().poll();
-        if (request == null)
-        {
-            request = new PendingRequest(this);
-        }
+        final PendingRequest request = pendingRequest();
         request.reset(requestId, mineFlag, message, null, listener, deadline, false, false);
         request.idempotent = sent.idempotent();
         return send(request) ? requestId : 0;
@@ -505,18 +503,97 @@ public final class SessionImpl implements Session
         {
             flags |= FrameFlags.RECEIPT_REQUESTED;
         }
-        final XioFuture<Object> future = Futures.newFuture(requestId, options.receipt(), engine.callerSpinNanos);
-        final PendingRequest request = new PendingRequest(this, requestId, flags, message, future, deadline, oneWay,
-            options.receipt());
+        XioFuture<Object> future = options.recycledFuture() && !oneWay && !options.receipt() ?
+            recycledFuture(requestId) : null;
+        if (future == null)
+        {
+            future = Futures.newFuture(requestId, options.receipt(), this);
+        }
+        final PendingRequest request = pendingRequest();
+        request.reset(requestId, flags, message, future, null, deadline, oneWay, options.receipt());
         request.idempotent = options.idempotent();
-        Futures.onCancel(future, () -> request.lane.cancelLater(request));
         send(request);
         return future;
     }
 
+    private PendingRequest pendingRequest()
+    {
+        final PendingRequest request = idleRequests().poll();
+        return request != null ? request : new PendingRequest(this);
+    }
+
+    /** A future from the pool, or a new one to pool; null where futures cannot be reused. */
+    @SuppressWarnings("unchecked")
+    private XioFuture<Object> recycledFuture(final long requestId)
+    {
+        XioFuture<Object> future = (XioFuture<Object>)idleFutures().poll();
+        if (future == null)
+        {
+            future = Futures.newRecyclable(this);
+            if (future == null)
+            {
+                return null;
+            }
+        }
+        Futures.reuse(future, requestId);
+        return future;
+    }
+
+    @Override
+    public long spinNanos()
+    {
+        return engine.callerSpinNanos;
+    }
+
+    /**
+     * The application cancelled {@code future}: a cancel of its one id, which finds the request by id on whichever
+     * lane holds it (the request object may be pooled, so the future holds none). Any thread.
+     */
+    @Override
+    public void cancel(final XioFuture<?> future, final long requestId)
+    {
+        final CompletableFuture<Integer> range;
+        try
+        {
+            range = cancel(requestId, requestId);
+        }
+        catch (final RuntimeException ex)
+        {
+            Futures.cancelUnanswered(future);
+            return;
+        }
+        range.whenComplete((count, failure) -> Futures.cancelUnanswered(future));
+    }
+
+    /** A recycled future's response was closed: keep it for the next call. Any thread. */
+    @Override
+    public void recycle(final XioFuture<?> future)
+    {
+        idleFutures().offer(future); // when full, left to the garbage collector
+    }
+
+    private org.agrona.concurrent.ManyToManyConcurrentArrayQueue<XioFuture<?>> idleFutures()
+    {
+        org.agrona.concurrent.ManyToManyConcurrentArrayQueue<XioFuture<?>> idle = idleFutures;
+        if (idle == null)
+        {
+            synchronized (this)
+            {
+                idle = idleFutures;
+                if (idle == null)
+                {
+                    idle = new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(
+                        Math.max(2, Math.min(engine.limits.maxInFlight(), 4096)));
+                    idleFutures = idle;
+                }
+            }
+        }
+        return idle;
+    }
+
     private static XioFuture<Object> failedAtOnce(final CallOptions options, final XioException refused)
     {
-        final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), 0);
+        final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), null);
         future.completeExceptionally(refused);
         return future;
     }
@@ -590,13 +667,13 @@ public final class SessionImpl implements Session
         return true;
     }
 
-    /** A listener's request is done and unreachable: keep it for the next one. Any thread. */
+    /** A request is done and unreachable: keep it for the next one. Any thread. */
     void recycle(final PendingRequest request)
     {
         idleRequests().offer(request); // when full, left to the garbage collector
     }
 
-    /** Made on first use: most sessions never send through a listener. */
+    /** Made on first use: a session may never send. */
     private org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests()
     {
         org.agrona.concurrent.ManyToManyConcurrentArrayQueue<PendingRequest> idle = idleRequests;

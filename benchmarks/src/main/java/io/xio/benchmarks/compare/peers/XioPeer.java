@@ -5,9 +5,11 @@ import io.xio.benchmarks.compare.Measurement;
 import io.xio.benchmarks.compare.Peer;
 import io.xio.benchmarks.compare.Variant;
 import io.xio.benchmarks.compare.Workload;
+import io.xio.engine.CallOptions;
 import io.xio.engine.EngineStatistics;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.RequestReuse;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.engine.cluster.Endpoint;
@@ -30,7 +32,11 @@ import java.util.function.BiConsumer;
  * future. The payload travels as one data segment; echoes send the received segment back without a copy.
  * {@code servers=N} runs N server engines of one context each in the server JVM (a cluster of N on one machine);
  * {@code cluster} has the client call through a {@link ServiceClient} over every server's portal instead of its
- * own sessions, so the cost of picking an endpoint per call shows beside a plain session.
+ * own sessions, so the cost of picking an endpoint per call shows beside a plain session. {@code future=plain|recycled}
+ * (plain by default): the client's calls take a new future each, or a recycled one
+ * ({@link CallOptions#withRecycledFuture()}, back in the pool when the callback closes the response);
+ * {@code reuse=never|after}: the server's service is registered with {@link RequestReuse#NEVER} (the default) or
+ * {@link RequestReuse#AFTER_ANSWER}, its allocation-free way (the echo never touches a request after answering it).
  */
 public final class XioPeer implements Peer
 {
@@ -79,6 +85,8 @@ public final class XioPeer implements Peer
     {
         final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
         final boolean traced = variant.has("traceparent");
+        final RequestReuse reuse = variant.oneOf("reuse", "never", "never", "after").equals("after") ?
+            RequestReuse.AFTER_ANSWER : RequestReuse.NEVER;
         engine.register(RESOURCE, request ->
         {
             final Message in = request.message();
@@ -95,7 +103,7 @@ public final class XioPeer implements Peer
                 in.close();
                 request.respond(Outbound.of(NO_HEADER, ack));
             }
-        });
+        }, reuse);
         final List<String> uris = new ArrayList<>();
         for (int i = 0; i < contexts; i++)
         {
@@ -113,6 +121,8 @@ public final class XioPeer implements Peer
         final Variant variant = Variant.parse(variantText);
         final int contexts = variant.integer("ctx", 1);
         final String style = variant.oneOf("style", "context", "context", "caller");
+        final CallOptions options = variant.oneOf("future", "plain", "plain", "recycled").equals("recycled") ?
+            CallOptions.DEFAULT.withRecycledFuture() : CallOptions.DEFAULT;
         try (XioEngine engine = engine("bench-client", variant, contexts, BenchTls.store(address)))
         {
             final List<Session> sessions = new ArrayList<>();
@@ -146,7 +156,8 @@ public final class XioPeer implements Peer
                     }
                     final Session session = sessions.get(0);
                     return CallLoop.blocking(workload,
-                        () -> session.request(Outbound.of(NO_HEADER, payload).metadata(trace)).get().close(), framesPerWrite);
+                        () -> session.request(Outbound.of(NO_HEADER, payload).metadata(trace), options).get().close(),
+                        framesPerWrite);
                 }
                 @SuppressWarnings("unchecked")
                 final BiConsumer<Message, Throwable>[] callbacks = new BiConsumer[workload.outstanding()];
@@ -167,7 +178,7 @@ public final class XioPeer implements Peer
                     }
                     final Session session = cluster != null ? cluster.pick(0) :
                         sessions.get(slot.index() % sessions.size());
-                    session.request(Outbound.of(NO_HEADER, payload).metadata(trace)).whenComplete(callback);
+                    session.request(Outbound.of(NO_HEADER, payload).metadata(trace), options).whenComplete(callback);
                 };
                 final int[] next = new int[1];
                 // looked up once: a paced run hands every call over through the starter, and contexts() copies
