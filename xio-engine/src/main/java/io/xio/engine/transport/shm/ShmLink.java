@@ -52,6 +52,8 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     private SelectionKey key;
     private long written;
     private boolean reading;
+    /** Whether our parked flag may be set: cleared only then, so a busy link does not write the peer's cache line. */
+    private boolean parkAnnounced;
     private boolean unmapped;
     private String peerGone;
 
@@ -107,7 +109,11 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
             drainAndClose(peerGone);
             return 1;
         }
-        shared.putIntOrdered(myParked, 0);
+        if (parkAnnounced)
+        {
+            parkAnnounced = false;
+            shared.putIntOrdered(myParked, 0);
+        }
         final int work = read(READS_PER_POLL);
         if (closed)
         {
@@ -176,6 +182,7 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         {
             return true;
         }
+        parkAnnounced = true;
         shared.putIntVolatile(myParked, 1);
         return committedRecordWaiting();
     }

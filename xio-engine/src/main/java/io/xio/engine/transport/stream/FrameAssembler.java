@@ -160,6 +160,13 @@ public final class FrameAssembler
     /** Copies {@code length} bytes from {@code src} in, delivering frames as they complete. */
     public void feed(final DirectBuffer src, final int index, final int length, final LinkHandler handler)
     {
+        if (large == null && slab != null && length <= slab.capacity() - writePos && !closed)
+        {
+            // the common case (an shm ring record of whole small frames): one copy, no buffer view to move
+            slab.buffer().putBytes(writePos, src, index, length);
+            received(length, handler);
+            return;
+        }
         int at = index;
         int left = length;
         while (left > 0 && !closed)
