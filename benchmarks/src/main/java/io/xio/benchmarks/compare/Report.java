@@ -29,7 +29,11 @@ final class Report
           the context thread; *caller*: the main thread blocks on each future. Poll: *spin* busy-polls 1 s before
           parking, *default* 50 µs, *parked* 0. *N contexts*: N per side, a portal per server context and a session
           to each. The engine has no switch for coalescing (frames committed in one loop turn always leave in one
-          write): frames/write shows how much it happened.
+          write): frames/write shows how much it happened. Pipelined calls reuse one `Outbound` per slot.
+          *recycled future*: `CallOptions.withRecycledFuture()` (the future and its response go back to a pool when
+          the callback closes the response) against a service registered `RequestReuse.AFTER_ANSWER`, which echoes a
+          copy from pooled replies (a view of the received segment would be an object per call). Poll *default* is
+          adaptive (it learns the gaps between calls; *spin* and *parked* are fixed).
         - **Spring proxy**: `@XioClient` calling an `@XioService` (INLINE dispatch), `byte[]` as a segment, 1 context,
           default settings (the apps of `SpringOverhead`).
         - **raw socket**: blocking `java.net.Socket`s, TCP_NODELAY, a server thread per connection.

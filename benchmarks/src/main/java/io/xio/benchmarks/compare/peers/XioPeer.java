@@ -36,7 +36,9 @@ import java.util.function.BiConsumer;
  * (plain by default): the client's calls take a new future each, or a recycled one
  * ({@link CallOptions#withRecycledFuture()}, back in the pool when the callback closes the response);
  * {@code reuse=never|after}: the server's service is registered with {@link RequestReuse#NEVER} (the default) or
- * {@link RequestReuse#AFTER_ANSWER}, its allocation-free way (the echo never touches a request after answering it).
+ * {@link RequestReuse#AFTER_ANSWER}, its allocation-free way (the echo never touches a request after answering it,
+ * and answers with a copy from pooled replies, since a view of the received segment is an object per call). Pipelined
+ * calls keep one {@link Outbound} per slot, sent again once its call completed.
  */
 public final class XioPeer implements Peer
 {
@@ -87,6 +89,9 @@ public final class XioPeer implements Peer
         final boolean traced = variant.has("traceparent");
         final RequestReuse reuse = variant.oneOf("reuse", "never", "never", "after").equals("after") ?
             RequestReuse.AFTER_ANSWER : RequestReuse.NEVER;
+        // An allocation-free service echoes a copy from pooled replies: a view of the received segment is an object
+        final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<EchoReply> replies =
+            reuse == RequestReuse.AFTER_ANSWER ? new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(4096) : null;
         engine.register(RESOURCE, request ->
         {
             final Message in = request.message();
@@ -94,7 +99,18 @@ public final class XioPeer implements Peer
             {
                 throw new IllegalStateException("the request came without its traceparent");
             }
-            if (workload.isEcho())
+            if (workload.isEcho() && replies != null)
+            {
+                EchoReply reply = replies.poll();
+                if (reply == null)
+                {
+                    reply = new EchoReply(workload.requestBytes(), replies);
+                }
+                reply.copyOf(in);
+                in.close();
+                request.respond(reply.answer);
+            }
+            else if (workload.isEcho())
             {
                 request.respond(Outbound.of(NO_HEADER, in.segment(0)).releaseAfterSend(in));
             }
@@ -161,6 +177,8 @@ public final class XioPeer implements Peer
                 }
                 @SuppressWarnings("unchecked")
                 final BiConsumer<Message, Throwable>[] callbacks = new BiConsumer[workload.outstanding()];
+                // one per slot, sent again once its call completed (Outbound allows it: no object per call)
+                final Outbound[] outbounds = new Outbound[workload.outstanding()];
                 final CallLoop.AsyncCall call = slot ->
                 {
                     BiConsumer<Message, Throwable> callback = callbacks[slot.index()];
@@ -178,7 +196,13 @@ public final class XioPeer implements Peer
                     }
                     final Session session = cluster != null ? cluster.pick(0) :
                         sessions.get(slot.index() % sessions.size());
-                    session.request(Outbound.of(NO_HEADER, payload).metadata(trace), options).whenComplete(callback);
+                    Outbound outbound = outbounds[slot.index()];
+                    if (outbound == null)
+                    {
+                        outbound = Outbound.of(NO_HEADER, payload).metadata(trace);
+                        outbounds[slot.index()] = outbound;
+                    }
+                    session.request(outbound, options).whenComplete(callback);
                 };
                 final int[] next = new int[1];
                 // looked up once: a paced run hands every call over through the starter, and contexts() copies
@@ -194,6 +218,34 @@ public final class XioPeer implements Peer
                     cluster.close();
                 }
             }
+        }
+    }
+
+    /** A pooled echo answer: a copy of the request's one segment, back in its pool once written. */
+    private static final class EchoReply implements AutoCloseable
+    {
+        private final ByteBuffer data;
+        private final Outbound answer;
+        private final java.util.Queue<EchoReply> pool;
+
+        EchoReply(final int bytes, final java.util.Queue<EchoReply> pool)
+        {
+            this.data = ByteBuffer.allocateDirect(bytes);
+            this.answer = Outbound.of(NO_HEADER, data).releaseAfterSend(this);
+            this.pool = pool;
+        }
+
+        void copyOf(final Message in)
+        {
+            final int length = in.segmentLength(0);
+            in.buffer().getBytes(in.segmentOffset(0), data, 0, length);
+            data.clear().limit(length);
+        }
+
+        @Override
+        public void close()
+        {
+            pool.offer(this);
         }
     }
 
