@@ -30,7 +30,8 @@ import java.util.function.BiConsumer;
  * future. The payload travels as one data segment; echoes send the received segment back without a copy.
  * {@code servers=N} runs N server engines of one context each in the server JVM (a cluster of N on one machine);
  * {@code cluster} has the client call through a {@link ServiceClient} over every server's portal instead of its
- * own sessions, so the cost of picking an endpoint per call shows beside a plain session.
+ * own sessions, so the cost of picking an endpoint per call shows beside a plain session. {@code shared} allocates
+ * the client's payload with {@link XioEngine#allocateShared} (over shm it then travels as a reference, read in place).
  */
 public final class XioPeer implements Peer
 {
@@ -125,7 +126,8 @@ public final class XioPeer implements Peer
                 }
             }
             // one array for every call: Outbound keeps it as given and never changes it
-            final ByteBuffer[] payload = {engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
+            final ByteBuffer[] payload = {variant.has("shared") ? engine.allocateShared(workload.requestBytes())
+                : engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
             // A W3C trace context, made once (a tracer makes one per call; encoding it allocates nothing).
             final io.xio.engine.Metadata trace = variant.has("traceparent") ? new io.xio.engine.Metadata()
                 .add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") : null;
