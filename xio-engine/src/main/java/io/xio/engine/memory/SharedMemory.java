@@ -52,7 +52,9 @@ public final class SharedMemory
         }
     }
 
-    /** A new zeroed shared buffer of {@code bytes} in {@code directory}, its pages reserved now (a full tmpfs fails).
+    /**
+     * A new zeroed shared buffer of {@code bytes} in {@code directory}, its pages reserved now (a full tmpfs fails);
+     * files left there by dead processes of this user go first.
      */
     public static Region allocate(final Path directory, final int bytes)
     {
@@ -66,6 +68,7 @@ public final class SharedMemory
         try
         {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            removeStale(directory, Files.getOwner(file, LinkOption.NOFOLLOW_LINKS)); // rare next to zeroing the pages
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS))
             {
@@ -123,6 +126,32 @@ public final class SharedMemory
         final Map.Entry<Long, Region> entry = REGIONS.floorEntry(address);
         return entry != null && address + length <= entry.getKey() + entry.getValue().capacity() ?
             entry.getValue() : null;
+    }
+
+    /** Deletes the shared-buffer files of this user's processes that are gone (killed before their engine closed). */
+    private static void removeStale(final Path directory, final java.nio.file.attribute.UserPrincipal me)
+    {
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(directory, "xio-shared-*.buf"))
+        {
+            for (final Path file : files)
+            {
+                final String name = file.getFileName().toString();
+                if (!FILE_NAME.matcher(name).matches())
+                {
+                    continue;
+                }
+                final long pid = Long.parseLong(name.substring("xio-shared-".length(), name.indexOf('-', 11)));
+                if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) &&
+                    me.equals(Files.getOwner(file, LinkOption.NOFOLLOW_LINKS)))
+                {
+                    deleteQuietly(file);
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // best effort: leftovers stay for the next process to sweep
+        }
     }
 
     private static void deleteQuietly(final Path file)

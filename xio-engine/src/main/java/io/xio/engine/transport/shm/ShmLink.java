@@ -80,7 +80,10 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         this.doorbell = doorbell;
         this.remote = remote;
         this.peerUser = peerUser;
-        this.regions = new ShmShared(this, directory, sharedPeer, ownUser);
+        final int peerFeatures = shared.getIntVolatile(server ? ShmLayout.CLIENT_FEATURES_OFFSET :
+            ShmLayout.SERVER_FEATURES_OFFSET);
+        this.regions = new ShmShared(this, directory, sharedPeer,
+            (peerFeatures & ShmLayout.FEATURE_SHARED) != 0 ? ownUser : null);
     }
 
     @Override

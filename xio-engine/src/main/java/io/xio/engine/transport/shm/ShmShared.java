@@ -59,7 +59,10 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
     private final Path directory;
     /** Whose files a peer may name; null when its user is unknown (then it may name none). */
     private final UserPrincipal peerUser;
-    /** Whether we send references at all: only to a peer of our own user, who can open our 0600 files. */
+    /**
+     * Whether we send references at all: only to a peer that supports them (the ring header's features) and is of our
+     * own user, who can open our 0600 files.
+     */
     private final boolean send;
     private final Frame frame = new Frame();
     private LinkHandler handler;
@@ -84,6 +87,7 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer announcement = new UnsafeBuffer(new byte[8 + 256]);
 
+    /** @param ownUser our user, or null when the peer does not take references */
     ShmShared(final ShmLink link, final Path directory, final UserPrincipal peerUser, final UserPrincipal ownUser)
     {
         this.link = link;

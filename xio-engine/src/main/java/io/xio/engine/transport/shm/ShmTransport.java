@@ -479,6 +479,7 @@ public final class ShmTransport implements Transport
             final UnsafeBuffer header = new UnsafeBuffer(mapping);
             header.putInt(ShmLayout.CAPACITY_OFFSET, capacity);
             header.putInt(ShmLayout.VERSION_OFFSET, ShmLayout.VERSION);
+            header.putInt(ShmLayout.CLIENT_FEATURES_OFFSET, ShmLayout.FEATURE_SHARED);
             header.putIntVolatile(ShmLayout.MAGIC_OFFSET, ShmLayout.MAGIC);
             return mapping;
         }
@@ -704,6 +705,7 @@ public final class ShmTransport implements Transport
                     Files.deleteIfExists(ring); // a shared one's directory is the client's to write: it deletes it
                 }
                 key.interestOps(0);
+                new UnsafeBuffer(mapping).putIntVolatile(ShmLayout.SERVER_FEATURES_OFFSET, ShmLayout.FEATURE_SHARED);
                 final ByteBuffer ok = ByteBuffer.wrap(new byte[] {1});
                 channel.write(ok);
                 if (ok.hasRemaining())

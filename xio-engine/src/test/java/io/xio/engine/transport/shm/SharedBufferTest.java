@@ -166,6 +166,24 @@ class SharedBufferTest
     }
 
     @Test
+    void aSharedBufferFileOfADeadProcessIsRemovedByTheNextProcessThatAllocatesOne() throws Exception
+    {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final Path stale = Files.createFile(DIR.resolve("xio-shared-" + gone.pid() + "-1-0123456789abcdef.buf"));
+        try
+        {
+            final XioEngine client = engines.start("shared-client");
+            client.allocateShared(4096);
+            assertThat(stale).doesNotExist();
+        }
+        finally
+        {
+            Files.deleteIfExists(stale);
+        }
+    }
+
+    @Test
     void overTcpASharedBufferIsSentByCopy() throws Exception
     {
         final XioEngine server = server(false);
