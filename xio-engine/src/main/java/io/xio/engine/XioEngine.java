@@ -311,9 +311,8 @@ public final class XioEngine implements AutoCloseable
         {
             throw new IllegalStateException("engine " + name + " is closed");
         }
-        final java.nio.file.Path directory = core.hasTransport("shm") &&
-            core.transport("shm") instanceof io.xio.engine.transport.shm.ShmTransport shm ? shm.directory() :
-            new io.xio.engine.transport.shm.ShmTransport().directory();
+        final java.nio.file.Path own = core.hasTransport("shm") ? core.transport("shm").sharedMemoryDirectory() : null;
+        final java.nio.file.Path directory = own != null ? own : io.xio.engine.memory.SharedMemory.defaultDirectory();
         final ByteBuffer buffer = io.xio.engine.memory.SharedMemory.allocate(directory, bytes).buffer();
         sharedBuffers.add(buffer);
         return buffer;

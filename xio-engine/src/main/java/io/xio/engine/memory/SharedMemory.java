@@ -52,6 +52,13 @@ public final class SharedMemory
         }
     }
 
+    /** {@code /dev/shm}, or the temp directory where there is none: the shm transport's default too. */
+    public static Path defaultDirectory()
+    {
+        final Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
     /**
      * A new zeroed shared buffer of {@code bytes} in {@code directory}, its pages reserved now (a full tmpfs fails);
      * files left there by dead processes of this user go first.

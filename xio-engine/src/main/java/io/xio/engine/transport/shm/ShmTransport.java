@@ -136,11 +136,16 @@ public final class ShmTransport implements Transport
 
     private static Path defaultDirectory()
     {
-        final Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return io.xio.engine.memory.SharedMemory.defaultDirectory();
     }
 
     public Path directory()
+    {
+        return directory;
+    }
+
+    @Override
+    public Path sharedMemoryDirectory()
     {
         return directory;
     }
