@@ -88,6 +88,10 @@ public final class Message implements AutoCloseable
     private ByteBuffer output;
     private LeakTracker leaks;
     private Runnable onClose;
+    /** Told when this message closes, for data that lies in a peer's shared memory; null otherwise. */
+    private io.xio.engine.memory.SharedPlacement.Releaser sharedRelease;
+    private long sharedToken;
+    private boolean inShared;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
@@ -131,6 +135,12 @@ public final class Message implements AutoCloseable
             at += length;
         }
         this.output = null;
+        this.sharedRelease = null;
+        this.inShared = false;
+        if ((frame.flags() & io.xio.engine.protocol.FrameFlags.DATA_SHARED) != 0)
+        {
+            placeShared(slab, frame);
+        }
         this.leaks = leaks;
         this.onClose = onClose;
         RELEASED.setRelease(this, 0);
@@ -141,6 +151,36 @@ public final class Message implements AutoCloseable
         return this;
     }
 
+    /** The segments lie in the peer's shared region the shm link resolved (and checked) for this frame. */
+    private void placeShared(final Slab slab, final Frame frame)
+    {
+        final io.xio.engine.memory.SharedPlacement placement = io.xio.engine.memory.SharedPlacement.claim();
+        if (placement == null)
+        {
+            slab.release();
+            throw new ProtocolViolationException("a shared-memory data reference arrived where none may be");
+        }
+        output = placement.view();
+        sharedRelease = placement.releaser();
+        sharedToken = placement.token();
+        inShared = true;
+        final int offsets = frame.dataOffset() + io.xio.engine.protocol.FrameFlags.SHARED_BODY_LENGTH;
+        for (int i = 0; i < segmentCount; i++)
+        {
+            segmentOffsets[i] = (int)slab.buffer().getLong(offsets + 8 * i, Frame.ORDER);
+        }
+    }
+
+    /**
+     * Whether the data segments are read-only views into the sender's shared memory ({@code
+     * XioEngine.allocateShared}, over shm) rather than copies: {@link #segmentOffset(int)} then indexes into that
+     * region, not {@link #buffer()}, and the sender may reuse the bytes only once this message is closed.
+     */
+    public boolean inShared()
+    {
+        return inShared;
+    }
+
     /**
      * Says that the data segments lie in {@code buffer} back to back from index {@code at} (the peer wrote them
      * there, or xio copied them in). For xio's own use.
@@ -148,6 +188,7 @@ public final class Message implements AutoCloseable
     void placeIn(final ByteBuffer buffer, final int at)
     {
         output = buffer;
+        inShared = false;
         int next = at;
         for (int i = 0; i < segmentCount; i++)
         {
@@ -325,6 +366,12 @@ public final class Message implements AutoCloseable
 
     private void closed()
     {
+        final io.xio.engine.memory.SharedPlacement.Releaser shared = sharedRelease;
+        if (shared != null)
+        {
+            sharedRelease = null;
+            shared.release(sharedToken);
+        }
         final Runnable action = onClose;
         if (action != null)
         {

@@ -93,6 +93,8 @@ public final class XioEngine implements AutoCloseable
     private final NanoClock clock;
     private final LeakTracker leaks;
     private final List<Portal> portals = Collections.synchronizedList(new ArrayList<>());
+    /** Buffers from {@link #allocateShared} not freed yet: their files go when the engine closes. */
+    private final List<ByteBuffer> sharedBuffers = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger nextPortalContext = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration connectTimeout;
@@ -299,6 +301,44 @@ public final class XioEngine implements AutoCloseable
             throw new IllegalArgumentException("only direct buffers are registered");
         }
         return RegisteredMemory.remove(buffer);
+    }
+
+    /**
+     * A new direct buffer of {@code bytes} in shared memory (a file in the shm transport's directory, {@code
+     * /dev/shm} by default), for large messages over shm: a data segment that lies in it travels to a peer process of
+     * the same user as a reference, the peer reads it in place ({@link Message#inShared()}), and the send completes
+     * only once the peer closed the message, so write into it again only after that. Over other transports it is an
+     * ordinary direct buffer, sent by copy. Its file is deleted by {@link #freeShared} or when the engine closes; the
+     * memory lasts while the buffer is referenced. Any thread.
+     */
+    public ByteBuffer allocateShared(final int bytes)
+    {
+        if (!isOpen())
+        {
+            throw new IllegalStateException("engine " + name + " is closed");
+        }
+        final java.nio.file.Path own = core.hasTransport("shm") ? core.transport("shm").sharedMemoryDirectory() : null;
+        final java.nio.file.Path directory = own != null ? own : io.xio.engine.memory.SharedMemory.defaultDirectory();
+        final ByteBuffer buffer = io.xio.engine.memory.SharedMemory.allocate(directory, bytes).buffer();
+        sharedBuffers.add(buffer);
+        return buffer;
+    }
+
+    /**
+     * Undoes {@link #allocateShared}: deletes the buffer's file; connections that mapped it keep their mapping, and
+     * later sends from it go by copy. Call it once no message in it is still with xio. False when it was not (or no
+     * longer) a shared buffer of this engine. Any thread.
+     */
+    public boolean freeShared(final ByteBuffer buffer)
+    {
+        synchronized (sharedBuffers)
+        {
+            if (!sharedBuffers.removeIf(held -> held == buffer))
+            {
+                return false;
+            }
+        }
+        return io.xio.engine.memory.SharedMemory.free(buffer) != null;
     }
 
     /** Binds a portal on the next context in turn, with the default acceptor. Blocks until bound. */
@@ -692,6 +732,11 @@ public final class XioEngine implements AutoCloseable
             {
                 loop.close();
             }
+        }
+        synchronized (sharedBuffers)
+        {
+            sharedBuffers.forEach(io.xio.engine.memory.SharedMemory::free);
+            sharedBuffers.clear();
         }
         if (leaks != null)
         {

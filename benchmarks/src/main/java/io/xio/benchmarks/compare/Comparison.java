@@ -244,6 +244,8 @@ public final class Comparison
         cases.add(new Case("xio-tcp-1m", BULK, "xio", "tcp", bulk, "xio tcp, 4 outstanding"));
         cases.add(new Case("xio-tls-1m", BULK, "xio", "tls", bulk, "xio tls (TLS 1.3), 4 outstanding"));
         cases.add(new Case("xio-shm-1m", BULK, "xio", "shm", bulk, "xio shm, 4 outstanding"));
+        cases.add(new Case("xio-shm-1m-registered", BULK, "xio", "shm,shared", bulk,
+            "xio shm, registered shared buffer, 4 outstanding"));
         return cases;
     }
 

@@ -211,6 +211,15 @@ public final class Frame
      */
     public String checkBody()
     {
+        return checkBody(false);
+    }
+
+    /**
+     * {@link #checkBody()}, and with {@code sharedAllowed} (a shm link) a {@link FrameFlags#DATA_SHARED} frame's
+     * reference must have the length its segment count gives; its contents are the link's to check.
+     */
+    public String checkBody(final boolean sharedAllowed)
+    {
         final int segments = segmentCount();
         long data = 0;
         for (int i = 0; i < segments; i++)
@@ -225,6 +234,16 @@ public final class Frame
         if (type() == FrameType.RESPONSE && (flags() & FrameFlags.DATA_WRITTEN) != 0)
         {
             data = 0; // the data went straight into the requester's output region
+        }
+        if ((flags() & FrameFlags.DATA_SHARED) != 0)
+        {
+            final int type = type();
+            if (!sharedAllowed || type != FrameType.REQUEST && type != FrameType.RESPONSE ||
+                (flags() & FrameFlags.DATA_WRITTEN) != 0)
+            {
+                return "shared-memory data reference on a " + FrameType.name(type) + " frame where none may be";
+            }
+            data = FrameFlags.SHARED_BODY_LENGTH + 8L * segments;
         }
         final long expected = frameLength(headerLength(), segments, data);
         if (expected != frameLength())

@@ -26,6 +26,14 @@ public final class FrameFlags
      * {@link FrameType#RESPONSE_ACK}.
      */
     public static final int ACK_REQUESTED = 1 << 6;
+    /**
+     * On a REQUEST or RESPONSE over shm: the data segments lie in a region of shared memory the sender announced on
+     * the connection; the frame's data area holds a reference ({@link #SHARED_BODY_LENGTH}: i32 region id, i32 zero,
+     * i64 release token, then an i64 offset per segment) instead of their bytes. Other transports refuse it.
+     */
+    public static final int DATA_SHARED = 1 << 7;
+    /** Bytes of a {@link #DATA_SHARED} reference before its per-segment offsets. */
+    public static final int SHARED_BODY_LENGTH = 16;
 
     private FrameFlags()
     {

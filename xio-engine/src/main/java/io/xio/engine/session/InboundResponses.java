@@ -199,7 +199,14 @@ final class InboundResponses
         for (int i = 0; i < message.segmentCount(); i++)
         {
             final int length = message.segmentLength(i);
-            message.buffer().getBytes(message.segmentOffset(i), output, at, length);
+            if (message.inShared())
+            {
+                output.put(at, message.segment(i), 0, length);
+            }
+            else
+            {
+                message.buffer().getBytes(message.segmentOffset(i), output, at, length);
+            }
             at += length;
         }
         Messages.placeIn(message, output, output.position());

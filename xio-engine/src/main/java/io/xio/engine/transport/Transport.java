@@ -57,4 +57,10 @@ public interface Transport
 
         void onFailed(Throwable cause);
     }
+
+    /** Where {@code XioEngine.allocateShared} puts its files for this transport; null for a transport without any. */
+    default java.nio.file.Path sharedMemoryDirectory()
+    {
+        return null;
+    }
 }

@@ -38,7 +38,9 @@ import java.util.function.BiConsumer;
  * {@code reuse=never|after}: the server's service is registered with {@link RequestReuse#NEVER} (the default) or
  * {@link RequestReuse#AFTER_ANSWER}, its allocation-free way (the echo never touches a request after answering it,
  * and answers with a copy from pooled replies, since a view of the received segment is an object per call). Pipelined
- * calls keep one {@link Outbound} per slot, sent again once its call completed.
+ * calls keep one {@link Outbound} per slot, sent again once its call completed. {@code shared} gives each slot a
+ * payload from {@link XioEngine#allocateShared} (over shm it then travels as a reference, read in place), which the
+ * client writes before each call: the application's own copy, which the other cases do not pay.
  */
 public final class XioPeer implements Peer
 {
@@ -151,7 +153,8 @@ public final class XioPeer implements Peer
                 }
             }
             // one array for every call: Outbound keeps it as given and never changes it
-            final ByteBuffer[] payload = {engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
+            final ByteBuffer[] payload = {variant.has("shared") ? engine.allocateShared(workload.requestBytes())
+                : engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
             // A W3C trace context, made once (a tracer makes one per call; encoding it allocates nothing).
             final io.xio.engine.Metadata trace = variant.has("traceparent") ? new io.xio.engine.Metadata()
                 .add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") : null;
@@ -179,6 +182,9 @@ public final class XioPeer implements Peer
                 final BiConsumer<Message, Throwable>[] callbacks = new BiConsumer[workload.outstanding()];
                 // one per slot, sent again once its call completed (Outbound allows it: no object per call)
                 final Outbound[] outbounds = new Outbound[workload.outstanding()];
+                final boolean shared = variant.has("shared");
+                final ByteBuffer[] slotData = new ByteBuffer[workload.outstanding()];
+                final ByteBuffer source = shared ? ByteBuffer.allocateDirect(workload.requestBytes()) : null;
                 final CallLoop.AsyncCall call = slot ->
                 {
                     BiConsumer<Message, Throwable> callback = callbacks[slot.index()];
@@ -199,8 +205,19 @@ public final class XioPeer implements Peer
                     Outbound outbound = outbounds[slot.index()];
                     if (outbound == null)
                     {
-                        outbound = Outbound.of(NO_HEADER, payload).metadata(trace);
+                        final ByteBuffer[] data = shared ? new ByteBuffer[] {engine.allocateShared(source.capacity())}
+                            : payload;
+                        outbound = Outbound.of(NO_HEADER, data).metadata(trace);
                         outbounds[slot.index()] = outbound;
+                        slotData[slot.index()] = data[0];
+                    }
+                    if (shared)
+                    {
+                        // the application writes its data where it is sent from: the one copy a transfer costs
+                        final ByteBuffer data = slotData[slot.index()];
+                        data.clear();
+                        data.put(source.clear());
+                        data.flip();
                     }
                     session.request(outbound, options).whenComplete(callback);
                 };

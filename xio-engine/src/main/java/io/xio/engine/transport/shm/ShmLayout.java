@@ -3,9 +3,9 @@ package io.xio.engine.transport.shm;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
- * Layout of one shm connection's file: a 4 KiB header (magic, version, ring capacity, and per side a
- * "parked" flag and a "waiting for room" flag, each on its own cache line), then the client-to-server ring,
- * then the server-to-client ring (Agrona one-to-one ring buffers). Constants only.
+ * Layout of one shm connection's file: a 4 KiB header (magic, version, ring capacity, each side's features, and
+ * per side a "parked" flag and a "waiting for room" flag, each on its own cache line), then the client-to-server
+ * ring, then the server-to-client ring (Agrona one-to-one ring buffers). Constants only.
  */
 final class ShmLayout
 {
@@ -14,6 +14,12 @@ final class ShmLayout
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 4;
     static final int CAPACITY_OFFSET = 8;
+    /** What the client supports ({@link #FEATURE_SHARED}); zero from a client that predates the field. */
+    static final int CLIENT_FEATURES_OFFSET = 12;
+    /** What the server supports, written before its acknowledgement; zero from an older server. */
+    static final int SERVER_FEATURES_OFFSET = 16;
+    /** Shared-buffer references and the ring records that go with them. */
+    static final int FEATURE_SHARED = 1;
     static final int CLIENT_PARKED = 128;
     static final int SERVER_PARKED = 256;
     static final int CLIENT_WAITING = 384;

@@ -47,6 +47,9 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     /** The peer process's user (server side, from the socket's credentials); null on the client side. */
     private final java.nio.file.attribute.UserPrincipal peerUser;
     private final UnsafeBuffer chunk = new UnsafeBuffer(0, 0);
+    private final ShmShared regions;
+    private MutableDirectBuffer claimed;
+    private int claimedLength;
     private final ByteBuffer ring = ByteBuffer.allocateDirect(1);
     private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
     private SelectionKey key;
@@ -60,7 +63,8 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     /** @param capacity the ring capacity, validated by the caller (never re-read from memory the peer writes) */
     ShmLink(final TransportContext context, final MappedByteBuffer mapping, final int capacity, final boolean server,
         final SocketChannel doorbell, final String remote,
-        final java.nio.file.attribute.UserPrincipal peerUser)
+        final java.nio.file.attribute.UserPrincipal peerUser, final java.nio.file.Path directory,
+        final java.nio.file.attribute.UserPrincipal sharedPeer, final java.nio.file.attribute.UserPrincipal ownUser)
     {
         super(context);
         this.mapping = mapping;
@@ -78,12 +82,17 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         this.doorbell = doorbell;
         this.remote = remote;
         this.peerUser = peerUser;
+        final int peerFeatures = shared.getIntVolatile(server ? ShmLayout.CLIENT_FEATURES_OFFSET :
+            ShmLayout.SERVER_FEATURES_OFFSET);
+        this.regions = new ShmShared(this, directory, sharedPeer,
+            (peerFeatures & ShmLayout.FEATURE_SHARED) != 0 ? ownUser : null);
     }
 
     @Override
     public void start(final LinkHandler linkHandler)
     {
-        super.start(linkHandler);
+        super.start(regions.wrap(linkHandler));
+        assembler.allowShared();
         try
         {
             doorbell.configureBlocking(false);
@@ -129,7 +138,8 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
                 ring(); // the peer waits for room we just made
             }
         }
-        return hasUntransmitted() ? work + flush() : work;
+        final int released = regions.flushReleases();
+        return hasUntransmitted() ? work + released + flush() : work + released;
     }
 
     /** Reads up to {@code limit} records; a failure (a bad record, memory the peer broke) closes the link. */
@@ -162,7 +172,14 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     {
         if (!closed)
         {
-            assembler.feed(buffer, index, length, handler);
+            if (msgTypeId == DATA)
+            {
+                assembler.feed(buffer, index, length, handler);
+            }
+            else
+            {
+                regions.onControl(msgTypeId, buffer, index, length);
+            }
         }
     }
 
@@ -184,7 +201,7 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         }
         parkAnnounced = true;
         shared.putIntVolatile(myParked, 1);
-        return committedRecordWaiting();
+        return committedRecordWaiting() || regions.hasReleases();
     }
 
     private boolean committedRecordWaiting()
@@ -277,6 +294,55 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         }
     }
 
+    @Override
+    public MutableDirectBuffer claim(final int length)
+    {
+        claimedLength = length;
+        claimed = super.claim(length);
+        return claimed;
+    }
+
+    @Override
+    public void commit(final java.nio.ByteBuffer[] data, final int count,
+        final io.xio.engine.transport.SendCompletion completion)
+    {
+        if (count == 0 || !regions.commit(claimed, claimOffset(), claimedLength, data, count, completion))
+        {
+            super.commit(data, count, completion);
+        }
+    }
+
+    /** Claims again for the frame {@link ShmShared} rewrites; the claim before it is dropped. */
+    MutableDirectBuffer reclaim(final int length)
+    {
+        return super.claim(length);
+    }
+
+    void commitClaim()
+    {
+        super.commit();
+    }
+
+    /** Writes a control record straight into our ring, ahead of frames not yet flushed; false when full. */
+    boolean writeControl(final int type, final org.agrona.DirectBuffer buffer, final int length)
+    {
+        if (closed || !out.write(type, buffer, 0, length))
+        {
+            return false;
+        }
+        VarHandle.fullFence(); // the record must be visible before we read the peer's parked flag
+        if (shared.getIntVolatile(peerParked) != 0)
+        {
+            ring();
+        }
+        return true;
+    }
+
+    void wakeup()
+    {
+        context.wakeup();
+    }
+
     private void ring()
     {
         try
@@ -299,6 +365,7 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     @Override
     protected void closeChannel()
     {
+        regions.failPending();
         context.removePoller(this);
         if (key != null)
         {

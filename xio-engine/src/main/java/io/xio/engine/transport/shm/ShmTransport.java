@@ -136,11 +136,16 @@ public final class ShmTransport implements Transport
 
     private static Path defaultDirectory()
     {
-        final Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return io.xio.engine.memory.SharedMemory.defaultDirectory();
     }
 
     public Path directory()
+    {
+        return directory;
+    }
+
+    @Override
+    public Path sharedMemoryDirectory()
     {
         return directory;
     }
@@ -367,9 +372,10 @@ public final class ShmTransport implements Transport
         SocketChannel channel = null;
         Path ringFile = null;
         Path ringHome = null;
+        UserPrincipal portal = null;
         try
         {
-            final UserPrincipal portal = access.checkPortal(socket.getParent());
+            portal = access.checkPortal(socket.getParent());
             channel = SocketChannel.open(StandardProtocolFamily.UNIX);
             channel.connect(UnixDomainSocketAddress.of(socket));
             final UserPrincipal listening = ShmAccess.peerCredentials(channel).user();
@@ -417,7 +423,7 @@ public final class ShmTransport implements Transport
             return () -> { };
         }
         final ClientHandshake handshake = new ClientHandshake(context, channel, mapping, ringFile, ringHome, address,
-            callback);
+            callback, portal);
         try
         {
             channel.register(context.selector(), SelectionKey.OP_READ, handshake);
@@ -478,6 +484,7 @@ public final class ShmTransport implements Transport
             final UnsafeBuffer header = new UnsafeBuffer(mapping);
             header.putInt(ShmLayout.CAPACITY_OFFSET, capacity);
             header.putInt(ShmLayout.VERSION_OFFSET, ShmLayout.VERSION);
+            header.putInt(ShmLayout.CLIENT_FEATURES_OFFSET, ShmLayout.FEATURE_SHARED);
             header.putIntVolatile(ShmLayout.MAGIC_OFFSET, ShmLayout.MAGIC);
             return mapping;
         }
@@ -500,11 +507,15 @@ public final class ShmTransport implements Transport
         private final XioUri address;
         private final ConnectCallback callback;
         private final ByteBuffer ack = ByteBuffer.allocate(1);
+        /** The portal's user (its process's credentials): whose shared-memory files the server may name. */
+        private final UserPrincipal portal;
         private boolean done;
 
         ClientHandshake(final TransportContext context, final SocketChannel channel, final MappedByteBuffer mapping,
-            final Path ringFile, final Path ringHome, final XioUri address, final ConnectCallback callback)
+            final Path ringFile, final Path ringHome, final XioUri address, final ConnectCallback callback,
+            final UserPrincipal portal)
         {
+            this.portal = portal;
             this.context = context;
             this.channel = channel;
             this.mapping = mapping;
@@ -534,7 +545,8 @@ public final class ShmTransport implements Transport
                 // The server deleted a ring of its own user already; this is for one that died halfway, and for a
                 // shared ring, whose directory another user's server cannot write.
                 deleteRing(ringFile, ringHome);
-                link = new ShmLink(context, mapping, capacity, false, channel, address.endpoint().toString(), null);
+                link = new ShmLink(context, mapping, capacity, false, channel, address.endpoint().toString(), null,
+                    directory, portal, access.ownUser());
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -698,6 +710,7 @@ public final class ShmTransport implements Transport
                     Files.deleteIfExists(ring); // a shared one's directory is the client's to write: it deletes it
                 }
                 key.interestOps(0);
+                new UnsafeBuffer(mapping).putIntVolatile(ShmLayout.SERVER_FEATURES_OFFSET, ShmLayout.FEATURE_SHARED);
                 final ByteBuffer ok = ByteBuffer.wrap(new byte[] {1});
                 channel.write(ok);
                 if (ok.hasRemaining())
@@ -705,7 +718,7 @@ public final class ShmTransport implements Transport
                     throw new IOException("could not acknowledge the shm handshake");
                 }
                 link = new ShmLink(context, mapping, ringCapacity, true, channel,
-                    "shm://" + peer.getName() + "@" + name, peer);
+                    "shm://" + peer.getName() + "@" + name, peer, directory, peer, access.ownUser());
             }
             catch (final IOException | RuntimeException ex)
             {

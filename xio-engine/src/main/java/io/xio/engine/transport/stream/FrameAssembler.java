@@ -37,6 +37,7 @@ public final class FrameAssembler
     private final Frame frame = new Frame();
     private long delivered;
     private int maxFrameLength = Integer.MAX_VALUE;
+    private boolean sharedAllowed;
     private long partialSince;
     private Slab slab;
     private ByteBuffer view;
@@ -339,11 +340,17 @@ public final class FrameAssembler
 
     private void checkBody(final Slab in, final int offset)
     {
-        final String error = frame.wrap(in.buffer(), offset).checkBody();
+        final String error = frame.wrap(in.buffer(), offset).checkBody(sharedAllowed);
         if (error != null)
         {
             throw new ProtocolViolationException(error);
         }
+    }
+
+    /** Lets {@link io.xio.engine.protocol.FrameFlags#DATA_SHARED} frames through, for the shm link to resolve. */
+    public void allowShared()
+    {
+        sharedAllowed = true;
     }
 
     /** Gives the slabs back; the assembler must not be used afterwards. */
