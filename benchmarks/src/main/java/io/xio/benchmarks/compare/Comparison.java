@@ -151,7 +151,7 @@ public final class Comparison
     private static final String PACED64 = "64 B at 1,000 calls/s";
     private static final String BULK = "1 MiB transfers";
     /** The shm case the 1 MiB bandwidth goals judge (a registered shared buffer's case, once there is one). */
-    static final String SHM_1M_GOAL_CASE = "xio-shm-1m";
+    static final String SHM_1M_GOAL_CASE = "xio-shm-1m-registered";
 
     static List<Case> fullCases(final Workload.Timing t)
     {
