@@ -86,10 +86,25 @@ public final class Invocation
         if (type == byte[].class)
         {
             final byte[] bytes = new byte[segment.remaining()];
-            segment.duplicate().get(bytes);
+            segment.get(segment.position(), bytes);
             return bytes;
         }
         return segment.asReadOnlyBuffer();
+    }
+
+    /** The arguments of a call whose every argument is a data segment: nothing to decode. */
+    public static Object[] segmentArguments(final ServiceMethod method, final io.xio.engine.Message message)
+    {
+        final Object[] args = new Object[method.segments().length];
+        if (message.segmentCount() < args.length)
+        {
+            throw new IllegalArgumentException(method.wireName() + " expects more data segments");
+        }
+        for (int i = 0; i < args.length; i++)
+        {
+            args[i] = fromSegment(message.segment(i), method.parameterTypes()[i]);
+        }
+        return args;
     }
 
     /** Decodes a call's arguments: codec-encoded ones from the header, segments from the message. */
