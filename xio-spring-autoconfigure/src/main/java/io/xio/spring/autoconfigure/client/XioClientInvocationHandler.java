@@ -992,11 +992,11 @@ final class XioClientInvocationHandler implements InvocationHandler
                 return null;
             }
             // Results are copies: the message goes back to the pool when this call returns.
-            final ByteBuffer segment = response.segment(0);
             if (call.resultType() == byte[].class)
             {
-                return Invocation.fromSegment(segment, byte[].class);
+                return Invocation.fromSegment(response, 0, byte[].class);
             }
+            final ByteBuffer segment = response.segment(0);
             final ByteBuffer copy = ByteBuffer.allocate(segment.remaining());
             copy.put(segment).flip();
             return copy;

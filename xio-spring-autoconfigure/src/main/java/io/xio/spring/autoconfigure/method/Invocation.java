@@ -92,6 +92,22 @@ public final class Invocation
         return segment.asReadOnlyBuffer();
     }
 
+    /**
+     * Segment {@code index} of {@code message} as the type wants it, as {@link #fromSegment}; a {@code byte[]} is
+     * copied straight from the receive buffer, without a view.
+     */
+    public static Object fromSegment(final io.xio.engine.Message message, final int index,
+        final java.lang.reflect.Type type)
+    {
+        if (type == byte[].class && !message.inOutput())
+        {
+            final byte[] bytes = new byte[message.segmentLength(index)];
+            message.buffer().getBytes(message.segmentOffset(index), bytes);
+            return bytes;
+        }
+        return fromSegment(message.segment(index), type);
+    }
+
     /** The arguments of a call whose every argument is a data segment: nothing to decode. */
     public static Object[] segmentArguments(final ServiceMethod method, final io.xio.engine.Message message)
     {
@@ -102,7 +118,7 @@ public final class Invocation
         }
         for (int i = 0; i < args.length; i++)
         {
-            args[i] = fromSegment(message.segment(i), method.parameterTypes()[i]);
+            args[i] = fromSegment(message, i, method.parameterTypes()[i]);
         }
         return args;
     }

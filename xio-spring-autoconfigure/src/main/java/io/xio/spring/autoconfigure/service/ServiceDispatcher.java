@@ -190,38 +190,39 @@ public final class ServiceDispatcher implements RequestHandler
     }
 
     /**
-     * The index in {@link #byWireName} of the method {@code header} names, with {@code header} then at its
-     * arguments; or -1, {@code header} untouched. Compares bytes: no name is decoded.
+     * The index in {@link #byWireName} of the method {@code message}'s header names, or -1. Compares bytes in the
+     * receive buffer: no name is decoded and no view made.
      */
-    private int find(final ByteBuffer header)
+    private int find(final Message message)
     {
-        final int at = header.position();
-        if (header.remaining() < 2)
+        final org.agrona.DirectBuffer buffer = message.buffer();
+        final int at = message.headerOffset();
+        final int headerLength = message.headerLength();
+        if (headerLength < 2)
         {
             return -1;
         }
-        final int length = header.getShort(at) & 0xFFFF;
-        if (length > header.remaining() - 2)
+        final int length = ((buffer.getByte(at) & 0xFF) << 8) | (buffer.getByte(at + 1) & 0xFF);
+        if (length > headerLength - 2)
         {
             return -1;
         }
         for (int m = 0; m < wireNames.length; m++)
         {
             final byte[] name = wireNames[m];
-            if (name.length == length && sameBytes(header, at + 2, name))
+            if (name.length == length && sameBytes(buffer, at + 2, name))
             {
-                header.position(at + 2 + length);
                 return m;
             }
         }
         return -1;
     }
 
-    private static boolean sameBytes(final ByteBuffer buffer, final int at, final byte[] bytes)
+    private static boolean sameBytes(final org.agrona.DirectBuffer buffer, final int at, final byte[] bytes)
     {
         for (int i = 0; i < bytes.length; i++)
         {
-            if (buffer.get(at + i) != bytes[i])
+            if (buffer.getByte(at + i) != bytes[i])
             {
                 return false;
             }
@@ -229,10 +230,32 @@ public final class ServiceDispatcher implements RequestHandler
         return true;
     }
 
-    /** Whether the rest of {@code header} is {@code bytes}. */
-    private static boolean isRest(final ByteBuffer header, final byte[] bytes)
+    /** Whether the arguments in the header of a call of method {@code found} are that method's constant ones. */
+    private boolean isRest(final Message message, final int found)
     {
-        return bytes != null && header.remaining() == bytes.length && sameBytes(header, header.position(), bytes);
+        if (found < 0 || constantArguments[found] == null)
+        {
+            return false;
+        }
+        final byte[] bytes = constantArguments[found];
+        final int skip = 2 + wireNames[found].length;
+        return message.headerLength() - skip == bytes.length &&
+            sameBytes(message.buffer(), message.headerOffset() + skip, bytes);
+    }
+
+    /** A view of the arguments in the header of a call of method {@code found}. */
+    private ByteBuffer argumentsOf(final Message message, final int found)
+    {
+        final ByteBuffer header = message.header();
+        if (found >= 0)
+        {
+            header.position(2 + wireNames[found].length);
+        }
+        else
+        {
+            Invocation.readName(header);
+        }
+        return header;
     }
 
     public String resource()
@@ -445,9 +468,9 @@ public final class ServiceDispatcher implements RequestHandler
         Object returned = null;
         try
         {
-            final ByteBuffer header = message.header();
-            final int found = find(header);
-            final String name = found >= 0 ? byWireName[found].wireName() : Invocation.readName(header);
+            final int found = find(message);
+            final String name = found >= 0 ? byWireName[found].wireName()
+                : Invocation.readName(message.header());
             recorder = recorder(request, name);
             started = recorder.start(request.metadata());
             method = found >= 0 ? byWireName[found] : methods.get(name);
@@ -456,9 +479,9 @@ public final class ServiceDispatcher implements RequestHandler
                 throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
             }
             final XioCodec callCodec = codecOf(request);
-            final Object[] arguments = found >= 0 && callCodec == codec && isRest(header, constantArguments[found])
+            final Object[] arguments = callCodec == codec && isRest(message, found)
                 ? Invocation.segmentArguments(method, message)
-                : Invocation.arguments(method, callCodec, header, segments(message));
+                : Invocation.arguments(method, callCodec, argumentsOf(message, found), segments(message));
             final Method invoked = method.method();
             call = new XioServerCall(resource, invoked, arguments, request);
             final Object result;
@@ -536,7 +559,8 @@ public final class ServiceDispatcher implements RequestHandler
 
     private static ByteBuffer[] segments(final Message message)
     {
-        final ByteBuffer[] segments = message.segmentCount() == 0 ? NO_SEGMENTS : new ByteBuffer[message.segmentCount()];
+        final int count = message.segmentCount();
+        final ByteBuffer[] segments = count == 0 ? NO_SEGMENTS : new ByteBuffer[count];
         for (int i = 0; i < segments.length; i++)
         {
             segments[i] = message.segment(i);
