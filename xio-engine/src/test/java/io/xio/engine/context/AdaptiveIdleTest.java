@@ -185,6 +185,55 @@ class AdaptiveIdleTest
     }
 
     @Test
+    void anArrivalDuringADozeStopsThePredictionForAGap()
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            period(1_000_000);
+        }
+        assertThat(idle.predictable()).isTrue();
+        int action;
+        while ((action = idle.idle()) == AdaptiveIdle.SPIN)
+        {
+            clock.advance(STEP);
+        }
+        assertThat(action).isEqualTo(AdaptiveIdle.DOZE);
+        clock.advance(idle.dozeNanos() + idle.overshoot()); // on time; the socket got ready while it slept
+        idle.workArrived();
+        assertThat(idle.predictable()).as("work came early: no prediction until a regular gap").isFalse();
+    }
+
+    @Test
+    void oneStallDuringADozeDoesNotTurnTheDozesIntoSpinningForGood()
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            period(1_000_000 + random.nextInt(20_000));
+        }
+        int action;
+        while ((action = idle.idle()) == AdaptiveIdle.SPIN)
+        {
+            clock.advance(STEP);
+        }
+        assertThat(action).isEqualTo(AdaptiveIdle.DOZE);
+        clock.advance(idle.dozeNanos() + 20_000_000); // a 20 ms pause (GC, a descheduled VM) during one doze
+        idle.workArrived();
+        clock.advance(BUSY);
+        for (int i = 0; i < 300; i++)
+        {
+            period(1_000_000 + random.nextInt(20_000));
+        }
+        long spun = 0;
+        for (int i = 0; i < 100; i++)
+        {
+            spun += period(1_000_000 + random.nextInt(20_000)).spunNanos();
+        }
+        assertThat(idle.predictable()).isTrue();
+        assertThat(spun / 100).as("spin per 1 ms gap, long after the stall")
+            .isLessThan(1_000_000 / 8 + AdaptiveIdle.SHORT_SPIN_NANOS);
+    }
+
+    @Test
     void theFixedModesStayFixed()
     {
         idle = new AdaptiveIdle(clock, 0, true);
