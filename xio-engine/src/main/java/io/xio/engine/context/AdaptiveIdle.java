@@ -43,6 +43,11 @@ public final class AdaptiveIdle
     private static final long MARGIN_NANOS = 5_000;
     /** What a park overshoots before one was measured: about a timer slack and a wake-up. */
     private static final long INITIAL_OVERSHOOT_NANOS = 60_000;
+    /**
+     * A doze woken later than this was stalled (a GC pause, a descheduled VM), not overslept: learned as this
+     * much, since an overshoot beyond the gap would end the dozes, and with them the learning, for good.
+     */
+    private static final long MAX_OVERSHOOT_NANOS = 1_000_000;
 
     private final NanoClock clock;
     private final long spinNanos;
@@ -110,7 +115,8 @@ public final class AdaptiveIdle
         }
         if (early)
         {
-            samples = MIN_SAMPLES - 1; // it came before the window, the doze on time: wait for a regular gap
+            // It came before the window, the doze on time: this gap counts, the next must too before a doze.
+            samples = MIN_SAMPLES - 2;
         }
         if (samples == 0)
         {
@@ -215,7 +221,7 @@ public final class AdaptiveIdle
         {
             if (now >= dozeUntil) // woken early by work or a wake-up says nothing about the timer
             {
-                final long error = now - dozeUntil - overshootMean;
+                final long error = Math.min(now - dozeUntil, MAX_OVERSHOOT_NANOS) - overshootMean;
                 onTime = error <= 2 * overshootDeviation + MARGIN_NANOS;
                 overshootMean += error >> 3;
                 overshootDeviation += (Math.abs(error) - overshootDeviation) >> 2;

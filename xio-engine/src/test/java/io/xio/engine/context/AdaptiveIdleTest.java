@@ -22,6 +22,7 @@ class AdaptiveIdleTest
     private final CachedNanoClock clock = new CachedNanoClock();
     private final Random random = new Random(18);
     private AdaptiveIdle idle = new AdaptiveIdle(clock, SPIN, true);
+    private int overshootJitter = 20_000;
 
     /** How one idle period went: what the loop was doing when the work came, and how long it spun. */
     private record Period(int foundBy, long spunNanos, long lateNanos)
@@ -49,7 +50,7 @@ class AdaptiveIdleTest
             }
             else if (action == AdaptiveIdle.DOZE)
             {
-                final long wake = now + idle.dozeNanos() + OVERSHOOT + random.nextInt(20_000);
+                final long wake = now + idle.dozeNanos() + OVERSHOOT + random.nextInt(overshootJitter);
                 if (wake >= arrival)
                 {
                     clock.update(wake); // a socket ready during a doze waits for its end
@@ -182,6 +183,74 @@ class AdaptiveIdleTest
         }
         assertThat(spinning).as("burst arrivals found spinning, of 100").isGreaterThan(90);
         assertThat(idle.spinAfterWork()).isEqualTo(SPIN);
+    }
+
+    @Test
+    void aNoisyParkKeepsTheWindowWithinAnEighthOfTheGap()
+    {
+        overshootJitter = 400_000; // a busy VM: the park's overshoot varies by far more than the gaps
+        long spun = 0;
+        int dozed = 0;
+        for (int i = 0; i < 300; i++)
+        {
+            final Period p = period(1_000_000 + random.nextInt(20_000));
+            if (i >= 100)
+            {
+                spun += p.spunNanos();
+                dozed += p.foundBy() == AdaptiveIdle.PARK ? 0 : 1;
+            }
+        }
+        assertThat(dozed).as("predicted, of 200").isGreaterThan(150);
+        assertThat(spun / 200).as("spin per 1 ms gap").isLessThan(1_000_000 / 8 + AdaptiveIdle.SHORT_SPIN_NANOS);
+    }
+
+    @Test
+    void anArrivalDuringADozeStopsThePredictionForAGap()
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            period(1_000_000);
+        }
+        assertThat(idle.predictable()).isTrue();
+        int action;
+        while ((action = idle.idle()) == AdaptiveIdle.SPIN)
+        {
+            clock.advance(STEP);
+        }
+        assertThat(action).isEqualTo(AdaptiveIdle.DOZE);
+        clock.advance(idle.dozeNanos() + idle.overshoot()); // on time; the socket got ready while it slept
+        idle.workArrived();
+        assertThat(idle.predictable()).as("work came early: no prediction until a regular gap").isFalse();
+    }
+
+    @Test
+    void oneStallDuringADozeDoesNotTurnTheDozesIntoSpinningForGood()
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            period(1_000_000 + random.nextInt(20_000));
+        }
+        int action;
+        while ((action = idle.idle()) == AdaptiveIdle.SPIN)
+        {
+            clock.advance(STEP);
+        }
+        assertThat(action).isEqualTo(AdaptiveIdle.DOZE);
+        clock.advance(idle.dozeNanos() + 20_000_000); // a 20 ms pause (GC, a descheduled VM) during one doze
+        idle.workArrived();
+        clock.advance(BUSY);
+        for (int i = 0; i < 300; i++)
+        {
+            period(1_000_000 + random.nextInt(20_000));
+        }
+        long spun = 0;
+        for (int i = 0; i < 100; i++)
+        {
+            spun += period(1_000_000 + random.nextInt(20_000)).spunNanos();
+        }
+        assertThat(idle.predictable()).isTrue();
+        assertThat(spun / 100).as("spin per 1 ms gap, long after the stall")
+            .isLessThan(1_000_000 / 8 + AdaptiveIdle.SHORT_SPIN_NANOS);
     }
 
     @Test
