@@ -110,7 +110,7 @@ public final class XioPeer implements Peer
                 }
                 reply.copyOf(in);
                 in.close();
-                request.respond(reply.answer);
+                request.respond(reply.answer.releaseAfterSend(reply)); // a release runs once: registered per answer
             }
             else if (workload.isEcho())
             {
@@ -248,7 +248,7 @@ public final class XioPeer implements Peer
         EchoReply(final int bytes, final java.util.Queue<EchoReply> pool)
         {
             this.data = ByteBuffer.allocateDirect(bytes);
-            this.answer = Outbound.of(NO_HEADER, data).releaseAfterSend(this);
+            this.answer = Outbound.of(NO_HEADER, data);
             this.pool = pool;
         }
 
