@@ -45,7 +45,9 @@ import java.util.concurrent.TimeoutException;
  * so may any call that a draining server's session refused unsent. Each attempt takes its session from
  * {@link ClientSessions}: the one session of a URI, or for a client that names a service the instance its
  * {@link io.xio.engine.cluster.ServiceClient} picks, so an attempt tried again lands on another instance.
- * Thread-safe.
+ * Without client interceptors a call takes the engine's allocation-free listener path, so its result is decoded
+ * on the context thread that received the response (the response is valid only there): a codec must not block or
+ * make a blocking xio call while decoding. Thread-safe.
  */
 final class XioClientInvocationHandler implements InvocationHandler
 {
@@ -266,7 +268,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                     " on an xio context thread would stall its event loop; return CompletableFuture instead");
             }
             // A blocking call's thread waits until xio is done with its message: the next call may send it again.
-            message = async || state.sharedHeader == null ? message(state, arguments)
+            message = async || state.sharedHeader == null || waiter.busy ? message(state, arguments)
                 : waiter.reusable(state, arguments);
             final boolean withMetadata = outgoing != null && !outgoing.isEmpty();
             if (withMetadata)
@@ -339,7 +341,10 @@ final class XioClientInvocationHandler implements InvocationHandler
             current = sessionNow(budget.timeout());
             options = elsewhere(budget.withTimeout(left(budget.timeout(), begun))); // what opening left
         }
-        return WAITERS.get().call(this, state.call, method, current, message, options, callerSpinNanos);
+        final Waiter waiter = WAITERS.get();
+        // a blocking call made while this thread's waiter is in use (from an engine interceptor) waits on its own
+        return (waiter.busy ? new Waiter() : waiter).call(this, state.call, method, current, message, options,
+            callerSpinNanos);
     }
 
     /** A call's message: the method's constant header, or its name and the arguments encoded, and its segments. */
@@ -409,6 +414,8 @@ final class XioClientInvocationHandler implements InvocationHandler
         private final Thread owner = Thread.currentThread();
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256);
         boolean encoding;
+        /** A call of this thread is under way on this waiter (and its reused message). */
+        boolean busy;
         private XioClientInvocationHandler handler;
         private ServiceMethod call;
         private Object value;
@@ -472,14 +479,25 @@ final class XioClientInvocationHandler implements InvocationHandler
             this.handler = handler;
             this.call = call;
             done = false;
-            final long requestId = session.request(message, options, this);
-            final boolean interrupted = await(session, requestId, spinNanos);
-            final Object result = value;
-            final Throwable failed = failure;
-            value = null;
-            failure = null;
-            this.handler = null;
-            this.call = null;
+            busy = true;
+            final boolean interrupted;
+            final Object result;
+            final Throwable failed;
+            try
+            {
+                final long requestId = session.request(message, options, this);
+                interrupted = await(session, requestId, spinNanos);
+                result = value;
+                failed = failure;
+            }
+            finally
+            {
+                value = null;
+                failure = null;
+                this.handler = null;
+                this.call = null;
+                busy = false;
+            }
             if (interrupted)
             {
                 Thread.currentThread().interrupt();
@@ -551,6 +569,8 @@ final class XioClientInvocationHandler implements InvocationHandler
      */
     private final class AsyncCall extends CompletableFuture<Object> implements ResponseListener
     {
+        private static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<AsyncCall> RECORDED =
+            java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(AsyncCall.class, "recorded");
         private final MethodState state;
         private final Method method;
         private final Outbound first;
@@ -562,6 +582,8 @@ final class XioClientInvocationHandler implements InvocationHandler
         private int attempt;
         private volatile Session session;
         private volatile long requestId;
+        /** 1 once the call's outcome was recorded: by the engine's answer, a failure, or the caller's cancel. */
+        private volatile int recorded;
 
         AsyncCall(final MethodState state, final Method method, final Outbound first, final CallOptions options,
             final Metadata retryMetadata, final Object started, final long start)
@@ -624,12 +646,31 @@ final class XioClientInvocationHandler implements InvocationHandler
             });
         }
 
+        /**
+         * Records the outcome once: the caller may have completed this future first (orTimeout, complete,
+         * cancel), and the call still ends at the engine, which is what metrics and tracing record then.
+         */
+        private void record(final XioCallOutcome outcome, final Throwable failure)
+        {
+            if (RECORDED.compareAndSet(this, 0, 1))
+            {
+                state.recorder.stopSafely(started, start, outcome, failure);
+            }
+        }
+
+        private void failWith(final Throwable failure)
+        {
+            record(XioCallOutcome.of(failure), failure);
+            completeExceptionally(translate(failure, method));
+        }
+
         @Override
         public void onResponse(final long id, final Message response)
         {
             if (isDone())
             {
-                return; // cancelled
+                record(XioCallOutcome.SUCCESS, null); // the caller completed or cancelled it first
+                return;
             }
             final Object value;
             try
@@ -638,38 +679,40 @@ final class XioClientInvocationHandler implements InvocationHandler
             }
             catch (final Throwable ex)
             {
-                fail(this, ex, method, state.recorder, started, start);
+                failWith(ex);
                 return;
             }
-            state.recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
+            record(XioCallOutcome.SUCCESS, null);
             complete(value);
         }
 
         @Override
         public void onFailure(final long id, final Throwable cause)
         {
+            final Throwable failure = unwrap(cause);
             if (isDone())
             {
-                return; // cancelled
+                record(XioCallOutcome.of(failure), failure); // the caller completed or cancelled it: no retry
+                return;
             }
-            final Throwable failure = unwrap(cause);
             final long wait = RetryingCall.nextWait(retry, retry.attempts(state.call), attempt, failure, deadline);
             if (wait < 0)
             {
-                fail(this, failure, method, state.recorder, started, start);
+                failWith(failure);
                 return;
             }
             attempt++;
             requestId = 0;
-            CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(this::again);
+            CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(() -> again(failure));
         }
 
         /** The next attempt, on a shared pool's thread: it must not wait there for room in the window. */
-        private void again()
+        private void again(final Throwable last)
         {
             if (isDone())
             {
-                return; // cancelled during the backoff
+                record(XioCallOutcome.of(last), last); // cancelled or completed by the caller during the backoff
+                return;
             }
             final long left = Math.max(1, deadline - System.nanoTime());
             sendWhenOpen(XioClientInvocationHandler.again(first, retryMetadata),
@@ -684,7 +727,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             {
                 final java.util.concurrent.CancellationException why =
                     new java.util.concurrent.CancellationException();
-                state.recorder.stopSafely(started, start, XioCallOutcome.of(why), why);
+                record(XioCallOutcome.of(why), why);
                 final Session current = session;
                 final long id = requestId;
                 if (current != null && id != 0)
