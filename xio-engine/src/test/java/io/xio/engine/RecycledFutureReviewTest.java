@@ -31,6 +31,10 @@ class RecycledFutureReviewTest
     @AfterEach
     void close()
     {
+        for (final InboundRequest request : held)
+        {
+            request.message().close(); // a failed test left it unanswered
+        }
         engines.close();
     }
 
@@ -94,8 +98,8 @@ class RecycledFutureReviewTest
             answerNext();
             closed.get(5, TimeUnit.SECONDS);
 
+            // Without the fix the close put the future back at once, so this call has it; with it, it may have it.
             final XioFuture<Message> second = session.request(Outbound.of(utf8("two")), RECYCLED);
-            assertThat(second).as("the pooled future serves the next call").isSameAs(first);
             // Held by the server for longer than the first call's timeout: nothing may complete it meanwhile.
             await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).until(() -> !second.isDone());
             answerNext();
@@ -135,8 +139,8 @@ class RecycledFutureReviewTest
             assertThat(text(firstResponse.header())).isEqualTo("one");
             firstResponse.close();
 
+            // Without the fix the close put the future back at once, so this call has it; with it, a new one.
             final XioFuture<Message> second = session.request(Outbound.of(utf8("two")), RECYCLED);
-            assertThat(second).as("the pooled future serves the next call").isSameAs(first);
             final java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
             second.whenComplete((response, failure) ->
             {
