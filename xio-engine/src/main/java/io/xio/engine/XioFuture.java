@@ -46,6 +46,15 @@ public final class XioFuture<T> extends CompletableFuture<T>
     private static final Object FIRED = new Object();
     private static final VarHandle FAST;
     private static final VarHandle EXTRAS;
+    private static final VarHandle PHASE;
+    /** {@link #phase}: not completed with its own response (the close of a response it does not hold is ignored). */
+    private static final byte IDLE = 0;
+    /** Completed with its response; its dependents and fast action may still be running. */
+    private static final byte SETTLING = 1;
+    /** Completed with its response, and done with the completion: the close recycles it. */
+    private static final byte SETTLED = 2;
+    /** The response was closed while the completion still ran: the completing thread recycles it when done. */
+    private static final byte CLOSED = 3;
 
     static
     {
@@ -54,6 +63,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
             final MethodHandles.Lookup lookup = MethodHandles.lookup();
             FAST = lookup.findVarHandle(XioFuture.class, "fast", Object.class);
             EXTRAS = lookup.findVarHandle(XioFuture.class, "extras", Extras.class);
+            PHASE = lookup.findVarHandle(XioFuture.class, "phase", byte.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -148,8 +158,14 @@ public final class XioFuture<T> extends CompletableFuture<T>
     private volatile Object fast;
     private byte fastKind;
     private CompletableFuture<Object> fastStage;
-    /** Completed with {@link #response}: it goes back to its pool when the response is closed. */
-    private volatile boolean recyclable;
+    /**
+     * Whether it goes back to its pool when {@link #response} is closed, and who puts it back: a caller may close
+     * the response from a dependent on the stack, or after a get that returned as soon as the result was set, while
+     * the completing thread still walks the stack and fires; a reset then would hand those steps a later call's
+     * future. So the close or the end of the completion, whichever comes second, resets it.
+     */
+    @SuppressWarnings("unused") // accessed through PHASE
+    private volatile byte phase;
 
     /** A future of no session (a cancel tells nobody, waits do not spin); for tests in this package. */
     XioFuture(final long requestId, final boolean receipt)
@@ -259,13 +275,24 @@ public final class XioFuture<T> extends CompletableFuture<T>
     @Override
     public boolean complete(final T value)
     {
-        recyclable = response != null && value == response;
+        final boolean own = response != null && value == response;
+        if (own)
+        {
+            phase = SETTLING; // before the result is visible: the close may follow at once
+        }
         if (!super.complete(value))
         {
-            recyclable = false;
+            if (own)
+            {
+                phase = IDLE;
+            }
             return false;
         }
         fire(value, null);
+        if (own && !PHASE.compareAndSet(this, SETTLING, SETTLED))
+        {
+            reset(); // closed meanwhile: the close left it to this thread
+        }
         return true;
     }
 
@@ -316,7 +343,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     @Override
     public void obtrudeValue(final T value)
     {
-        recyclable = false;
+        phase = IDLE;
         super.obtrudeValue(value);
         fire(value, null);
     }
@@ -324,7 +351,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
     @Override
     public void obtrudeException(final Throwable ex)
     {
-        recyclable = false;
+        phase = IDLE;
         super.obtrudeException(ex);
         fire(null, ex);
     }
@@ -491,11 +518,16 @@ public final class XioFuture<T> extends CompletableFuture<T>
      */
     private void recycle()
     {
-        if (!recyclable)
+        if (PHASE.compareAndSet(this, SETTLING, CLOSED) || !PHASE.compareAndSet(this, SETTLED, IDLE))
         {
-            return;
+            return; // its completion still runs (and resets it when done), or it is not to be reused
         }
-        recyclable = false;
+        reset();
+    }
+
+    private void reset()
+    {
+        phase = IDLE;
         FutureRecycler.reset(this);
         fastStage = null;
         fastKind = 0;
