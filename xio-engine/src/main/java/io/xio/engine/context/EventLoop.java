@@ -464,13 +464,7 @@ public final class EventLoop implements Context, TransportContext
             park(TimeUnit.MILLISECONDS.toNanos(TimeUnit.NANOSECONDS.toMillis(nanos)));
             return;
         }
-        long timeout = nanos;
-        if (timers.timerCount() > 0)
-        {
-            nextDeadline = Long.MAX_VALUE;
-            timers.forEach(earliest);
-            timeout = Math.min(timeout, nextDeadline - clock.nanoTime());
-        }
+        final long timeout = untilNextTimer(nanos);
         if (timeout <= 0)
         {
             return;
@@ -489,15 +483,21 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
+    /** {@code maxNanos}, or less when a timer is due sooner. */
+    private long untilNextTimer(final long maxNanos)
+    {
+        if (timers.timerCount() == 0)
+        {
+            return maxNanos;
+        }
+        nextDeadline = Long.MAX_VALUE;
+        timers.forEach(earliest);
+        return Math.min(maxNanos, nextDeadline - clock.nanoTime());
+    }
+
     private void park(final long maxNanos)
     {
-        long timeout = maxNanos;
-        if (timers.timerCount() > 0)
-        {
-            nextDeadline = Long.MAX_VALUE;
-            timers.forEach(earliest);
-            timeout = Math.min(timeout, nextDeadline - clock.nanoTime());
-        }
+        final long timeout = untilNextTimer(maxNanos);
         if (timeout <= 0)
         {
             return;
