@@ -167,7 +167,7 @@ public final class Message implements AutoCloseable
         final int offsets = frame.dataOffset() + io.xio.engine.protocol.FrameFlags.SHARED_BODY_LENGTH;
         for (int i = 0; i < segmentCount; i++)
         {
-            segmentOffsets[i] = (int)slab.buffer().getLong(offsets + 8 * i, Frame.ORDER);
+            place(i, (int)slab.buffer().getLong(offsets + 8 * i, Frame.ORDER), lengthOf(i));
         }
     }
 
