@@ -74,7 +74,6 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
     private final ManyToOneRingBuffer released = new ManyToOneRingBuffer(new UnsafeBuffer(
         BufferUtil.allocateDirectAligned((64 << 10) + RingBufferDescriptor.TRAILER_LENGTH, 64)));
     private final ArrayDeque<Long> overflow = new ArrayDeque<>();
-    private final UnsafeBuffer token = new UnsafeBuffer(new byte[8]);
     private final UnsafeBuffer releaseRecord = new UnsafeBuffer(new byte[8 * RELEASES_PER_RECORD]);
     private int releaseCount;
     private volatile boolean releasesQueued;
@@ -246,8 +245,14 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
     @Override
     public void release(final long reference)
     {
-        token.putLong(0, reference, Frame.ORDER);
-        if (!released.write(1, token, 0, 8))
+        // claimed, not written from a shared scratch buffer: closes on several threads at once must not mix tokens
+        final int at = released.tryClaim(1, 8);
+        if (at > 0)
+        {
+            released.buffer().putLong(at, reference, Frame.ORDER);
+            released.commit(at);
+        }
+        else
         {
             synchronized (overflow)
             {
