@@ -22,7 +22,9 @@ public final class XioServerCall
 
     private final String service;
     private final Method method;
-    private final List<Object> arguments;
+    private final Object[] argumentValues;
+    /** Made when first asked for: most calls never are. */
+    private List<Object> arguments;
     private final InboundRequest request;
     private Metadata trailers;
 
@@ -32,7 +34,7 @@ public final class XioServerCall
     {
         this.service = service;
         this.method = method;
-        this.arguments = java.util.Collections.unmodifiableList(java.util.Arrays.asList(arguments));
+        this.argumentValues = arguments;
         this.request = request;
     }
 
@@ -50,18 +52,11 @@ public final class XioServerCall
     {
         final XioServerCall previous = CURRENT.get();
         CURRENT.set(call);
-        return () ->
-        {
-            if (previous == null)
-            {
-                CURRENT.remove();
-            }
-            else
-            {
-                CURRENT.set(previous);
-            }
-        };
+        // Set to null rather than removed: a thread that serves calls keeps its entry instead of one per call.
+        return previous == null ? CLEAR : () -> CURRENT.set(previous);
     }
+
+    private static final Scope CLEAR = () -> CURRENT.set(null);
 
     /** What {@link #enter} returns: closing it ends the call's time as the current one. */
     @FunctionalInterface
@@ -86,7 +81,13 @@ public final class XioServerCall
     /** The method's arguments, decoded; read-only. */
     public List<Object> arguments()
     {
-        return arguments;
+        List<Object> list = arguments;
+        if (list == null)
+        {
+            list = java.util.Collections.unmodifiableList(java.util.Arrays.asList(argumentValues));
+            arguments = list;
+        }
+        return list;
     }
 
     /** The metadata the caller sent (read-only; empty when none). */

@@ -38,28 +38,47 @@ final class RetryingCall
         throws Throwable
     {
         final long deadline = System.nanoTime() + budget.toNanos();
+        try
+        {
+            return attempt.run(budget);
+        }
+        catch (final Throwable failure)
+        {
+            return callAfter(policy, attempts, deadline, failure, attempt);
+        }
+    }
+
+    /**
+     * The attempts after a first one (run by the caller, so a call that succeeds at once makes no attempt object)
+     * failed with {@code failure}: up to {@code attempts} in all, until {@code deadline} ({@link System#nanoTime()}).
+     */
+    static <T> T callAfter(final RetryPolicy policy, final int attempts, final long deadline,
+        final Throwable firstFailure, final Attempt<T> attempt) throws Throwable
+    {
+        Throwable failure = firstFailure;
         for (int n = 0; ; n++)
         {
+            final long wait = nextWait(policy, attempts, n, failure, deadline);
+            if (wait < 0)
+            {
+                throw failure;
+            }
             try
             {
-                return attempt.run(n == 0 ? budget : Duration.ofNanos(deadline - System.nanoTime()));
+                TimeUnit.NANOSECONDS.sleep(wait);
             }
-            catch (final Throwable failure)
+            catch (final InterruptedException ex)
             {
-                final long wait = nextWait(policy, attempts, n, failure, deadline);
-                if (wait < 0)
-                {
-                    throw failure;
-                }
-                try
-                {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt(); // the caller gave up: it gets what failed so far
-                    throw failure;
-                }
+                Thread.currentThread().interrupt(); // the caller gave up: it gets what failed so far
+                throw failure;
+            }
+            try
+            {
+                return attempt.run(Duration.ofNanos(deadline - System.nanoTime()));
+            }
+            catch (final Throwable next)
+            {
+                failure = next;
             }
         }
     }
@@ -77,7 +96,7 @@ final class RetryingCall
     }
 
     /** The wait before attempt {@code n + 1} after attempt {@code n} failed so, or -1 when there is none. */
-    private static long nextWait(final RetryPolicy policy, final int attempts, final int n, final Throwable failure,
+    static long nextWait(final RetryPolicy policy, final int attempts, final int n, final Throwable failure,
         final long deadline)
     {
         // A call a draining session refused unsent may go elsewhere even when it is not idempotent.

@@ -7,6 +7,7 @@ import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
+import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
@@ -61,7 +62,12 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final RetryPolicy retry;
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
     private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
+    /** What each method's calls share, made with the proxy: no lookup or encoding of it per call. */
+    private final Map<Method, MethodState> states = new ConcurrentHashMap<>();
+    private final long callerSpinNanos;
     private static final Object[] NO_ARGUMENTS = new Object[0];
+    /** Each caller thread's waiter for its blocking calls, and its buffer for encoding arguments. */
+    private static final ThreadLocal<Waiter> WAITERS = ThreadLocal.withInitial(Waiter::new);
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
         final XioCodec codec, final SessionOptions options, final XioInstrumentation instrumentation,
@@ -94,9 +100,66 @@ final class XioClientInvocationHandler implements InvocationHandler
             {
                 final ServiceMethod described = ServiceMethod.of(method, api); // fails fast on bad settings
                 methods.put(method, described);
-                recorders.put(described, instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
-                    resource, method.getName(), described.wireName(), sessions.transport())));
+                final CallRecorder recorder = instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
+                    resource, method.getName(), described.wireName(), sessions.transport()));
+                recorders.put(described, recorder);
+                states.put(method, new MethodState(described, recorder, codec, timeout));
             }
+        }
+        this.callerSpinNanos = engine.callerSpin().toNanos();
+    }
+
+    /**
+     * One method's share of every call: its header's name part (and its whole header when every argument is a
+     * data segment, so nothing is encoded per call) and the call options of a call with its usual deadline.
+     */
+    private static final class MethodState
+    {
+        private final ServiceMethod call;
+        private final CallRecorder recorder;
+        private final byte[] name;
+        /** The whole header when the codec has nothing per call to encode, else null. */
+        private final byte[] constantHeader;
+        /** The constant header as one buffer every call shares: xio reads it without moving its position. */
+        private final ByteBuffer sharedHeader;
+        private final boolean anySegment;
+        private final int segmentCount;
+        private final Duration timeout;
+        private final CallOptions options;
+        private final CallOptions contextOptions;
+
+        MethodState(final ServiceMethod call, final CallRecorder recorder, final XioCodec codec,
+            final Duration clientTimeout)
+        {
+            this.call = call;
+            this.recorder = recorder;
+            final byte[] wireName = call.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            this.name = new byte[2 + wireName.length];
+            name[0] = (byte)(wireName.length >>> 8);
+            name[1] = (byte)wireName.length;
+            System.arraycopy(wireName, 0, name, 2, wireName.length);
+            int segmentArguments = 0;
+            for (final boolean segment : call.segments())
+            {
+                segmentArguments += segment ? 1 : 0;
+            }
+            this.segmentCount = segmentArguments;
+            this.anySegment = segmentArguments > 0;
+            // Null arguments stand for segments: with only segments, the encoded arguments never change.
+            this.constantHeader = segmentArguments == call.segments().length
+                ? Invocation.header(call.wireName(),
+                    codec.encodeArguments(new Object[segmentArguments], call.parameterTypes())).array()
+                : null;
+            this.sharedHeader = constantHeader != null ? ByteBuffer.wrap(constantHeader) : null;
+            this.timeout = call.timeout() != null ? call.timeout() : clientTimeout;
+            this.options = options(timeout, true);
+            this.contextOptions = options(timeout, false);
+        }
+
+        CallOptions options(final Duration limit, final boolean waitWhenFull)
+        {
+            return CallOptions.timeout(limit).withReceipt(call.receipt()).withWaitWhenFull(waitWhenFull)
+                .withIdempotent(call.idempotent());
         }
     }
 
@@ -117,13 +180,18 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             return InvocationHandler.invokeDefault(proxy, method, args);
         }
-        final ServiceMethod call = methods.get(method);
-        final CallRecorder recorder = recorders.get(call);
+        final MethodState state = states.get(method);
+        final ServiceMethod call = state.call;
+        final CallRecorder recorder = state.recorder;
         final long start = System.nanoTime();
         // One metadata for the call: the tracer writes its context into it at start, interceptors add theirs.
         final Metadata outgoing = recorder.propagates() ? new Metadata() : null;
         final Object started = recorder.start(outgoing);
         final Object[] arguments = args == null ? NO_ARGUMENTS : args;
+        if (!call.oneWay() && interceptors().isEmpty())
+        {
+            return invokeDirect(state, method, arguments, outgoing, started, start);
+        }
         if (call.returnKind() == ServiceMethod.ReturnKind.FUTURE)
         {
             // Set once the call left: from then on the call records its own outcome, and a throw is cancelled.
@@ -174,6 +242,466 @@ final class XioClientInvocationHandler implements InvocationHandler
         return result;
     }
 
+    /**
+     * A call without interceptors, the common case: its header made from the method's precomputed share, sent on
+     * the engine's listener path (no future, no lambda); a blocking caller waits on its thread's reusable waiter,
+     * an asynchronous one gets the one future that the response completes.
+     */
+    private Object invokeDirect(final MethodState state, final Method method, final Object[] arguments,
+        final Metadata outgoing, final Object started, final long start) throws Throwable
+    {
+        final ServiceMethod call = state.call;
+        final boolean async = call.returnKind() == ServiceMethod.ReturnKind.FUTURE;
+        final Outbound message;
+        final CallOptions options;
+        final Metadata retryMetadata;
+        try
+        {
+            final Duration limit = limit(call, method);
+            final Waiter waiter = WAITERS.get();
+            final boolean onContext = waiter.onContextThread(engine);
+            if (!async && onContext)
+            {
+                throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
+                    " on an xio context thread would stall its event loop; return CompletableFuture instead");
+            }
+            // A blocking call's thread waits until xio is done with its message: the next call may send it again.
+            message = async || state.sharedHeader == null ? message(state, arguments)
+                : waiter.reusable(state, arguments);
+            final boolean withMetadata = outgoing != null && !outgoing.isEmpty();
+            if (withMetadata)
+            {
+                message.metadata(outgoing);
+            }
+            options = limit != state.timeout ? state.options(limit, !onContext)
+                : onContext ? state.contextOptions : state.options;
+            retryMetadata = withMetadata && retry.maxAttempts() > 1 ? new Metadata(outgoing) : null;
+        }
+        catch (final Throwable ex)
+        {
+            state.recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex);
+            throw translate(ex, method);
+        }
+        if (async)
+        {
+            final AsyncCall result = new AsyncCall(state, method, message, options, retryMetadata, started, start);
+            final CompletableFuture<Session> opening = sessions.session();
+            if (opening.isDone() && !opening.isCompletedExceptionally())
+            {
+                result.send(opening.join(), message, elsewhere(options));
+            }
+            else
+            {
+                result.sendWhenOpen(message, options);
+            }
+            return result;
+        }
+        final Object result;
+        try
+        {
+            final long deadline = System.nanoTime() + options.timeout().toNanos();
+            Object value;
+            try
+            {
+                value = attemptDirect(state, method, message, options);
+            }
+            catch (final Throwable failure)
+            {
+                value = RetryingCall.callAfter(retry, retry.attempts(call), deadline, failure, remaining ->
+                    attemptDirect(state, method, again(message, retryMetadata), options.withTimeout(remaining)));
+            }
+            result = value;
+        }
+        catch (final Throwable ex)
+        {
+            state.recorder.stopSafely(started, start, XioCallOutcome.of(ex), ex);
+            throw translate(ex, method);
+        }
+        state.recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
+        return result;
+    }
+
+    /** One attempt of a blocking call without interceptors, waited for on this thread's waiter. */
+    private Object attemptDirect(final MethodState state, final Method method, final Outbound message,
+        final CallOptions budget) throws Throwable
+    {
+        final CompletableFuture<Session> opening = sessions.session();
+        final Session current;
+        final CallOptions options;
+        if (opening.isDone() && !opening.isCompletedExceptionally())
+        {
+            current = opening.join();
+            options = elsewhere(budget);
+        }
+        else
+        {
+            final long begun = System.nanoTime();
+            current = sessionNow(budget.timeout());
+            options = elsewhere(budget.withTimeout(left(budget.timeout(), begun))); // what opening left
+        }
+        return WAITERS.get().call(this, state.call, method, current, message, options, callerSpinNanos);
+    }
+
+    /** A call's message: the method's constant header, or its name and the arguments encoded, and its segments. */
+    private Outbound message(final MethodState state, final Object[] arguments)
+    {
+        final ServiceMethod call = state.call;
+        final ByteBuffer header;
+        if (state.sharedHeader != null)
+        {
+            header = state.sharedHeader;
+        }
+        else
+        {
+            final Object[] encoded = state.anySegment ? Invocation.withoutSegments(call, arguments) : arguments;
+            final Waiter waiter = WAITERS.get();
+            if (waiter.encoding)
+            {
+                // A codec that calls a proxy while it encodes: the thread's buffer is taken.
+                header = Invocation.header(call.wireName(), codec.encodeArguments(encoded, call.parameterTypes()));
+            }
+            else
+            {
+                waiter.encoding = true;
+                try
+                {
+                    final java.io.ByteArrayOutputStream out = waiter.out;
+                    out.reset();
+                    out.write(state.name, 0, state.name.length);
+                    codec.encodeArguments(encoded, call.parameterTypes(), out);
+                    header = ByteBuffer.wrap(out.toByteArray());
+                }
+                finally
+                {
+                    waiter.encoding = false;
+                }
+                if (waiter.out.size() > Waiter.KEPT_BYTES)
+                {
+                    waiter.out = new java.io.ByteArrayOutputStream(Waiter.KEPT_BYTES / 4); // not kept for ever
+                }
+            }
+        }
+        if (state.segmentCount == 0)
+        {
+            return Outbound.of(header);
+        }
+        final ByteBuffer[] segments = new ByteBuffer[state.segmentCount];
+        final boolean[] isSegment = call.segments();
+        int at = 0;
+        for (int i = 0; i < isSegment.length; i++)
+        {
+            if (isSegment[i])
+            {
+                segments[at++] = Invocation.asBuffer(arguments[i]);
+            }
+        }
+        return Outbound.of(header, segments);
+    }
+
+    /**
+     * A thread's waiter for its blocking calls (one at a time: the thread waits for each), and its buffer for
+     * encoding arguments. Told on a context thread, read on its own.
+     */
+    private static final class Waiter implements ResponseListener
+    {
+        /** Past this the encoding buffer is let go after its call: one large call does not pin it. */
+        static final int KEPT_BYTES = 64 * 1024;
+        private final Thread owner = Thread.currentThread();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256);
+        boolean encoding;
+        private XioClientInvocationHandler handler;
+        private ServiceMethod call;
+        private Object value;
+        private Throwable failure;
+        private volatile boolean done;
+        /** The engine whose context threads this thread was checked against, and whether it is one of them. */
+        private XioEngine checkedFor;
+        private boolean onContext;
+        /** The message of this thread's last blocking call of a method with a constant header, sent again. */
+        private MethodState reusedFor;
+        private Outbound reused;
+        private ByteBuffer[] reusedSegments;
+
+        /** Whether this thread is one of {@code engine}'s context threads: a thread never becomes one later. */
+        boolean onContextThread(final XioEngine engine)
+        {
+            if (checkedFor != engine)
+            {
+                boolean found = false;
+                for (final Context context : engine.contexts())
+                {
+                    found |= context.inContextThread();
+                }
+                onContext = found;
+                checkedFor = engine;
+            }
+            return onContext;
+        }
+
+        /** The message of a blocking call of {@code state}'s method (constant header): this thread's, reused. */
+        Outbound reusable(final MethodState state, final Object[] arguments)
+        {
+            final boolean fresh = reusedFor != state;
+            if (fresh)
+            {
+                reusedSegments = new ByteBuffer[state.segmentCount];
+            }
+            final boolean[] isSegment = state.call.segments();
+            int at = 0;
+            for (int i = 0; i < isSegment.length; i++)
+            {
+                if (isSegment[i])
+                {
+                    reusedSegments[at++] = Invocation.asBuffer(arguments[i]);
+                }
+            }
+            if (fresh)
+            {
+                reused = state.segmentCount == 0 ? Outbound.of(state.sharedHeader)
+                    : Outbound.of(state.sharedHeader, reusedSegments);
+                reusedFor = state;
+            }
+            return reused.metadata(null);
+        }
+
+        /** Sends {@code message} and waits for its outcome: the decoded result, or the failure thrown. */
+        Object call(final XioClientInvocationHandler handler, final ServiceMethod call, final Method method,
+            final Session session, final Outbound message, final CallOptions options, final long spinNanos)
+            throws Throwable
+        {
+            this.handler = handler;
+            this.call = call;
+            done = false;
+            final long requestId = session.request(message, options, this);
+            final boolean interrupted = await(session, requestId, spinNanos);
+            final Object result = value;
+            final Throwable failed = failure;
+            value = null;
+            failure = null;
+            this.handler = null;
+            this.call = null;
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+                throw new io.xio.engine.XioException("interrupted while waiting for " + method.getName(),
+                    new InterruptedException());
+            }
+            if (failed != null)
+            {
+                throw failed;
+            }
+            return result;
+        }
+
+        /**
+         * Spins briefly (a response often comes sooner than a parked thread wakes), then parks until told. An
+         * interrupt cancels the call, and the wait goes on until the engine says so: the waiter is reused.
+         */
+        private boolean await(final Session session, final long requestId, final long spinNanos)
+        {
+            if (!done && spinNanos > 0)
+            {
+                final long begun = System.nanoTime();
+                while (!done && System.nanoTime() - begun < spinNanos)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            boolean interrupted = false;
+            while (!done)
+            {
+                java.util.concurrent.locks.LockSupport.park(this);
+                if (Thread.interrupted() && !interrupted)
+                {
+                    interrupted = true;
+                    session.cancel(requestId, requestId); // the caller gave up: so does the server
+                }
+            }
+            return interrupted;
+        }
+
+        @Override
+        public void onResponse(final long requestId, final Message response)
+        {
+            try
+            {
+                value = handler.decode(call, response);
+            }
+            catch (final Throwable ex)
+            {
+                failure = ex;
+            }
+            done = true;
+            java.util.concurrent.locks.LockSupport.unpark(owner);
+        }
+
+        @Override
+        public void onFailure(final long requestId, final Throwable cause)
+        {
+            failure = cause;
+            done = true;
+            java.util.concurrent.locks.LockSupport.unpark(owner);
+        }
+    }
+
+    /**
+     * The future a call without interceptors returns, the only object it completes: the engine tells it the
+     * outcome of each attempt directly; an attempt that failed in a way the policy retries starts the next one after
+     * the backoff. Cancelling it cancels the attempt under way, on the server too.
+     */
+    private final class AsyncCall extends CompletableFuture<Object> implements ResponseListener
+    {
+        private final MethodState state;
+        private final Method method;
+        private final Outbound first;
+        private final CallOptions options;
+        private final Metadata retryMetadata;
+        private final Object started;
+        private final long start;
+        private final long deadline;
+        private int attempt;
+        private volatile Session session;
+        private volatile long requestId;
+
+        AsyncCall(final MethodState state, final Method method, final Outbound first, final CallOptions options,
+            final Metadata retryMetadata, final Object started, final long start)
+        {
+            this.state = state;
+            this.method = method;
+            this.first = first;
+            this.options = options;
+            this.retryMetadata = retryMetadata;
+            this.started = started;
+            this.start = start;
+            this.deadline = System.nanoTime() + options.timeout().toNanos();
+        }
+
+        void send(final Session current, final Outbound message, final CallOptions callOptions)
+        {
+            session = current;
+            final long id;
+            try
+            {
+                id = current.request(message, callOptions, this);
+            }
+            catch (final RuntimeException ex)
+            {
+                onFailure(0, ex); // else the caller's future would never complete
+                return;
+            }
+            if (id != 0)
+            {
+                requestId = id;
+                if (isCancelled())
+                {
+                    current.cancel(id, id); // cancelled while it was sent
+                }
+            }
+        }
+
+        /** Sends once the session is open, within what is left of {@code budget} then. */
+        void sendWhenOpen(final Outbound message, final CallOptions budget)
+        {
+            final long begun = System.nanoTime();
+            session(budget.timeout()).whenComplete((current, failure) ->
+            {
+                if (failure != null)
+                {
+                    onFailure(0, unwrap(failure));
+                    return;
+                }
+                final CallOptions callOptions;
+                try
+                {
+                    callOptions = elsewhere(budget.withTimeout(left(budget.timeout(), begun))); // what opening left
+                }
+                catch (final XioTimeoutException ex)
+                {
+                    onFailure(0, ex);
+                    return;
+                }
+                send(current, message, callOptions);
+            });
+        }
+
+        @Override
+        public void onResponse(final long id, final Message response)
+        {
+            if (isDone())
+            {
+                return; // cancelled
+            }
+            final Object value;
+            try
+            {
+                value = decode(state.call, response);
+            }
+            catch (final Throwable ex)
+            {
+                fail(this, ex, method, state.recorder, started, start);
+                return;
+            }
+            state.recorder.stopSafely(started, start, XioCallOutcome.SUCCESS, null);
+            complete(value);
+        }
+
+        @Override
+        public void onFailure(final long id, final Throwable cause)
+        {
+            if (isDone())
+            {
+                return; // cancelled
+            }
+            final Throwable failure = unwrap(cause);
+            final long wait = RetryingCall.nextWait(retry, retry.attempts(state.call), attempt, failure, deadline);
+            if (wait < 0)
+            {
+                fail(this, failure, method, state.recorder, started, start);
+                return;
+            }
+            attempt++;
+            requestId = 0;
+            CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(this::again);
+        }
+
+        /** The next attempt, on a shared pool's thread: it must not wait there for room in the window. */
+        private void again()
+        {
+            if (isDone())
+            {
+                return; // cancelled during the backoff
+            }
+            final long left = Math.max(1, deadline - System.nanoTime());
+            sendWhenOpen(XioClientInvocationHandler.again(first, retryMetadata),
+                options.withTimeout(Duration.ofNanos(left)).withWaitWhenFull(false));
+        }
+
+        @Override
+        public boolean cancel(final boolean mayInterruptIfRunning)
+        {
+            final boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled)
+            {
+                final java.util.concurrent.CancellationException why =
+                    new java.util.concurrent.CancellationException();
+                state.recorder.stopSafely(started, start, XioCallOutcome.of(why), why);
+                final Session current = session;
+                final long id = requestId;
+                if (current != null && id != 0)
+                {
+                    current.cancel(id, id); // cancels the call on the server too
+                }
+            }
+            return cancelled;
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture()
+        {
+            return new CompletableFuture<>(); // what the caller chains is a plain future
+        }
+    }
+
     /** What is left of {@code budget} since {@code begun}; a timeout once nothing is. */
     private static Duration left(final Duration budget, final long begun)
     {
@@ -221,6 +749,13 @@ final class XioClientInvocationHandler implements InvocationHandler
     private XioClientCall newCall(final ServiceMethod call, final Method method, final Object[] arguments,
         final Metadata metadata)
     {
+        return new XioClientCall(name.isEmpty() ? sessions.target() : name, resource, method, arguments,
+            limit(call, method), metadata);
+    }
+
+    /** The call's timeout: the method's or client's, shortened to what is left of the call this thread serves. */
+    private Duration limit(final ServiceMethod call, final Method method)
+    {
         Duration limit = call.timeout() != null ? call.timeout() : timeout;
         final XioServerCall serving = XioServerCall.current();
         final Duration left = serving == null ? null : serving.timeRemaining();
@@ -233,8 +768,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             }
             limit = left.compareTo(limit) < 0 ? left : limit;
         }
-        return new XioClientCall(name.isEmpty() ? sessions.target() : name, resource, method, arguments, limit,
-            metadata);
+        return limit;
     }
 
     private Object invokeNow(final ServiceMethod call, final Method method, final Object[] args,
@@ -289,8 +823,14 @@ final class XioClientInvocationHandler implements InvocationHandler
      */
     private static Outbound again(final Prepared prepared)
     {
-        final Outbound copy = prepared.message.sameData();
-        return prepared.retryMetadata == null ? copy : copy.metadata(new Metadata(prepared.retryMetadata));
+        return again(prepared.message, prepared.retryMetadata);
+    }
+
+    /** {@link #again(Prepared)} of a message and the metadata the proxy made for it (or null). */
+    private static Outbound again(final Outbound message, final Metadata retryMetadata)
+    {
+        final Outbound copy = message.sameData();
+        return retryMetadata == null ? copy : copy.metadata(new Metadata(retryMetadata));
     }
 
     /** The call's message and options; refuses a blocking call on a context thread. */
@@ -452,11 +992,11 @@ final class XioClientInvocationHandler implements InvocationHandler
                 return null;
             }
             // Results are copies: the message goes back to the pool when this call returns.
-            final ByteBuffer segment = response.segment(0);
             if (call.resultType() == byte[].class)
             {
-                return Invocation.fromSegment(segment, byte[].class);
+                return Invocation.fromSegment(response, 0, byte[].class);
             }
+            final ByteBuffer segment = response.segment(0);
             final ByteBuffer copy = ByteBuffer.allocate(segment.remaining());
             copy.put(segment).flip();
             return copy;

@@ -38,6 +38,13 @@ public final class JacksonXioCodec implements XioCodec
     public byte[] encodeArguments(final Object[] arguments, final Type[] types)
     {
         final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
+        encodeArguments(arguments, types, out);
+        return out.toByteArray();
+    }
+
+    @Override
+    public void encodeArguments(final Object[] arguments, final Type[] types, final java.io.ByteArrayOutputStream out)
+    {
         try (JsonGenerator generator = mapper.createGenerator(out))
         {
             generator.writeStartArray();
@@ -54,15 +61,16 @@ public final class JacksonXioCodec implements XioCodec
             }
             generator.writeEndArray();
         }
-        return out.toByteArray();
     }
 
     @Override
     public Object[] decodeArguments(final ByteBuffer bytes, final Type[] types)
     {
         // Streamed, one value per parameter type: no tree and no token buffer in between.
-        final byte[] array = array(bytes);
-        try (JsonParser parser = mapper.createParser(array))
+        final JsonParser opened = bytes.hasArray()
+            ? mapper.createParser(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining())
+            : mapper.createParser(array(bytes));
+        try (JsonParser parser = opened)
         {
             if (parser.nextToken() != JsonToken.START_ARRAY)
             {
@@ -94,12 +102,18 @@ public final class JacksonXioCodec implements XioCodec
 
     private ObjectWriter writer(final Type type)
     {
-        return writers.computeIfAbsent(type, t -> mapper.writerFor(javaType(t)));
+        final ObjectWriter known = writers.get(type); // computeIfAbsent's lambda would be made per call
+        return known != null ? known : writers.computeIfAbsent(type, t -> mapper.writerFor(javaType(t)));
     }
 
     @Override
     public Object decode(final ByteBuffer bytes, final Type type)
     {
+        if (bytes.hasArray())
+        {
+            return mapper.readValue(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining(),
+                javaType(type));
+        }
         final byte[] array = array(bytes);
         return mapper.readValue(array, 0, array.length, javaType(type));
     }
@@ -107,13 +121,15 @@ public final class JacksonXioCodec implements XioCodec
     /** A reader for one value inside the arguments array: the array's next values are not trailing garbage. */
     private ObjectReader reader(final Type type)
     {
-        return readers.computeIfAbsent(type, t ->
+        final ObjectReader known = readers.get(type);
+        return known != null ? known : readers.computeIfAbsent(type, t ->
             mapper.readerFor(javaType(t)).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS));
     }
 
     private JavaType javaType(final Type type)
     {
-        return types.computeIfAbsent(type, t -> mapper.getTypeFactory().constructType(t));
+        final JavaType known = types.get(type);
+        return known != null ? known : types.computeIfAbsent(type, t -> mapper.getTypeFactory().constructType(t));
     }
 
     private static byte[] array(final ByteBuffer bytes)

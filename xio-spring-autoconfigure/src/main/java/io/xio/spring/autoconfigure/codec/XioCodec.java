@@ -15,6 +15,15 @@ public interface XioCodec
      */
     byte[] encodeArguments(Object[] arguments, Type[] types);
 
+    /**
+     * {@link #encodeArguments(Object[], Type[])} into {@code out}: a codec that streams its output overrides it, so a
+     * caller that reuses {@code out} (one per thread) makes no array of its own per call.
+     */
+    default void encodeArguments(final Object[] arguments, final Type[] types, final java.io.ByteArrayOutputStream out)
+    {
+        out.writeBytes(encodeArguments(arguments, types));
+    }
+
     /** Decodes arguments encoded by {@link #encodeArguments}, each to its parameter's generic type. */
     Object[] decodeArguments(ByteBuffer bytes, Type[] types);
 

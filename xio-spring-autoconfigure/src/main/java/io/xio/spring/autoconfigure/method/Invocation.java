@@ -86,10 +86,41 @@ public final class Invocation
         if (type == byte[].class)
         {
             final byte[] bytes = new byte[segment.remaining()];
-            segment.duplicate().get(bytes);
+            segment.get(segment.position(), bytes);
             return bytes;
         }
         return segment.asReadOnlyBuffer();
+    }
+
+    /**
+     * Segment {@code index} of {@code message} as the type wants it, as {@link #fromSegment}; a {@code byte[]} is
+     * copied straight from the receive buffer, without a view.
+     */
+    public static Object fromSegment(final io.xio.engine.Message message, final int index,
+        final java.lang.reflect.Type type)
+    {
+        if (type == byte[].class && !message.inOutput())
+        {
+            final byte[] bytes = new byte[message.segmentLength(index)];
+            message.buffer().getBytes(message.segmentOffset(index), bytes);
+            return bytes;
+        }
+        return fromSegment(message.segment(index), type);
+    }
+
+    /** The arguments of a call whose every argument is a data segment: nothing to decode. */
+    public static Object[] segmentArguments(final ServiceMethod method, final io.xio.engine.Message message)
+    {
+        final Object[] args = new Object[method.segments().length];
+        if (message.segmentCount() < args.length)
+        {
+            throw new IllegalArgumentException(method.wireName() + " expects more data segments");
+        }
+        for (int i = 0; i < args.length; i++)
+        {
+            args[i] = fromSegment(message, i, method.parameterTypes()[i]);
+        }
+        return args;
     }
 
     /** Decodes a call's arguments: codec-encoded ones from the header, segments from the message. */

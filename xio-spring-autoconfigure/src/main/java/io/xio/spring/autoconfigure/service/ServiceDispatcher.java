@@ -55,6 +55,16 @@ public final class ServiceDispatcher implements RequestHandler
     private final String resource;
     private final Object target;
     private final Map<String, ServiceMethod> methods = new HashMap<>();
+    /** The methods' wire names in UTF-8, to find a call's method without decoding its name. */
+    private final byte[][] wireNames;
+    private final ServiceMethod[] byWireName;
+    /**
+     * Per method (as in {@link #byWireName}), the configured codec's arguments of a method whose every argument is a
+     * data segment (they never change), else null: such a call's arguments need no decoding.
+     */
+    private final byte[][] constantArguments;
+    private static final ByteBuffer[] NO_SEGMENTS = new ByteBuffer[0];
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private final XioCodec codec;
     /** The codec of calls in JSON, or null when the server takes none. */
     private final XioCodec json;
@@ -151,6 +161,101 @@ public final class ServiceDispatcher implements RequestHandler
                 }
             }
         }
+        this.byWireName = methods.values().toArray(new ServiceMethod[0]);
+        this.wireNames = new byte[byWireName.length][];
+        this.constantArguments = new byte[byWireName.length][];
+        for (int i = 0; i < byWireName.length; i++)
+        {
+            final ServiceMethod method = byWireName[i];
+            wireNames[i] = method.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            boolean allSegments = true;
+            for (final boolean segment : method.segments())
+            {
+                allSegments &= segment;
+            }
+            constantArguments[i] = allSegments
+                ? codec.encodeArguments(new Object[method.segments().length], method.parameterTypes()) : null;
+        }
+    }
+
+    /**
+     * How the engine may reuse this service's requests: an inline service answers each call before its handler
+     * returns, or later from the future its method returned, and then touches neither the request nor its message
+     * again, so it costs nothing per call; a worker's call stays {@link io.xio.engine.RequestReuse#NEVER}.
+     */
+    public io.xio.engine.RequestReuse reuse()
+    {
+        return inline && interceptors.isEmpty() ? io.xio.engine.RequestReuse.AFTER_ANSWER
+            : io.xio.engine.RequestReuse.NEVER;
+    }
+
+    /**
+     * The index in {@link #byWireName} of the method {@code message}'s header names, or -1. Compares bytes in the
+     * receive buffer: no name is decoded and no view made.
+     */
+    private int find(final Message message)
+    {
+        final org.agrona.DirectBuffer buffer = message.buffer();
+        final int at = message.headerOffset();
+        final int headerLength = message.headerLength();
+        if (headerLength < 2)
+        {
+            return -1;
+        }
+        final int length = ((buffer.getByte(at) & 0xFF) << 8) | (buffer.getByte(at + 1) & 0xFF);
+        if (length > headerLength - 2)
+        {
+            return -1;
+        }
+        for (int m = 0; m < wireNames.length; m++)
+        {
+            final byte[] name = wireNames[m];
+            if (name.length == length && sameBytes(buffer, at + 2, name))
+            {
+                return m;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean sameBytes(final org.agrona.DirectBuffer buffer, final int at, final byte[] bytes)
+    {
+        for (int i = 0; i < bytes.length; i++)
+        {
+            if (buffer.getByte(at + i) != bytes[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the arguments in the header of a call of method {@code found} are that method's constant ones. */
+    private boolean isRest(final Message message, final int found)
+    {
+        if (found < 0 || constantArguments[found] == null)
+        {
+            return false;
+        }
+        final byte[] bytes = constantArguments[found];
+        final int skip = 2 + wireNames[found].length;
+        return message.headerLength() - skip == bytes.length &&
+            sameBytes(message.buffer(), message.headerOffset() + skip, bytes);
+    }
+
+    /** A view of the arguments in the header of a call of method {@code found}. */
+    private ByteBuffer argumentsOf(final Message message, final int found)
+    {
+        final ByteBuffer header = message.header();
+        if (found >= 0)
+        {
+            header.position(2 + wireNames[found].length);
+        }
+        else
+        {
+            Invocation.readName(header);
+        }
+        return header;
     }
 
     public String resource()
@@ -232,6 +337,11 @@ public final class ServiceDispatcher implements RequestHandler
                 arrivedWith.put(request, captured);
             }
             queue.onRequest(request);
+            return;
+        }
+        if (inline)
+        {
+            invoke(request, message, start); // in the context it arrived with, already current
             return;
         }
         try
@@ -353,35 +463,44 @@ public final class ServiceDispatcher implements RequestHandler
         CallRecorder recorder = null;
         Object started = null;
         XioServerCall call = null;
-        final Object[] produced = new Object[1]; // what the method returned, even if an interceptor then threw
+        // What the method returned, even if an interceptor then threw (a holder only when there are interceptors).
+        final Object[] produced = interceptors.isEmpty() ? null : new Object[1];
+        Object returned = null;
         try
         {
-            final ByteBuffer header = message.header();
-            final String name = Invocation.readName(header);
+            final int found = find(message);
+            final String name = found >= 0 ? byWireName[found].wireName()
+                : Invocation.readName(message.header());
             recorder = recorder(request, name);
             started = recorder.start(request.metadata());
-            method = methods.get(name);
+            method = found >= 0 ? byWireName[found] : methods.get(name);
             if (method == null)
             {
                 throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
             }
-            final ByteBuffer[] segments = new ByteBuffer[message.segmentCount()];
-            for (int i = 0; i < segments.length; i++)
-            {
-                segments[i] = message.segment(i);
-            }
-            final Object[] arguments = Invocation.arguments(method, codecOf(request), header, segments);
+            final XioCodec callCodec = codecOf(request);
+            final Object[] arguments = callCodec == codec && isRest(message, found)
+                ? Invocation.segmentArguments(method, message)
+                : Invocation.arguments(method, callCodec, argumentsOf(message, found), segments(message));
             final Method invoked = method.method();
             call = new XioServerCall(resource, invoked, arguments, request);
             final Object result;
             final XioInstrumentation.Scope scope = recorder.openScope(started); // the caller's trace, current here
             try (XioServerCall.Scope current = XioServerCall.enter(call))
             {
-                result = InterceptorChain.server(interceptors, call, () ->
+                if (produced == null)
                 {
-                    produced[0] = invokeMethod(invoked, arguments);
-                    return produced[0];
-                });
+                    returned = invokeMethod(invoked, arguments);
+                    result = returned;
+                }
+                else
+                {
+                    result = InterceptorChain.server(interceptors, call, () ->
+                    {
+                        produced[0] = invokeMethod(invoked, arguments);
+                        return produced[0];
+                    });
+                }
             }
             finally
             {
@@ -389,33 +508,30 @@ public final class ServiceDispatcher implements RequestHandler
             }
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
             {
+                if (stage instanceof java.util.concurrent.CompletableFuture<?> done && done.isDone())
+                {
+                    // Already over (a cached or computed-at-once value): answered now, without a stage per call.
+                    Object value = null;
+                    Throwable ex = null;
+                    try
+                    {
+                        value = done.join();
+                    }
+                    catch (final java.util.concurrent.CompletionException | java.util.concurrent.CancellationException
+                        failed)
+                    {
+                        ex = failed;
+                    }
+                    stageEnded(request, message, method, value, ex, recorder, started, start, call);
+                    return false; // as for a stage that ends later: stageEnded finished the call
+                }
                 final ServiceMethod called = method;
                 final CallRecorder calledRecorder = recorder;
                 final Object calledStarted = started;
                 final XioServerCall served = call;
                 request.onCancel(() -> stage.toCompletableFuture().cancel(true)); // the caller gave up
                 stage.whenComplete((value, ex) ->
-                {
-                    if (queue != null)
-                    {
-                        // The service's work is done: the next call may start while this one's answer goes out,
-                        // and a caller that sends its next call on this answer finds the place free.
-                        queue.finished();
-                    }
-                    if (request.isCancelled())
-                    {
-                        // Cancelling the future does not stop work it started, which may still read the
-                        // arguments' views: the buffer is abandoned to the GC instead of reused.
-                        message.abandon();
-                        ended();
-                        calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
-                        return;
-                    }
-                    answer(request, message, called, value,
-                        ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
-                            ? ex.getCause() : ex,
-                        XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start, served.trailersIfAny());
-                });
+                    stageEnded(request, message, called, value, ex, calledRecorder, calledStarted, start, served));
                 return false;
             }
             answer(request, message, method, result, null, XioCallOutcome.SUCCESS, recorder, started, start,
@@ -429,16 +545,52 @@ public final class ServiceDispatcher implements RequestHandler
                 started = recorder.start(request.metadata());
             }
             // Before the call existed, decoding failed; afterwards the method or an interceptor threw.
-            abandonStarted(produced[0], message);
+            abandonStarted(produced == null ? returned : produced[0], message);
             answer(request, message, method, null, ex, call == null ? XioCallOutcome.ERROR :
                 XioCallOutcome.SERVICE_ERROR, recorder, started, start, null);
         }
         catch (final Throwable ex)
         {
-            abandonStarted(produced[0], message);
+            abandonStarted(produced == null ? returned : produced[0], message);
             answer(request, message, method, null, ex, XioCallOutcome.SERVICE_ERROR, recorder, started, start, null);
         }
         return true;
+    }
+
+    private static ByteBuffer[] segments(final Message message)
+    {
+        final int count = message.segmentCount();
+        final ByteBuffer[] segments = count == 0 ? NO_SEGMENTS : new ByteBuffer[count];
+        for (int i = 0; i < segments.length; i++)
+        {
+            segments[i] = message.segment(i);
+        }
+        return segments;
+    }
+
+    /** The stage a method returned is over: the call is answered with its outcome, unless its caller gave up. */
+    private void stageEnded(final InboundRequest request, final Message message, final ServiceMethod called,
+        final Object value, final Throwable ex, final CallRecorder calledRecorder, final Object calledStarted,
+        final long start, final XioServerCall served)
+    {
+        if (queue != null)
+        {
+            // The service's work is done: the next call may start while this one's answer goes out,
+            // and a caller that sends its next call on this answer finds the place free.
+            queue.finished();
+        }
+        if (request.isCancelled())
+        {
+            // Cancelling the future does not stop work it started, which may still read the
+            // arguments' views: the buffer is abandoned to the GC instead of reused.
+            message.abandon();
+            ended();
+            calledRecorder.stopSafely(calledStarted, start, XioCallOutcome.CANCELLED, null);
+            return;
+        }
+        answer(request, message, called, value,
+            ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex,
+            XioCallOutcome.SERVICE_ERROR, calledRecorder, calledStarted, start, served.trailersIfAny());
     }
 
     /**
@@ -529,7 +681,7 @@ public final class ServiceDispatcher implements RequestHandler
             }
             else if (method.resultIsSegment())
             {
-                request.respond(Outbound.of(ByteBuffer.allocate(0), Invocation.asBuffer(value))
+                request.respond(Outbound.of(EMPTY, Invocation.asBuffer(value))
                     .metadata(trailers).releaseAfterSend(message));
             }
             else

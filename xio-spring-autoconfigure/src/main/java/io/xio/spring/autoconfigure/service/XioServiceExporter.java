@@ -304,7 +304,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
                 callContext);
             dispatchers.add(dispatcher);
-            engine.register(resource, dispatcher);
+            engine.register(resource, dispatcher, dispatcher.reuse());
         }
         for (final String named : properties.getServer().getServices().keySet())
         {
