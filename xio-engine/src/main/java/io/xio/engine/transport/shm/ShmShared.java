@@ -449,6 +449,23 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, Controll
         return watchedSince;
     }
 
+    /** For tests: {@code token} as if it had been sent. */
+    void pendingForTest(final long token, final SendCompletion completion)
+    {
+        pending.put(token, completion);
+        nextToken = Math.max(nextToken, token);
+    }
+
+    int mappedRegions()
+    {
+        return mapped.size();
+    }
+
+    long mappedBytes()
+    {
+        return mappedBytes;
+    }
+
     /** The link closed: nothing more will be released; the senders hear so. */
     void failPending()
     {
