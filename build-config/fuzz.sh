@@ -29,7 +29,8 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(FrameFuzzTest 'FrameAssemblerFuzzTest#stream' 'FrameAssemblerFuzzTest#largeFrames' 'SetupCodecFuzzTest#reader'
     'SetupCodecFuzzTest#roundTrip'
-    ServerConnectionFuzzTest)
+    ServerConnectionFuzzTest
+    ShmControlFuzzTest)
 fi
 
 # Compiled once (with the style check); each target then runs in the surefire execution "fuzz" alone.

@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
  * A received message: its header and data segments are views into the receive buffer, not copies. The
  * receiver must {@link #close()} it when done (try-with-resources), which returns the buffer to its pool;
  * the views must not be used afterwards. Reading may happen on any thread; close may be called from any thread.
- * {@link #buffer()} with the offsets reads in place without creating a view.
+ * {@link #segmentBuffer(int)} with the offsets reads in place without creating a view.
  *
  * <p>Who may close it more than once depends on where it came from. A message from a future or from a service
  * registered with {@link RequestReuse#NEVER} is this object for this message only: closing it again does
@@ -86,6 +86,11 @@ public final class Message implements AutoCloseable
     private int[] segmentLengths = NO_SEGMENTS;
     private long requestId;
     private ByteBuffer output;
+    /** {@link #output} for {@link #segmentBuffer}, made on the first such read and rewrapped after. */
+    private org.agrona.concurrent.UnsafeBuffer outputBuffer;
+    /** The peer's shared region the segments lie in (read-only), and the same for {@link #segmentBuffer}; or null. */
+    private ByteBuffer shared;
+    private org.agrona.DirectBuffer sharedBuffer;
     private LeakTracker leaks;
     private Runnable onClose;
     /** Told when this message closes, for data that lies in a peer's shared memory; null otherwise. */
@@ -135,6 +140,8 @@ public final class Message implements AutoCloseable
             at += length;
         }
         this.output = null;
+        this.shared = null;
+        this.sharedBuffer = null;
         this.sharedRelease = null;
         this.inShared = false;
         if ((frame.flags() & io.xio.engine.protocol.FrameFlags.DATA_SHARED) != 0)
@@ -160,7 +167,8 @@ public final class Message implements AutoCloseable
             slab.release();
             throw new ProtocolViolationException("a shared-memory data reference arrived where none may be");
         }
-        output = placement.view();
+        shared = placement.view();
+        sharedBuffer = placement.buffer();
         sharedRelease = placement.releaser();
         sharedToken = placement.token();
         inShared = true;
@@ -174,7 +182,8 @@ public final class Message implements AutoCloseable
     /**
      * Whether the data segments are read-only views into the sender's shared memory ({@code
      * XioEngine.allocateShared}, over shm) rather than copies: {@link #segmentOffset(int)} then indexes into that
-     * region, not {@link #buffer()}, and the sender may reuse the bytes only once this message is closed.
+     * region ({@link #segmentBuffer(int)}), not {@link #buffer()}, and the sender may reuse the bytes only once this
+     * message is closed.
      */
     public boolean inShared()
     {
@@ -188,6 +197,8 @@ public final class Message implements AutoCloseable
     void placeIn(final ByteBuffer buffer, final int at)
     {
         output = buffer;
+        shared = null;
+        sharedBuffer = null;
         inShared = false;
         int next = at;
         for (int i = 0; i < segmentCount; i++)
@@ -277,7 +288,11 @@ public final class Message implements AutoCloseable
         {
             throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
         }
-        return output != null ? output.slice(offsetOf(index), lengthOf(index))
+        if (output != null)
+        {
+            return output.slice(offsetOf(index), lengthOf(index));
+        }
+        return shared != null ? shared.slice(offsetOf(index), lengthOf(index))
             : slab.slice(offsetOf(index), lengthOf(index));
     }
 
@@ -291,14 +306,43 @@ public final class Message implements AutoCloseable
     }
 
     /**
-     * The receive buffer the header and segments lie in, for reading them in place without a ByteBuffer view
-     * (the allocation-free way): the header is at {@link #headerOffset()}, segment {@code i} at
-     * {@link #segmentOffset(int)}. Valid until {@link #close()}; do not write to it.
+     * The receive buffer the header lies in, for reading it in place without a ByteBuffer view (the
+     * allocation-free way) at {@link #headerOffset()}; the data segments too, unless {@link #inOutput()} or
+     * {@link #inShared()}: read those from {@link #segmentBuffer(int)}. Valid until {@link #close()}; do not write
+     * to it.
      */
     public org.agrona.DirectBuffer buffer()
     {
         checkOpen();
         return slab.buffer();
+    }
+
+    /**
+     * The buffer data segment {@code index} lies in at {@link #segmentOffset(int)}, for reading it in place without
+     * a ByteBuffer view: {@link #buffer()}, the request's output buffer when {@link #inOutput()}, or the sender's
+     * region when {@link #inShared()}. Valid until {@link #close()}; do not write to it (a region is mapped
+     * read-only: a write would crash the process).
+     */
+    public org.agrona.DirectBuffer segmentBuffer(final int index)
+    {
+        checkOpen();
+        if (index >= segmentCount)
+        {
+            throw new IndexOutOfBoundsException("segment " + index + " of " + segmentCount);
+        }
+        if (output != null)
+        {
+            if (outputBuffer == null)
+            {
+                outputBuffer = new org.agrona.concurrent.UnsafeBuffer(output);
+            }
+            else if (outputBuffer.byteBuffer() != output)
+            {
+                outputBuffer.wrap(output);
+            }
+            return outputBuffer;
+        }
+        return sharedBuffer != null ? sharedBuffer : slab.buffer();
     }
 
     /** Where the header starts in {@link #buffer()}. */
@@ -308,7 +352,8 @@ public final class Message implements AutoCloseable
     }
 
     /**
-     * Where data segment {@code index} starts in {@link #buffer()}, or in the output buffer when {@link #inOutput()}.
+     * Where data segment {@code index} starts in {@link #segmentBuffer(int)}: in {@link #buffer()}, in the output
+     * buffer when {@link #inOutput()}, in the sender's region when {@link #inShared()}.
      */
     public int segmentOffset(final int index)
     {

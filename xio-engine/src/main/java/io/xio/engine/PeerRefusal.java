@@ -29,6 +29,11 @@ public enum PeerRefusal
     /** A frame that arrived slower than the minimum receive rate. */
     SLOW_FRAME,
     /**
+     * A shm peer that kept a message whose data lay in our shared buffer ({@code XioEngine.allocateShared}) open
+     * for the write-stall timeout, or stopped reading the releases of its own: the connection closes.
+     */
+    SHARED_RELEASE,
+    /**
      * A large response not kept for a retransmit: the requester's unacknowledged responses fill its session's (or
      * the engine's) retained-bytes budget. A retransmit of it gets RESPONSE_LOST.
      */

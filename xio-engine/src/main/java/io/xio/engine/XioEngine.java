@@ -307,9 +307,12 @@ public final class XioEngine implements AutoCloseable
      * A new direct buffer of {@code bytes} in shared memory (a file in the shm transport's directory, {@code
      * /dev/shm} by default), for large messages over shm: a data segment that lies in it travels to a peer process of
      * the same user as a reference, the peer reads it in place ({@link Message#inShared()}), and the send completes
-     * only once the peer closed the message, so write into it again only after that. Over other transports it is an
-     * ordinary direct buffer, sent by copy. Its file is deleted by {@link #freeShared} or when the engine closes; the
-     * memory lasts while the buffer is referenced. Any thread.
+     * only once the peer closed the message, so write into it again only after that. A peer that keeps the message
+     * open for the connection's {@link Limits#writeStallTimeout()} (or reads none of our releases) is cut off ({@link
+     * PeerRefusal#SHARED_RELEASE}). When a connection closes, its pending sends complete as not written, but the
+     * peer's messages still open may still view the buffer: what is written into it then is visible to that peer.
+     * Over other transports it is an ordinary direct buffer, sent by copy. Its file is deleted by {@link
+     * #freeShared} or when the engine closes; the memory lasts while the buffer is referenced. Any thread.
      */
     public ByteBuffer allocateShared(final int bytes)
     {

@@ -1,5 +1,7 @@
 package io.xio.engine.memory;
 
+import org.agrona.DirectBuffer;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -20,6 +22,7 @@ public final class SharedPlacement
 
     private final Releaser releaser;
     private ByteBuffer view;
+    private DirectBuffer buffer;
     private long token;
     private boolean claimed;
 
@@ -28,10 +31,14 @@ public final class SharedPlacement
         this.releaser = releaser;
     }
 
-    /** Offers {@code view} (the whole region, read-only) for the frame about to be delivered on this thread. */
-    public void offer(final ByteBuffer view, final long token)
+    /**
+     * Offers {@code view} (the whole region, read-only) and {@code buffer} (the same bytes, for reads without a view)
+     * for the frame about to be delivered on this thread.
+     */
+    public void offer(final ByteBuffer view, final DirectBuffer buffer, final long token)
     {
         this.view = view;
+        this.buffer = buffer;
         this.token = token;
         this.claimed = false;
         CURRENT.set(this);
@@ -42,6 +49,7 @@ public final class SharedPlacement
     {
         CURRENT.set(null);
         view = null;
+        buffer = null;
         return claimed;
     }
 
@@ -60,6 +68,11 @@ public final class SharedPlacement
     public ByteBuffer view()
     {
         return view;
+    }
+
+    public DirectBuffer buffer()
+    {
+        return buffer;
     }
 
     public long token()

@@ -307,6 +307,18 @@ final class Connection implements LinkHandler
                 limits.writeStallTimeout());
             return;
         }
+        if (link.releasesStuck())
+        {
+            refuse(PeerRefusal.SHARED_RELEASE, "the peer read none of our last releases of its shared memory");
+            return;
+        }
+        final long lent = link.lentSince(now);
+        if (lent != 0 && now - lent > limits.writeStallTimeout().toNanos())
+        {
+            refuse(PeerRefusal.SHARED_RELEASE, "the peer kept a message in our shared memory open for over " +
+                limits.writeStallTimeout());
+            return;
+        }
         final long since = link.incompleteFrameSince();
         final long age = now - since;
         if (since != 0 && age > limits.incompleteFrameTimeout().toNanos() &&

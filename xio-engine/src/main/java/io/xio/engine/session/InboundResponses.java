@@ -199,14 +199,7 @@ final class InboundResponses
         for (int i = 0; i < message.segmentCount(); i++)
         {
             final int length = message.segmentLength(i);
-            if (message.inShared())
-            {
-                output.put(at, message.segment(i), 0, length);
-            }
-            else
-            {
-                message.buffer().getBytes(message.segmentOffset(i), output, at, length);
-            }
+            message.segmentBuffer(i).getBytes(message.segmentOffset(i), output, at, length);
             at += length;
         }
         Messages.placeIn(message, output, output.position());

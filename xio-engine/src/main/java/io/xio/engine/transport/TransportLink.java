@@ -93,6 +93,21 @@ public interface TransportLink
         return Long.MAX_VALUE;
     }
 
+    /**
+     * Since when (about: sampled at {@code now}, the sweep's time) the oldest of our shared-memory references the
+     * peer has not released yet has been lent; 0 when none is.
+     */
+    default long lentSince(final long now)
+    {
+        return 0;
+    }
+
+    /** Whether the peer left more of our releases of its shared memory unread than we keep (it does not read). */
+    default boolean releasesStuck()
+    {
+        return false;
+    }
+
     /** When the first bytes of a frame not complete yet arrived; 0 when none is arriving. */
     default long incompleteFrameSince()
     {

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its own arithmetic, the documented messages), so the checks must never throw, must reject exactly what the
  * document rejects, in its order and with its words, and must leave every frame they accept laid out as §2
  * says. Each input is checked against the default limits and against limits on either side of its own
- * fields, where off-by-one mistakes live. Inputs: {@code FrameFuzzTestInputs/checks}; docs/fuzzing.md.
+ * fields, where off-by-one mistakes live; each body both as other links check it and as a shm link does, which
+ * admits shared-memory references (§4.1 DATA_SHARED). Inputs: {@code FrameFuzzTestInputs/checks}; docs/fuzzing.md.
  */
 class FrameFuzzTest
 {
@@ -74,8 +75,14 @@ class FrameFuzzTest
         final byte[] whole = new byte[frameLength];
         System.arraycopy(input, 0, whole, 0, frameLength);
         final String body = frame.wrap(new UnsafeBuffer(whole), 0).checkBody();
-        assertThat(body).as("checkBody").isEqualTo(specBodyProblem(whole));
+        assertThat(body).as("checkBody").isEqualTo(specBodyProblem(whole, false));
         if (body == null)
+        {
+            assertLaidOutAsDocumented(frameLength);
+        }
+        final String shm = frame.wrap(new UnsafeBuffer(whole), 0).checkBody(true);
+        assertThat(shm).as("checkBody(true)").isEqualTo(specBodyProblem(whole, true));
+        if (shm == null)
         {
             assertLaidOutAsDocumented(frameLength);
         }
@@ -93,7 +100,12 @@ class FrameFuzzTest
             assertThat(frame.segmentLength(i)).isNotNegative();
             at += frame.segmentLength(i);
         }
-        if (!dataWritten(frame.type(), frame.flags()))
+        if ((frame.flags() & FrameFlags.DATA_SHARED) != 0)
+        {
+            assertThat(frame.dataOffset() + FrameFlags.SHARED_BODY_LENGTH + 8L * frame.segmentCount())
+                .as("the reference ends where the frame does").isEqualTo(end);
+        }
+        else if (!dataWritten(frame.type(), frame.flags()))
         {
             assertThat(at).as("segments end where the frame does").isEqualTo(end);
         }
@@ -145,8 +157,11 @@ class FrameFuzzTest
         return null;
     }
 
-    /** §7, step 2 (and §4.1 for DATA_WRITTEN), from the document. */
-    static String specBodyProblem(final byte[] whole)
+    /**
+     * §7, step 2 (and §4.1 for DATA_WRITTEN and DATA_SHARED), from the document; {@code shm}: on a shm link, where
+     * REQUEST and RESPONSE may carry a reference instead of their data.
+     */
+    static String specBodyProblem(final byte[] whole, final boolean shm)
     {
         final ByteBuffer in = ByteBuffer.wrap(whole).order(ByteOrder.LITTLE_ENDIAN);
         final long frameLength = in.getInt(0);
@@ -161,7 +176,18 @@ class FrameFuzzTest
             }
             sum += length;
         }
-        final long data = dataWritten(in.get(5) & 0xFF, in.getShort(6) & 0xFFFF) ? 0 : sum;
+        final int type = in.get(5) & 0xFF;
+        final int flags = in.getShort(6) & 0xFFFF;
+        long data = dataWritten(type, flags) ? 0 : sum;
+        if ((flags & 128) != 0)
+        {
+            // not with bit 4 (DATA_WRITTEN) either: the data cannot be both in the requester's buffer and a reference
+            if (!shm || type != FrameType.REQUEST && type != FrameType.RESPONSE || (flags & 16) != 0)
+            {
+                return "shared-memory data reference on a " + FrameType.name(type) + " frame where none may be";
+            }
+            data = 16 + 8L * segments; // i32 region, i32 0, i64 token, i64 per segment
+        }
         final long adds = 32 + 4L * segments + in.getInt(24) + data;
         if (adds != frameLength)
         {

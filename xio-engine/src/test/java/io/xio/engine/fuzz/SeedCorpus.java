@@ -10,6 +10,8 @@ import io.xio.engine.session.PeerFrames;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +34,11 @@ final class SeedCorpus
     static Map<String, Map<String, byte[]>> all()
     {
         final Map<String, Map<String, byte[]>> all = new LinkedHashMap<>();
-        all.put("FrameFuzzTestInputs/checks", frames());
+        final Map<String, byte[]> checks = frames();
+        checks.putAll(sharedFrames());
+        all.put("FrameFuzzTestInputs/checks", checks);
         all.put("FrameAssemblerFuzzTestInputs/stream", streams());
+        all.put("ShmControlFuzzTestInputs/records", controlRecords());
         all.put("FrameAssemblerFuzzTestInputs/largeFrames", largeStreams());
         all.put("SetupCodecFuzzTestInputs/reader", bodies());
         all.put("ServerConnectionFuzzTestInputs/inbound", conversations());
@@ -267,6 +272,93 @@ final class SeedCorpus
         final byte[] header, final byte[]... segments)
     {
         return PeerFrames.frame(type, flags, sessionId, requestId, status, header, segments);
+    }
+
+    /**
+     * Frames with shared-memory references (DATA_SHARED), for {@code checkBody(true)}: good ones (no "valid-" prefix,
+     * as other links refuse them) and one on a frame type that may carry none.
+     */
+    static Map<String, byte[]> sharedFrames()
+    {
+        final Map<String, byte[]> frames = new LinkedHashMap<>();
+        frames.put("shared-request", shared(FrameType.REQUEST, 7, utf8("h"), 65536));
+        frames.put("shared-response-two-segments", shared(FrameType.RESPONSE, 7, new byte[0], 4096, 100));
+        frames.put("invalid-shared-cancel", shared(FrameType.CANCEL, 3, new byte[0], 8));
+        return frames;
+    }
+
+    /** {@link ShmControlFuzzTest}'s record lists: u8 type, u16 length, bytes. */
+    static Map<String, byte[]> controlRecords()
+    {
+        final Map<String, byte[]> seeds = new LinkedHashMap<>();
+        final byte[] announce = region(1, ShmControlFuzzTest.REGION_BYTES, "@");
+        seeds.put("announce-and-release", records(2, announce, 3, tokens(1, 2, 3)));
+        seeds.put("announce-twice", records(2, announce, 2, announce));
+        seeds.put("release-twice", records(3, tokens(5), 3, tokens(5)));
+        seeds.put("release-never-sent", records(3, tokens(ShmControlFuzzTest.LENT + 1)));
+        seeds.put("region-of-another-size", records(2, region(2, 8192, "@")));
+        seeds.put("region-no-such-file", records(2, region(3, 4096, "xio-shared-1-1-0123456789abcdef.buf")));
+        seeds.put("region-outside", records(2, region(4, 4096, "../../etc/passwd")));
+        seeds.put("unknown-type", records(1, tokens(1)));
+        return seeds;
+    }
+
+    private static byte[] region(final int id, final int size, final String name)
+    {
+        final byte[] bytes = utf8(name);
+        return ByteBuffer.allocate(8 + bytes.length).order(ByteOrder.LITTLE_ENDIAN).putInt(id).putInt(size).put(bytes)
+            .array();
+    }
+
+    private static byte[] tokens(final long... tokens)
+    {
+        final ByteBuffer out = ByteBuffer.allocate(8 * tokens.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (final long token : tokens)
+        {
+            out.putLong(token);
+        }
+        return out.array();
+    }
+
+    /** Pairs of type and body. */
+    private static byte[] records(final Object... typesAndBodies)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < typesAndBodies.length; i += 2)
+        {
+            final byte[] body = (byte[])typesAndBodies[i + 1];
+            out.write((Integer)typesAndBodies[i]);
+            out.write(body.length & 0xFF);
+            out.write(body.length >>> 8);
+            out.writeBytes(body);
+        }
+        return out.toByteArray();
+    }
+
+    /** A frame whose data area is a reference (§4.1): i32 region 1, i32 0, i64 token, an i64 offset per segment. */
+    private static byte[] shared(final int type, final long requestId, final byte[] header, final int... lengths)
+    {
+        final int table = Frame.HEADER_LENGTH + lengths.length * Frame.SEGMENT_ENTRY_LENGTH;
+        final int length = table + header.length + FrameFlags.SHARED_BODY_LENGTH + 8 * lengths.length;
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[length]);
+        Frame.writeHeader(buffer, 0, length, type, FrameFlags.DATA_SHARED, SESSION, requestId, header.length,
+            lengths.length, Status.OK);
+        int at = Frame.HEADER_LENGTH;
+        for (final int segment : lengths)
+        {
+            buffer.putInt(at, segment, Frame.ORDER);
+            at += Frame.SEGMENT_ENTRY_LENGTH;
+        }
+        buffer.putBytes(at, header);
+        at += header.length;
+        buffer.putInt(at, 1, Frame.ORDER);
+        buffer.putLong(at + 8, requestId, Frame.ORDER);
+        at += FrameFlags.SHARED_BODY_LENGTH;
+        for (int i = 0; i < lengths.length; i++)
+        {
+            buffer.putLong(at + 8 * i, 4096L * i, Frame.ORDER);
+        }
+        return buffer.byteArray();
     }
 
     private static byte[] writtenResponse(final int... lengths)

@@ -68,6 +68,26 @@ class SeedCorpusTest
     }
 
     @Test
+    void sharedFrameSeedsPassAShmLinksChecksOnlyAndInvalidOnesNone()
+    {
+        final Frame frame = new Frame();
+        SeedCorpus.sharedFrames().forEach((name, bytes) ->
+        {
+            frame.wrap(new UnsafeBuffer(bytes), 0);
+            assertThat(frame.checkHeader(Limits.DEFAULT)).as(name).isNull();
+            assertThat(frame.checkBody()).as(name).isNotNull();
+            if (name.startsWith("invalid-"))
+            {
+                assertThat(frame.checkBody(true)).as(name).isNotNull();
+            }
+            else
+            {
+                assertThat(frame.checkBody(true)).as(name).isNull();
+            }
+        });
+    }
+
+    @Test
     void streamSeedsReachWhatTheirNamesSay()
     {
         final Map<String, byte[]> streams = SeedCorpus.streams();

@@ -94,6 +94,32 @@ final class ShmRawPeer implements AutoCloseable
         record(DATA, frame);
     }
 
+    /**
+     * Writes one frame as soon as the ring has room, reading nothing of ours meanwhile (a peer that stopped
+     * reading): false once the portal closed the connection instead.
+     */
+    boolean sendWhenRoom(final byte[] frame) throws IOException
+    {
+        final UnsafeBuffer bytes = new UnsafeBuffer(frame);
+        while (!out.write(DATA, bytes, 0, frame.length))
+        {
+            if (gone())
+            {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        try
+        {
+            doorbell.write(ByteBuffer.wrap(new byte[] {1}));
+        }
+        catch (final IOException closed)
+        {
+            return false;
+        }
+        return true;
+    }
+
     /** Announces {@code file} as shared region {@code id} of {@code size} bytes. */
     void announce(final int id, final int size, final String file) throws IOException
     {
@@ -188,6 +214,21 @@ final class ShmRawPeer implements AutoCloseable
             {
                 return true;
             }
+        }
+        return false;
+    }
+
+    /** Whether the server closes the doorbell socket within {@code timeout}, reading nothing of the ring meanwhile. */
+    boolean goneWithin(final Duration timeout) throws IOException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline)
+        {
+            if (gone())
+            {
+                return true;
+            }
+            Thread.onSpinWait();
         }
         return false;
     }

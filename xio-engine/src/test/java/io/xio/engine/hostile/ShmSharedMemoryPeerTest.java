@@ -2,6 +2,7 @@ package io.xio.engine.hostile;
 
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.TestEngines;
@@ -61,6 +62,12 @@ class ShmSharedMemoryPeerTest
                 request.respond(Outbound.of(utf8("ok")).releaseAfterSend(message));
             });
             server.register("echo", ECHO);
+            // lets the sender's bytes go at once, however slowly the answer goes out
+            server.register("drop", request ->
+            {
+                request.message().close();
+                request.respond(Outbound.of(utf8("ok")));
+            });
             portal = server.bind("shm://" + name);
         }
         return new ShmRawPeer(DIR, name);
@@ -180,6 +187,27 @@ class ShmSharedMemoryPeerTest
             peer.announce(1, 8192, region(4096).file().getFileName().toString()); // not the file's size
             assertThat(peer.closedWithin(Duration.ofSeconds(10))).isTrue();
         }
+        othersUnaffected();
+    }
+
+    @Test
+    void aPeerThatSendsReferencesButReadsNothingOfItsRingIsCutOff() throws Exception
+    {
+        final SharedMemory.Region region = region(4096);
+        try (ShmRawPeer peer = peer())
+        {
+            final long session = peer.setUp("drop");
+            peer.announce(1, 4096, region.file().getFileName().toString());
+            boolean open = true;
+            for (long id = 1; open && id <= 100_000; id++)
+            {
+                open = peer.sendWhenRoom(ShmRawPeer.sharedRequest(session, id, 1, 0, 100));
+            }
+            // the releases it does not read pile up in the server only up to a bound: then the connection closes
+            assertThat(peer.goneWithin(Duration.ofSeconds(10))).isTrue();
+        }
+        assertThat(server.refusals(PeerRefusal.SHARED_RELEASE)).isEqualTo(1);
+        assertThat(server.refusals(PeerRefusal.WRITE_STALL)).isZero();
         othersUnaffected();
     }
 

@@ -255,7 +255,7 @@ public final class XioPeer implements Peer
         void copyOf(final Message in)
         {
             final int length = in.segmentLength(0);
-            in.buffer().getBytes(in.segmentOffset(0), data, 0, length);
+            in.segmentBuffer(0).getBytes(in.segmentOffset(0), data, 0, length);
             data.clear().limit(length);
         }
 

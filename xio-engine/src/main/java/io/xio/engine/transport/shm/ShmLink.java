@@ -107,6 +107,18 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
     }
 
     @Override
+    public boolean releasesStuck()
+    {
+        return regions.releasesStuck();
+    }
+
+    @Override
+    public long lentSince(final long now)
+    {
+        return regions.lentSince(now);
+    }
+
+    @Override
     public int poll()
     {
         if (closed)

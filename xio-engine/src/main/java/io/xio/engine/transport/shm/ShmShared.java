@@ -14,7 +14,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -41,7 +41,7 @@ import java.util.ArrayDeque;
  * message a read-only view; anything out of line closes the connection. Owner context thread only, except {@link
  * #release}.
  */
-final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageHandler
+final class ShmShared implements LinkHandler, SharedPlacement.Releaser, ControlledMessageHandler
 {
     /** Ring record: i32 region id, i32 length, then the file's name (UTF-8). */
     static final int REGION = 2;
@@ -54,6 +54,8 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
 
     private static final SendCompletion NO_COMPLETION = written -> { };
     private static final int RELEASES_PER_RECORD = 64;
+    /** Releases kept beyond the full release ring: more means the peer reads nothing of its ring. */
+    static final int MAX_OVERFLOW = 256;
 
     private final ShmLink link;
     private final Path directory;
@@ -69,21 +71,28 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
 
     // Receiving
     private final Int2ObjectHashMap<ByteBuffer> mapped = new Int2ObjectHashMap<>();
+    /** The same mappings as {@link #mapped}, for {@code Message.segmentBuffer}. */
+    private final Int2ObjectHashMap<UnsafeBuffer> mappedBuffers = new Int2ObjectHashMap<>();
     private long mappedBytes;
     private final SharedPlacement placement = new SharedPlacement(this);
     private final ManyToOneRingBuffer released = new ManyToOneRingBuffer(new UnsafeBuffer(
         BufferUtil.allocateDirectAligned((64 << 10) + RingBufferDescriptor.TRAILER_LENGTH, 64)));
     private final ArrayDeque<Long> overflow = new ArrayDeque<>();
-    private final UnsafeBuffer token = new UnsafeBuffer(new byte[8]);
     private final UnsafeBuffer releaseRecord = new UnsafeBuffer(new byte[8 * RELEASES_PER_RECORD]);
     private int releaseCount;
     private volatile boolean releasesQueued;
+    /** More releases than the ring and the overflow hold: the peer does not read; the connection is to close. */
+    private volatile boolean releasesStuck;
     private Thread owner;
 
     // Sending
     private final IntHashSet announced = new IntHashSet();
     private final Long2ObjectHashMap<SendCompletion> pending = new Long2ObjectHashMap<>();
     private long nextToken;
+    /** No token below it is pending: where {@link #lentSince} looks for the oldest one. */
+    private long oldestToken = 1;
+    private long watchedToken;
+    private long watchedSince;
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer announcement = new UnsafeBuffer(new byte[8 + 256]);
 
@@ -134,7 +143,7 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
                     ") outside region " + id + " of " + view.capacity() + " bytes");
             }
         }
-        placement.offer(view, reference);
+        placement.offer(view, mappedBuffers.get(id), reference);
         try
         {
             handler.onFrame(slab, offset, length);
@@ -233,6 +242,7 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
                 // Never unmapped by us: messages' views may outlive the link; the GC unmaps it after them.
                 final MappedByteBuffer view = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
                 mapped.put(id, view);
+                mappedBuffers.put(id, new UnsafeBuffer(view));
                 mappedBytes += size;
             }
         }
@@ -246,12 +256,25 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
     @Override
     public void release(final long reference)
     {
-        token.putLong(0, reference, Frame.ORDER);
-        if (!released.write(1, token, 0, 8))
+        // claimed, not written from a shared scratch buffer: closes on several threads at once must not mix tokens
+        final int at = released.tryClaim(1, 8);
+        if (at > 0)
+        {
+            released.buffer().putLong(at, reference, Frame.ORDER);
+            released.commit(at);
+        }
+        else
         {
             synchronized (overflow)
             {
-                overflow.add(reference);
+                if (overflow.size() < MAX_OVERFLOW)
+                {
+                    overflow.add(reference);
+                }
+                else
+                {
+                    releasesStuck = true; // dropped: the connection closes, which frees the peer's sends anyway
+                }
             }
         }
         releasesQueued = true;
@@ -266,6 +289,12 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
         return releasesQueued;
     }
 
+    /** Whether the peer left more releases unread than we keep: the connection's sweep closes it then. */
+    boolean releasesStuck()
+    {
+        return releasesStuck;
+    }
+
     /** Tells the peer which references we are done with; what does not fit in the ring now waits for the next turn. */
     int flushReleases()
     {
@@ -274,7 +303,11 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
             return 0;
         }
         releasesQueued = false;
-        int work = released.read(this);
+        int work = released.controlledRead(this);
+        if (released.size() > 0)
+        {
+            releasesQueued = true; // stopped at the ring's end or at a full peer ring
+        }
         synchronized (overflow)
         {
             while (!overflow.isEmpty() && releaseCount < RELEASES_PER_RECORD)
@@ -297,23 +330,19 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
     }
 
     @Override
-    public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    public Action onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
     {
-        final long reference = buffer.getLong(index, Frame.ORDER);
         if (releaseCount == RELEASES_PER_RECORD)
         {
             if (!link.writeControl(RELEASE, releaseRecord, 8 * releaseCount))
             {
-                synchronized (overflow)
-                {
-                    overflow.add(reference);
-                }
-                releasesQueued = true;
-                return;
+                releasesQueued = true; // the peer's ring is full: the rest stays in ours
+                return Action.ABORT;
             }
             releaseCount = 0;
         }
-        releaseRecord.putLong(8 * releaseCount++, reference, Frame.ORDER);
+        releaseRecord.putLong(8 * releaseCount++, buffer.getLong(index, Frame.ORDER), Frame.ORDER);
+        return Action.CONTINUE;
     }
 
     // ---------------------------------------------------------------- sending
@@ -396,6 +425,45 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, MessageH
         }
         announced.add(region.id());
         return true;
+    }
+
+    /**
+     * Since when the oldest pending reference has been lent, as first seen by these calls (the sweep's): tokens go
+     * out in order, so the oldest is the smallest still pending. 0 when none.
+     */
+    long lentSince(final long now)
+    {
+        while (oldestToken <= nextToken && !pending.containsKey(oldestToken))
+        {
+            oldestToken++;
+        }
+        if (oldestToken > nextToken)
+        {
+            return 0;
+        }
+        if (watchedToken != oldestToken)
+        {
+            watchedToken = oldestToken;
+            watchedSince = now;
+        }
+        return watchedSince;
+    }
+
+    /** For tests: {@code token} as if it had been sent. */
+    void pendingForTest(final long token, final SendCompletion completion)
+    {
+        pending.put(token, completion);
+        nextToken = Math.max(nextToken, token);
+    }
+
+    int mappedRegions()
+    {
+        return mapped.size();
+    }
+
+    long mappedBytes()
+    {
+        return mappedBytes;
     }
 
     /** The link closed: nothing more will be released; the senders hear so. */

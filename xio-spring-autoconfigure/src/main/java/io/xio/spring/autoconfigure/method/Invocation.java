@@ -94,15 +94,15 @@ public final class Invocation
 
     /**
      * Segment {@code index} of {@code message} as the type wants it, as {@link #fromSegment}; a {@code byte[]} is
-     * copied straight from the receive buffer, without a view.
+     * copied straight from where the segment lies, without a view.
      */
     public static Object fromSegment(final io.xio.engine.Message message, final int index,
         final java.lang.reflect.Type type)
     {
-        if (type == byte[].class && !message.inOutput())
+        if (type == byte[].class)
         {
             final byte[] bytes = new byte[message.segmentLength(index)];
-            message.buffer().getBytes(message.segmentOffset(index), bytes);
+            message.segmentBuffer(index).getBytes(message.segmentOffset(index), bytes);
             return bytes;
         }
         return fromSegment(message.segment(index), type);
