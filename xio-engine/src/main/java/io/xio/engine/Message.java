@@ -88,15 +88,13 @@ public final class Message implements AutoCloseable
     private ByteBuffer output;
     /** {@link #output} for {@link #segmentBuffer}, made on the first such read and rewrapped after. */
     private org.agrona.concurrent.UnsafeBuffer outputBuffer;
-    /** The peer's shared region the segments lie in (read-only), and the same for {@link #segmentBuffer}; or null. */
-    private ByteBuffer shared;
-    private org.agrona.DirectBuffer sharedBuffer;
+    /**
+     * Where the segments lie in a peer's shared memory and whom to tell at close; null for the usual message, so
+     * the fields only shared messages need cost the others one reference.
+     */
+    private SharedData shared;
     private LeakTracker leaks;
     private Runnable onClose;
-    /** Told when this message closes, for data that lies in a peer's shared memory; null otherwise. */
-    private io.xio.engine.memory.SharedPlacement.Releaser sharedRelease;
-    private long sharedToken;
-    private boolean inShared;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
@@ -141,9 +139,6 @@ public final class Message implements AutoCloseable
         }
         this.output = null;
         this.shared = null;
-        this.sharedBuffer = null;
-        this.sharedRelease = null;
-        this.inShared = false;
         if ((frame.flags() & io.xio.engine.protocol.FrameFlags.DATA_SHARED) != 0)
         {
             placeShared(slab, frame);
@@ -167,11 +162,7 @@ public final class Message implements AutoCloseable
             slab.release();
             throw new ProtocolViolationException("a shared-memory data reference arrived where none may be");
         }
-        shared = placement.view();
-        sharedBuffer = placement.buffer();
-        sharedRelease = placement.releaser();
-        sharedToken = placement.token();
-        inShared = true;
+        shared = new SharedData(placement.view(), placement.buffer(), placement.releaser(), placement.token());
         final int offsets = frame.dataOffset() + io.xio.engine.protocol.FrameFlags.SHARED_BODY_LENGTH;
         for (int i = 0; i < segmentCount; i++)
         {
@@ -187,7 +178,8 @@ public final class Message implements AutoCloseable
      */
     public boolean inShared()
     {
-        return inShared;
+        final SharedData data = shared;
+        return data != null && data.view != null;
     }
 
     /**
@@ -197,9 +189,10 @@ public final class Message implements AutoCloseable
     void placeIn(final ByteBuffer buffer, final int at)
     {
         output = buffer;
-        shared = null;
-        sharedBuffer = null;
-        inShared = false;
+        if (shared != null)
+        {
+            shared.copiedOut(); // still released at close
+        }
         int next = at;
         for (int i = 0; i < segmentCount; i++)
         {
@@ -292,7 +285,7 @@ public final class Message implements AutoCloseable
         {
             return output.slice(offsetOf(index), lengthOf(index));
         }
-        return shared != null ? shared.slice(offsetOf(index), lengthOf(index))
+        return inShared() ? shared.view.slice(offsetOf(index), lengthOf(index))
             : slab.slice(offsetOf(index), lengthOf(index));
     }
 
@@ -342,7 +335,7 @@ public final class Message implements AutoCloseable
             }
             return outputBuffer;
         }
-        return sharedBuffer != null ? sharedBuffer : slab.buffer();
+        return inShared() ? shared.buffer : slab.buffer();
     }
 
     /** Where the header starts in {@link #buffer()}. */
@@ -411,11 +404,11 @@ public final class Message implements AutoCloseable
 
     private void closed()
     {
-        final io.xio.engine.memory.SharedPlacement.Releaser shared = sharedRelease;
-        if (shared != null)
+        final SharedData data = shared;
+        if (data != null)
         {
-            sharedRelease = null;
-            shared.release(sharedToken);
+            shared = null;
+            data.releaser.release(data.token);
         }
         final Runnable action = onClose;
         if (action != null)
@@ -429,6 +422,31 @@ public final class Message implements AutoCloseable
         if (isReleased())
         {
             throw new IllegalStateException("message " + requestId + " was already released");
+        }
+    }
+
+    /** The segments' place in a peer's shared region (read-only) and the release owed at close. */
+    private static final class SharedData
+    {
+        private ByteBuffer view;
+        private org.agrona.DirectBuffer buffer;
+        private final io.xio.engine.memory.SharedPlacement.Releaser releaser;
+        private final long token;
+
+        SharedData(final ByteBuffer view, final org.agrona.DirectBuffer buffer,
+            final io.xio.engine.memory.SharedPlacement.Releaser releaser, final long token)
+        {
+            this.view = view;
+            this.buffer = buffer;
+            this.releaser = releaser;
+            this.token = token;
+        }
+
+        /** The segments were copied into an output buffer: they are read there now. */
+        void copiedOut()
+        {
+            view = null;
+            buffer = null;
         }
     }
 }
