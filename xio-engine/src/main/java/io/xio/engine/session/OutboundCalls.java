@@ -74,6 +74,24 @@ final class OutboundCalls
         {
             return;
         }
+        if (request.future != null && request.future.isDone())
+        {
+            // Cancelled before a lane took it (the cancel's pass found nothing): one never written never left this
+            // side, so it is known to be aborted; one written before a hand-off is not known to be, but its peer
+            // may still stop it.
+            final long id = request.id; // read before it fails: it goes back to its pool once told
+            final boolean sent = request.sentOnce;
+            if (!sent)
+            {
+                Futures.cancelAnswered(request.future, true);
+            }
+            request.fail(new RequestCancelledException("request " + id + " was cancelled"));
+            if (sent && lane.isUp())
+            {
+                sendCancel(id, id);
+            }
+            return;
+        }
         if (!request.sentOnce)
         {
             final io.xio.engine.SessionDrainingException draining = session.drainingFailure();
@@ -94,11 +112,6 @@ final class OutboundCalls
                     new ConnectionException("session " + session.describe() + " is closed" +
                         (why == null ? "" : ": " + why.getMessage()), why));
             }
-            return;
-        }
-        if (request.future != null && request.future.isDone())
-        {
-            request.fail(new RequestCancelledException("request " + request.id + " was cancelled"));
             return;
         }
         if (!lane.isUp())
@@ -271,6 +284,11 @@ final class OutboundCalls
     void cancelRange(final RangeCancel range)
     {
         range.passing(lane);
+        if (range.single())
+        {
+            cancelOne(range);
+            return;
+        }
         final boolean up = lane.isUp();
         final List<XioFuture<?>> told = new ArrayList<>();
         long first = Long.MAX_VALUE;
@@ -311,6 +329,35 @@ final class OutboundCalls
             sendCancel(first, last, told, range);
         }
         range.partDone(here);
+    }
+
+    /**
+     * This lane's pass of a cancel of one id, as {@link #cancelRange} would make it, looked up rather than found
+     * among every request in id order: a hedged call's loser, say, is cancelled while thousands are in flight.
+     */
+    private void cancelOne(final RangeCancel range)
+    {
+        final PendingRequest request = pending.remove(range.first);
+        if (request == null)
+        {
+            range.partDone(0); // answered, failed, elsewhere, or moving here with this cancel along
+            return;
+        }
+        cancelTimer(request);
+        final XioFuture<?> future = request.future; // read before it fails: it goes back to its pool once told
+        final long id = request.id;
+        final boolean sent = request.sentOnce;
+        final boolean tell = sent && lane.isUp();
+        if (!tell && future != null)
+        {
+            Futures.cancelAnswered(future, !sent);
+        }
+        request.fail(new RequestCancelledException("request " + id + " was cancelled"));
+        if (tell)
+        {
+            sendCancel(id, id, future == null ? List.of() : List.of(future), range);
+        }
+        range.partDone(sent ? 0 : 1); // a CANCEL sent reports its own count
     }
 
     /** A request that came from another lane with a range cancel its old lane had still to pass: cancelled here. */

@@ -1,5 +1,7 @@
 package io.xio.engine.session;
 
+import io.xio.engine.XioFuture;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -10,6 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * CANCEL_RESULT arrives or the connection ends), and each request handed to another lane while the cancel was on
  * its way to the lane it left (done when the new lane has cancelled it). Parts report from their lanes' context
  * threads; {@link #result} completes on the thread of the last one.
+ *
+ * <p>A cancel of one future ({@link SessionImpl#cancel(XioFuture, long)}) is one of a single id that completes no
+ * count: it settles the future's cancel outcome instead. It is listed in the session's range cancels only until
+ * every lane has made its pass, as no hand-off can need it after that; the CANCELs it sent are not listed anywhere.
  */
 final class RangeCancel
 {
@@ -17,22 +23,55 @@ final class RangeCancel
 
     final long first;
     final long last;
-    final CompletableFuture<Integer> result = new CompletableFuture<>();
+    /** The count of requests aborted; null for a cancel of one future, which nobody asks the count of. */
+    final CompletableFuture<Integer> result;
     private final SessionImpl session;
+    /** The future cancelled, for a cancel of one future; null for a range. */
+    private final XioFuture<?> future;
     private final Lane[] lanes;
     /** Entry i: whether lanes[i] has made its pass; written and read on that lane's context thread only. */
     private final boolean[] passed;
     private final AtomicInteger parts;
+    /** Lanes still to make their pass (or to be found stopped). */
+    private final AtomicInteger passesDue;
     private final AtomicInteger aborted = new AtomicInteger();
 
+    /** A cancel of the ids {@code first..last}, reporting the count. */
     RangeCancel(final SessionImpl session, final long first, final long last, final Lane[] lanes)
+    {
+        this(session, first, last, lanes, null);
+    }
+
+    /** A cancel of the one id of {@code future}, settling its cancel outcome when over. */
+    RangeCancel(final SessionImpl session, final long id, final Lane[] lanes, final XioFuture<?> future)
+    {
+        this(session, id, id, lanes, future);
+    }
+
+    private RangeCancel(final SessionImpl session, final long first, final long last, final Lane[] lanes,
+        final XioFuture<?> future)
     {
         this.session = session;
         this.first = first;
         this.last = last;
         this.lanes = lanes;
+        this.future = future;
+        this.result = future == null ? new CompletableFuture<>() : null;
         this.passed = new boolean[lanes.length];
         this.parts = new AtomicInteger(lanes.length);
+        this.passesDue = new AtomicInteger(lanes.length);
+    }
+
+    /** The lanes asked to make a pass. */
+    Lane[] lanes()
+    {
+        return lanes;
+    }
+
+    /** Whether it names one id only: a lane looks that up rather than walking its requests. */
+    boolean single()
+    {
+        return first == last;
     }
 
     boolean covers(final long id)
@@ -66,6 +105,19 @@ final class RangeCancel
                 passed[i] = true;
             }
         }
+        passed();
+    }
+
+    /**
+     * One lane made its pass, or will make none (its context stopped). After the last one no lane awaits a pass, so
+     * no hand-off looks for this cancel any more: it leaves the session's list, while its CANCELs may still be out.
+     */
+    void passed()
+    {
+        if (passesDue.decrementAndGet() == 0)
+        {
+            session.rangeCancelDone(this);
+        }
     }
 
     /** One more part to wait for. */
@@ -80,8 +132,7 @@ final class RangeCancel
         aborted.addAndGet(count);
         if (parts.decrementAndGet() == 0)
         {
-            session.rangeCancelDone(this);
-            result.complete(aborted.get()); // every part added its count before it counted itself done
+            over(aborted.get()); // every part added its count before it counted itself done
         }
     }
 
@@ -91,7 +142,19 @@ final class RangeCancel
         if (lanes.length == 0)
         {
             session.rangeCancelDone(this);
-            result.complete(0);
+            over(0);
+        }
+    }
+
+    private void over(final int count)
+    {
+        if (future != null)
+        {
+            Futures.cancelUnanswered(future); // a part that knew the outcome set it already
+        }
+        else
+        {
+            result.complete(count);
         }
     }
 }

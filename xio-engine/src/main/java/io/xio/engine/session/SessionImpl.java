@@ -546,23 +546,19 @@ public final class SessionImpl implements Session, ApiBridge.FutureOwner
     }
 
     /**
-     * The application cancelled {@code future}: a cancel of its one id, which finds the request by id on whichever
-     * lane holds it (the request object may be pooled, so the future holds none). Any thread.
+     * The application cancelled {@code future}: a cancel of its one id, which each lane looks up by id (the request
+     * object may be pooled, so the future holds none, nor does it know which lane holds the request now; with one
+     * lane, the usual case, only that one is asked). Any thread.
      */
     @Override
     public void cancel(final XioFuture<?> future, final long requestId)
     {
-        final CompletableFuture<Integer> range;
-        try
-        {
-            range = cancel(requestId, requestId);
-        }
-        catch (final RuntimeException ex)
+        if (requestId < 1)
         {
             Futures.cancelUnanswered(future);
             return;
         }
-        range.whenComplete((count, failure) -> Futures.cancelUnanswered(future));
+        start(new RangeCancel(this, requestId, lanes.all(), future));
     }
 
     /** A recycled future's response was closed: keep it for the next call. Any thread. */
@@ -1164,8 +1160,14 @@ public final class SessionImpl implements Session, ApiBridge.FutureOwner
             throw new IllegalArgumentException("request ids " + firstId + ".." + lastId + " are not a range: " +
                 "ids start at 1 and the last may not come before the first");
         }
-        final Lane[] all = lanes.all();
-        final RangeCancel range = new RangeCancel(this, firstId, lastId, all);
+        final RangeCancel range = new RangeCancel(this, firstId, lastId, lanes.all());
+        start(range);
+        return range.result;
+    }
+
+    /** Lists {@code range} and asks every lane it names to make its pass. Any thread. */
+    private void start(final RangeCancel range)
+    {
         synchronized (this)
         {
             final RangeCancel[] now = rangeCancels;
@@ -1174,7 +1176,7 @@ public final class SessionImpl implements Session, ApiBridge.FutureOwner
             rangeCancels = more; // before any lane hears of it: a lane hands nothing over past it unseen
         }
         range.noParts();
-        for (final Lane lane : all)
+        for (final Lane lane : range.lanes())
         {
             try
             {
@@ -1182,10 +1184,10 @@ public final class SessionImpl implements Session, ApiBridge.FutureOwner
             }
             catch (final XioException closed)
             {
-                range.partDone(0); // that context stopped: its requests failed with it
+                range.passed(); // that context stopped: its requests failed with it
+                range.partDone(0);
             }
         }
-        return range.result;
     }
 
     @Override
@@ -1200,7 +1202,7 @@ public final class SessionImpl implements Session, ApiBridge.FutureOwner
         return rangeCancels;
     }
 
-    /** {@code range} has its count: requests handed between lanes need not look out for it any more. */
+    /** Every lane made its pass of {@code range}: requests handed between lanes need not look out for it any more. */
     synchronized void rangeCancelDone(final RangeCancel range)
     {
         final RangeCancel[] now = rangeCancels;

@@ -1,6 +1,7 @@
 package io.xio.engine.session;
 
 import io.xio.engine.CallOptions;
+import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.RequestCancelledException;
@@ -307,6 +308,106 @@ class OutboundCallsTest
         client.turn();
         assertThat(count.get()).isEqualTo(2);
         assertThat(calls.get(0).cancelOutcome().get()).isTrue();
+    }
+
+    @Test
+    void aCallCancelledAmongThousandsInFlightIsTheOnlyOneCancelledAndTheOthersAreAnswered() throws Exception
+    {
+        final int count = 4096;
+        try (ScriptedEngine many = new ScriptedEngine(Limits.DEFAULT.withMaxInFlight(count)))
+        {
+            final Session session = many.openSession(count, 2 * count);
+            final List<XioFuture<Message>> calls = new ArrayList<>();
+            for (int i = 0; i < count; i++)
+            {
+                calls.add(session.request(text("q" + i)));
+            }
+            many.turn();
+            final ScriptedWire.Link link = many.wire.last();
+            assertThat(link.sent(FrameType.REQUEST)).hasSize(count);
+
+            final XioFuture<Message> loser = calls.get(count / 2 + 7);
+            final long id = loser.requestId();
+            assertThat(loser.cancel(false)).isTrue();
+            many.turn();
+            final List<ScriptedWire.Sent> cancels = link.sent(FrameType.CANCEL);
+            assertThat(cancels).hasSize(1);
+            assertThat(cancels.get(0).requestId()).isEqualTo(id);
+            assertThat(lastOf(cancels.get(0))).isEqualTo(id);
+            assertThatThrownBy(loser::get).isInstanceOf(RequestCancelledException.class);
+            assertThat(loser.cancelOutcome()).as("waits for the peer's answer").isNotDone();
+            link.deliver(PeerFrames.cancelResult(0, SESSION, id, id, 1));
+            many.turn();
+            assertThat(loser.cancelOutcome().get()).as("aborted by the peer").isTrue();
+
+            for (final XioFuture<Message> call : calls)
+            {
+                if (call != loser)
+                {
+                    link.deliver(response(call.requestId(), "r"));
+                }
+            }
+            many.turn();
+            for (final XioFuture<Message> call : calls)
+            {
+                if (call != loser)
+                {
+                    assertThat(call).as("call %d", call.requestId()).isCompleted();
+                    call.get().close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aCallCancelledBeforeItsLaneTookItNeverLeftThisSideAndIsKnownToBeAborted() throws Exception
+    {
+        final Session session = client.openSession();
+        // From off the context's thread the lane takes the call on its next turn: the cancel comes first.
+        final XioFuture<Message> call = CompletableFuture.supplyAsync(() -> session.request(text("too late"))).get();
+        assertThat(call.cancel(false)).isTrue();
+        client.turn();
+        assertThat(client.wire.last().sent(FrameType.REQUEST)).isEmpty();
+        assertThat(client.wire.last().sent(FrameType.CANCEL)).as("nothing to tell the peer").isEmpty();
+        assertThatThrownBy(call::get).isInstanceOf(RequestCancelledException.class);
+        assertThat(call.cancelOutcome().get()).isTrue();
+    }
+
+    @Test
+    void aCallCancelledWhileItsLaneHandsItToAnotherConnectionIsCancelledWhereItArrives() throws Exception
+    {
+        final CompletableFuture<Session> opening = client.engine.openSession("wire://server/kv",
+            SessionOptions.DEFAULT.withConnections(2));
+        client.turn();
+        final ScriptedWire.Link first = client.wire.last();
+        first.deliver(PeerFrames.setupAccept(first.sent(FrameType.SETUP).get(0).requestId(), SESSION));
+        client.turn();
+        final ScriptedWire.Link second = client.wire.last();
+        second.deliver(PeerFrames.attachAccept(second.sent(FrameType.ATTACH).get(0).requestId(), SESSION));
+        client.turn();
+        final Session session = opening.join();
+        final List<XioFuture<Message>> calls = requests(session, 2);
+        final ScriptedWire.Link holder = first.sent(FrameType.REQUEST).isEmpty() ? second : first;
+        final ScriptedWire.Link other = holder == first ? second : first;
+        final XioFuture<Message> cancelled = calls.get(0);
+        final XioFuture<Message> kept = calls.get(1);
+
+        assertThat(cancelled.cancel(false)).isTrue(); // the lanes' passes queued, not run yet
+        holder.reset(); // its lane hands both requests to the other before its pass runs
+        client.turn();
+        final List<ScriptedWire.Sent> requests = other.sent(FrameType.REQUEST);
+        assertThat(requests).as("only the one not cancelled is retransmitted").hasSize(1);
+        assertThat(requests.get(0).requestId()).isEqualTo(kept.requestId());
+        final List<ScriptedWire.Sent> cancels = other.sent(FrameType.CANCEL);
+        assertThat(cancels).hasSize(1);
+        assertThat(cancels.get(0).requestId()).isEqualTo(cancelled.requestId());
+        assertThat(lastOf(cancels.get(0))).isEqualTo(cancelled.requestId());
+        assertThat(cancelled.cancelOutcome()).isNotDone();
+        other.deliver(PeerFrames.cancelResult(0, SESSION, cancelled.requestId(), cancelled.requestId(), 1));
+        other.deliver(response(kept.requestId(), "kept"));
+        client.turn();
+        assertThat(cancelled.cancelOutcome().get()).isTrue();
+        kept.get().close();
     }
 
     @Test

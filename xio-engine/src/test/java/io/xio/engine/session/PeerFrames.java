@@ -60,8 +60,14 @@ public final class PeerFrames
 
     static byte[] setupAccept(final long token, final long sessionId)
     {
+        return setupAccept(token, sessionId, 1024, 4096);
+    }
+
+    /** A SETUP_ACCEPT announcing the server's most calls in flight and its deduplication window. */
+    static byte[] setupAccept(final long token, final long sessionId, final int maxInFlight, final int dedupWindow)
+    {
         return frame(FrameType.SETUP_ACCEPT, 0, sessionId, token, 0,
-            sizes(new SetupCodec.Writer().map(Map.of()).i32(1024).i32(4096).bytes(SECRET)).toBytes());
+            sizes(new SetupCodec.Writer().map(Map.of()).i32(maxInFlight).i32(dedupWindow).bytes(SECRET)).toBytes());
     }
 
     static byte[] setup(final long token, final String resource)

@@ -1,6 +1,7 @@
 package io.xio.engine.session;
 
 import io.xio.engine.Context;
+import io.xio.engine.Limits;
 import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
@@ -27,9 +28,14 @@ final class ScriptedEngine implements AutoCloseable
 
     ScriptedEngine()
     {
+        this(Limits.DEFAULT);
+    }
+
+    ScriptedEngine(final Limits limits)
+    {
         clock.update(1_000_000_000L);
         engine = XioEngine.builder().name("scripted").contexts(1).manualContexts(true).nanoClock(clock)
-            .leakDetection(true)
+            .leakDetection(true).limits(limits)
             .transport(wire).keepalive(Duration.ofHours(1), Duration.ofHours(2))
             .connectTimeout(Duration.ofSeconds(1)).reconnectTimeout(Duration.ofSeconds(2)).build();
         context = engine.contexts().get(0);
@@ -55,11 +61,17 @@ final class ScriptedEngine implements AutoCloseable
     /** Opens a client session to {@code wire://server/kv} and plays the server accepting it. */
     Session openSession()
     {
+        return openSession(1024, 4096);
+    }
+
+    /** As {@link #openSession()}, the server announcing how many calls it takes in flight and its window. */
+    Session openSession(final int peerMaxInFlight, final int peerDedupWindow)
+    {
         final CompletableFuture<Session> opening = engine.openSession("wire://server/kv", SessionOptions.DEFAULT);
         turn();
         final ScriptedWire.Link link = wire.last();
         final ScriptedWire.Sent setup = link.sent(FrameType.SETUP).get(0);
-        link.deliver(PeerFrames.setupAccept(setup.requestId(), SESSION_ID));
+        link.deliver(PeerFrames.setupAccept(setup.requestId(), SESSION_ID, peerMaxInFlight, peerDedupWindow));
         turn();
         assertThat(opening).isCompleted();
         return opening.join();
