@@ -65,11 +65,11 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final Map<Method, ServiceMethod> methods = new ConcurrentHashMap<>();
     private final Map<ServiceMethod, CallRecorder> recorders = new ConcurrentHashMap<>();
     /** What each method's calls share, made with the proxy: no lookup or encoding of it per call. */
-    private final Map<Method, MethodState> states = new ConcurrentHashMap<>();
+    private final Map<Method, ClientMethodState> states = new ConcurrentHashMap<>();
     private final long callerSpinNanos;
     private static final Object[] NO_ARGUMENTS = new Object[0];
     /** Each caller thread's waiter for its blocking calls, and its buffer for encoding arguments. */
-    private static final ThreadLocal<Waiter> WAITERS = ThreadLocal.withInitial(Waiter::new);
+    private static final ThreadLocal<CallerWaiter> WAITERS = ThreadLocal.withInitial(CallerWaiter::new);
 
     XioClientInvocationHandler(final Class<?> api, final String name, final String uri, final XioEngine engine,
         final XioCodec codec, final SessionOptions options, final XioInstrumentation instrumentation,
@@ -105,64 +105,10 @@ final class XioClientInvocationHandler implements InvocationHandler
                 final CallRecorder recorder = instrumentation.recorder(new XioCall(XioCall.Side.CLIENT,
                     resource, method.getName(), described.wireName(), sessions.transport()));
                 recorders.put(described, recorder);
-                states.put(method, new MethodState(described, recorder, codec, timeout));
+                states.put(method, new ClientMethodState(described, recorder, codec, timeout));
             }
         }
         this.callerSpinNanos = engine.callerSpin().toNanos();
-    }
-
-    /**
-     * One method's share of every call: its header's name part (and its whole header when every argument is a
-     * data segment, so nothing is encoded per call) and the call options of a call with its usual deadline.
-     */
-    private static final class MethodState
-    {
-        private final ServiceMethod call;
-        private final CallRecorder recorder;
-        private final byte[] name;
-        /** The whole header when the codec has nothing per call to encode, else null. */
-        private final byte[] constantHeader;
-        /** The constant header as one buffer every call shares: xio reads it without moving its position. */
-        private final ByteBuffer sharedHeader;
-        private final boolean anySegment;
-        private final int segmentCount;
-        private final Duration timeout;
-        private final CallOptions options;
-        private final CallOptions contextOptions;
-
-        MethodState(final ServiceMethod call, final CallRecorder recorder, final XioCodec codec,
-            final Duration clientTimeout)
-        {
-            this.call = call;
-            this.recorder = recorder;
-            final byte[] wireName = call.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            this.name = new byte[2 + wireName.length];
-            name[0] = (byte)(wireName.length >>> 8);
-            name[1] = (byte)wireName.length;
-            System.arraycopy(wireName, 0, name, 2, wireName.length);
-            int segmentArguments = 0;
-            for (final boolean segment : call.segments())
-            {
-                segmentArguments += segment ? 1 : 0;
-            }
-            this.segmentCount = segmentArguments;
-            this.anySegment = segmentArguments > 0;
-            // Null arguments stand for segments: with only segments, the encoded arguments never change.
-            this.constantHeader = segmentArguments == call.segments().length
-                ? Invocation.header(call.wireName(),
-                    codec.encodeArguments(new Object[segmentArguments], call.parameterTypes())).array()
-                : null;
-            this.sharedHeader = constantHeader != null ? ByteBuffer.wrap(constantHeader) : null;
-            this.timeout = call.timeout() != null ? call.timeout() : clientTimeout;
-            this.options = options(timeout, true);
-            this.contextOptions = options(timeout, false);
-        }
-
-        CallOptions options(final Duration limit, final boolean waitWhenFull)
-        {
-            return CallOptions.timeout(limit).withReceipt(call.receipt()).withWaitWhenFull(waitWhenFull)
-                .withIdempotent(call.idempotent());
-        }
     }
 
     @Override
@@ -182,7 +128,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             return InvocationHandler.invokeDefault(proxy, method, args);
         }
-        final MethodState state = states.get(method);
+        final ClientMethodState state = states.get(method);
         final ServiceMethod call = state.call;
         final CallRecorder recorder = state.recorder;
         final long start = System.nanoTime();
@@ -249,7 +195,7 @@ final class XioClientInvocationHandler implements InvocationHandler
      * the engine's listener path (no future, no lambda); a blocking caller waits on its thread's reusable waiter,
      * an asynchronous one gets the one future that the response completes.
      */
-    private Object invokeDirect(final MethodState state, final Method method, final Object[] arguments,
+    private Object invokeDirect(final ClientMethodState state, final Method method, final Object[] arguments,
         final Metadata outgoing, final Object started, final long start) throws Throwable
     {
         final ServiceMethod call = state.call;
@@ -260,7 +206,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         try
         {
             final Duration limit = limit(call, method);
-            final Waiter waiter = WAITERS.get();
+            final CallerWaiter waiter = WAITERS.get();
             final boolean onContext = waiter.onContextThread(engine);
             if (!async && onContext)
             {
@@ -324,7 +270,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     /** One attempt of a blocking call without interceptors, waited for on this thread's waiter. */
-    private Object attemptDirect(final MethodState state, final Method method, final Outbound message,
+    private Object attemptDirect(final ClientMethodState state, final Method method, final Outbound message,
         final CallOptions budget) throws Throwable
     {
         final CompletableFuture<Session> opening = sessions.session();
@@ -341,14 +287,14 @@ final class XioClientInvocationHandler implements InvocationHandler
             current = sessionNow(budget.timeout());
             options = elsewhere(budget.withTimeout(left(budget.timeout(), begun))); // what opening left
         }
-        final Waiter waiter = WAITERS.get();
+        final CallerWaiter waiter = WAITERS.get();
         // a blocking call made while this thread's waiter is in use (from an engine interceptor) waits on its own
-        return (waiter.busy ? new Waiter() : waiter).call(this, state.call, method, current, message, options,
+        return (waiter.busy ? new CallerWaiter() : waiter).call(this, state.call, method, current, message, options,
             callerSpinNanos);
     }
 
     /** A call's message: the method's constant header, or its name and the arguments encoded, and its segments. */
-    private Outbound message(final MethodState state, final Object[] arguments)
+    private Outbound message(final ClientMethodState state, final Object[] arguments)
     {
         final ServiceMethod call = state.call;
         final ByteBuffer header;
@@ -359,7 +305,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         else
         {
             final Object[] encoded = state.anySegment ? Invocation.withoutSegments(call, arguments) : arguments;
-            final Waiter waiter = WAITERS.get();
+            final CallerWaiter waiter = WAITERS.get();
             if (waiter.encoding)
             {
                 // A codec that calls a proxy while it encodes: the thread's buffer is taken.
@@ -380,9 +326,9 @@ final class XioClientInvocationHandler implements InvocationHandler
                 {
                     waiter.encoding = false;
                 }
-                if (waiter.out.size() > Waiter.KEPT_BYTES)
+                if (waiter.out.size() > CallerWaiter.KEPT_BYTES)
                 {
-                    waiter.out = new java.io.ByteArrayOutputStream(Waiter.KEPT_BYTES / 4); // not kept for ever
+                    waiter.out = new java.io.ByteArrayOutputStream(CallerWaiter.KEPT_BYTES / 4); // not kept for ever
                 }
             }
         }
@@ -404,165 +350,6 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     /**
-     * A thread's waiter for its blocking calls (one at a time: the thread waits for each), and its buffer for
-     * encoding arguments. Told on a context thread, read on its own.
-     */
-    private static final class Waiter implements ResponseListener
-    {
-        /** Past this the encoding buffer is let go after its call: one large call does not pin it. */
-        static final int KEPT_BYTES = 64 * 1024;
-        private final Thread owner = Thread.currentThread();
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256);
-        boolean encoding;
-        /** A call of this thread is under way on this waiter (and its reused message). */
-        boolean busy;
-        private XioClientInvocationHandler handler;
-        private ServiceMethod call;
-        private Object value;
-        private Throwable failure;
-        private volatile boolean done;
-        /** The engine whose context threads this thread was checked against, and whether it is one of them. */
-        private XioEngine checkedFor;
-        private boolean onContext;
-        /** The message of this thread's last blocking call of a method with a constant header, sent again. */
-        private MethodState reusedFor;
-        private Outbound reused;
-        private ByteBuffer[] reusedSegments;
-
-        /** Whether this thread is one of {@code engine}'s context threads: a thread never becomes one later. */
-        boolean onContextThread(final XioEngine engine)
-        {
-            if (checkedFor != engine)
-            {
-                boolean found = false;
-                for (final Context context : engine.contexts())
-                {
-                    found |= context.inContextThread();
-                }
-                onContext = found;
-                checkedFor = engine;
-            }
-            return onContext;
-        }
-
-        /** The message of a blocking call of {@code state}'s method (constant header): this thread's, reused. */
-        Outbound reusable(final MethodState state, final Object[] arguments)
-        {
-            final boolean fresh = reusedFor != state;
-            if (fresh)
-            {
-                reusedSegments = new ByteBuffer[state.segmentCount];
-            }
-            final boolean[] isSegment = state.call.segments();
-            int at = 0;
-            for (int i = 0; i < isSegment.length; i++)
-            {
-                if (isSegment[i])
-                {
-                    reusedSegments[at++] = Invocation.asBuffer(arguments[i]);
-                }
-            }
-            if (fresh)
-            {
-                reused = state.segmentCount == 0 ? Outbound.of(state.sharedHeader)
-                    : Outbound.of(state.sharedHeader, reusedSegments);
-                reusedFor = state;
-            }
-            return reused.metadata(null);
-        }
-
-        /** Sends {@code message} and waits for its outcome: the decoded result, or the failure thrown. */
-        Object call(final XioClientInvocationHandler handler, final ServiceMethod call, final Method method,
-            final Session session, final Outbound message, final CallOptions options, final long spinNanos)
-            throws Throwable
-        {
-            this.handler = handler;
-            this.call = call;
-            done = false;
-            busy = true;
-            final boolean interrupted;
-            final Object result;
-            final Throwable failed;
-            try
-            {
-                final long requestId = session.request(message, options, this);
-                interrupted = await(session, requestId, spinNanos);
-                result = value;
-                failed = failure;
-            }
-            finally
-            {
-                value = null;
-                failure = null;
-                this.handler = null;
-                this.call = null;
-                busy = false;
-            }
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-                throw new io.xio.engine.XioException("interrupted while waiting for " + method.getName(),
-                    new InterruptedException());
-            }
-            if (failed != null)
-            {
-                throw failed;
-            }
-            return result;
-        }
-
-        /**
-         * Spins briefly (a response often comes sooner than a parked thread wakes), then parks until told. An
-         * interrupt cancels the call, and the wait goes on until the engine says so: the waiter is reused.
-         */
-        private boolean await(final Session session, final long requestId, final long spinNanos)
-        {
-            if (!done && spinNanos > 0)
-            {
-                final long begun = System.nanoTime();
-                while (!done && System.nanoTime() - begun < spinNanos)
-                {
-                    Thread.onSpinWait();
-                }
-            }
-            boolean interrupted = false;
-            while (!done)
-            {
-                java.util.concurrent.locks.LockSupport.park(this);
-                if (Thread.interrupted() && !interrupted)
-                {
-                    interrupted = true;
-                    session.cancel(requestId, requestId); // the caller gave up: so does the server
-                }
-            }
-            return interrupted;
-        }
-
-        @Override
-        public void onResponse(final long requestId, final Message response)
-        {
-            try
-            {
-                value = handler.decode(call, response);
-            }
-            catch (final Throwable ex)
-            {
-                failure = ex;
-            }
-            done = true;
-            java.util.concurrent.locks.LockSupport.unpark(owner);
-        }
-
-        @Override
-        public void onFailure(final long requestId, final Throwable cause)
-        {
-            failure = cause;
-            done = true;
-            java.util.concurrent.locks.LockSupport.unpark(owner);
-        }
-    }
-
-    /**
      * The future a call without interceptors returns, the only object it completes: the engine tells it the
      * outcome of each attempt directly; an attempt that failed in a way the policy retries starts the next one after
      * the backoff. Cancelling it cancels the attempt under way, on the server too.
@@ -571,7 +358,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     {
         private static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<AsyncCall> RECORDED =
             java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(AsyncCall.class, "recorded");
-        private final MethodState state;
+        private final ClientMethodState state;
         private final Method method;
         private final Outbound first;
         private final CallOptions options;
@@ -585,7 +372,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         /** 1 once the call's outcome was recorded: by the engine's answer, a failure, or the caller's cancel. */
         private volatile int recorded;
 
-        AsyncCall(final MethodState state, final Method method, final Outbound first, final CallOptions options,
+        AsyncCall(final ClientMethodState state, final Method method, final Outbound first, final CallOptions options,
             final Metadata retryMetadata, final Object started, final long start)
         {
             this.state = state;
@@ -1022,7 +809,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         return copies;
     }
 
-    private Object decode(final ServiceMethod call, final Message response)
+    Object decode(final ServiceMethod call, final Message response)
     {
         if (call.returnKind() == ServiceMethod.ReturnKind.VOID || call.resultType() == Void.class)
         {

@@ -1,0 +1,64 @@
+package io.xio.spring.autoconfigure.client;
+
+import io.xio.engine.CallOptions;
+import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.autoconfigure.method.Invocation;
+import io.xio.spring.autoconfigure.method.ServiceMethod;
+import io.xio.spring.autoconfigure.observation.XioInstrumentation.CallRecorder;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/**
+ * One method's share of every call: its header's name part (and its whole header when every argument is a
+ * data segment, so nothing is encoded per call) and the call options of a call with its usual deadline.
+ */
+final class ClientMethodState
+{
+    final ServiceMethod call;
+    final CallRecorder recorder;
+    final byte[] name;
+    /** The whole header when the codec has nothing per call to encode, else null. */
+    final byte[] constantHeader;
+    /** The constant header as one buffer every call shares: xio reads it without moving its position. */
+    final ByteBuffer sharedHeader;
+    final boolean anySegment;
+    final int segmentCount;
+    final Duration timeout;
+    final CallOptions options;
+    final CallOptions contextOptions;
+
+    ClientMethodState(final ServiceMethod call, final CallRecorder recorder, final XioCodec codec,
+        final Duration clientTimeout)
+    {
+        this.call = call;
+        this.recorder = recorder;
+        final byte[] wireName = call.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.name = new byte[2 + wireName.length];
+        name[0] = (byte)(wireName.length >>> 8);
+        name[1] = (byte)wireName.length;
+        System.arraycopy(wireName, 0, name, 2, wireName.length);
+        int segmentArguments = 0;
+        for (final boolean segment : call.segments())
+        {
+            segmentArguments += segment ? 1 : 0;
+        }
+        this.segmentCount = segmentArguments;
+        this.anySegment = segmentArguments > 0;
+        // Null arguments stand for segments: with only segments, the encoded arguments never change.
+        this.constantHeader = segmentArguments == call.segments().length
+            ? Invocation.header(call.wireName(),
+                codec.encodeArguments(new Object[segmentArguments], call.parameterTypes())).array()
+            : null;
+        this.sharedHeader = constantHeader != null ? ByteBuffer.wrap(constantHeader) : null;
+        this.timeout = call.timeout() != null ? call.timeout() : clientTimeout;
+        this.options = options(timeout, true);
+        this.contextOptions = options(timeout, false);
+    }
+
+    CallOptions options(final Duration limit, final boolean waitWhenFull)
+    {
+        return CallOptions.timeout(limit).withReceipt(call.receipt()).withWaitWhenFull(waitWhenFull)
+            .withIdempotent(call.idempotent());
+    }
+}
