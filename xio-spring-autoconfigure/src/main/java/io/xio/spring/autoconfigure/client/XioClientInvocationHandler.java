@@ -676,7 +676,7 @@ final class XioClientInvocationHandler implements InvocationHandler
             this.start = start;
         }
 
-        /** The call's deadline, from when it began (computed, not kept: this object is what a call leaves to the GC). */
+        /** The call's deadline from when it began: computed, not kept, in the one object a call leaves. */
         private long deadline()
         {
             return start + options.timeout().toNanos();
