@@ -7,11 +7,9 @@ import io.xio.engine.Outbound;
 import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.method.Invocation;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 
 import java.lang.reflect.Method;
-import java.nio.ByteBuffer;
 
 /**
  * A thread's waiter for its blocking calls (one at a time: the thread waits for each), and its buffer for
@@ -36,8 +34,7 @@ final class CallerWaiter implements ResponseListener
     private boolean onContext;
     /** The message of this thread's last blocking call of a method with a constant header, sent again. */
     private ClientMethodState reusedFor;
-    private Outbound reused;
-    private ByteBuffer[] reusedSegments;
+    private XioClientInvocationHandler.SegmentRequest reused;
 
     /** Whether this thread is one of {@code engine}'s context threads: a thread never becomes one later. */
     boolean onContextThread(final XioEngine engine)
@@ -58,27 +55,12 @@ final class CallerWaiter implements ResponseListener
     /** The message of a blocking call of {@code state}'s method (constant header): this thread's, reused. */
     Outbound reusable(final ClientMethodState state, final Object[] arguments)
     {
-        final boolean fresh = reusedFor != state;
-        if (fresh)
+        if (reusedFor != state)
         {
-            reusedSegments = new ByteBuffer[state.segmentCount];
-        }
-        final boolean[] isSegment = state.call.segments();
-        int at = 0;
-        for (int i = 0; i < isSegment.length; i++)
-        {
-            if (isSegment[i])
-            {
-                reusedSegments[at++] = Invocation.asBuffer(arguments[i]);
-            }
-        }
-        if (fresh)
-        {
-            reused = state.segmentCount == 0 ? Outbound.of(state.sharedHeader)
-                : Outbound.of(state.sharedHeader, reusedSegments);
+            reused = new XioClientInvocationHandler.SegmentRequest(state);
             reusedFor = state;
         }
-        return reused.metadata(null);
+        return reused.fill(state, arguments);
     }
 
     /** Sends {@code message} and waits for its outcome: the decoded result, or the failure thrown. */

@@ -27,6 +27,11 @@ final class ClientMethodState
     final Duration timeout;
     final CallOptions options;
     final CallOptions contextOptions;
+    /**
+     * The requests of asynchronous calls of a method with a constant header, each back here once the engine told
+     * its call's outcome (null for other methods): outstanding calls reuse them instead of a message each.
+     */
+    final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<XioClientInvocationHandler.SegmentRequest> free;
 
     ClientMethodState(final ServiceMethod call, final CallRecorder recorder, final XioCodec codec,
         final Duration clientTimeout)
@@ -51,6 +56,10 @@ final class ClientMethodState
                 codec.encodeArguments(new Object[segmentArguments], call.parameterTypes())).array()
             : null;
         this.sharedHeader = constantHeader != null ? ByteBuffer.wrap(constantHeader) : null;
+        this.free = sharedHeader != null && call.returnKind() == ServiceMethod.ReturnKind.FUTURE
+            ? new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(
+                XioClientInvocationHandler.SegmentRequest.POOLED)
+            : null;
         this.timeout = call.timeout() != null ? call.timeout() : clientTimeout;
         this.options = options(timeout, true);
         this.contextOptions = options(timeout, false);

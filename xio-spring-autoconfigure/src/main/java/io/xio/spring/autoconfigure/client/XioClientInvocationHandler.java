@@ -201,6 +201,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         final ServiceMethod call = state.call;
         final boolean async = call.returnKind() == ServiceMethod.ReturnKind.FUTURE;
         final Outbound message;
+        final SegmentRequest pooled;
         final CallOptions options;
         final Metadata retryMetadata;
         try
@@ -213,8 +214,11 @@ final class XioClientInvocationHandler implements InvocationHandler
                 throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
                     " on an xio context thread would stall its event loop; return CompletableFuture instead");
             }
-            // A blocking call's thread waits until xio is done with its message: the next call may send it again.
-            message = async || state.sharedHeader == null || waiter.busy ? message(state, arguments)
+            // A blocking call's thread waits until xio is done with its message: the next call may send it again;
+            // an asynchronous call's request goes back to its method's pool once the engine told the outcome.
+            pooled = async && state.free != null ? SegmentRequest.take(state) : null;
+            message = pooled != null ? pooled.fill(state, arguments)
+                : async || state.sharedHeader == null || waiter.busy ? message(state, arguments)
                 : waiter.reusable(state, arguments);
             final boolean withMetadata = outgoing != null && !outgoing.isEmpty();
             if (withMetadata)
@@ -232,7 +236,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         if (async)
         {
-            final AsyncCall result = new AsyncCall(state, method, message, options, retryMetadata, started, start);
+            final AsyncCall result = new AsyncCall(state, message, pooled, options, retryMetadata, started, start);
             final CompletableFuture<Session> opening = sessions.session();
             if (opening.isDone() && !opening.isCompletedExceptionally())
             {
@@ -350,6 +354,90 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     /**
+     * The request message of a method whose header is constant (every argument a data segment), sent again and
+     * again: a blocking thread's (one call at a time), or one of its method's pool of asynchronous ones, taken by
+     * a call and given back once the engine told that call's outcome. A {@code byte[]} argument of at most
+     * {@value #KEPT_ARRAY_BYTES} bytes keeps its wrapping buffer, so a caller that sends the same array again costs
+     * no buffer either. Used by one call at a time; the pool hands it between threads.
+     */
+    static final class SegmentRequest
+    {
+        /** How many idle requests a method keeps: more calls than this outstanding make the rest anew. */
+        static final int POOLED = 256;
+        /** Larger arrays are not kept referenced by an idle request. */
+        static final int KEPT_ARRAY_BYTES = 1024;
+        private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
+        private final ByteBuffer[] segments;
+        /** Per segment, the small array last sent there and its wrap, else null. */
+        private final byte[][] arrays;
+        private final ByteBuffer[] wraps;
+        private final Outbound message;
+
+        SegmentRequest(final ClientMethodState state)
+        {
+            segments = new ByteBuffer[state.segmentCount];
+            java.util.Arrays.fill(segments, NOTHING);
+            arrays = new byte[state.segmentCount][];
+            wraps = new ByteBuffer[state.segmentCount];
+            message = state.segmentCount == 0 ? Outbound.of(state.sharedHeader)
+                : Outbound.of(state.sharedHeader, segments);
+        }
+
+        /** An idle request of {@code state}'s method, or a new one when all are out. */
+        static SegmentRequest take(final ClientMethodState state)
+        {
+            final SegmentRequest idle = state.free.poll();
+            return idle != null ? idle : new SegmentRequest(state);
+        }
+
+        /** The message of a call with {@code arguments}: its segments set, no metadata. */
+        Outbound fill(final ClientMethodState state, final Object[] arguments)
+        {
+            final boolean[] isSegment = state.call.segments();
+            int at = 0;
+            for (int i = 0; i < isSegment.length; i++)
+            {
+                if (isSegment[i])
+                {
+                    segments[at] = segment(at, arguments[i]);
+                    at++;
+                }
+            }
+            return message.metadata(null);
+        }
+
+        private ByteBuffer segment(final int at, final Object argument)
+        {
+            if (argument instanceof byte[] bytes && bytes.length <= KEPT_ARRAY_BYTES)
+            {
+                if (arrays[at] != bytes)
+                {
+                    arrays[at] = bytes;
+                    wraps[at] = ByteBuffer.wrap(bytes); // xio moves no position: the wrap stays as it was made
+                }
+                return wraps[at];
+            }
+            arrays[at] = null;
+            wraps[at] = null;
+            return Invocation.asBuffer(argument);
+        }
+
+        /** Back to {@code state}'s pool (xio no longer reads it), holding no large buffer of the call's. */
+        void release(final ClientMethodState state)
+        {
+            for (int i = 0; i < segments.length; i++)
+            {
+                if (segments[i] != wraps[i])
+                {
+                    segments[i] = NOTHING;
+                }
+            }
+            message.metadata(null);
+            state.free.offer(this);
+        }
+    }
+
+    /**
      * The future a call without interceptors returns, the only object it completes: the engine tells it the
      * outcome of each attempt directly; an attempt that failed in a way the policy retries starts the next one after
      * the backoff. Cancelling it cancels the attempt under way, on the server too.
@@ -359,30 +447,46 @@ final class XioClientInvocationHandler implements InvocationHandler
         private static final java.util.concurrent.atomic.AtomicIntegerFieldUpdater<AsyncCall> RECORDED =
             java.util.concurrent.atomic.AtomicIntegerFieldUpdater.newUpdater(AsyncCall.class, "recorded");
         private final ClientMethodState state;
-        private final Method method;
         private final Outbound first;
+        /** The pooled request {@link #first} belongs to, until it goes back to its pool (or is let go for a retry). */
+        private SegmentRequest pooled;
         private final CallOptions options;
         private final Metadata retryMetadata;
         private final Object started;
         private final long start;
-        private final long deadline;
         private int attempt;
         private volatile Session session;
         private volatile long requestId;
         /** 1 once the call's outcome was recorded: by the engine's answer, a failure, or the caller's cancel. */
         private volatile int recorded;
 
-        AsyncCall(final ClientMethodState state, final Method method, final Outbound first, final CallOptions options,
-            final Metadata retryMetadata, final Object started, final long start)
+        AsyncCall(final ClientMethodState state, final Outbound first, final SegmentRequest pooled,
+            final CallOptions options, final Metadata retryMetadata, final Object started, final long start)
         {
             this.state = state;
-            this.method = method;
             this.first = first;
+            this.pooled = pooled;
             this.options = options;
             this.retryMetadata = retryMetadata;
             this.started = started;
             this.start = start;
-            this.deadline = System.nanoTime() + options.timeout().toNanos();
+        }
+
+        /** The call's deadline from when it began: computed, not kept, in the one object a call leaves. */
+        private long deadline()
+        {
+            return start + options.timeout().toNanos();
+        }
+
+        /** The first attempt's outcome was told: xio no longer reads its request, which the next call may take. */
+        private void releaseRequest()
+        {
+            final SegmentRequest request = pooled;
+            if (request != null)
+            {
+                pooled = null;
+                request.release(state);
+            }
         }
 
         void send(final Session current, final Outbound message, final CallOptions callOptions)
@@ -448,12 +552,13 @@ final class XioClientInvocationHandler implements InvocationHandler
         private void failWith(final Throwable failure)
         {
             record(XioCallOutcome.of(failure), failure);
-            completeExceptionally(translate(failure, method));
+            completeExceptionally(translate(failure, state.call.method()));
         }
 
         @Override
         public void onResponse(final long id, final Message response)
         {
+            releaseRequest();
             if (isDone())
             {
                 record(XioCallOutcome.SUCCESS, null); // the caller completed or cancelled it first
@@ -479,15 +584,19 @@ final class XioClientInvocationHandler implements InvocationHandler
             final Throwable failure = unwrap(cause);
             if (isDone())
             {
+                releaseRequest();
                 record(XioCallOutcome.of(failure), failure); // the caller completed or cancelled it: no retry
                 return;
             }
-            final long wait = RetryingCall.nextWait(retry, retry.attempts(state.call), attempt, failure, deadline);
+            final long wait = RetryingCall.nextWait(retry, retry.attempts(state.call), attempt, failure, deadline());
             if (wait < 0)
             {
+                releaseRequest();
                 failWith(failure);
                 return;
             }
+            // The next attempt sends the same buffers: the pooled request is not given back, the GC takes it.
+            pooled = null;
             attempt++;
             requestId = 0;
             CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(() -> again(failure));
@@ -501,7 +610,7 @@ final class XioClientInvocationHandler implements InvocationHandler
                 record(XioCallOutcome.of(last), last); // cancelled or completed by the caller during the backoff
                 return;
             }
-            final long left = Math.max(1, deadline - System.nanoTime());
+            final long left = Math.max(1, deadline() - System.nanoTime());
             sendWhenOpen(XioClientInvocationHandler.again(first, retryMetadata),
                 options.withTimeout(Duration.ofNanos(left)).withWaitWhenFull(false));
         }

@@ -82,6 +82,10 @@ public final class ServiceDispatcher implements RequestHandler
     private final BackPressureException overfull;
     private final BackPressureException boundsFull;
 
+    /** Answers of data results, each back here once xio sent it: calls reuse them instead of a message each. */
+    private final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<DataAnswer> answers =
+        new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(DataAnswer.POOLED);
+
     private final XioInstrumentation instrumentation;
     /** Recorders by transport, then by method wire name: a call's kind is only known once it arrives. */
     private final Map<String, Map<String, CallRecorder>> recorders = new ConcurrentHashMap<>();
@@ -681,8 +685,9 @@ public final class ServiceDispatcher implements RequestHandler
             }
             else if (method.resultIsSegment())
             {
-                request.respond(Outbound.of(EMPTY, Invocation.asBuffer(value))
-                    .metadata(trailers).releaseAfterSend(message));
+                final ByteBuffer data = Invocation.asBuffer(value);
+                final DataAnswer idle = answers.poll();
+                request.respond((idle != null ? idle : new DataAnswer()).of(data, trailers, message));
             }
             else
             {
@@ -709,6 +714,45 @@ public final class ServiceDispatcher implements RequestHandler
         {
             ended();
             recorder.stopSafely(started, start, outcome, error);
+        }
+    }
+
+    /**
+     * The answer of a call whose result is a data segment, sent again for a later call once xio released it: then
+     * it closes the call's message (the result may be a view into it) and goes back to {@link #answers}. Used by one
+     * call at a time; the pool hands it between threads.
+     */
+    private final class DataAnswer implements AutoCloseable
+    {
+        /** How many idle answers a service keeps: more answers than this in flight make the rest anew. */
+        static final int POOLED = 256;
+        private final ByteBuffer[] segments = {EMPTY};
+        private final Outbound response = Outbound.of(EMPTY, segments);
+        private Message received;
+
+        /** The answer carrying {@code data} and {@code trailers}, releasing {@code message} once sent. */
+        Outbound of(final ByteBuffer data, final Metadata trailers, final Message message)
+        {
+            segments[0] = data;
+            received = message;
+            return response.metadata(trailers).releaseAfterSend(this);
+        }
+
+        @Override
+        public void close()
+        {
+            final Message message = received;
+            received = null;
+            segments[0] = EMPTY; // holds on to no result while idle
+            response.metadata(null);
+            try
+            {
+                message.close();
+            }
+            finally
+            {
+                answers.offer(this);
+            }
         }
     }
 
