@@ -18,11 +18,11 @@ final class ClientMethodState
     final ServiceMethod call;
     final CallRecorder recorder;
     final byte[] name;
-    /** The whole header when the codec has nothing per call to encode, else null. */
-    final byte[] constantHeader;
-    /** The constant header as one buffer every call shares: xio reads it without moving its position. */
+    /**
+     * The whole header when the codec has nothing per call to encode (else null): one buffer every call shares, which
+     * xio reads without moving its position.
+     */
     final ByteBuffer sharedHeader;
-    final boolean anySegment;
     final int segmentCount;
     final Duration timeout;
     final CallOptions options;
@@ -49,9 +49,8 @@ final class ClientMethodState
             segmentArguments += segment ? 1 : 0;
         }
         this.segmentCount = segmentArguments;
-        this.anySegment = segmentArguments > 0;
         // Null arguments stand for segments: with only segments, the encoded arguments never change.
-        this.constantHeader = segmentArguments == call.segments().length
+        final byte[] constantHeader = segmentArguments == call.segments().length
             ? Invocation.header(call.wireName(),
                 codec.encodeArguments(new Object[segmentArguments], call.parameterTypes())).array()
             : null;

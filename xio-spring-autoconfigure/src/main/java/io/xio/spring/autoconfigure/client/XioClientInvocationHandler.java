@@ -308,7 +308,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         }
         else
         {
-            final Object[] encoded = state.anySegment ? Invocation.withoutSegments(call, arguments) : arguments;
+            final Object[] encoded = state.segmentCount > 0 ? Invocation.withoutSegments(call, arguments) : arguments;
             final CallerWaiter waiter = WAITERS.get();
             if (waiter.encoding)
             {
