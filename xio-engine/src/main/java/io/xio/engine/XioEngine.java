@@ -1,5 +1,6 @@
 package io.xio.engine;
 
+import io.xio.engine.context.DozeAlarm;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.context.LoopIdleStrategy;
 import io.xio.engine.session.EngineCore;
@@ -82,6 +83,8 @@ public final class XioEngine implements AutoCloseable
     private final EventLoop[] loops;
     /** Elements replaced when a context restarts, under {@link #lifecycle}. */
     private final AgentRunner[] runners;
+    /** Ends the loops' sub-millisecond dozes; its thread starts with the first doze. */
+    private final DozeAlarm dozeAlarm;
     private final EngineCore core;
     private final ContextSupervisor supervisor;
     /** Orders restarting a failed context against closing the engine. */
@@ -112,6 +115,7 @@ public final class XioEngine implements AutoCloseable
         manualContexts = builder.manualContexts;
         clock = builder.clock;
         supervisor = new ContextSupervisor(this, builder.contextFailurePolicy);
+        dozeAlarm = new DozeAlarm(name, builder.contexts);
         loops = new EventLoop[builder.contexts];
         for (int i = 0; i < loops.length; i++)
         {
@@ -140,7 +144,7 @@ public final class XioEngine implements AutoCloseable
     private EventLoop newLoop(final int index)
     {
         return new EventLoop(name + "-ctx-" + index, index, limits, busyPoll, adaptivePolling, manualContexts, clock,
-            supervisor);
+            dozeAlarm, supervisor);
     }
 
     private static AgentRunner start(final EventLoop loop)
@@ -736,6 +740,7 @@ public final class XioEngine implements AutoCloseable
                 loop.close();
             }
         }
+        dozeAlarm.close();
         synchronized (sharedBuffers)
         {
             sharedBuffers.forEach(io.xio.engine.memory.SharedMemory::free);

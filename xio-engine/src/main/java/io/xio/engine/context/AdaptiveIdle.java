@@ -9,13 +9,14 @@ import org.agrona.concurrent.NanoClock;
  * <ul>
  * <li>After work the loop spins up to the busy-poll time, as long as work often comes back within it (a reply
  * to a request just sent, a burst); when it rarely does, only a short spin is kept.</li>
- * <li>Gaps longer than that are averaged, with their mean deviation (as TCP estimates round-trip times). When
+ * <li>Gaps longer than that are averaged, with their mean deviation (as TCP estimates round-trip times); once
+ * learned, one gap's error counts at most a quarter of the mean, a gap under half of it (a reply that came late)
+ * is not a period, and one over four times it is a silence after which the gaps are learned afresh. When
  * they are regular (paced arrivals), the loop dozes until shortly before the expected arrival and spins through
  * a window around it, whose length is bounded by a share of the gap; a park's overshoot past its deadline,
  * large on a virtual machine, is learned too and taken off the doze. Work found on waking from a doze that
  * was on time came early: the prediction stops until the gaps are regular again.</li>
- * <li>Otherwise, or once the window passed without work, it parks: no load costs no CPU. A long silence enters
- * the average when work comes back, so the prediction stops until the gaps are regular again.</li>
+ * <li>Otherwise, or once the window passed without work, it parks: no load costs no CPU.</li>
  * </ul>
  *
  * <p>A yield phase is left out on purpose: on an otherwise idle core {@code Thread.yield} costs what a spin
@@ -60,6 +61,8 @@ public final class AdaptiveIdle
     private long gapMean;
     private long gapDeviation;
     private int samples;
+    /** Gaps in a row much shorter than the learned one. */
+    private int shortGaps;
     private long overshootMean = INITIAL_OVERSHOOT_NANOS;
     private long overshootDeviation;
     private long dozeUntil;
@@ -113,6 +116,21 @@ public final class AdaptiveIdle
         {
             return;
         }
+        if (samples >= MIN_SAMPLES && gap > gapMean << 2)
+        {
+            samples = 0; // a silence, not a late call: the gaps that follow are learned afresh
+            return;
+        }
+        if (samples >= MIN_SAMPLES && gap < gapMean >> 1)
+        {
+            // Within a period (a reply that came late, a burst): not the period itself, unless the load changed.
+            if (++shortGaps < MIN_SAMPLES)
+            {
+                return;
+            }
+            samples = 0;
+        }
+        shortGaps = 0;
         if (early)
         {
             // It came before the window, the doze on time: this gap counts, the next must too before a doze.
@@ -125,7 +143,10 @@ public final class AdaptiveIdle
         }
         else
         {
-            final long error = gap - gapMean;
+            // Once learned, clipped: one late call (a GC pause, a preempted sender) must not make the gaps
+            // irregular for long.
+            final long bound = samples < MIN_SAMPLES ? Long.MAX_VALUE : gapMean >> 2;
+            final long error = Math.max(-bound, Math.min(bound, gap - gapMean));
             gapMean += error >> 3;
             gapDeviation += (Math.abs(error) - gapDeviation) >> 3;
         }

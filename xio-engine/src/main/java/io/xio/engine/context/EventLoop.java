@@ -28,7 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The implementation of a {@link Context}: an Agrona {@link Agent} whose duty cycle drains the command queue,
@@ -54,6 +53,8 @@ public final class EventLoop implements Context, TransportContext
     private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
     private static final int COMMANDS_PER_TURN = 1024;
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** A doze's selector timeout beyond its end, should its alarm be late: at most this much longer asleep. */
+    private static final long DOZE_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int RARE_SELECT_MASK = 63;
     /** Without socket links, a non-blocking select (a system call) runs at most this often... */
     private static final long RARE_SELECT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -77,6 +78,9 @@ public final class EventLoop implements Context, TransportContext
     private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
     private final NanoClock clock;
     private final AdaptiveIdle idleStrategy;
+    private final boolean adaptive;
+    /** Ends this loop's dozes on time; one per engine, shared by its loops. */
+    private final DozeAlarm alarm;
     private final boolean manual;
     private final FailureHandler failureHandler;
     private volatile RefusalSink refusals;
@@ -85,7 +89,6 @@ public final class EventLoop implements Context, TransportContext
     private final AgentTerminationException terminated;
     private volatile Throwable failure;
     private volatile boolean parked;
-    private volatile boolean dozing;
     private volatile boolean closed;
     private volatile Thread thread;
     private long nanoTime;
@@ -100,10 +103,12 @@ public final class EventLoop implements Context, TransportContext
      * @param busyPoll the longest spin after work; zero parks at once
      * @param adaptive whether the idle wait learns from the gaps between work ({@link AdaptiveIdle})
      * @param clock the time of loop turns and timers; spinning and idle accounting measure real time
+     * @param alarm ends the loop's dozes (the engine's one); used only when {@code adaptive}
      * @param failureHandler told when the loop fails, on its thread
      */
     public EventLoop(final String name, final int index, final Limits limits, final Duration busyPoll,
-        final boolean adaptive, final boolean manual, final NanoClock clock, final FailureHandler failureHandler)
+        final boolean adaptive, final boolean manual, final NanoClock clock, final DozeAlarm alarm,
+        final FailureHandler failureHandler)
     {
         this.clock = clock;
         this.failureHandler = failureHandler;
@@ -112,6 +117,8 @@ public final class EventLoop implements Context, TransportContext
         this.index = index;
         this.limits = limits;
         this.idleStrategy = new AdaptiveIdle(System::nanoTime, busyPoll.toNanos(), adaptive);
+        this.adaptive = adaptive && !busyPoll.isZero();
+        this.alarm = alarm;
         this.manual = manual;
         this.pool = new BufferPool(name);
         try
@@ -141,6 +148,11 @@ public final class EventLoop implements Context, TransportContext
             public void onStart()
             {
                 bindThread();
+                if (adaptive)
+                {
+                    // Its dozes end shortly before expected work: a late timer is latency or spinning.
+                    TimerSlack.shorten(TimerSlack.CONTEXT_THREAD_NANOS);
+                }
             }
 
             @Override
@@ -452,34 +464,31 @@ public final class EventLoop implements Context, TransportContext
     }
 
     /**
-     * Sleeps about {@code nanos} before work is expected. Under a millisecond a selector cannot time it, so the
-     * thread parks: a socket ready meanwhile waits for the doze's end, which the prediction put before its arrival;
-     * tasks from other threads unpark it at once.
+     * Sleeps about {@code nanos} before work is expected. It waits in the selector, as a park does, so that a
+     * ready socket, an shm doorbell or a task ends it at once (a timed park could not be cut short by the arrival
+     * it waits for); the alarm ends it on time, since a selector's timeout is in whole milliseconds.
      */
     private void doze(final long nanos)
     {
         dozes++;
-        if (nanos >= TimeUnit.MILLISECONDS.toNanos(1))
-        {
-            park(TimeUnit.MILLISECONDS.toNanos(TimeUnit.NANOSECONDS.toMillis(nanos)));
-            return;
-        }
         final long timeout = untilNextTimer(nanos);
         if (timeout <= 0)
         {
             return;
         }
-        dozing = true;
+        alarm.set(index, selector, System.nanoTime() + timeout);
+        parked = true;
         try
         {
             if (commands.isEmpty() && !pollersHaveWork())
             {
-                LockSupport.parkNanos(this, timeout);
+                select(true, timeout + DOZE_BACKSTOP_NANOS); // the alarm comes first
             }
         }
         finally
         {
-            dozing = false;
+            parked = false;
+            alarm.clear(index);
         }
     }
 
@@ -644,10 +653,6 @@ public final class EventLoop implements Context, TransportContext
         if (parked)
         {
             selector.wakeup();
-        }
-        else if (dozing)
-        {
-            LockSupport.unpark(thread);
         }
     }
 

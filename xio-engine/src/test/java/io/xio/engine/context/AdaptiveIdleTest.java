@@ -9,7 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The learning of {@link AdaptiveIdle} on a fake clock: each idle period is played out step by step, a doze
- * overshooting its deadline as a park does on this kind of machine, a park waking a while after the work came.
+ * overshooting its deadline as a timed sleep does on this kind of machine, a park or a doze waking a while after
+ * the work came.
  */
 class AdaptiveIdleTest
 {
@@ -53,7 +54,7 @@ class AdaptiveIdleTest
                 final long wake = now + idle.dozeNanos() + OVERSHOOT + random.nextInt(overshootJitter);
                 if (wake >= arrival)
                 {
-                    clock.update(wake); // a socket ready during a doze waits for its end
+                    clock.update(Math.min(wake, arrival + PARK_WAKE)); // an arrival wakes a doze as it wakes a park
                     foundBy = AdaptiveIdle.DOZE;
                     break;
                 }
@@ -110,6 +111,53 @@ class AdaptiveIdleTest
         }
         assertThat(idle.spinAfterWork()).isEqualTo(SPIN);
         assertThat(spinning).as("both found spinning, of 200").isGreaterThan(180);
+    }
+
+    @Test
+    void aReplyThatComesAfterTheSpinDoesNotStopThePredictionOfTheNextRequest()
+    {
+        int predicted = 0;
+        for (int i = 0; i < 300; i++)
+        {
+            // every fourth reply is late (the peer was asleep): a gap of its own, much shorter than the period
+            period(i % 4 == 0 ? 80_000 + random.nextInt(20_000) : 7_000 + random.nextInt(3_000));
+            final Period request = period(900_000 + random.nextInt(20_000));
+            if (i >= 100)
+            {
+                predicted += request.foundBy() == AdaptiveIdle.SPIN ? 1 : 0;
+            }
+        }
+        assertThat(idle.predictable()).isTrue();
+        assertThat(idle.expectedGap()).isBetween(850_000L, 950_000L);
+        assertThat(predicted).as("requests found spinning, of 200").isGreaterThan(180);
+    }
+
+    @Test
+    void oneLateCallDoesNotMakeTheGapsIrregular()
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            period(1_000_000 + random.nextInt(20_000));
+        }
+        period(2_500_000); // one sender's hiccup (a GC pause on its side)
+        period(1_000_000 + random.nextInt(20_000));
+        assertThat(idle.predictable()).as("regular again after one gap").isTrue();
+        assertThat(idle.expectedGap()).isBetween(1_000_000L, 1_100_000L);
+    }
+
+    @Test
+    void aLoadThatChangesToShorterGapsIsLearnedAgain()
+    {
+        for (int i = 0; i < 50; i++)
+        {
+            period(1_000_000 + random.nextInt(20_000));
+        }
+        for (int i = 0; i < 30; i++)
+        {
+            period(200_000 + random.nextInt(5_000));
+        }
+        assertThat(idle.predictable()).isTrue();
+        assertThat(idle.expectedGap()).as("the new gap, with what a park adds to it").isBetween(190_000L, 270_000L);
     }
 
     @Test
