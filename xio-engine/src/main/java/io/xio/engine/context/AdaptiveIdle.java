@@ -204,6 +204,12 @@ public final class AdaptiveIdle
         return DOZE;
     }
 
+    /** Whether it learns (and dozes), rather than spinning a fixed time and parking. */
+    public boolean isAdaptive()
+    {
+        return adaptive;
+    }
+
     /** How long to sleep after {@link #idle()} said {@link #DOZE}. */
     public long dozeNanos()
     {

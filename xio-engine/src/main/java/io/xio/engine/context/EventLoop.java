@@ -78,7 +78,6 @@ public final class EventLoop implements Context, TransportContext
     private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
     private final NanoClock clock;
     private final AdaptiveIdle idleStrategy;
-    private final boolean adaptive;
     /** Ends this loop's dozes on time; one per engine, shared by its loops. */
     private final DozeAlarm alarm;
     private final boolean manual;
@@ -117,7 +116,6 @@ public final class EventLoop implements Context, TransportContext
         this.index = index;
         this.limits = limits;
         this.idleStrategy = new AdaptiveIdle(System::nanoTime, busyPoll.toNanos(), adaptive);
-        this.adaptive = adaptive && !busyPoll.isZero();
         this.alarm = alarm;
         this.manual = manual;
         this.pool = new BufferPool(name);
@@ -148,7 +146,7 @@ public final class EventLoop implements Context, TransportContext
             public void onStart()
             {
                 bindThread();
-                if (adaptive)
+                if (idleStrategy.isAdaptive())
                 {
                     // Its dozes end shortly before expected work: a late timer is latency or spinning.
                     TimerSlack.shorten(TimerSlack.CONTEXT_THREAD_NANOS);
@@ -477,17 +475,12 @@ public final class EventLoop implements Context, TransportContext
             return;
         }
         alarm.set(index, selector, System.nanoTime() + timeout);
-        parked = true;
         try
         {
-            if (commands.isEmpty() && !pollersHaveWork())
-            {
-                select(true, timeout + DOZE_BACKSTOP_NANOS); // the alarm comes first
-            }
+            blockInSelector(timeout + DOZE_BACKSTOP_NANOS); // the alarm comes first
         }
         finally
         {
-            parked = false;
             alarm.clear(index);
         }
     }
@@ -507,16 +500,21 @@ public final class EventLoop implements Context, TransportContext
     private void park(final long maxNanos)
     {
         final long timeout = untilNextTimer(maxNanos);
-        if (timeout <= 0)
+        if (timeout > 0)
         {
-            return;
+            blockInSelector(timeout);
         }
+    }
+
+    /** Waits for work in the selector, where {@link #wakeup()} reaches it, unless work came meanwhile. */
+    private void blockInSelector(final long timeoutNanos)
+    {
         parked = true;
         try
         {
             if (commands.isEmpty() && !pollersHaveWork())
             {
-                select(true, timeout);
+                select(true, timeoutNanos);
             }
         }
         finally

@@ -10,7 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
-/** The alarm that ends dozes: it wakes a selector blocked far beyond the doze, not one whose doze was cleared. */
+/**
+ * What makes a doze end on time: the alarm wakes a selector blocked far beyond the doze, not one whose doze was
+ * cleared, and a context thread's timer slack is the short one.
+ */
 class DozeAlarmTest
 {
     @Test
