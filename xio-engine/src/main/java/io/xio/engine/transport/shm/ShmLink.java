@@ -330,9 +330,15 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         return super.claim(length);
     }
 
+    /**
+     * Commits the rewritten frame and hands it over at once: a reference is a few bytes for the ring, and the
+     * peer can read the data in place while this turn goes on (a caller filling its next shared buffer would
+     * otherwise hold the frame back for the whole copy).
+     */
     void commitClaim()
     {
         super.commit();
+        flushNow();
     }
 
     /** Writes a control record straight into our ring, ahead of frames not yet flushed; false when full. */

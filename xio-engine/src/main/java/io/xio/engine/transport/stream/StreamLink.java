@@ -46,6 +46,8 @@ public abstract class StreamLink implements TransportLink
     private int releaseIndex;
     private long queuedPosition;
     private boolean flushScheduled;
+    /** Inside {@link #flush}: a send its completions make waits for the turn's flush instead of nesting one. */
+    private boolean flushing;
     private boolean wantWritable;
     private long lastReceive;
     /** Where the peer's reading had got to when we last looked, and when it last moved (or we had nothing). */
@@ -213,20 +215,40 @@ public abstract class StreamLink implements TransportLink
         {
             return 0;
         }
-        cutStage(null);
-        if (transmitIndex < entryCount)
+        flushing = true;
+        try
         {
-            try
+            cutStage(null);
+            if (transmitIndex < entryCount)
             {
-                transmit(entries, transmitIndex, entryCount);
+                try
+                {
+                    transmit(entries, transmitIndex, entryCount);
+                }
+                catch (final Exception ex)
+                {
+                    close(ex);
+                    return 1;
+                }
             }
-            catch (final Exception ex)
-            {
-                close(ex);
-                return 1;
-            }
+            return releaseSent();
         }
-        return releaseSent();
+        finally
+        {
+            flushing = false;
+        }
+    }
+
+    /**
+     * Hands what is queued over now instead of at the end of the loop's turn, unless a flush is under way (then it
+     * goes with the turn's). For a frame that is cheap to hand over and that the peer should start on at once.
+     */
+    protected final void flushNow()
+    {
+        if (!flushing)
+        {
+            flush();
+        }
     }
 
     /**

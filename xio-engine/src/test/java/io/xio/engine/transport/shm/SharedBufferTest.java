@@ -166,6 +166,44 @@ class SharedBufferTest
     }
 
     @Test
+    void aSharedRequestLeavesBeforeTheSendingTaskEndsItsTurn() throws Exception
+    {
+        final XioEngine server = server(false);
+        final XioEngine client = engines.start(engines.builder("shared-client").contexts(1));
+        final ByteBuffer payload = fill(client.allocateShared(MIB), 5);
+        final Portal portal = server.bind("shm://" + name);
+        try (Session session = client.connect(portal.uri().withResource("look").toString()))
+        {
+            session.request(Outbound.of(utf8("h"), payload.duplicate())).get(10, TimeUnit.SECONDS).close();
+            assertThat(seen.poll(10, TimeUnit.SECONDS)).isNotNull();
+            // The task holds the client's only loop turn until the server saw the request: a reference frame
+            // kept for the end of the turn would never arrive.
+            final BlockingQueue<Object> outcome = new LinkedBlockingQueue<>();
+            client.contexts().get(0).execute(() ->
+            {
+                final XioFuture<Message> call = session.request(Outbound.of(utf8("h"), payload.duplicate()));
+                try
+                {
+                    final Seen arrived = seen.poll(5, TimeUnit.SECONDS);
+                    outcome.add(arrived == null ? "not sent within the turn" : arrived);
+                }
+                catch (final InterruptedException ex)
+                {
+                    outcome.add(ex);
+                }
+                call.whenComplete((reply, error) ->
+                {
+                    if (reply != null)
+                    {
+                        reply.close();
+                    }
+                });
+            });
+            assertThat(outcome.poll(10, TimeUnit.SECONDS)).isEqualTo(new Seen(true, true, crc(payload), MIB));
+        }
+    }
+
+    @Test
     void aSharedBufferFileOfADeadProcessIsRemovedByTheNextProcessThatAllocatesOne() throws Exception
     {
         final Process gone = new ProcessBuilder("true").start();
