@@ -89,12 +89,17 @@ public final class AdaptiveIdle
     /** Work came: ends the idle period, if any, and learns its length. */
     public void workArrived()
     {
+        workArrived(clock.nanoTime());
+    }
+
+    /** {@link #workArrived()} at {@code now}, a reading of this strategy's clock the caller already made. */
+    public void workArrived(final long now)
+    {
         if (!idle)
         {
             return;
         }
         idle = false;
-        final long now = clock.nanoTime();
         final boolean onTime = learnOvershoot(now);
         final boolean early = dozed && onTime;
         dozed = false;
@@ -156,7 +161,12 @@ public final class AdaptiveIdle
     /** The loop found no work: what to do now. The first call after work starts an idle period. */
     public int idle()
     {
-        final long now = clock.nanoTime();
+        return idle(clock.nanoTime());
+    }
+
+    /** {@link #idle()} at {@code now}, a reading of this strategy's clock the caller already made. */
+    public int idle(final long now)
+    {
         if (!idle)
         {
             idle = true;

@@ -17,6 +17,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,6 +93,8 @@ public final class EventLoop implements Context, TransportContext
     private volatile Thread thread;
     private long nanoTime;
     private long idleSince;
+    /** The turn's clock is real time: idle accounting reuses its reading (a spinning turn then reads it once). */
+    private final boolean realClock;
     private long dozes;
     private int selectorLinks;
     private int turns;
@@ -116,6 +119,7 @@ public final class EventLoop implements Context, TransportContext
         this.index = index;
         this.limits = limits;
         this.idleStrategy = new AdaptiveIdle(System::nanoTime, busyPoll.toNanos(), adaptive);
+        this.realClock = clock instanceof SystemNanoClock;
         this.alarm = alarm;
         this.manual = manual;
         this.pool = new BufferPool(name);
@@ -418,11 +422,12 @@ public final class EventLoop implements Context, TransportContext
         {
             return; // failed in the last turn: the next one ends the runner
         }
+        final long now = realNow();
         if (idleSince == 0)
         {
-            idleSince = System.nanoTime();
+            idleSince = now;
         }
-        final int action = idleStrategy.idle();
+        final int action = idleStrategy.idle(now);
         if (action == AdaptiveIdle.SPIN)
         {
             Thread.onSpinWait();
@@ -445,12 +450,19 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
+    /** Real time, as of this turn's start when the turn's clock is real (an idle turn is short). */
+    private long realNow()
+    {
+        return realClock ? nanoTime : System.nanoTime();
+    }
+
     void resetIdle()
     {
         if (idleSince != 0)
         {
-            counters.idled(System.nanoTime() - idleSince);
-            idleStrategy.workArrived();
+            final long now = realNow();
+            counters.idled(now - idleSince);
+            idleStrategy.workArrived(now);
         }
         idleSince = 0;
     }
