@@ -3,9 +3,12 @@ package io.xio.engine;
 import io.xio.engine.context.EventLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,8 +49,10 @@ class ContextTest
         assertThat(xioThreads("threads-ctx-")).isEmpty();
     }
 
-    @Test
-    void aPacedLoadIsLearnedTheIdleContextDozingUntilTheNextCallIsDue() throws Exception
+    /** Over shm the request is read, answered and flushed in the doorbell's handler, within the parked loop's wait. */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp://127.0.0.1:0", "shm://paced-"})
+    void aPacedLoadIsLearnedTheIdleContextDozingUntilTheNextCallIsDue(final String address) throws Exception
     {
         try (TestEngines engines = new TestEngines())
         {
@@ -56,7 +61,7 @@ class ContextTest
                 .busyPoll(XioEngine.DEFAULT_BUSY_POLL));
             assertThat(server.adaptivePolling()).isTrue();
             server.register("echo", ECHO);
-            final Portal portal = server.bind("tcp://127.0.0.1:0");
+            final Portal portal = server.bind(address.startsWith("shm") ? address + UUID.randomUUID() : address);
             final XioEngine client = engines.start(engines.builder("paced-client").contexts(1));
             final EventLoop loop = (EventLoop)server.contexts().get(0);
             try (Session session = client.connect(portal.uri().withResource("echo").toString()))

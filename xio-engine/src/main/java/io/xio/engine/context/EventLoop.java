@@ -89,6 +89,8 @@ public final class EventLoop implements Context, TransportContext
     private final AgentTerminationException terminated;
     private volatile Throwable failure;
     private volatile boolean parked;
+    /** In a blocking select: a ready key's handler runs after the wait, so the turn's time is read again. */
+    private boolean blockingSelect;
     private volatile boolean closed;
     private volatile Thread thread;
     private long nanoTime;
@@ -364,18 +366,30 @@ public final class EventLoop implements Context, TransportContext
         try
         {
             // The action form hands each ready key straight over: no selected-key set, no iterator.
-            return block ? selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) :
-                selector.selectNow(onSelected);
+            if (!block)
+            {
+                return selector.selectNow(onSelected);
+            }
+            blockingSelect = true;
+            return selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
         }
         catch (final IOException ex)
         {
             LOG.error("select failed on context {}", name, ex);
             return 0;
         }
+        finally
+        {
+            blockingSelect = false;
+        }
     }
 
     private void onSelected(final SelectionKey key)
     {
+        if (blockingSelect)
+        {
+            nanoTime = clock.nanoTime(); // the turn's reading is from before the wait
+        }
         if (key.attachment() instanceof SelectionHandler handler)
         {
             try
@@ -524,9 +538,11 @@ public final class EventLoop implements Context, TransportContext
         parked = true;
         try
         {
-            if (commands.isEmpty() && !pollersHaveWork())
+            if (commands.isEmpty() && !pollersHaveWork() && select(true, timeoutNanos) > 0)
             {
-                select(true, timeoutNanos);
+                // Its handlers took what arrived (a socket's bytes, a ring the doorbell announced): that is work
+                // arriving, as a turn's would be, or the idle strategy would never see the gaps of a parked loop.
+                resetIdle();
             }
         }
         finally
