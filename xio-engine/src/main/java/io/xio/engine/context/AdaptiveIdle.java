@@ -8,7 +8,9 @@ import org.agrona.concurrent.NanoClock;
  *
  * <ul>
  * <li>After work the loop spins up to the busy-poll time, as long as work often comes back within it (a reply
- * to a request just sent, a burst); when it rarely does, only a short spin is kept.</li>
+ * to a request just sent, a burst); when it rarely does, only a short spin is kept. That share is kept apart for
+ * work after a short gap and after a long one: a request-reply client spins for its reply but not after it, when
+ * the next request is a long gap away.</li>
  * <li>Gaps longer than that are averaged, with their mean deviation (as TCP estimates round-trip times); once
  * learned, one gap's error counts at most a quarter of the mean, a gap under half of it (a reply that came late)
  * is not a period, and one over four times it is a silence after which the gaps are learned afresh. When
@@ -56,8 +58,15 @@ public final class AdaptiveIdle
 
     private long idleStart;
     private boolean idle;
-    /** Of the last gaps, about the share (in 1/256) that ended within the busy-poll time. */
-    private int hitRate = 256;
+    /**
+     * Of the last gaps, about the share (in 1/256) that ended within the busy-poll time: [0] of those after a gap
+     * that did not, [1] of those after one that did. Apart, because a reply follows a request that came after a
+     * long gap, while the next request is not due for a long gap after the reply: a loop that spins for its
+     * replies need not spin after them.
+     */
+    private final int[] hitRates = {256, 256};
+    /** The last gap ended within the busy-poll time. */
+    private boolean lastGapHit;
     private long gapMean;
     private long gapDeviation;
     private int samples;
@@ -109,14 +118,17 @@ public final class AdaptiveIdle
         }
         final long gap = now - idleStart;
         // Work a park woke for soon after the spin would have been caught by spinning the whole busy-poll time.
-        if (gap <= spinNanos + overshootMean)
+        final boolean hit = gap <= spinNanos + overshootMean;
+        final int after = lastGapHit ? 1 : 0;
+        if (hit)
         {
-            hitRate += (256 - hitRate) >> 3;
+            hitRates[after] += (256 - hitRates[after]) >> 3;
         }
         else
         {
-            hitRate -= hitRate >> 3;
+            hitRates[after] -= hitRates[after] >> 3;
         }
+        lastGapHit = hit;
         if (gap <= spinNanos)
         {
             return;
@@ -226,10 +238,13 @@ public final class AdaptiveIdle
         return dozeNanos;
     }
 
-    /** The spin after work now: the busy-poll time, or a short one when work has rarely come back within it. */
+    /**
+     * The spin after work now: the busy-poll time, or a short one when work has rarely come back within it after a
+     * gap like the last one (within the busy-poll time or not).
+     */
     long spinAfterWork()
     {
-        return hitRate >= 32 ? spinNanos : Math.min(spinNanos, SHORT_SPIN_NANOS);
+        return hitRates[lastGapHit ? 1 : 0] >= 32 ? spinNanos : Math.min(spinNanos, SHORT_SPIN_NANOS);
     }
 
     /** Whether the gaps are regular enough to doze until the next one is due. */

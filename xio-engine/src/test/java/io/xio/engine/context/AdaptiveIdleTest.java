@@ -114,6 +114,31 @@ class AdaptiveIdleTest
     }
 
     @Test
+    void aRequestReplyClientSpinsForItsReplyButNotAfterIt()
+    {
+        long spunForRequests = 0;
+        int repliesSpun = 0;
+        for (int i = 0; i < 300; i++)
+        {
+            final Period reply = period(7_000 + random.nextInt(3_000));
+            if (i >= 100)
+            {
+                repliesSpun += reply.foundBy() == AdaptiveIdle.SPIN ? 1 : 0;
+                assertThat(idle.spinAfterWork()).as("after reply " + i).isEqualTo(AdaptiveIdle.SHORT_SPIN_NANOS);
+            }
+            final Period request = period(990_000 + random.nextInt(20_000));
+            if (i >= 100)
+            {
+                spunForRequests += request.spunNanos();
+                assertThat(idle.spinAfterWork()).as("after request " + i).isEqualTo(SPIN);
+            }
+        }
+        assertThat(repliesSpun).as("replies found spinning, of 200").isEqualTo(200);
+        // the short spin after the reply and the window around the request; not the whole busy-poll time as well
+        assertThat(spunForRequests / 200).isLessThan(1_000_000 / 8 + AdaptiveIdle.SHORT_SPIN_NANOS);
+    }
+
+    @Test
     void aReplyThatComesAfterTheSpinDoesNotStopThePredictionOfTheNextRequest()
     {
         int predicted = 0;
