@@ -83,7 +83,9 @@ class ContextTest
                 }
                 final CompletableFuture<Long> dozes = new CompletableFuture<>();
                 loop.execute(() -> dozes.complete(loop.dozes()));
-                assertThat(dozes.get(5, TimeUnit.SECONDS)).as("dozes of the server's context").isPositive();
+                // learned after a few calls, then a doze before most (150-220 here); a fifth allows a noisy host
+                assertThat(dozes.get(5, TimeUnit.SECONDS)).as("dozes of the server's context, of 300 calls")
+                    .isGreaterThan(60);
             }
         }
     }

@@ -121,7 +121,7 @@ public final class EventLoop implements Context, TransportContext
         this.index = index;
         this.limits = limits;
         this.idleStrategy = new AdaptiveIdle(System::nanoTime, busyPoll.toNanos(), adaptive);
-        this.realClock = clock instanceof SystemNanoClock;
+        this.realClock = clock == SystemNanoClock.INSTANCE;
         this.alarm = alarm;
         this.manual = manual;
         this.pool = new BufferPool(name);
@@ -464,7 +464,10 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
-    /** Real time, as of this turn's start when the turn's clock is real (an idle turn is short). */
+    /**
+     * Real time: the turn's reading when its clock is real, else a reading now. After a working turn that is the
+     * turn's start, when the work was found, which is where an idle period ends.
+     */
     private long realNow()
     {
         return realClock ? nanoTime : System.nanoTime();
@@ -538,10 +541,13 @@ public final class EventLoop implements Context, TransportContext
         parked = true;
         try
         {
-            if (commands.isEmpty() && !pollersHaveWork() && select(true, timeoutNanos) > 0)
+            final long framesBefore = counters.framesReceived();
+            if (commands.isEmpty() && !pollersHaveWork() && select(true, timeoutNanos) > 0 &&
+                counters.framesReceived() != framesBefore)
             {
-                // Its handlers took what arrived (a socket's bytes, a ring the doorbell announced): that is work
-                // arriving, as a turn's would be, or the idle strategy would never see the gaps of a parked loop.
+                // Its handlers took frames in (a socket's bytes, a ring the doorbell announced): work arriving, as
+                // in a turn, or the idle strategy would never see the gaps of a parked loop. A ready key that
+                // brought nothing (a stale doorbell byte) is no arrival.
                 resetIdle();
             }
         }

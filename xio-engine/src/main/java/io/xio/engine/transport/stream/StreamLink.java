@@ -215,6 +215,7 @@ public abstract class StreamLink implements TransportLink
         {
             return 0;
         }
+        final boolean outer = flushing;
         flushing = true;
         try
         {
@@ -235,19 +236,38 @@ public abstract class StreamLink implements TransportLink
         }
         finally
         {
-            flushing = false;
+            flushing = outer;
         }
     }
 
     /**
      * Hands what is queued over now instead of at the end of the loop's turn, unless a flush is under way (then it
-     * goes with the turn's). For a frame that is cheap to hand over and that the peer should start on at once.
+     * goes with that one). For a frame that is cheap to hand over and that the peer should start on at once. Only
+     * the hand-over: releasing what was sent, which runs senders' completions, and closing on a failure wait for
+     * the turn's flush (still scheduled), so that no completion runs inside the send that called this.
      */
     protected final void flushNow()
     {
-        if (!flushing)
+        if (flushing || closed)
         {
-            flush();
+            return;
+        }
+        cutStage(null);
+        if (transmitIndex < entryCount)
+        {
+            flushing = true;
+            try
+            {
+                transmit(entries, transmitIndex, entryCount);
+            }
+            catch (final Exception ex)
+            {
+                // nothing went, or some did and the rest is left: the turn's flush tries again and closes on failure
+            }
+            finally
+            {
+                flushing = false;
+            }
         }
     }
 
