@@ -46,7 +46,7 @@ public abstract class StreamLink implements TransportLink
     private int releaseIndex;
     private long queuedPosition;
     private boolean flushScheduled;
-    /** Inside {@link #flush}: a send its completions make waits for the turn's flush instead of nesting one. */
+    /** Inside {@link #flush} or {@link #flushNow}'s hand-over: a send made meanwhile waits for the turn's flush. */
     private boolean flushing;
     private boolean wantWritable;
     private long lastReceive;
@@ -242,7 +242,7 @@ public abstract class StreamLink implements TransportLink
 
     /**
      * Hands what is queued over now instead of at the end of the loop's turn, unless a flush is under way (then it
-     * goes with that one). For a frame that is cheap to hand over and that the peer should start on at once. Only
+     * waits for the turn's flush). For a frame that is cheap to hand over and that the peer should start on at once. Only
      * the hand-over: releasing what was sent, which runs senders' completions, and closing on a failure wait for
      * the turn's flush (still scheduled), so that no completion runs inside the send that called this.
      */
