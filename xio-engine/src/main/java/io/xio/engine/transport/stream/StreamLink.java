@@ -242,9 +242,9 @@ public abstract class StreamLink implements TransportLink
 
     /**
      * Hands what is queued over now instead of at the end of the loop's turn, unless a flush is under way (then it
-     * waits for the turn's flush). For a frame that is cheap to hand over and that the peer should start on at once. Only
-     * the hand-over: releasing what was sent, which runs senders' completions, and closing on a failure wait for
-     * the turn's flush (still scheduled), so that no completion runs inside the send that called this.
+     * waits for the turn's flush). For a frame that is cheap to hand over and that the peer should start on at
+     * once. Only the hand-over: releasing what was sent, which runs senders' completions, and closing on a failure
+     * wait for the turn's flush (still scheduled), so that no completion runs inside the send that called this.
      */
     protected final void flushNow()
     {
