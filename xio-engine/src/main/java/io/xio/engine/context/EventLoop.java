@@ -89,8 +89,6 @@ public final class EventLoop implements Context, TransportContext
     private final AgentTerminationException terminated;
     private volatile Throwable failure;
     private volatile boolean parked;
-    /** In a blocking select: a ready key's handler runs after the wait, so the turn's time is read again. */
-    private boolean blockingSelect;
     private volatile boolean closed;
     private volatile Thread thread;
     private long nanoTime;
@@ -366,29 +364,21 @@ public final class EventLoop implements Context, TransportContext
         try
         {
             // The action form hands each ready key straight over: no selected-key set, no iterator.
-            if (!block)
-            {
-                return selector.selectNow(onSelected);
-            }
-            blockingSelect = true;
-            return selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+            return block ? selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) :
+                selector.selectNow(onSelected);
         }
         catch (final IOException ex)
         {
             LOG.error("select failed on context {}", name, ex);
             return 0;
         }
-        finally
-        {
-            blockingSelect = false;
-        }
     }
 
     private void onSelected(final SelectionKey key)
     {
-        if (blockingSelect)
+        if (parked)
         {
-            nanoTime = clock.nanoTime(); // the turn's reading is from before the wait
+            nanoTime = clock.nanoTime(); // a blocking select's handler: the turn's reading is from before the wait
         }
         if (key.attachment() instanceof SelectionHandler handler)
         {

@@ -219,18 +219,11 @@ public abstract class StreamLink implements TransportLink
         flushing = true;
         try
         {
-            cutStage(null);
-            if (transmitIndex < entryCount)
+            final Exception failure = handOver();
+            if (failure != null)
             {
-                try
-                {
-                    transmit(entries, transmitIndex, entryCount);
-                }
-                catch (final Exception ex)
-                {
-                    close(ex);
-                    return 1;
-                }
+                close(failure);
+                return 1;
             }
             return releaseSent();
         }
@@ -252,23 +245,33 @@ public abstract class StreamLink implements TransportLink
         {
             return;
         }
+        flushing = true;
+        try
+        {
+            handOver(); // a failure is the turn's flush's to report: it hands over again and closes
+        }
+        finally
+        {
+            flushing = false;
+        }
+    }
+
+    /** Cuts the stage and gives the entries not yet handed over to {@link #transmit}; its failure, or null. */
+    private Exception handOver()
+    {
         cutStage(null);
         if (transmitIndex < entryCount)
         {
-            flushing = true;
             try
             {
                 transmit(entries, transmitIndex, entryCount);
             }
             catch (final Exception ex)
             {
-                // nothing went, or some did and the rest is left: the turn's flush tries again and closes on failure
-            }
-            finally
-            {
-                flushing = false;
+                return ex;
             }
         }
+        return null;
     }
 
     /**
