@@ -15,6 +15,8 @@ final class Recorder implements EndpointResolver.Listener
 {
     final List<List<Endpoint>> sets = new CopyOnWriteArrayList<>();
     final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    /** Sets and errors in the order they came. */
+    final List<Object> events = new CopyOnWriteArrayList<>();
     final Set<String> threads = ConcurrentHashMap.newKeySet();
     final AtomicBoolean overlapped = new AtomicBoolean();
     private final AtomicInteger inside = new AtomicInteger();
@@ -24,6 +26,7 @@ final class Recorder implements EndpointResolver.Listener
     {
         enter();
         sets.add(endpoints);
+        events.add(endpoints);
         leave();
     }
 
@@ -32,6 +35,7 @@ final class Recorder implements EndpointResolver.Listener
     {
         enter();
         errors.add(cause);
+        events.add(cause);
         leave();
     }
 
