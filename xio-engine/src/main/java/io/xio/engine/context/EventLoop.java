@@ -9,6 +9,7 @@ import io.xio.engine.memory.BufferPool;
 import io.xio.engine.transport.LoopCounters;
 import io.xio.engine.transport.Poller;
 import io.xio.engine.transport.SelectionHandler;
+import io.xio.engine.transport.SocketReader;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
 import org.agrona.DeadlineTimerWheel;
@@ -32,7 +33,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The implementation of a {@link Context}: an Agrona {@link Agent} whose duty cycle drains the command queue,
- * polls the selector and transport pollers, expires timers and flushes the links written this turn. When
+ * polls the selector and transport pollers, reads its few sockets directly, expires timers and flushes the links
+ * written this turn. When
  * idle it waits as its {@link AdaptiveIdle} says: spins, dozes until shortly before work is expected, or blocks
  * in {@code select} until a timer is due or another thread calls {@link #wakeup()}. Everything except
  * {@link #execute}, {@link #wakeup} and the getters is for the loop's own thread.
@@ -57,7 +59,12 @@ public final class EventLoop implements Context, TransportContext
     /** A doze's selector timeout beyond its end, should its alarm be late: at most this much longer asleep. */
     private static final long DOZE_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int RARE_SELECT_MASK = 63;
-    /** Without socket links, a non-blocking select (a system call) runs at most this often... */
+    /**
+     * Socket readers read directly every turn up to this many; one more and a select finds the ready ones. A read
+     * costs about what a non-blocking select does, so two reads a turn cost about what a select and a read did.
+     */
+    private static final int DIRECT_READERS = 2;
+    /** Without links that need the selector every turn, a non-blocking select runs at most this often... */
     private static final long RARE_SELECT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** ...or after this many turns, whatever the clock says (a test's clock may stand still). */
     private static final int RAREST_SELECT_MASK = (1 << 14) - 1;
@@ -69,6 +76,7 @@ public final class EventLoop implements Context, TransportContext
     private final Selector selector;
     private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(1 << 16);
     private final ArrayList<Poller> pollers = new ArrayList<>();
+    private final ArrayList<SocketReader> socketReaders = new ArrayList<>();
     private final ArrayList<TransportLink> flushes = new ArrayList<>();
     private final DeadlineTimerWheel timers;
     private final Long2ObjectHashMap<Runnable> timerTasks = new Long2ObjectHashMap<>();
@@ -299,6 +307,13 @@ public final class EventLoop implements Context, TransportContext
         {
             work += pollers.get(i).poll();
         }
+        if (readsSocketsDirectly())
+        {
+            for (int i = 0; i < socketReaders.size(); i++)
+            {
+                work += socketReaders.get(i).readAvailable();
+            }
+        }
         if (timers.timerCount() > 0)
         {
             // The wheel moves one tick per poll: catch up after a park instead of spinning through the ticks.
@@ -343,12 +358,21 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
+    /**
+     * Whether a busy turn reads its sockets itself and selects only now and then: not while a link needs the
+     * selector every turn (a socket waiting for room to write, or streaming a large frame in or out).
+     */
+    private boolean readsSocketsDirectly()
+    {
+        return selectorLinks == 0 && socketReaders.size() <= DIRECT_READERS;
+    }
+
     private int select(final boolean block, final long timeoutNanos)
     {
-        if (!block && selectorLinks == 0)
+        if (!block && readsSocketsDirectly())
         {
-            // No socket links: accepts, handshakes and doorbells can wait a millisecond while we are busy (a select
-            // every 64th turn showed in a spinning shm pair's profile and tail latency).
+            // The sockets are read directly: accepts, connects and doorbells can wait a millisecond while we are
+            // busy (a select every 64th turn showed in a spinning shm pair's profile and tail latency).
             final int turn = ++turns;
             if ((turn & RARE_SELECT_MASK) != 0 ||
                 ((turn & RAREST_SELECT_MASK) != 0 && nanoTime - lastRareSelect < RARE_SELECT_NANOS))
@@ -723,6 +747,18 @@ public final class EventLoop implements Context, TransportContext
     public void removePoller(final Poller poller)
     {
         pollers.remove(poller);
+    }
+
+    @Override
+    public void addSocketReader(final SocketReader reader)
+    {
+        socketReaders.add(reader);
+    }
+
+    @Override
+    public void removeSocketReader(final SocketReader reader)
+    {
+        socketReaders.remove(reader);
     }
 
     @Override

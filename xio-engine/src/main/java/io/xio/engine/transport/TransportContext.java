@@ -23,10 +23,23 @@ public interface TransportContext
     Selector selector();
 
     /**
-     * Counts links whose data arrives through the selector (sockets): while there are none, a busy loop looks
-     * at its selector only every few turns, so ring-fed links (shm) run without a system call per turn.
+     * Counts links that need the selector every turn (a socket waiting for room to write): while there are none,
+     * and few socket readers, a busy loop looks at its selector only every few turns, so ring-fed links (shm) run
+     * without a system call per turn and a socket costs one read per turn.
      */
     void selectorLinks(int delta);
+
+    /**
+     * Adds a socket link whose key is registered for reads. While the context has at most a few, a busy loop
+     * reads each directly every turn instead of selecting first, as Aeron's transport poller iterates its few
+     * channels: one read costs what a non-blocking select does, and the selector's own bookkeeping is saved on
+     * every message. With more it selects every turn and the keys' handlers read. A parked loop waits in the
+     * selector either way.
+     */
+    void addSocketReader(SocketReader reader);
+
+    /** Stops reading {@code reader} directly: its link is closing. */
+    void removeSocketReader(SocketReader reader);
 
     /** Adds a poller run every duty cycle until it is removed. */
     void addPoller(Poller poller);

@@ -4,6 +4,7 @@ import io.xio.engine.Limits;
 import io.xio.engine.memory.BufferPool;
 import io.xio.engine.transport.LoopCounters;
 import io.xio.engine.transport.Poller;
+import io.xio.engine.transport.SocketReader;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
 
@@ -70,6 +71,16 @@ final class TestContext implements TransportContext
 
     @Override
     public void removePoller(final Poller poller)
+    {
+    }
+
+    @Override
+    public void addSocketReader(final SocketReader reader)
+    {
+    }
+
+    @Override
+    public void removeSocketReader(final SocketReader reader)
     {
     }
 

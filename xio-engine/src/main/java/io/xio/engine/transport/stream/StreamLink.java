@@ -50,6 +50,7 @@ public abstract class StreamLink implements TransportLink
     private boolean flushing;
     private boolean wantWritable;
     private long lastReceive;
+    private long arrivals;
     /** Where the peer's reading had got to when we last looked, and when it last moved (or we had nothing). */
     private long progressPosition;
     private long progressNanos;
@@ -193,6 +194,13 @@ public abstract class StreamLink implements TransportLink
     protected final void bytesArrived()
     {
         lastReceive = context.nanoTime();
+        arrivals++;
+    }
+
+    /** How many reads brought bytes so far: changes when one did. */
+    protected final long arrivals()
+    {
+        return arrivals;
     }
 
     @Override

@@ -140,6 +140,12 @@ final class TlsLink extends TcpLink
     }
 
     @Override
+    protected boolean readsDirectly()
+    {
+        return false; // each read takes an input buffer from the pool
+    }
+
+    @Override
     protected void read() throws IOException
     {
         try
