@@ -277,4 +277,35 @@ class XioGracefulShutdownTest
                 assertThatThrownBy(() -> held.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
             });
     }
+
+    /**
+     * The lifecycle processor stops waiting for the graceful-shutdown phase at its timeout and goes on to the next
+     * phases: driven here by hand, as it does, with a call held so that the graceful stop is still under way.
+     */
+    @Test
+    void aGracefulStopStillUnderWayWhenItsPhaseGivesUpLetsTheExportersOwnStopClosePortalsAndServicesAtOnce()
+    {
+        start("xio.shutdown.grace-period=30s");
+        final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
+        final XioGracefulShutdownLifecycle graceful = server.getBean(XioGracefulShutdownLifecycle.class);
+        runner(SlowClientApplication.class)
+            .withPropertyValues("xio.clients.slow.uri=" + portal(), "xio.clients.slow.timeout=60s")
+            .run(client ->
+            {
+                final CompletableFuture<String> held = client.getBean(SlowClient.class).workAsync("held");
+                await().atMost(Duration.ofSeconds(20)).until(() -> exporter.services().get(0).running() == 1);
+                final CompletableFuture<Void> gracefulStopped = new CompletableFuture<>();
+                graceful.stop(() -> gracefulStopped.complete(null));
+                final CompletableFuture<Void> stopped = new CompletableFuture<>();
+                exporter.stop(() -> stopped.complete(null));
+                stopped.get(10, TimeUnit.SECONDS);
+                assertThat(exporter.portals()).isEmpty();
+                assertThat(exporter.services()).isEmpty();
+                assertThat(gracefulStopped).isNotDone();
+                service.release();
+                gracefulStopped.get(30, TimeUnit.SECONDS);
+                assertThat(exporter.portals()).isEmpty();
+                held.handle((answer, failure) -> null).get(30, TimeUnit.SECONDS);
+            });
+    }
 }

@@ -81,7 +81,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     /**
      * Just before the web server (whose lifecycle is in phase {@code DEFAULT_PHASE - 2048}) starts: the portals are
      * bound when the web server's start registers the instance with service discovery. The stop comes earlier, in the
-     * graceful-shutdown phase, from {@link XioGracefulShutdownLifecycle}; by this phase's stop nothing is left to do.
+     * graceful-shutdown phase, from {@link XioGracefulShutdownLifecycle}; by this phase's stop nothing is left to do,
+     * unless that stop outlasted its phase's timeout: then this one closes the portals at once.
      */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2049;
 
@@ -585,7 +586,10 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
         if (!running)
         {
-            callback.run(); // stopped already, in the graceful-shutdown phase
+            // Stopped already, in the graceful-shutdown phase; should that stop still be under way (the lifecycle
+            // processor gave up waiting at the phase's timeout), the application stops now without it.
+            unexport();
+            callback.run();
             return;
         }
         running = false;
@@ -597,6 +601,10 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         {
             try
             {
+                if (ex != null)
+                {
+                    LOG.warn("xio shutdown: waiting for the calls to finish failed", ex);
+                }
                 unexport();
             }
             finally
@@ -625,11 +633,32 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             });
     }
 
+    /** Closes the portals and unregisters the services; one that fails does not keep the others. Idempotent. */
     private synchronized void unexport()
     {
-        portals.forEach(Portal::close);
+        for (final Portal portal : portals)
+        {
+            try
+            {
+                portal.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("could not close the xio portal {}", portal, ex);
+            }
+        }
         portals.clear();
-        dispatchers.forEach(d -> engine.unregister(d.resource()));
+        for (final ServiceDispatcher dispatcher : dispatchers)
+        {
+            try
+            {
+                engine.unregister(dispatcher.resource());
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("could not unregister the xio service {}", dispatcher.resource(), ex);
+            }
+        }
         dispatchers.clear();
     }
 
@@ -648,6 +677,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     @Override
     public void destroy()
     {
+        unexport(); // nothing after a stop; a context closed without stopping its lifecycle beans still lets go
         if (ownWorker != null)
         {
             ownWorker.close();
