@@ -81,8 +81,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     /**
      * Just before the web server (whose lifecycle is in phase {@code DEFAULT_PHASE - 2048}) starts: the portals are
      * bound when the web server's start registers the instance with service discovery. The stop comes earlier, in the
-     * graceful-shutdown phase, from {@link XioGracefulShutdownLifecycle}; by this phase's stop nothing is left to do,
-     * unless that stop outlasted its phase's timeout: then this one closes the portals at once.
+     * graceful-shutdown phase, from {@link XioGracefulShutdownLifecycle}; by this phase nothing is left to do. Should
+     * that stop outlast its phase's timeout, the lifecycle processor goes on without it, and {@link #destroy()}
+     * closes the portals.
      */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 2049;
 
@@ -586,10 +587,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
         if (!running)
         {
-            // Stopped already, in the graceful-shutdown phase; should that stop still be under way (the lifecycle
-            // processor gave up waiting at the phase's timeout), the application stops now without it.
-            unexport();
-            callback.run();
+            callback.run(); // stopped already, in the graceful-shutdown phase
             return;
         }
         running = false;
@@ -677,7 +675,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     @Override
     public void destroy()
     {
-        unexport(); // nothing after a stop; a context closed without stopping its lifecycle beans still lets go
+        // Nothing after a stop; a stop that outlasted its phase's timeout, or a context closed without stopping its
+        // lifecycle beans, ends here.
+        unexport();
         if (ownWorker != null)
         {
             ownWorker.close();
