@@ -58,7 +58,6 @@ public final class EventLoop implements Context, TransportContext
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** A doze's selector timeout beyond its end, should its alarm be late: at most this much longer asleep. */
     private static final long DOZE_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final int RARE_SELECT_MASK = 63;
     /**
      * Socket readers read directly every turn up to this many; one more and a select finds the ready ones. A read
      * costs about what a non-blocking select does, so two reads a turn cost about what a select and a read did.
@@ -372,10 +371,9 @@ public final class EventLoop implements Context, TransportContext
         if (!block && readsSocketsDirectly())
         {
             // The sockets are read directly: accepts, connects and doorbells can wait a millisecond while we are
-            // busy (a select every 64th turn showed in a spinning shm pair's profile and tail latency).
-            final int turn = ++turns;
-            if ((turn & RARE_SELECT_MASK) != 0 ||
-                ((turn & RAREST_SELECT_MASK) != 0 && nanoTime - lastRareSelect < RARE_SELECT_NANOS))
+            // busy (a select every 64th turn showed in a spinning shm pair's profile and tail latency), however
+            // long the turns take.
+            if ((++turns & RAREST_SELECT_MASK) != 0 && nanoTime - lastRareSelect < RARE_SELECT_NANOS)
             {
                 return 0;
             }

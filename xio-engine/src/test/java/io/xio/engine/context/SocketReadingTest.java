@@ -10,7 +10,7 @@ import io.xio.engine.transport.SelectionHandler;
 import io.xio.engine.transport.SocketReader;
 import io.xio.engine.transport.tcp.TcpLink;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,12 +31,14 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How a busy loop finds bytes on its sockets: it reads a few directly every turn and looks at its selector only
- * every few turns; with more sockets, or one waiting for room to write or streaming a large frame in or out, it
+ * How a busy loop finds bytes on its sockets: it reads a few directly every turn and looks at its selector once
+ * a millisecond; with more sockets, or one waiting for room to write or streaming a large frame in or out, it
  * selects every turn. An always-ready pipe in the selector counts the selects that ran.
  */
 class SocketReadingTest
 {
+    /** Stands still unless a test moves it: only the turns count, and a slow machine cannot add a select. */
+    private final CachedNanoClock clock = new CachedNanoClock();
     private DozeAlarm alarm;
     private EventLoop loop;
     private Pipe pipe;
@@ -50,7 +52,7 @@ class SocketReadingTest
     {
         alarm = new DozeAlarm("socket-reading-test", 1);
         loop = new EventLoop("socket-reading-test", 0, Limits.DEFAULT, Duration.ZERO, false, true,
-            SystemNanoClock.INSTANCE, alarm, (failed, cause) ->
+            clock, alarm, (failed, cause) ->
             {
             });
         pipe = Pipe.open();
@@ -82,8 +84,26 @@ class SocketReadingTest
         assertThat(readers).allMatch(reader -> reader.reads == 10);
         assertThat(selections).as("no select in the first turns, though a key is ready").isZero();
 
-        turns(64);
-        assertThat(selections).as("the selector still looked at now and then").isEqualTo(1);
+        turns(100);
+        assertThat(selections).as("no select while the turns take no time").isZero();
+
+        clock.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        turns(10);
+        assertThat(selections).as("the selector looked at once a millisecond").isEqualTo(1);
+        assertThat(readers).allMatch(reader -> reader.reads == 120);
+    }
+
+    @Test
+    void slowTurnsLookAtTheSelectorEveryMillisecondStill()
+    {
+        readers(2);
+
+        for (int i = 1; i <= 5; i++)
+        {
+            clock.advance(TimeUnit.MILLISECONDS.toNanos(2));
+            turns(1);
+            assertThat(selections).as("accepts and connects wait no more than a millisecond's turns").isEqualTo(i);
+        }
     }
 
     @Test
@@ -189,7 +209,10 @@ class SocketReadingTest
         return link;
     }
 
-    /** Turns the loop until its direct reads have taken in what the peer wrote (the pipe never lets it block). */
+    /**
+     * Turns the loop until its direct reads have taken in what the peer wrote (the pipe never lets it block); the
+     * clock moves a nanosecond a turn, so that an arrival shows in the link's receive time, far from a millisecond.
+     */
     private void awaitRead(final TcpLink link, final List<Integer> frames, final int expectedFrames)
     {
         final long before = link.lastReceiveNanos();
@@ -197,6 +220,7 @@ class SocketReadingTest
         while ((link.lastReceiveNanos() == before || frames.size() < expectedFrames) &&
             System.nanoTime() < deadline)
         {
+            clock.advance(1);
             loop.runOnce(Duration.ZERO);
         }
     }
