@@ -631,7 +631,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             });
     }
 
-    /** Closes the portals and unregisters the services; one that fails does not keep the others. Idempotent. */
+    /** Closes the portals (one that fails keeps neither the others nor the services) and unregisters the services. */
     private synchronized void unexport()
     {
         for (final Portal portal : portals)
@@ -646,17 +646,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             }
         }
         portals.clear();
-        for (final ServiceDispatcher dispatcher : dispatchers)
-        {
-            try
-            {
-                engine.unregister(dispatcher.resource());
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.warn("could not unregister the xio service {}", dispatcher.resource(), ex);
-            }
-        }
+        dispatchers.forEach(d -> engine.unregister(d.resource()));
         dispatchers.clear();
     }
 
