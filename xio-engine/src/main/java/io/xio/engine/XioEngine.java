@@ -614,8 +614,8 @@ public final class XioEngine implements AutoCloseable
      * closes it after its last answer), or when {@code grace} has passed, after closing those left. Client sessions of
      * this engine are not touched. Any thread; a second call returns the first call's future.
      * <p>
-     * The future completes on a thread of {@link CompletableFuture}'s default async executor, never on one of the
-     * engine's contexts, so its dependents may block: {@code drain(...).thenRun(engine::close)} closes the engine.
+     * The future completes on a thread the drain starts, never on one of the engine's contexts nor on the common
+     * pool, so its dependents may block: {@code drain(...).thenRun(engine::close)} closes the engine.
      * Only clients that announced they understand GOAWAY are sent one; older ones are closed at the end of the grace.
      *
      * @param redirect where clients should re-open their sessions; empty for anywhere else

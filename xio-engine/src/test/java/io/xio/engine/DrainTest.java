@@ -159,6 +159,28 @@ class DrainTest
     }
 
     @Test
+    void theGraceEndsAndTheDrainCompletesWhileTheApplicationBlocksEveryWorkerOfTheCommonPool() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("tcp"));
+        final Session session = client().connect(portal.uri().withResource("hold").toString());
+        final XioFuture<Message> stuck = session.request(Outbound.of(utf8("stuck")),
+            CallOptions.timeout(Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        try (BlockedCommonPool blocked = new BlockedCommonPool())
+        {
+            final CompletableFuture<String> completedOn = new CompletableFuture<>();
+            // A grace long enough that the drain is still under way when the action is attached (else it would run
+            // on this thread).
+            server.drain(List.of(), TestEngines.scaled(Duration.ofSeconds(1)))
+                .thenRun(() -> completedOn.complete(Thread.currentThread().getName()));
+            assertThat(completedOn.get(10, TimeUnit.SECONDS)).isEqualTo("xio-server-drain");
+        }
+        assertThat(server.sessions()).isEmpty();
+        assertThatThrownBy(() -> stuck.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(ConnectionException.class);
+    }
+
+    @Test
     void aSetUpWhoseAcceptorRanAsTheDrainBeganIsRefusedAsDraining() throws Exception
     {
         final XioEngine server = server();

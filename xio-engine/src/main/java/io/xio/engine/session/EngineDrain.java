@@ -18,8 +18,11 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * The grace is timed off the contexts (the JDK's delay scheduler, through {@link CompletableFuture#completeOnTimeout}):
  * a timer on a context would be lost with it when it fails or restarts, ending the drain early or never. The future
- * handed out completes on a thread of {@link CompletableFuture}'s default async executor, never on a context thread
- * (its dependents, such as {@code XioEngine::close}, may block).
+ * handed out completes on a thread the drain starts ({@code xio-<engine>-drain}), never on a context thread (its
+ * dependents, such as {@code XioEngine::close}, may block), nor on the common pool: from Java 25 on,
+ * {@link CompletableFuture}'s default async executor is the common pool even with one worker, and an application
+ * blocking that worker (closing its Spring context from a pool task, say) would hold the drain, and the shutdown
+ * waiting for it, until it let go.
  */
 final class EngineDrain
 {
@@ -88,8 +91,10 @@ final class EngineDrain
         final CompletableFuture<Void> timer = new CompletableFuture<>();
         timer.completeOnTimeout(null, nanos, TimeUnit.NANOSECONDS);
         // Completing the timer once the drain is over cancels its scheduled task (it holds this engine).
-        done.whenComplete((ignored, failure) -> timer.cancel(false));
-        timer.thenRunAsync(() -> graceOver(grace));
+        final CompletableFuture<Void> future = done;
+        future.whenComplete((ignored, failure) -> timer.cancel(false));
+        // This drain's own future: by the time the timer fires, that drain may have ended and another begun.
+        timer.thenRunAsync(() -> graceOver(future, grace), this::offContexts);
     }
 
     /** {@code grace} in nanoseconds, {@link Long#MAX_VALUE} when it is that long or longer. */
@@ -138,9 +143,9 @@ final class EngineDrain
         }
     }
 
-    private void graceOver(final Duration grace)
+    /** On a thread the drain started: closes the sessions left and completes {@code future} there. */
+    private void graceOver(final CompletableFuture<Void> future, final Duration grace)
     {
-        final CompletableFuture<Void> future = done;
         if (future.isDone())
         {
             return;
@@ -159,15 +164,35 @@ final class EngineDrain
                 LOG.warn("session {} could not be closed at the end of the drain", session, ex);
             }
         }
-        complete(future);
+        future.complete(null);
     }
 
     /** Off the calling thread, often a context's: whatever depends on the drain may block (an engine's close). */
-    private static void complete(final CompletableFuture<Void> future)
+    private void complete(final CompletableFuture<Void> future)
     {
         if (!future.isDone())
         {
-            CompletableFuture.runAsync(() -> future.complete(null));
+            offContexts(() -> future.complete(null));
+        }
+    }
+
+    /**
+     * Runs {@code task} on a daemon thread it starts, since the drain's dependents may block; on the calling thread
+     * when no thread can be started, since a drain that never ends would hold the shutdown waiting for it.
+     */
+    private void offContexts(final Runnable task)
+    {
+        final Thread thread = new Thread(task, "xio-" + engine.name + "-drain");
+        thread.setDaemon(true);
+        try
+        {
+            thread.start();
+        }
+        catch (final OutOfMemoryError | RuntimeException ex)
+        {
+            LOG.error("drain of engine {}: no thread could be started, its end runs on {}", engine.name,
+                Thread.currentThread().getName(), ex);
+            task.run();
         }
     }
 }

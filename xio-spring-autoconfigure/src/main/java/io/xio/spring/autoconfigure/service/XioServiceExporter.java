@@ -105,6 +105,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final SimpleAsyncTaskExecutor ownWorker;
     /** Runs the tasks the worker refuses during a shutdown; made on the first, closed with the exporter. */
     private volatile SimpleAsyncTaskExecutor closingWorker;
+    /**
+     * Runs a stop's last step (closing the portals, calling back), a thread each time. Never closed: a stop that
+     * outlasts its phase ends after {@link #destroy()}, and still calls back.
+     */
+    private final SimpleAsyncTaskExecutor stopWorker;
     /** Not the exporter's own monitor: an engine thread makes the fallback, while unexport may wait for one. */
     private final Object closingWorkerLock = new Object();
     /** Whether a stop marked the application refusing traffic, which a restart takes back. */
@@ -156,7 +161,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles,
         final Executor worker, final XioCallContext callContext, final Duration phaseTimeout)
     {
-        this.ownWorker = worker == null ? ownWorker(context, "xio-worker-") : null;
+        this.ownWorker = worker == null ? threadPerTask(context, "xio-worker-") : null;
+        this.stopWorker = threadPerTask(context, "xio-stop-");
         this.worker = worker == null ? ownWorker : closingFallback(worker);
         this.callContext = callContext;
         this.phaseTimeout = phaseTimeout;
@@ -171,10 +177,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /**
-     * A daemon thread per call, for an exporter made without the application's executor: virtual threads with
-     * {@code spring.threads.virtual.enabled} (on Java 21 and later).
+     * A daemon thread per task (per call, for an exporter made without the application's executor): virtual threads
+     * with {@code spring.threads.virtual.enabled} (on Java 21 and later).
      */
-    private static SimpleAsyncTaskExecutor ownWorker(final ApplicationContext context, final String threadNamePrefix)
+    private static SimpleAsyncTaskExecutor threadPerTask(final ApplicationContext context,
+        final String threadNamePrefix)
     {
         final SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor(threadNamePrefix);
         executor.setDaemon(true);
@@ -221,7 +228,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 made = closingWorker;
                 if (made == null)
                 {
-                    made = ownWorker(context, "xio-closing-");
+                    made = threadPerTask(context, "xio-closing-");
                     closingWorker = made;
                 }
             }
@@ -594,7 +601,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final long deadline = System.nanoTime() + gracePeriod().toNanos();
         refusedTraffic = true;
         AvailabilityChangeEvent.publish(context, ReadinessState.REFUSING_TRAFFIC);
-        // Not on the thread that completed the last call, which may be an engine context's: portals close here.
+        // Not on the thread that completed the last call, which may be an engine context's: portals close here. Nor
+        // on the common pool, CompletableFuture's default from Java 25 on, which the application may keep busy (a
+        // context closed from a pool task waits for this very callback there).
         drain().thenCompose(drained -> callsFinished(deadline)).whenCompleteAsync((done, ex) ->
         {
             try
@@ -609,7 +618,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             {
                 callback.run();
             }
-        });
+        }, stopWorker);
     }
 
     /**
