@@ -101,7 +101,7 @@ final class ServiceCall<T>
 
     void again(final long delayNanos)
     {
-        client.schedule(Math.min(delayNanos, Math.max(0, left())), () -> attempt(false));
+        client.retryLater(this, Math.min(delayNanos, Math.max(0, left())));
     }
 
     @SuppressWarnings("unchecked")

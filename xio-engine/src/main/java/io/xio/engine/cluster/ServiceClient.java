@@ -69,7 +69,7 @@ public interface ServiceClient extends AutoCloseable
     /** Every endpoint now known, with its transport, why that one, and its state. A snapshot; any thread. */
     List<EndpointStatus> endpoints();
 
-    /** Stops watching, closes every session (calls in flight fail). */
+    /** Stops watching, closes every session: calls in flight, waiting for a session or to be tried again fail. */
     @Override
     void close();
 

@@ -19,8 +19,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -62,6 +64,8 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     /** Sessions draining after their endpoint left or moved, until they close; under {@link #lock}. */
     private final List<Member> leaving = new ArrayList<>();
     private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+    /** Calls waiting for their next attempt's timer; whoever removes one (its timer, or close) goes on with it. */
+    private final Set<ServiceCall<?>> backingOff = ConcurrentHashMap.newKeySet();
     private volatile List<Member> active = List.of();
     private volatile boolean closed;
     /** When the resolver's last failure was logged; under {@link #lock}. */
@@ -87,6 +91,9 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             return thread;
         });
         timers.setRemoveOnCancelPolicy(true);
+        // On close, tasks already due (waking a waiter) still run and later ones are dropped (failBackingOff ends
+        // the calls among them); nothing running is interrupted.
+        timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.watch = builder.resolver.watch(service, this);
     }
 
@@ -606,7 +613,39 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         }
     }
 
-    void schedule(final long delayNanos, final Runnable task)
+    /**
+     * Tries {@code call} again after {@code delayNanos} on the client's thread; fails it as closed when the client
+     * closed first, or closes before the timer fires (its timers are dropped then), so that no call is left without
+     * an end.
+     */
+    void retryLater(final ServiceCall<?> call, final long delayNanos)
+    {
+        backingOff.add(call);
+        schedule(delayNanos, () ->
+        {
+            if (backingOff.remove(call))
+            {
+                call.attempt(false);
+            }
+        });
+        if (closed)
+        {
+            failBackingOff(); // the timer was refused, or close() swept the set before this call joined it
+        }
+    }
+
+    private void failBackingOff()
+    {
+        for (final ServiceCall<?> call : backingOff)
+        {
+            if (backingOff.remove(call))
+            {
+                call.result.completeExceptionally(closedFailure());
+            }
+        }
+    }
+
+    private void schedule(final long delayNanos, final Runnable task)
     {
         try
         {
@@ -782,13 +821,14 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
             active = List.of();
         }
         watch.close();
-        timers.shutdownNow();
+        timers.shutdown();
         sessions.forEach(Session::close);
         Waiter waiter;
         while ((waiter = waiters.poll()) != null)
         {
             waiter.future.completeExceptionally(closedFailure());
         }
+        failBackingOff(); // the calls whose timers the shutdown dropped; any joining later fail in retryLater
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.xio.engine.cluster;
 
+import io.xio.engine.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
@@ -291,6 +292,52 @@ class ServiceClientTest
         assertThatThrownBy(() -> write.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
             .cause().isInstanceOf(ConnectionException.class);
         assertThat(healthy.served.get()).isEqualTo(1); // the write was not run again anywhere
+    }
+
+    @Test
+    void closingTheClientEndsItsCallsInFlightAndThoseWaitingToBeTriedAgain() throws Exception
+    {
+        final CountDownLatch arrived = new CountDownLatch(2);
+        final RequestHandler stall = request ->
+        {
+            arrived.countDown(); // never answers
+            request.message().close();
+        };
+        final Server first = new Server("first", stall);
+        final Server second = new Server("second", stall);
+        // Waits of 15-30 s between attempts: a call tried again is still waiting when the client closes.
+        final ServiceClient client = client(engines.start("client"), StaticEndpointResolver.of(SERVICE,
+            List.of(first.endpoint(""), second.endpoint(""))), c -> c.balancer(LoadBalancer.rendezvous())
+            .retry(3, Backoff.of(Duration.ofSeconds(30), Duration.ofSeconds(30))));
+        awaitActive(client, 2);
+        final CallOptions idempotent = CallOptions.timeout(Duration.ofSeconds(60)).withIdempotent(true);
+        final CompletableFuture<Message> waiting = client.request(Outbound.of(utf8("read")), idempotent,
+            keyOwnedBy(client, "first"));
+        final CompletableFuture<Message> inFlight = client.request(Outbound.of(utf8("read")), idempotent,
+            keyOwnedBy(client, "second"));
+        assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+        // The first server closes its session with the call in it: that call waits to be tried again.
+        first.engine.sessions().stream().filter(Session::isServerSide).forEach(Session::close);
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.engine.sessions().isEmpty());
+        assertThat(waiting).isNotDone();
+
+        client.close();
+        for (final CompletableFuture<Message> call : List.of(waiting, inFlight))
+        {
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(ConnectionException.class);
+        }
+        assertThat(first.served.get() + second.served.get()).as("neither was tried again").isEqualTo(2);
+    }
+
+    private static long keyOwnedBy(final ServiceClient client, final String server)
+    {
+        long key = 1;
+        while (!server.equals(ownerOf(client, key)))
+        {
+            key++;
+        }
+        return key;
     }
 
     private static String ownerOf(final ServiceClient client, final long key)
