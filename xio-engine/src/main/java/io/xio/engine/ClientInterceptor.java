@@ -6,9 +6,10 @@ package io.xio.engine;
  * hears its outcome. Register for every session of an engine with {@link XioEngine.Builder#clientInterceptor};
  * they apply to the requests either side of a session sends.
  *
- * <p>{@link #beforeSend} runs on the caller's thread, in registration order; {@link #onOutcome} in reverse order
- * on the thread that completes the call (often a context thread: do not block). Implementations are shared by
- * every call, so they must be thread-safe.
+ * <p>{@link #beforeSend} runs on the caller's thread, in registration order (for an attempt that tries a call
+ * again, on the thread that starts it, which may be a context's or a service client's: do not block there either);
+ * {@link #onOutcome} in reverse order on the thread that completes the call (often a context thread: do not block).
+ * Implementations are shared by every call, so they must be thread-safe.
  */
 public interface ClientInterceptor
 {

@@ -1,7 +1,10 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.engine.BlockedCommonPool;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.XioEngine;
 import io.xio.engine.XioTimeoutException;
+import io.xio.spring.autoconfigure.call.XioClientInterceptor;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
@@ -12,18 +15,22 @@ import io.xio.spring.autoconfigure.sample.retry.server.FlakyService;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @XioMethod(idempotent = true)} end to end over tcp: the server closes its sessions in the middle of a call
@@ -115,6 +122,88 @@ class XioIdempotentRetryTest
             assertThat(service.executions()).as("two lost attempts, the third answered").isEqualTo(3);
             assertThat(outcomes.recorded).containsExactly(XioCallOutcome.SUCCESS);
         }, outcomes);
+    }
+
+    @Test
+    void anAsyncRetryStartsWhileTheApplicationBlocksEveryWorkerOfTheCommonPool()
+    {
+        // With and without a client interceptor: the engine's listener path and the interceptors' chain retry apart.
+        asyncRetryWithTheCommonPoolBlocked(false);
+        asyncRetryWithTheCommonPoolBlocked(true);
+    }
+
+    @Test
+    void anAsyncCallWaitingToBeTriedAgainWhenItsEngineClosesFailsAndIsRecordedOnce()
+    {
+        final Outcomes outcomes = new Outcomes();
+        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+            .run(server -> runner(FlakyClientApplication.class)
+                .withBean(XioInstrumentation.class, () -> outcomes)
+                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
+                    "xio.clients.flaky.timeout=20s", "xio.client.retry.initial-backoff=2s",
+                    "xio.client.retry.max-backoff=2s")
+                .run(client ->
+                {
+                    final FlakyService service = server.getBean(FlakyService.class);
+                    try
+                    {
+                        service.goAwayNext(1);
+                        final CompletableFuture<String> call = client.getBean(FlakyClient.class).readAsync("a");
+                        await().atMost(Duration.ofSeconds(10)).until(() -> service.executions() == 1);
+                        client.getBean(XioEngine.class).close(); // within the backoff of 1-2 s
+                        assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                            .isInstanceOf(ExecutionException.class);
+                        assertThat(service.executions()).as("the lost attempt only").isEqualTo(1);
+                        await().atMost(Duration.ofSeconds(5)).until(() -> !outcomes.recorded.isEmpty());
+                        assertThat(outcomes.recorded).hasSize(1).doesNotContain(XioCallOutcome.SUCCESS);
+                    }
+                    finally
+                    {
+                        service.release();
+                    }
+                }));
+    }
+
+    /**
+     * From Java 25 on, CompletableFuture's default executor is the common pool even with one worker: a retry
+     * waiting for it waits for the application, past the call's deadline.
+     */
+    private static void asyncRetryWithTheCommonPoolBlocked(final boolean intercepted)
+    {
+        final AtomicInteger interceptions = new AtomicInteger();
+        final XioClientInterceptor counting = (call, chain) ->
+        {
+            interceptions.incrementAndGet();
+            return chain.proceed();
+        };
+        final ApplicationContextRunner clients = intercepted
+            ? runner(FlakyClientApplication.class).withBean(XioClientInterceptor.class, () -> counting)
+            : runner(FlakyClientApplication.class);
+        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
+            .run(server -> clients
+                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
+                    "xio.clients.flaky.timeout=5s", "xio.client.retry.initial-backoff=10ms",
+                    "xio.client.retry.max-backoff=20ms")
+                .run(client ->
+                {
+                    final FlakyService service = server.getBean(FlakyService.class);
+                    final FlakyClient flaky = client.getBean(FlakyClient.class);
+                    try
+                    {
+                        assertThat(flaky.read("warm-up")).isEqualTo("read warm-up");
+                        try (BlockedCommonPool blocked = new BlockedCommonPool())
+                        {
+                            service.goAwayNext(1);
+                            assertThat(flaky.readAsync("a").get(4, TimeUnit.SECONDS)).isEqualTo("read a");
+                        }
+                        assertThat(service.executions()).as("warm-up, the lost attempt, the retry").isEqualTo(3);
+                        assertThat(interceptions).as("once per call, not per attempt").hasValue(intercepted ? 2 : 0);
+                    }
+                    finally
+                    {
+                        service.release();
+                    }
+                }));
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure.client;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -10,8 +11,8 @@ import java.util.concurrent.TimeUnit;
  * together (each is given what is left of it), a failure the policy does not retry or the last attempt's failure
  * goes to the caller, and no attempt starts whose backoff would end past the deadline. Earlier failures are not
  * attached to it: a session's failure is one object shared by every call that waited for that session. The
- * blocking form runs on the caller's thread; the other continues on whichever thread completed the attempt before
- * it, after the backoff on the JDK's shared delayed executor. Stateless.
+ * blocking form runs on the caller's thread; the other starts each attempt after the first on the executor it is
+ * given, once the JDK's delay scheduler has timed the backoff. Stateless.
  */
 final class RetryingCall
 {
@@ -85,12 +86,13 @@ final class RetryingCall
 
     /**
      * Up to {@code attempts} attempts within {@code budget}: a future of the first one's result, else of the last
-     * failure. Cancelling it cancels the attempt under way and starts no other.
+     * failure. Cancelling it cancels the attempt under way and starts no other. The attempts after the first start on
+     * {@code afterBackoff}, which must not block.
      */
     static <T> CompletableFuture<T> callAsync(final RetryPolicy policy, final int attempts, final Duration budget,
-        final AsyncAttempt<T> attempt)
+        final Executor afterBackoff, final AsyncAttempt<T> attempt)
     {
-        final Attempts<T> run = new Attempts<>(policy, attempts, budget, attempt);
+        final Attempts<T> run = new Attempts<>(policy, attempts, budget, afterBackoff, attempt);
         run.start(0);
         return run.result;
     }
@@ -117,16 +119,19 @@ final class RetryingCall
         private final int attempts;
         private final Duration budget;
         private final long deadline;
+        private final Executor afterBackoff;
         private final AsyncAttempt<T> attempt;
         private final CompletableFuture<T> result = new CompletableFuture<>();
         private volatile CompletableFuture<T> current;
 
-        Attempts(final RetryPolicy policy, final int attempts, final Duration budget, final AsyncAttempt<T> attempt)
+        Attempts(final RetryPolicy policy, final int attempts, final Duration budget, final Executor afterBackoff,
+            final AsyncAttempt<T> attempt)
         {
             this.policy = policy;
             this.attempts = attempts;
             this.budget = budget;
             this.deadline = System.nanoTime() + budget.toNanos();
+            this.afterBackoff = afterBackoff;
             this.attempt = attempt;
             result.whenComplete((value, ex) ->
             {
@@ -173,7 +178,7 @@ final class RetryingCall
                     result.completeExceptionally(failure);
                     return;
                 }
-                CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(() -> start(n + 1));
+                CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, afterBackoff).execute(() -> start(n + 1));
             });
         }
     }

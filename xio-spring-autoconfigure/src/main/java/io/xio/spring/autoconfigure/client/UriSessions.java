@@ -70,7 +70,16 @@ final class UriSessions implements ClientSessions
                 current = session;
                 if (replace(current))
                 {
-                    current = engine.openSession(next(current), options);
+                    try
+                    {
+                        current = engine.openSession(next(current), options);
+                    }
+                    catch (final RuntimeException refused)
+                    {
+                        // A closed engine, or a transport it does not have, refuses at once: as a future, so that a
+                        // call (or a retry after its backoff) fails with it, and the client's status shows it.
+                        current = CompletableFuture.failedFuture(refused);
+                    }
                     current.whenComplete((opened, ex) ->
                         lastFailure = ex == null ? null : String.valueOf(unwrap(ex).getMessage()));
                     session = current;

@@ -35,6 +35,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -67,6 +69,8 @@ final class XioClientInvocationHandler implements InvocationHandler
     /** What each method's calls share, made with the proxy: no lookup or encoding of it per call. */
     private final Map<Method, ClientMethodState> states = new ConcurrentHashMap<>();
     private final long callerSpinNanos;
+    /** Where an asynchronous call's next attempt starts once its backoff is over ({@link #onAContext}). */
+    private final Executor afterBackoff = this::onAContext;
     private static final Object[] NO_ARGUMENTS = new Object[0];
     /** Each caller thread's waiter for its blocking calls, and its buffer for encoding arguments. */
     private static final ThreadLocal<CallerWaiter> WAITERS = ThreadLocal.withInitial(CallerWaiter::new);
@@ -599,10 +603,10 @@ final class XioClientInvocationHandler implements InvocationHandler
             pooled = null;
             attempt++;
             requestId = 0;
-            CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS).execute(() -> again(failure));
+            CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, afterBackoff).execute(() -> again(failure));
         }
 
-        /** The next attempt, on a shared pool's thread: it must not wait there for room in the window. */
+        /** The next attempt, on a context thread: it must not wait there for room in the window. */
         private void again(final Throwable last)
         {
             if (isDone())
@@ -810,13 +814,13 @@ final class XioClientInvocationHandler implements InvocationHandler
         final CompletableFuture<Object> result = new CompletableFuture<>();
         final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
         final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry, retry.attempts(call),
-            prepared.options.timeout(), remaining ->
+            prepared.options.timeout(), afterBackoff, remaining ->
             {
                 if (first.getAndSet(false))
                 {
                     return attemptAsync(call, prepared.message, prepared.options.withTimeout(remaining));
                 }
-                // A retry runs on a shared pool's thread: it must not wait there for room in the window.
+                // A retry runs on a context thread: it must not wait there for room in the window.
                 return attemptAsync(call, again(prepared), prepared.options.withTimeout(remaining)
                     .withWaitWhenFull(false));
             });
@@ -1081,6 +1085,38 @@ final class XioClientInvocationHandler implements InvocationHandler
         final String lastFailure = sessions.lastFailure();
         return new XioTimeoutException("no session to " + sessions.target() + " within the call's " + timeout +
             " deadline: " + (lastFailure != null ? lastFailure : "still connecting"));
+    }
+
+    /**
+     * Runs {@code attempt} on one of the engine's contexts, as the call's completions do, rather than on
+     * the common pool, CompletableFuture's default (on Java 25, or with more than two CPUs), which the application may
+     * keep busy while the call's deadline runs out. An attempt does not wait there: it opens its session
+     * asynchronously and does not wait for room in the window. On the calling thread (the JDK's delay scheduler)
+     * when no context is running, so that the attempt still ends, failing as calls on a closed engine do. Like
+     * any thread handing a context a task, the scheduler waits for room when that context's queue of 65536 tasks is
+     * full.
+     */
+    private void onAContext(final Runnable attempt)
+    {
+        final List<Context> contexts = engine.contexts();
+        final int from = contexts.isEmpty() ? 0 : ThreadLocalRandom.current().nextInt(contexts.size());
+        for (int i = 0; i < contexts.size(); i++)
+        {
+            final Context context = contexts.get((from + i) % contexts.size());
+            if (context.isRunning())
+            {
+                try
+                {
+                    context.execute(attempt);
+                    return;
+                }
+                catch (final RuntimeException closed)
+                {
+                    // it closed meanwhile: try the next
+                }
+            }
+        }
+        attempt.run();
     }
 
     private boolean onContextThread()

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -32,6 +33,8 @@ class RetryingCallTest
     private static final RetryPolicy POLICY = new RetryPolicy(5, Backoff.of(Duration.ofMillis(2),
         Duration.ofMillis(4)));
     private static final String URI = "tcp://h:1/kv";
+    /** Starts an attempt after its backoff on the JDK's delay scheduler itself. */
+    private static final Executor ON_THE_TIMER = Runnable::run;
 
     @Test
     void onlyFailuresThatMayNotHaveRunOrLostTheirAnswerAreRetried()
@@ -82,7 +85,7 @@ class RetryingCallTest
         // And never more than max-attempts, the asynchronous form alike.
         attempts.set(0);
         final CompletableFuture<Object> refused = RetryingCall.callAsync(POLICY, 1, Duration.ofSeconds(10),
-            remaining ->
+            ON_THE_TIMER, remaining ->
             {
                 attempts.incrementAndGet();
                 return CompletableFuture.failedFuture(new SessionDrainingException("draining",
@@ -174,17 +177,38 @@ class RetryingCallTest
     }
 
     @Test
-    void aCallReturningAFutureIsTriedAgainTheSameWay()
+    void aCallReturningAFutureIsTriedAgainTheSameWayEachAttemptAfterTheFirstOnTheExecutorGiven()
     {
         final AtomicInteger attempts = new AtomicInteger();
+        final ThreadLocal<Boolean> inExecutor = ThreadLocal.withInitial(() -> false);
+        final List<Boolean> onExecutor = new CopyOnWriteArrayList<>();
+        final Executor afterBackoff = task ->
+        {
+            inExecutor.set(true);
+            try
+            {
+                task.run();
+            }
+            finally
+            {
+                inExecutor.set(false);
+            }
+        };
         final CompletableFuture<Object> result = RetryingCall.callAsync(POLICY, 5, Duration.ofSeconds(10),
-            remaining -> attempts.incrementAndGet() < 3
-                ? CompletableFuture.failedFuture(new ConnectionException("lost"))
-                : CompletableFuture.completedFuture("third"));
+            afterBackoff, remaining ->
+            {
+                onExecutor.add(inExecutor.get());
+                return attempts.incrementAndGet() < 3
+                    ? CompletableFuture.failedFuture(new ConnectionException("lost"))
+                    : CompletableFuture.completedFuture("third");
+            });
         assertThat(result.join()).isEqualTo("third");
         assertThat(attempts).hasValue(3);
+        assertThat(onExecutor).as("the first on the caller's thread, the others where the client said")
+            .containsExactly(false, true, true);
 
         final CompletableFuture<Object> refused = RetryingCall.callAsync(POLICY, 5, Duration.ofSeconds(10),
+            ON_THE_TIMER,
             remaining -> CompletableFuture.failedFuture(new XioTimeoutException("late " + attempts.incrementAndGet())));
         assertThatThrownBy(refused::join).cause().isInstanceOf(XioTimeoutException.class).hasMessage("late 4");
     }
@@ -194,7 +218,7 @@ class RetryingCallTest
     {
         final List<CompletableFuture<Object>> started = new CopyOnWriteArrayList<>();
         final CompletableFuture<Object> result = RetryingCall.callAsync(POLICY, 5, Duration.ofSeconds(10),
-            remaining ->
+            ON_THE_TIMER, remaining ->
             {
                 final CompletableFuture<Object> attempt = new CompletableFuture<>();
                 started.add(attempt);
