@@ -294,47 +294,56 @@ class XioGracefulShutdownTest
     {
         start(context -> context.registerBean("callWorker", ExecutorService.class,
             () -> Executors.newCachedThreadPool()), "xio.shutdown.grace-period=30s", "xio.server.executor=callWorker");
-        final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
-        final XioGracefulShutdownLifecycle graceful = server.getBean(XioGracefulShutdownLifecycle.class);
-        runner(SlowClientApplication.class)
-            .withPropertyValues("xio.clients.slow.uri=" + portal(), "xio.clients.slow.timeout=60s")
-            .run(client ->
-            {
-                final CompletableFuture<String> held = client.getBean(SlowClient.class).workAsync("held");
-                await().atMost(Duration.ofSeconds(20)).until(() -> exporter.services().get(0).running() == 1);
-                final CompletableFuture<Void> gracefulStopped = new CompletableFuture<>();
-                graceful.stop(() -> gracefulStopped.complete(null));
-                assertThat(exporter.isRunning()).isFalse();
-                assertTimeout(Duration.ofSeconds(10), server::close);
-                assertThat(exporter.portals()).isEmpty();
-                assertThat(exporter.services()).isEmpty();
-                service.release();
-                gracefulStopped.get(30, TimeUnit.SECONDS);
-                held.handle((answer, failure) -> null).get(30, TimeUnit.SECONDS);
-            });
+        withACallHeld((exporter, graceful, held) ->
+        {
+            final CompletableFuture<Void> gracefulStopped = new CompletableFuture<>();
+            graceful.stop(() -> gracefulStopped.complete(null));
+            assertThat(exporter.isRunning()).isFalse();
+            assertTimeout(Duration.ofSeconds(10), server::close);
+            assertThat(exporter.portals()).isEmpty();
+            assertThat(exporter.services()).isEmpty();
+            service.release();
+            gracefulStopped.get(30, TimeUnit.SECONDS);
+            held.handle((answer, failure) -> null).get(30, TimeUnit.SECONDS);
+        });
     }
 
     @Test
     void aGracefulStopEndsWhileTheApplicationBlocksEveryWorkerOfTheCommonPool()
     {
         start("xio.shutdown.grace-period=30s", "spring.lifecycle.timeout-per-shutdown-phase=40s");
+        withACallHeld((exporter, graceful, held) ->
+        {
+            try (BlockedCommonPool blocked = new BlockedCommonPool())
+            {
+                final CompletableFuture<Void> gracefulStopped = new CompletableFuture<>();
+                graceful.stop(() -> gracefulStopped.complete(null));
+                service.release();
+                assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo("done held");
+                gracefulStopped.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(exporter.portals()).isEmpty();
+        });
+    }
+
+    /** A test given the server's exporter and graceful-stop bean, with one call of a client held in the service. */
+    @FunctionalInterface
+    private interface WithACallHeld
+    {
+        void run(XioServiceExporter exporter, XioGracefulShutdownLifecycle graceful, CompletableFuture<String> held)
+            throws Exception;
+    }
+
+    private void withACallHeld(final WithACallHeld test)
+    {
         final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
-        final XioGracefulShutdownLifecycle graceful = server.getBean(XioGracefulShutdownLifecycle.class);
         runner(SlowClientApplication.class)
             .withPropertyValues("xio.clients.slow.uri=" + portal(), "xio.clients.slow.timeout=60s")
             .run(client ->
             {
                 final CompletableFuture<String> held = client.getBean(SlowClient.class).workAsync("held");
                 await().atMost(Duration.ofSeconds(20)).until(() -> exporter.services().get(0).running() == 1);
-                try (BlockedCommonPool blocked = new BlockedCommonPool())
-                {
-                    final CompletableFuture<Void> gracefulStopped = new CompletableFuture<>();
-                    graceful.stop(() -> gracefulStopped.complete(null));
-                    service.release();
-                    assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo("done held");
-                    gracefulStopped.get(10, TimeUnit.SECONDS);
-                }
-                assertThat(exporter.portals()).isEmpty();
+                test.run(exporter, server.getBean(XioGracefulShutdownLifecycle.class), held);
             });
     }
 }
