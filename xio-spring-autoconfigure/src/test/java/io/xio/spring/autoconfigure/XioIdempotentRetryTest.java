@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
 
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,12 +68,22 @@ class XioIdempotentRetryTest
         }
     }
 
-    private static void run(final BiConsumer<FlakyService, FlakyClient> test, final Outcomes outcomes,
+    /** A test given the server's service and the client application. */
+    @FunctionalInterface
+    private interface WithClient
+    {
+        void run(FlakyService service, ApplicationContext client) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} against a flaky server, with a client application that {@code clientBeans} may add to and
+     * {@code clientProperties} may set (short backoffs unless they say otherwise); held executions are released.
+     */
+    private static void run(final UnaryOperator<ApplicationContextRunner> clientBeans, final WithClient test,
         final String... clientProperties)
     {
         runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
-            .run(server -> runner(FlakyClientApplication.class)
-                .withBean(XioInstrumentation.class, () -> outcomes)
+            .run(server -> clientBeans.apply(runner(FlakyClientApplication.class))
                 .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
                     "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
                 .withPropertyValues(clientProperties)
@@ -82,13 +93,20 @@ class XioIdempotentRetryTest
                     final FlakyService service = server.getBean(FlakyService.class);
                     try
                     {
-                        test.accept(service, client.getBean(FlakyClient.class));
+                        test.run(service, client);
                     }
                     finally
                     {
                         service.release();
                     }
                 }));
+    }
+
+    private static void run(final BiConsumer<FlakyService, FlakyClient> test, final Outcomes outcomes,
+        final String... clientProperties)
+    {
+        run(client -> client.withBean(XioInstrumentation.class, () -> outcomes),
+            (service, client) -> test.accept(service, client.getBean(FlakyClient.class)), clientProperties);
     }
 
     private static int port(final ApplicationContext server)
@@ -136,32 +154,17 @@ class XioIdempotentRetryTest
     void anAsyncCallWaitingToBeTriedAgainWhenItsEngineClosesFailsAndIsRecordedOnce()
     {
         final Outcomes outcomes = new Outcomes();
-        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
-            .run(server -> runner(FlakyClientApplication.class)
-                .withBean(XioInstrumentation.class, () -> outcomes)
-                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
-                    "xio.clients.flaky.timeout=20s", "xio.client.retry.initial-backoff=2s",
-                    "xio.client.retry.max-backoff=2s")
-                .run(client ->
-                {
-                    final FlakyService service = server.getBean(FlakyService.class);
-                    try
-                    {
-                        service.goAwayNext(1);
-                        final CompletableFuture<String> call = client.getBean(FlakyClient.class).readAsync("a");
-                        await().atMost(Duration.ofSeconds(10)).until(() -> service.executions() == 1);
-                        client.getBean(XioEngine.class).close(); // within the backoff of 1-2 s
-                        assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
-                            .isInstanceOf(ExecutionException.class);
-                        assertThat(service.executions()).as("the lost attempt only").isEqualTo(1);
-                        await().atMost(Duration.ofSeconds(5)).until(() -> !outcomes.recorded.isEmpty());
-                        assertThat(outcomes.recorded).hasSize(1).doesNotContain(XioCallOutcome.SUCCESS);
-                    }
-                    finally
-                    {
-                        service.release();
-                    }
-                }));
+        run(client -> client.withBean(XioInstrumentation.class, () -> outcomes), (service, client) ->
+        {
+            service.goAwayNext(1);
+            final CompletableFuture<String> call = client.getBean(FlakyClient.class).readAsync("a");
+            await().atMost(Duration.ofSeconds(10)).until(() -> service.executions() == 1);
+            client.getBean(XioEngine.class).close(); // within the backoff of 1-2 s
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            assertThat(service.executions()).as("the lost attempt only").isEqualTo(1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> !outcomes.recorded.isEmpty());
+            assertThat(outcomes.recorded).hasSize(1).doesNotContain(XioCallOutcome.SUCCESS);
+        }, "xio.clients.flaky.timeout=20s", "xio.client.retry.initial-backoff=2s", "xio.client.retry.max-backoff=2s");
     }
 
     /**
@@ -176,34 +179,19 @@ class XioIdempotentRetryTest
             interceptions.incrementAndGet();
             return chain.proceed();
         };
-        final ApplicationContextRunner clients = intercepted
-            ? runner(FlakyClientApplication.class).withBean(XioClientInterceptor.class, () -> counting)
-            : runner(FlakyClientApplication.class);
-        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
-            .run(server -> clients
-                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
-                    "xio.clients.flaky.timeout=5s", "xio.client.retry.initial-backoff=10ms",
-                    "xio.client.retry.max-backoff=20ms")
-                .run(client ->
+        run(client -> intercepted ? client.withBean(XioClientInterceptor.class, () -> counting) : client,
+            (service, client) ->
+            {
+                final FlakyClient flaky = client.getBean(FlakyClient.class);
+                assertThat(flaky.read("warm-up")).isEqualTo("read warm-up");
+                try (BlockedCommonPool blocked = new BlockedCommonPool())
                 {
-                    final FlakyService service = server.getBean(FlakyService.class);
-                    final FlakyClient flaky = client.getBean(FlakyClient.class);
-                    try
-                    {
-                        assertThat(flaky.read("warm-up")).isEqualTo("read warm-up");
-                        try (BlockedCommonPool blocked = new BlockedCommonPool())
-                        {
-                            service.goAwayNext(1);
-                            assertThat(flaky.readAsync("a").get(4, TimeUnit.SECONDS)).isEqualTo("read a");
-                        }
-                        assertThat(service.executions()).as("warm-up, the lost attempt, the retry").isEqualTo(3);
-                        assertThat(interceptions).as("once per call, not per attempt").hasValue(intercepted ? 2 : 0);
-                    }
-                    finally
-                    {
-                        service.release();
-                    }
-                }));
+                    service.goAwayNext(1);
+                    assertThat(flaky.readAsync("a").get(4, TimeUnit.SECONDS)).isEqualTo("read a");
+                }
+                assertThat(service.executions()).as("warm-up, the lost attempt, the retry").isEqualTo(3);
+                assertThat(interceptions).as("once per call, not per attempt").hasValue(intercepted ? 2 : 0);
+            }, "xio.clients.flaky.timeout=5s");
     }
 
     @Test
@@ -226,28 +214,15 @@ class XioIdempotentRetryTest
                 return options;
             }
         };
-        runner(FlakyServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
-            .run(server -> runner(FlakyClientApplication.class)
-                .withBean(XioInstrumentation.class, () -> outcomes)
-                .withBean(io.xio.spring.autoconfigure.XioEngineCustomizer.class,
-                    () -> builder -> builder.clientInterceptor(stamp))
-                .withPropertyValues("xio.clients.flaky.uri=tcp://127.0.0.1:" + port(server) + "/flaky",
-                    "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
-                .run(client ->
-                {
-                    final FlakyService service = server.getBean(FlakyService.class);
-                    try
-                    {
-                        service.goAwayNext(1);
-                        assertThat(client.getBean(FlakyClient.class).read("a")).isEqualTo("read a");
-                        assertThat(service.executions()).as("the lost attempt and the retry").isEqualTo(2);
-                        assertThat(service.stamps()).as("each attempt carries one stamp").containsExactly(1, 1);
-                    }
-                    finally
-                    {
-                        service.release();
-                    }
-                }));
+        run(client -> client.withBean(XioInstrumentation.class, () -> outcomes)
+            .withBean(io.xio.spring.autoconfigure.XioEngineCustomizer.class,
+                () -> builder -> builder.clientInterceptor(stamp)), (service, client) ->
+            {
+                service.goAwayNext(1);
+                assertThat(client.getBean(FlakyClient.class).read("a")).isEqualTo("read a");
+                assertThat(service.executions()).as("the lost attempt and the retry").isEqualTo(2);
+                assertThat(service.stamps()).as("each attempt carries one stamp").containsExactly(1, 1);
+            });
     }
 
     @Test
