@@ -176,6 +176,7 @@ public final class CallLoop
         {
             sendPaced(slot, starter, pacer, failure);
         }
+        awaitIdle(slot, failure); // the last settling call is not one of the measured ones
         recorder.getIntervalHistogram();
         announceStart();
         final long allocated = Allocations.total();
@@ -231,10 +232,12 @@ public final class CallLoop
     }
 
     /**
-     * Send times at a fixed rate. A send that comes late (a slow call, a late wake-up) moves the schedule on
-     * rather than bursting to catch up, so the rate is at most the given one and the gaps stay even.
+     * Send times on a fixed grid, one slot a period. A send that comes late (a slow call, a late wake-up) takes
+     * the slot it was late for and skips the slots it missed rather than bursting to catch up, so no two sends
+     * share a slot: a window of {@code d} holds at most {@code ceil(d / period) + 1} sends, and the schedule does
+     * not drift by the wake-up latency.
      */
-    private static final class Pacer
+    static final class Pacer
     {
         private final long period;
         private long next;
@@ -254,8 +257,14 @@ public final class CallLoop
                 LockSupport.parkNanos(next - now);
                 now = System.nanoTime();
             }
-            next = Math.max(next + period, now);
+            next = slotAfter(next, now, period);
             return now;
+        }
+
+        /** The first slot of the grid through {@code slot} that is later than {@code now} (at least {@code slot}). */
+        static long slotAfter(final long slot, final long now, final long period)
+        {
+            return now < slot ? slot : slot + period * ((now - slot) / period + 1);
         }
     }
 

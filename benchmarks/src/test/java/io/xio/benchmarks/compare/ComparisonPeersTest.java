@@ -91,6 +91,18 @@ class ComparisonPeersTest
         }
     }
 
+    @Test
+    void aLateSendSkipsTheSlotsItMissedInsteadOfBurstingToCatchUp()
+    {
+        final long period = 2_000_000;
+        // on time, or late by less than a period: the next slot of the grid, so wake-up latency does not drift it
+        assertThat(CallLoop.Pacer.slotAfter(10 * period, 10 * period, period)).isEqualTo(11 * period);
+        assertThat(CallLoop.Pacer.slotAfter(10 * period, 10 * period + 1_900_000, period)).isEqualTo(11 * period);
+        // late by two and a half periods: the slot after the wake-up, not one at once
+        assertThat(CallLoop.Pacer.slotAfter(10 * period, 12 * period + 1_000_000, period)).isEqualTo(13 * period);
+        assertThat(CallLoop.Pacer.slotAfter(10 * period, 9 * period, period)).isEqualTo(10 * period);
+    }
+
     private static long maxPacedCalls(final Workload paced, final Measurement m)
     {
         return (long)Math.ceil(paced.callsPerSecond() * (m.nanos() / 1e9)) + 1;
