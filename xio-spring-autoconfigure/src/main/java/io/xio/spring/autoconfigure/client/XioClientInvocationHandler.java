@@ -212,12 +212,7 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             final Duration limit = limit(call, method);
             final CallerWaiter waiter = WAITERS.get();
-            final boolean onContext = waiter.onContextThread(engine);
-            if (!async && onContext)
-            {
-                throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
-                    " on an xio context thread would stall its event loop; return CompletableFuture instead");
-            }
+            final boolean onContext = onContextThread(waiter, method, async);
             // A blocking call's thread waits until xio is done with its message: the next call may send it again;
             // an asynchronous call's request goes back to its method's pool once the engine told the outcome.
             pooled = async && state.free != null ? SegmentRequest.take(state) : null;
@@ -780,12 +775,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     private Prepared prepare(final ServiceMethod call, final Method method, final Object[] args, final boolean async,
         final XioClientCall intercepted)
     {
-        final boolean onContext = onContextThread();
-        if (!async && onContext)
-        {
-            throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
-                " on an xio context thread would stall its event loop; return CompletableFuture instead");
-        }
+        final boolean onContext = onContextThread(WAITERS.get(), method, async);
         final Object[] arguments = args;
         ByteBuffer[] segments = Invocation.segments(call, arguments);
         if (call.oneWay() && !call.receipt())
@@ -1119,15 +1109,15 @@ final class XioClientInvocationHandler implements InvocationHandler
         attempt.run();
     }
 
-    private boolean onContextThread()
+    /** Whether the calling thread is one of the engine's context threads; refuses a blocking call there. */
+    private boolean onContextThread(final CallerWaiter waiter, final Method method, final boolean async)
     {
-        for (final Context context : engine.contexts())
+        final boolean onContext = waiter.onContextThread(engine);
+        if (!async && onContext)
         {
-            if (context.inContextThread())
-            {
-                return true;
-            }
+            throw new IllegalStateException("blocking call " + api.getSimpleName() + "." + method.getName() +
+                " on an xio context thread would stall its event loop; return CompletableFuture instead");
         }
-        return false;
+        return onContext;
     }
 }
