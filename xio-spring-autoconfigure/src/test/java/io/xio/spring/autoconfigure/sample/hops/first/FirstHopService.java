@@ -4,6 +4,7 @@ import io.xio.annotation.XioService;
 import io.xio.spring.autoconfigure.call.XioServerCall;
 import io.xio.spring.autoconfigure.sample.hops.api.FirstHop;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -42,6 +43,13 @@ public class FirstHopService implements FirstHop
         catch (final RuntimeException ex)
         {
             LATE.set(ex);
+            // The caller's own deadline must end its call, not this answer, which a busy machine could deliver
+            // before the caller's timer fires: answer once its engine has cancelled the call (at its deadline).
+            final long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!XioServerCall.current().isCancelled() && System.nanoTime() < giveUp)
+            {
+                LockSupport.parkNanos(5_000_000);
+            }
             throw ex;
         }
     }
