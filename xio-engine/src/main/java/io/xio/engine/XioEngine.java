@@ -533,6 +533,15 @@ public final class XioEngine implements AutoCloseable
         return adaptivePolling;
     }
 
+    /**
+     * Whether the application runs the contexts on its threads ({@link Builder#manualContexts}): then a context's
+     * thread is whichever ran it last, and a thread may become one, or stop being one, at any time.
+     */
+    public boolean manualContexts()
+    {
+        return manualContexts;
+    }
+
     /** How long a caller blocked on a {@link XioFuture} spins before it parks ({@link Builder#callerSpin}). */
     public Duration callerSpin()
     {

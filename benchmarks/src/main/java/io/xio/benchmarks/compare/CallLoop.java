@@ -244,7 +244,7 @@ public final class CallLoop
 
         Pacer(final int callsPerSecond)
         {
-            period = TimeUnit.SECONDS.toNanos(1) / callsPerSecond;
+            period = Math.max(1, TimeUnit.SECONDS.toNanos(1) / callsPerSecond);
             next = System.nanoTime();
         }
 

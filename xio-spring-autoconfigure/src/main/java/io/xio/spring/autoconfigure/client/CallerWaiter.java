@@ -36,7 +36,10 @@ final class CallerWaiter implements ResponseListener
     private ClientMethodState reusedFor;
     private XioClientInvocationHandler.SegmentRequest reused;
 
-    /** Whether this thread is one of {@code engine}'s context threads: a thread never becomes one later. */
+    /**
+     * Whether this thread is one of {@code engine}'s context threads. Kept once known: a context's own thread is
+     * made for it, so no other thread ever becomes one; not with manual contexts, which any thread may run.
+     */
     boolean onContextThread(final XioEngine engine)
     {
         if (checkedFor != engine)
@@ -45,6 +48,10 @@ final class CallerWaiter implements ResponseListener
             for (final Context context : engine.contexts())
             {
                 found |= context.inContextThread();
+            }
+            if (engine.manualContexts())
+            {
+                return found;
             }
             onContext = found;
             checkedFor = engine;
