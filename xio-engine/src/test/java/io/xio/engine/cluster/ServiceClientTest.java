@@ -271,11 +271,7 @@ class ServiceClientTest
             .reconnectTimeout(Duration.ofSeconds(60))), StaticEndpointResolver.of(SERVICE,
             List.of(dying.endpoint(""), healthy.endpoint(""))), c -> c.balancer(LoadBalancer.rendezvous()));
         awaitActive(client, 2);
-        long key = 1;
-        while (!"dying".equals(ownerOf(client, key)))
-        {
-            key++;
-        }
+        final long key = keyOwnedBy(client, "dying");
         final CallOptions options = CallOptions.timeout(TestEngines.scaled(Duration.ofSeconds(5)));
         final CompletableFuture<Message> idempotent = client.request(Outbound.of(utf8("read")),
             options.withIdempotent(true), key);
