@@ -20,7 +20,7 @@ import static io.xio.benchmarks.compare.Workload.MIB;
  * interleaved so that every repetition compares cases run minutes apart at most. Writes {@code latest.md} (the
  * tables, ratios pair by pair, goals met or missed) and {@code latency-percentiles.png} to the output directory.
  *
- * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile exec:exec
+ * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile -Prun
  * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
  * (a few cases, short windows, one repetition, into {@code target/smoke}; exits non-zero if a case fails),
  * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N} (shortest warm-up),
