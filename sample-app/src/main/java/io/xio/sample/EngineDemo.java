@@ -17,7 +17,8 @@ import java.util.Locale;
 /**
  * The plain-engine demo: a server portal and a client in one JVM exchanging requests over TCP on 127.0.0.1,
  * printing round-trip latency percentiles (one request outstanding) and throughput (64 outstanding) for
- * 64-byte and 4 KiB requests. Run it with the README's first command.
+ * 64-byte and 4 KiB requests. Run it with {@code ./mvnw -q -pl sample-app -am compile -Prun
+ * -Dexec.mainClass=io.xio.sample.EngineDemo}.
  */
 public final class EngineDemo
 {

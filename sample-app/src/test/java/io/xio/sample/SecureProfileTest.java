@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * The sample with the {@code secure} profile, as the README runs it: the load over tls:// (the demo certificates
- * through SSL bundles) and shm, every session authenticated with the sample's user; a client that presents no
- * credentials is refused, over tls and over shm.
+ * The sample with the {@code secure} profile, as docs/operations.md runs it: the load over tls:// (the demo
+ * certificates through SSL bundles) and shm, every session authenticated with the sample's user; a client that
+ * presents no credentials is refused, over tls and over shm.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {"sample.values=200",
     "sample.throughput-time=200ms", "sample.linger=0s"})

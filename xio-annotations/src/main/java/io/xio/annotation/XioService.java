@@ -28,7 +28,7 @@ public @interface XioService
     /** Where an exported method runs. */
     enum Dispatch
     {
-        /** On a worker executor (virtual threads where the JVM has them): methods may block. */
+        /** On the server's executor (Boot's application task executor by default): methods may block. */
         WORKER,
         /** On the context thread that received the request: only for code that never blocks. */
         INLINE

@@ -23,9 +23,9 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Kubernetes probes through Boot's health endpoint, with {@code xio} in the readiness group as the README sets it:
- * readiness turns OUT_OF_SERVICE while the server drains (on demand, before the application stops, and on stop),
- * liveness stays UP, and a restart of the exporter makes the application ready again.
+ * Kubernetes probes through Boot's health endpoint, with {@code xio} in the readiness group as docs/operations.md
+ * sets it: readiness turns OUT_OF_SERVICE while the server drains (on demand, before the application stops, and on
+ * stop), liveness stays UP, and a restart of the exporter makes the application ready again.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioReadinessGroupTest

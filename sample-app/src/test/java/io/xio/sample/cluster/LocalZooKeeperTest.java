@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The README's one-command ZooKeeper, as its own process: it serves, and removes its data when stopped. */
+/** The one-command ZooKeeper of docs/operations.md, in its own process: it serves, and removes its data on stop. */
 class LocalZooKeeperTest
 {
     private static final Pattern SERVING = Pattern.compile("LocalZooKeeper: serving on 127\\.0\\.0\\.1:(\\d+) " +

@@ -491,8 +491,8 @@ public class XioProperties
     {
         /**
          * Whether a set-up that presents no credentials and no client certificate is refused; when false it is
-         * accepted as anonymous (its calls run with an empty security context), while credentials presented must
-         * still be valid.
+         * accepted as anonymous (its calls run as an anonymous authentication with ROLE_ANONYMOUS), while
+         * credentials presented must still be valid.
          */
         private boolean requireAuthentication = true;
 

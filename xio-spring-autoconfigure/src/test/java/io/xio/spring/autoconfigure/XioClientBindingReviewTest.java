@@ -22,7 +22,7 @@ import java.util.function.Consumer;
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Review of the binding merge (d1b8b8e): each test states behaviour the README/Javadoc claims. */
+/** Review of the binding merge (d1b8b8e): each test states behaviour the docs and Javadoc claim. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioClientBindingReviewTest
 {

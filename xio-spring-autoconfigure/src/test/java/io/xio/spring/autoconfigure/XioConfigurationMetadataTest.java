@@ -11,11 +11,13 @@ import org.springframework.core.convert.ConversionService;
 import org.springframework.util.unit.DataSize;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -147,6 +149,38 @@ class XioConfigurationMetadataTest
         }
         assertThat(BeanUtils.getPropertyDescriptor(XioProperties.Portal.class, "uri").getWriteMethod()).isNotNull();
         assertThat(properties.get("xio.enabled").get("defaultValue").asBoolean()).isTrue();
+    }
+
+    @Test
+    void everyMemberOfAPortalANamedClientAndAServiceIsInTheMetadataWithItsJavadocAndDefault() throws Exception
+    {
+        // Generated from the property classes and their Javadoc; -Dxio.metadata.write=true rewrites the file (the
+        // processor merges it into the module's metadata at the next compile of XioProperties: a clean build).
+        final List<ObjectNode> generated = CollectionMemberMetadata.generate();
+        if (Boolean.getBoolean("xio.metadata.write"))
+        {
+            CollectionMemberMetadata.write(generated);
+            return;
+        }
+        assertThat(CollectionMemberMetadata.committed())
+            .as("the additional metadata's entries for list elements and map values, against the property classes;"
+                + " rewrite them with ./mvnw -q -pl xio-spring-autoconfigure -am test"
+                + " -Dtest=XioConfigurationMetadataTest -Dsurefire.failIfNoSpecifiedTests=false"
+                + " -Dxio.metadata.write=true")
+            .containsExactlyElementsOf(generated);
+        assertThat(generated).extracting(entry -> entry.get("name").asString())
+            .contains("xio.portals[].uri", "xio.portals[].ssl.client-auth", "xio.clients.*.uri",
+                "xio.clients.*.retry.max-attempts", "xio.server.services.*.max-concurrent-calls");
+        assertThat(properties.keySet()).as("the module's metadata, merged by the processor")
+            .containsAll(generated.stream().map(entry -> entry.get("name").asString()).toList());
+    }
+
+    @Test
+    void everyListOrMapOfPropertyObjectsHasItsMembersGenerated()
+    {
+        assertThat(CollectionMemberMetadata.collectionsOfPropertyObjects())
+            .as("list and map properties whose elements are XioProperties classes")
+            .isEqualTo(CollectionMemberMetadata.generatedCollections());
     }
 
     @Test

@@ -69,7 +69,7 @@ class XioLocalTransportReviewTest
     }
 
     /**
-     * The README says test contexts under the switch never collide; a {@code local://} portal is left in the
+     * docs/testing.md says test contexts under the switch never collide; a {@code local://} portal is left in the
      * JVM-wide namespace, so two live test contexts with the same local portal do.
      */
     @Test

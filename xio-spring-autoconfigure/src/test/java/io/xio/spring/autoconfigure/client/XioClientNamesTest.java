@@ -5,7 +5,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The canonical property prefix of a client name, which the README and the failure messages name. */
+/** The canonical property prefix of a client name, which the Spring guide and the failure messages name. */
 class XioClientNamesTest
 {
     @ParameterizedTest

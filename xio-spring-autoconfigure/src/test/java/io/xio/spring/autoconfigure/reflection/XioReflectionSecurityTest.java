@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Calls in JSON on a server with Spring Security: they meet {@code @PreAuthorize} as binary calls do, and
  * reflection, open to every authenticated principal by default, is kept to a role by an interceptor that applies
- * to it alone (the pattern the README shows).
+ * to it alone (the pattern docs/security.md shows).
  */
 class XioReflectionSecurityTest
 {
