@@ -65,7 +65,7 @@ public final class ApiBridge
         void receiptArrived(XioFuture<?> future);
     }
 
-    /** The session a {@link XioFuture} belongs to, as the future sees it. Any thread. */
+    /** What a {@link XioFuture} belongs to (its session's calls), as the future sees it. Any thread. */
     public interface FutureOwner
     {
         /** How long a blocking wait spins first. */

@@ -9,6 +9,7 @@ import io.xio.engine.XioException;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.SetupCodec;
+import org.agrona.concurrent.NanoClock;
 
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
@@ -24,10 +25,26 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CallAdmission
 {
+    /** What admission needs of its session. */
+    interface Host
+    {
+        boolean isOpen();
+
+        /** The session's id and address, for messages. */
+        String describe();
+
+        /** A call was refused for lack of room: counted. */
+        void rejected();
+
+        /** The session's drain, which refuses calls once it began; made after this admission, asked for later. */
+        SessionDrain drain();
+    }
+
     /** How long a caller waiting for room sleeps before it looks whether its session goes away. */
     private static final long WAIT_SLICE_NANOS = 10_000_000L;
-    private final SessionImpl session;
+    private final Host session;
     private final Limits limits;
+    private final NanoClock clock;
     /** What may be sent: this side's limits, lowered to the sizes the peer announced it accepts. */
     private volatile Limits sendLimits;
     private final Semaphore permits;
@@ -35,10 +52,11 @@ final class CallAdmission
     private final AtomicLong ids = new AtomicLong();
     private volatile int maxInFlight;
 
-    CallAdmission(final SessionImpl session, final Limits limits)
+    CallAdmission(final Host session, final Limits limits, final NanoClock clock)
     {
         this.session = session;
         this.limits = limits;
+        this.clock = clock;
         this.sendLimits = limits;
         this.permits = new Semaphore(limits.maxInFlight());
         this.maxInFlight = limits.maxInFlight();
@@ -114,11 +132,11 @@ final class CallAdmission
         final long requestId = refused == null ? nextId(mayWait, deadline) : 0;
         if (requestId == 0)
         {
-            final XioException draining = refused == null ? session.drainingFailure() : null;
+            final XioException draining = refused == null ? session.drain().failure() : null;
             if (draining != null)
             {
                 permits.release(); // went away while this call waited for an id: it goes elsewhere
-                session.closeIfDrained();
+                session.drain().closeIfDrained();
                 throw draining;
             }
             final XioException cause = refused != null ? refused : outsideWindow();
@@ -136,9 +154,9 @@ final class CallAdmission
     {
         sentIds.finished(id);
         permits.release();
-        if (session.isDraining())
+        if (session.drain().isDraining())
         {
-            session.closeIfDrained();
+            session.drain().closeIfDrained();
         }
     }
 
@@ -150,7 +168,7 @@ final class CallAdmission
         {
             return new XioException(oversize + " of session " + session.describe());
         }
-        final XioException draining = session.drainingFailure();
+        final XioException draining = session.drain().failure();
         if (draining != null)
         {
             return draining; // first: a drained session closes itself, and its callers may go elsewhere
@@ -160,11 +178,11 @@ final class CallAdmission
             return new ConnectionException("session " + session.describe() + " is closed");
         }
         final XioException refused = acquire(waitWanted, mayWait, timeout);
-        final XioException drainedMeanwhile = refused == null ? session.drainingFailure() : null;
+        final XioException drainedMeanwhile = refused == null ? session.drain().failure() : null;
         if (drainedMeanwhile != null)
         {
             permits.release(); // went away while this call waited for room: it goes elsewhere
-            session.closeIfDrained();
+            session.drain().closeIfDrained();
             return drainedMeanwhile;
         }
         return refused;
@@ -201,14 +219,15 @@ final class CallAdmission
             {
                 // In slices, so that a GOAWAY meanwhile refuses the waiter at once rather than at its timeout.
                 final long until = System.nanoTime() + timeout.toNanos();
-                for (long left = timeout.toNanos(); left > 0 && !session.isDraining(); left = until - System.nanoTime())
+                for (long left = timeout.toNanos(); left > 0 && !session.drain().isDraining();
+                    left = until - System.nanoTime())
                 {
                     if (permits.tryAcquire(Math.min(left, WAIT_SLICE_NANOS), TimeUnit.NANOSECONDS))
                     {
                         return null;
                     }
                 }
-                final XioException draining = session.drainingFailure();
+                final XioException draining = session.drain().failure();
                 if (draining != null)
                 {
                     return draining;
@@ -250,7 +269,7 @@ final class CallAdmission
                     return last + 1;
                 }
             }
-            else if (!mayWait || session.engine.clock.nanoTime() - deadline >= 0 || session.isDraining())
+            else if (!mayWait || clock.nanoTime() - deadline >= 0 || session.drain().isDraining())
             {
                 return 0;
             }

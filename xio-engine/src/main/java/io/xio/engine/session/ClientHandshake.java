@@ -350,7 +350,7 @@ final class ClientHandshake
                 }
             });
             c.sendControl(FrameType.ATTACH, 0, session.id(), token, 0,
-                new SetupCodec.Writer().bytes(session.secret()).toBytes());
+                new SetupCodec.Writer().bytes(session.identity.secret()).toBytes());
         }, onFailed);
     }
 

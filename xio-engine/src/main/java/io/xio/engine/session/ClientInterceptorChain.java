@@ -4,6 +4,7 @@ import io.xio.engine.CallOptions;
 import io.xio.engine.ClientInterceptor;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.Session;
 import io.xio.engine.XioException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +37,7 @@ final class ClientInterceptorChain
      * The interceptors' say on a call of {@code session} about to be admitted: its options, or why it may not go
      * (the interceptors that had run hear of it).
      */
-    CallOptions beforeSend(final SessionImpl session, final Outbound message, final CallOptions options)
+    CallOptions beforeSend(final Session session, final Outbound message, final CallOptions options)
     {
         CallOptions result = options;
         for (int i = 0; i < interceptors.length; i++)
@@ -58,13 +59,13 @@ final class ClientInterceptorChain
     }
 
     /** The interceptors hear a call's outcome, last first, before its caller does. On the completing thread. */
-    void outcome(final SessionImpl session, final long requestId, final Message response, final Throwable failure)
+    void outcome(final Session session, final long requestId, final Message response, final Throwable failure)
     {
         outcome(session, requestId, response, failure, interceptors.length);
     }
 
     /** {@link #outcome}, for the first {@code count} interceptors only: those whose beforeSend ran. */
-    private void outcome(final SessionImpl session, final long requestId, final Message response,
+    private void outcome(final Session session, final long requestId, final Message response,
         final Throwable failure, final int count)
     {
         for (int i = count - 1; i >= 0; i--)
@@ -76,7 +77,7 @@ final class ClientInterceptorChain
             catch (final RuntimeException ex)
             {
                 LOG.warn("client interceptor {} failed on the outcome of request {} of {}", interceptors[i],
-                    requestId, session.describe(), ex);
+                    requestId, session, ex);
             }
         }
     }

@@ -623,7 +623,7 @@ final class Connection implements LinkHandler
         final Lane lane = lanes.get(frame.sessionId());
         if (lane != null)
         {
-            lane.session.goAwayArrived(goAway, endpoint);
+            lane.session.drain.arrived(goAway, endpoint);
         }
     }
 

@@ -56,6 +56,8 @@ public final class EngineCore
     final io.xio.engine.TlsOptions tls;
     /** Empty when none were added: the send path then costs one length check. */
     final ClientInterceptorChain clientInterceptors;
+    /** What every session's calls need of the engine ({@link CallSubmission}). */
+    final CallSubmission.Engine calls;
     private final java.util.List<ServerInterceptor> serverInterceptors;
     /** Refusals happen on callers' threads too, so not in a context's counters. */
     private final AtomicLong backPressureRejections = new AtomicLong();
@@ -100,6 +102,7 @@ public final class EngineCore
         this.clock = settings.clock();
         this.tls = settings.tls();
         this.clientInterceptors = new ClientInterceptorChain(settings.clientInterceptors());
+        this.calls = new CallSubmission.Engine(clientInterceptors, clock, loops, callerSpinNanos, limits.maxInFlight());
         this.serverInterceptors = settings.serverInterceptors();
         this.refusals = new Refusals(clock);
         this.authenticationFailures = new AuthenticationFailures(clock, limits.maxAuthenticationFailuresPerHost(),
@@ -219,10 +222,10 @@ public final class EngineCore
     {
         if (accepted.remove(session.id(), session))
         {
-            sessionsByPeer.release(session.peerHost);
-            if (session.principalShare != null)
+            sessionsByPeer.release(session.identity.peerHost);
+            if (session.identity.principalShare != null)
             {
-                principals.release(session.principalShare);
+                principals.release(session.identity.principalShare);
             }
             drain.sessionGone();
         }

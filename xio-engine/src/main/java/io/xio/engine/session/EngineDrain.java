@@ -129,7 +129,7 @@ final class EngineDrain
         final GoAway sent = goAway;
         if (sent != null)
         {
-            session.goAwayAgain(sent);
+            session.drain.goAwayAgain(sent);
         }
     }
 

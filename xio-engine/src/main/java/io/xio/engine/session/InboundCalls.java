@@ -57,11 +57,11 @@ final class InboundCalls
             case NEW ->
             {
                 call.claimed();
-                if (!session.startedExecuting())
+                if (!session.answers.startedExecuting())
                 {
                     if (call.abandon())
                     {
-                        session.stoppedExecuting();
+                        session.answers.stoppedExecuting();
                         session.window.abandon(id);
                         call.unused();
                     }
@@ -182,7 +182,7 @@ final class InboundCalls
             // A one-way message may have had its receipt: its sender does not send it again, so it runs here.
             if ((call.flags & FrameFlags.ONE_WAY) == 0 && call.abandon())
             {
-                session.stoppedExecuting();
+                session.answers.stoppedExecuting();
                 session.window.abandon(call.id);
                 call.message.close(); // a pooled call is then left to the collector: it holds the window no more
             }

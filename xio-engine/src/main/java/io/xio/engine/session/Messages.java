@@ -2,6 +2,8 @@ package io.xio.engine.session;
 
 import io.xio.engine.LeakTracker;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
+import io.xio.engine.Outbound;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
 
@@ -14,6 +16,8 @@ import java.nio.ByteBuffer;
 final class Messages
 {
     private static final ApiBridge.MessageAccess ACCESS = ApiBridge.messages();
+
+    private static final ApiBridge.MetadataAccess METADATA = ApiBridge.metadata();
 
     private Messages()
     {
@@ -42,5 +46,18 @@ final class Messages
     static void placeIn(final Message message, final ByteBuffer output, final int at)
     {
         ACCESS.placeIn(message, output, at);
+    }
+
+    /**
+     * Makes the message's metadata read-only: it is read again whenever the message is written (a retransmit
+     * too), so a change the application makes afterwards must not reach this call, or tear a frame being encoded.
+     */
+    static void sealMetadata(final Outbound message)
+    {
+        final Metadata metadata = message.metadata();
+        if (metadata != null && !metadata.isReadOnly())
+        {
+            METADATA.readOnly(metadata);
+        }
     }
 }

@@ -94,7 +94,7 @@ final class OutboundCalls
         }
         if (!request.sentOnce)
         {
-            final io.xio.engine.SessionDrainingException draining = session.drainingFailure();
+            final io.xio.engine.SessionDrainingException draining = session.drain.failure();
             if (draining != null)
             {
                 request.fail(draining); // never written: the caller may send it elsewhere
@@ -153,7 +153,7 @@ final class OutboundCalls
         {
             return false;
         }
-        for (final RangeCancel range : session.rangeCancels())
+        for (final RangeCancel range : session.rangeCancels.inProgress())
         {
             if (range.covers(request.id) && range.awaitsPassOf(lane))
             {
@@ -224,7 +224,7 @@ final class OutboundCalls
      */
     void failUnsent()
     {
-        final io.xio.engine.SessionDrainingException draining = session.drainingFailure();
+        final io.xio.engine.SessionDrainingException draining = session.drain.failure();
         if (draining == null || pending.isEmpty())
         {
             return;

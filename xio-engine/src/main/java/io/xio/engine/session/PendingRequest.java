@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * nothing can reach it any more: not the lane's map (removed before it finishes), not a timer (cancelled before),
  * not a link (no buffers referenced), not the queue of requests waiting for room (one that ever waited there is
  * left to the garbage collector instead, as the queue drops finished requests lazily), not its future (which
- * holds its session and id only: a cancel of the future is a cancel of that id, {@link SessionImpl#cancel}). A
+ * holds its owner and id only: a cancel of the future is a cancel of that id, {@link CallSubmission#cancel}). A
  * cancel finds the request by id in the lane's map, and one it travels with ({@link #rangeCancel}) is consumed
  * when it arrives, so no cancel can reach it late.
  */
@@ -28,7 +28,8 @@ final class PendingRequest implements Runnable, SendCompletion
 {
     static final long NO_TIMER = -1;
 
-    final SessionImpl session;
+    /** The pool it comes from and goes back to: its session's calls. */
+    private final CallSubmission calls;
     final Runnable expire = this::expire;
     long id;
     int flags;
@@ -66,9 +67,9 @@ final class PendingRequest implements Runnable, SendCompletion
     private Throwable failure;
 
     /** A request for the session's pool, readied by {@link #reset} before each use. */
-    PendingRequest(final SessionImpl session)
+    PendingRequest(final CallSubmission calls)
     {
-        this.session = session;
+        this.calls = calls;
     }
 
     PendingRequest reset(final long id, final int flags, final Outbound message, final XioFuture<Object> future,
@@ -198,7 +199,7 @@ final class PendingRequest implements Runnable, SendCompletion
             return false;
         }
         finished = true;
-        session.admission.finished(id);
+        calls.finished(id);
         return true;
     }
 
@@ -213,11 +214,7 @@ final class PendingRequest implements Runnable, SendCompletion
         {
             failure = failure == null ? ex : failure;
         }
-        if (!session.engine.clientInterceptors.isEmpty())
-        {
-            session.engine.clientInterceptors.outcome(session, id, outcome instanceof Message response ? response :
-                null, failure);
-        }
+        calls.outcome(id, outcome instanceof Message response ? response : null, failure);
         if (listener != null)
         {
             deliverToListener();
@@ -248,7 +245,7 @@ final class PendingRequest implements Runnable, SendCompletion
         if (!waited && timer == NO_TIMER)
         {
             reset(0, 0, null, null, null, 0, false, false);
-            session.recycle(this);
+            calls.recycle(this);
         }
         else
         {
@@ -281,7 +278,7 @@ final class PendingRequest implements Runnable, SendCompletion
             }
             // Whatever else it threw, the frame that delivered this is mid-way on a transport's read loop: log, go on.
             LoggerFactory.getLogger(PendingRequest.class).warn("response listener of request {} on {} failed",
-                requestId, session.describe(), ex);
+                requestId, calls.describe(), ex);
         }
         finally
         {

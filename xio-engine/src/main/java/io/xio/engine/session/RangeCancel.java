@@ -6,16 +6,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One application cancel of an id range ({@link SessionImpl#cancel(long, long)}) across the session's lanes: it
- * adds up what each part reports and completes the application's future with the number of requests aborted once
+ * One application cancel of an id range ({@link io.xio.engine.Session#cancel(long, long)}) across the session's lanes:
+ * it adds up what each part reports and completes the application's future with the number of requests aborted once
  * every part has. A part is each lane's pass over its requests, each CANCEL a lane sent for it (done when its
- * CANCEL_RESULT arrives or the connection ends), and each request handed to another lane while the cancel was on
- * its way to the lane it left (done when the new lane has cancelled it). Parts report from their lanes' context
- * threads; {@link #result} completes on the thread of the last one.
+ * CANCEL_RESULT arrives or the connection ends), and each request handed to another lane while the cancel was on its
+ * way to the lane it left (done when the new lane has cancelled it). Parts report from their lanes' context threads;
+ * {@link #result} completes on the thread of the last one.
  *
- * <p>A cancel of one future ({@link SessionImpl#cancel(XioFuture, long)}) is one of a single id that completes no
- * count: it settles the future's cancel outcome instead. It is listed in the session's range cancels only until
- * every lane has made its pass, as no hand-off can need it after that; the CANCELs it sent are not listed anywhere.
+ * <p>A cancel of one future (a cancel of its request id) is one of a single id that completes no count: it settles the
+ * future's cancel outcome instead. It is listed in the session's range cancels only until every lane has made its pass,
+ * as no hand-off can need it after that; the CANCELs it sent are not listed anywhere.
  */
 final class RangeCancel
 {
@@ -25,7 +25,7 @@ final class RangeCancel
     final long last;
     /** The count of requests aborted; null for a cancel of one future, which nobody asks the count of. */
     final CompletableFuture<Integer> result;
-    private final SessionImpl session;
+    private final RangeCancels registry;
     /** The future cancelled, for a cancel of one future; null for a range. */
     private final XioFuture<?> future;
     private final Lane[] lanes;
@@ -37,21 +37,21 @@ final class RangeCancel
     private final AtomicInteger aborted = new AtomicInteger();
 
     /** A cancel of the ids {@code first..last}, reporting the count. */
-    RangeCancel(final SessionImpl session, final long first, final long last, final Lane[] lanes)
+    RangeCancel(final RangeCancels registry, final long first, final long last, final Lane[] lanes)
     {
-        this(session, first, last, lanes, null);
+        this(registry, first, last, lanes, null);
     }
 
     /** A cancel of the one id of {@code future}, settling its cancel outcome when over. */
-    RangeCancel(final SessionImpl session, final long id, final Lane[] lanes, final XioFuture<?> future)
+    RangeCancel(final RangeCancels registry, final long id, final Lane[] lanes, final XioFuture<?> future)
     {
-        this(session, id, id, lanes, future);
+        this(registry, id, id, lanes, future);
     }
 
-    private RangeCancel(final SessionImpl session, final long first, final long last, final Lane[] lanes,
+    private RangeCancel(final RangeCancels registry, final long first, final long last, final Lane[] lanes,
         final XioFuture<?> future)
     {
-        this.session = session;
+        this.registry = registry;
         this.first = first;
         this.last = last;
         this.lanes = lanes;
@@ -116,7 +116,7 @@ final class RangeCancel
     {
         if (passesDue.decrementAndGet() == 0)
         {
-            session.rangeCancelDone(this);
+            registry.done(this);
         }
     }
 
@@ -141,7 +141,7 @@ final class RangeCancel
     {
         if (lanes.length == 0)
         {
-            session.rangeCancelDone(this);
+            registry.done(this);
             over(0);
         }
     }

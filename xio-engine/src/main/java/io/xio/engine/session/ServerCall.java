@@ -305,7 +305,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.answered(this, status, response);
+            lane.session.answers.answered(this, status, response);
             return;
         }
         response.released();
@@ -355,7 +355,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         if (moveFrom(EXECUTING, ANSWERED))
         {
             lane.session.rejected();
-            lane.session.answered(this, Status.BACK_PRESSURE, Outbound.empty());
+            lane.session.answers.answered(this, Status.BACK_PRESSURE, Outbound.empty());
             return;
         }
         if (!answeredAfterCancel())
@@ -371,7 +371,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.answered(this, status, isOneWay() ? null : Outbound.empty());
+            lane.session.answers.answered(this, status, isOneWay() ? null : Outbound.empty());
             return true;
         }
         return answeredAfterCancel(); // cancelled first: this was its answer hold, let go (the cancel sent nothing)
@@ -382,7 +382,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.answered(this, Status.OK, null);
+            lane.session.answers.answered(this, Status.OK, null);
         }
         else
         {
@@ -407,7 +407,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         }
         try
         {
-            lane.session.cancelled(expectedId);
+            lane.session.answers.cancelled(expectedId);
             final Runnable action = (Runnable)ON_CANCEL.getAndSet(this, RAN);
             if (action != null)
             {

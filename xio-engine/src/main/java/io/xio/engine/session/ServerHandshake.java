@@ -205,15 +205,15 @@ final class ServerHandshake
         }
         final SessionImpl session = SessionImpl.accepted(engine, engine.newSessionId(),
             portal.uri().withResource(resource), resource, attributes, handler);
-        session.peerHost = host;
-        session.peerIdentity = connection.link.peerIdentity();
-        session.portal = portal;
-        session.principal = principal;
-        session.principalShare = share;
-        session.connectionPortals = connectionPortals(accept.connectionPortals());
+        session.identity.peerHost = host;
+        session.identity.peerIdentity = connection.link.peerIdentity();
+        session.identity.portal = portal;
+        session.identity.principal = principal;
+        session.identity.principalShare = share;
+        session.identity.connectionPortals = connectionPortals(accept.connectionPortals());
         session.limitTo(clientMaxInFlight, clientDedupWindow);
         session.admission.limitSizesTo(clientSizes);
-        session.peerUnderstandsGoAway = (features & SetupCodec.FEATURE_GOAWAY) != 0;
+        session.drain.peerUnderstandsGoAway((features & SetupCodec.FEATURE_GOAWAY) != 0);
         engine.accepted.put(session.id(), session);
         if (engine.drain.drainingAfterRegistering())
         {
@@ -226,11 +226,11 @@ final class ServerHandshake
         }
         final Lane lane = session.newServerLane(connection.peers);
         lane.attach(connection);
-        final List<String> portals = new ArrayList<>(session.connectionPortals.size());
-        session.connectionPortals.forEach(p -> portals.add(p.uri().endpoint().toString()));
+        final List<String> portals = new ArrayList<>(session.identity.connectionPortals.size());
+        session.identity.connectionPortals.forEach(p -> portals.add(p.uri().endpoint().toString()));
         connection.sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
             CallAdmission.announce(new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
-                .i32(engine.limits.dedupWindow()).bytes(session.secret()), engine.limits).strings(portals)
+                .i32(engine.limits.dedupWindow()).bytes(session.identity.secret()), engine.limits).strings(portals)
                 .toBytes());
         engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
             "accepted session " + session.id() + " for '" + resource + "' from " + connection.remoteAddress(),
@@ -317,7 +317,7 @@ final class ServerHandshake
             return;
         }
         // Unknown session, wrong secret and another peer get the same answer: it must not tell which ids exist.
-        final boolean proven = session != null && session.provenBy(proof);
+        final boolean proven = session != null && session.identity.provenBy(proof);
         final boolean samePeer = proven && setUpBy(session);
         final Lane lane = samePeer ? session.newServerLane(connection.peers) : null;
         if (lane == null)
@@ -335,7 +335,7 @@ final class ServerHandshake
         }
         lane.attach(connection);
         connection.sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, Connection.NO_BODY);
-        final byte[] goAway = session.goAwayBody();
+        final byte[] goAway = session.drain.bodyForAttach();
         if (goAway != null)
         {
             // Draining: the GOAWAY sent before may have gone down with the connection the client lost.
@@ -351,9 +351,10 @@ final class ServerHandshake
      */
     private boolean setUpBy(final SessionImpl session)
     {
-        final io.xio.engine.PeerIdentity first = session.peerIdentity;
+        final SessionIdentity identity = session.identity;
+        final io.xio.engine.PeerIdentity first = identity.peerIdentity;
         final io.xio.engine.PeerIdentity now = connection.link.peerIdentity();
-        return (session.portal == portal || session.connectionPortals.contains(portal)) && first != null &&
+        return (identity.portal == portal || identity.connectionPortals.contains(portal)) && first != null &&
             first.certificates().equals(now.certificates()) && java.util.Objects.equals(first.localUser(),
             now.localUser());
     }
