@@ -5,73 +5,36 @@ import java.time.Duration;
 /**
  * Bounds that keep memory finite and reject hostile input. Every length and count read from the wire is
  * checked against these before it is used, and every peer, however it behaves, costs at most what they allow.
- *
- * @param maxMessageBytes largest frame accepted or sent (header, application header and data segments)
- * @param maxHeaderBytes largest application header
- * @param maxSegments most data segments in one message
- * @param maxInFlight most requests a session may have awaiting responses (per direction); also the most a
- *                    receiver executes at once for one session
- * @param maxQueuedBytes unsent bytes above which a connection takes no new requests to send and starts no new
- *                       calls from its peer until the peer has read enough
- * @param dedupWindow how many recent request ids per session the receiver remembers (power of two)
- * @param retainedResponseBytes largest response kept for a resend to a retransmitted request
- * @param maxUnsentBytes unsent bytes at which a connection is closed: what a peer that stops reading may cost
- * @param writeStallTimeout how long a peer may read nothing while we have bytes for it before it is disconnected
- * @param handshakeTimeout how long an accepted connection may go without carrying a session (before its first
- *                         set-up, or after its last session ended) before it is closed
- * @param incompleteFrameTimeout how long a frame may take to arrive before its rate is checked
- * @param minReceiveRate bytes per second a frame that takes longer than {@code incompleteFrameTimeout} must have
- *                       arrived at, on average; a slower one closes its connection
- * @param maxSessions most sessions an engine accepts, all portals together
- * @param maxSessionsPerConnection most sessions one accepted connection carries
- * @param maxSessionsPerPeer most sessions an engine accepts from one peer address (host)
- * @param maxConnectionsPerPortal most connections a portal holds open at once
- * @param maxConnectionsPerPeer most connections an engine accepts from one peer address (host)
- * @param maxMetadataBytes largest call context (deadline and metadata entries, {@link Metadata#encodedLength()})
- *                         of one request or response, sent or received; at most 65535
- * @param maxRetainedBytesPerSession bytes of responses larger than {@code retainedResponseBytes} one session keeps
- *                                   by reference for retransmits until the requester acknowledges them; a response
- *                                   that would pass it is not kept (a retransmit of it gets RESPONSE_LOST)
- * @param maxRetainedBytes the same, for all sessions of the engine together
- * @param maxSessionsPerPrincipal most sessions an engine accepts for one authenticated principal (by
- *                                {@link java.security.Principal#getName()}, as the acceptor named it in
- *                                {@link SetupDecision#accept(java.security.Principal)}), all peers together
- * @param maxInFlightPerPrincipal most calls executing at once for one principal, all its sessions together; a call
- *                                over it is answered BACK_PRESSURE, as one over a session's {@code maxInFlight} is
- * @param maxAuthenticationFailuresPerHost failed authentications (the acceptor said
- *                                         {@link SetupDecision#unauthenticated}, or threw) one peer host may have at
- *                                         one portal within {@code authenticationFailureInterval}; its further set-ups
- *                                         there are refused without asking the acceptor until that interval has passed.
- *                                         All clients behind one NAT or proxy share the host's tries, and an IPv6 host
- *                                         counts as its /64: raise it where many clients come through one address
- * @param authenticationFailureInterval how long a host's failed authentications count, from its first
+ * Immutable; made from {@link #DEFAULT} with a {@link #builder()} or the {@code with} methods, so that a new limit
+ * is no breaking change.
  */
-public record Limits(
-    int maxMessageBytes,
-    int maxHeaderBytes,
-    int maxSegments,
-    int maxInFlight,
-    int maxQueuedBytes,
-    int dedupWindow,
-    int retainedResponseBytes,
-    long maxUnsentBytes,
-    Duration writeStallTimeout,
-    Duration handshakeTimeout,
-    Duration incompleteFrameTimeout,
-    int minReceiveRate,
-    int maxSessions,
-    int maxSessionsPerConnection,
-    int maxSessionsPerPeer,
-    int maxConnectionsPerPortal,
-    int maxConnectionsPerPeer,
-    int maxMetadataBytes,
-    long maxRetainedBytesPerSession,
-    long maxRetainedBytes,
-    int maxSessionsPerPrincipal,
-    int maxInFlightPerPrincipal,
-    int maxAuthenticationFailuresPerHost,
-    Duration authenticationFailureInterval)
+public final class Limits
 {
+    private final int maxMessageBytes;
+    private final int maxHeaderBytes;
+    private final int maxSegments;
+    private final int maxInFlight;
+    private final int maxQueuedBytes;
+    private final int dedupWindow;
+    private final int retainedResponseBytes;
+    private final long maxUnsentBytes;
+    private final Duration writeStallTimeout;
+    private final Duration handshakeTimeout;
+    private final Duration incompleteFrameTimeout;
+    private final int minReceiveRate;
+    private final int maxSessions;
+    private final int maxSessionsPerConnection;
+    private final int maxSessionsPerPeer;
+    private final int maxConnectionsPerPortal;
+    private final int maxConnectionsPerPeer;
+    private final int maxMetadataBytes;
+    private final long maxRetainedBytesPerSession;
+    private final long maxRetainedBytes;
+    private final int maxSessionsPerPrincipal;
+    private final int maxInFlightPerPrincipal;
+    private final int maxAuthenticationFailuresPerHost;
+    private final Duration authenticationFailureInterval;
+
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
      * up to 16 KiB kept (so at most 32 MiB of kept responses per session); a connection closed at 64 MiB unsent
@@ -89,8 +52,56 @@ public record Limits(
         16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20, 1024, 65536, 8,
         Duration.ofSeconds(10));
 
-    public Limits
+    private Limits(
+        final int maxMessageBytes,
+        final int maxHeaderBytes,
+        final int maxSegments,
+        final int maxInFlight,
+        final int maxQueuedBytes,
+        final int dedupWindow,
+        final int retainedResponseBytes,
+        final long maxUnsentBytes,
+        final Duration writeStallTimeout,
+        final Duration handshakeTimeout,
+        final Duration incompleteFrameTimeout,
+        final int minReceiveRate,
+        final int maxSessions,
+        final int maxSessionsPerConnection,
+        final int maxSessionsPerPeer,
+        final int maxConnectionsPerPortal,
+        final int maxConnectionsPerPeer,
+        final int maxMetadataBytes,
+        final long maxRetainedBytesPerSession,
+        final long maxRetainedBytes,
+        final int maxSessionsPerPrincipal,
+        final int maxInFlightPerPrincipal,
+        final int maxAuthenticationFailuresPerHost,
+        final Duration authenticationFailureInterval)
     {
+        this.maxMessageBytes = maxMessageBytes;
+        this.maxHeaderBytes = maxHeaderBytes;
+        this.maxSegments = maxSegments;
+        this.maxInFlight = maxInFlight;
+        this.maxQueuedBytes = maxQueuedBytes;
+        this.dedupWindow = dedupWindow;
+        this.retainedResponseBytes = retainedResponseBytes;
+        this.maxUnsentBytes = maxUnsentBytes;
+        this.writeStallTimeout = writeStallTimeout;
+        this.handshakeTimeout = handshakeTimeout;
+        this.incompleteFrameTimeout = incompleteFrameTimeout;
+        this.minReceiveRate = minReceiveRate;
+        this.maxSessions = maxSessions;
+        this.maxSessionsPerConnection = maxSessionsPerConnection;
+        this.maxSessionsPerPeer = maxSessionsPerPeer;
+        this.maxConnectionsPerPortal = maxConnectionsPerPortal;
+        this.maxConnectionsPerPeer = maxConnectionsPerPeer;
+        this.maxMetadataBytes = maxMetadataBytes;
+        this.maxRetainedBytesPerSession = maxRetainedBytesPerSession;
+        this.maxRetainedBytes = maxRetainedBytes;
+        this.maxSessionsPerPrincipal = maxSessionsPerPrincipal;
+        this.maxInFlightPerPrincipal = maxInFlightPerPrincipal;
+        this.maxAuthenticationFailuresPerHost = maxAuthenticationFailuresPerHost;
+        this.authenticationFailureInterval = authenticationFailureInterval;
         positive("maxMessageBytes", maxMessageBytes);
         positive("maxHeaderBytes", maxHeaderBytes);
         positive("maxSegments", maxSegments);
@@ -144,134 +155,392 @@ public record Limits(
         }
     }
 
+    /** Largest frame accepted or sent (header, application header and data segments). */
+    public int maxMessageBytes()
+    {
+        return maxMessageBytes;
+    }
+
+    /** Largest application header. */
+    public int maxHeaderBytes()
+    {
+        return maxHeaderBytes;
+    }
+
+    /** Most data segments in one message. */
+    public int maxSegments()
+    {
+        return maxSegments;
+    }
+
+    /**
+     * Most requests a session may have awaiting responses (per direction); also the most a receiver executes at once
+     * for one session.
+     */
+    public int maxInFlight()
+    {
+        return maxInFlight;
+    }
+
+    /**
+     * Unsent bytes above which a connection takes no new requests to send and starts no new calls from its peer until
+     * the peer has read enough.
+     */
+    public int maxQueuedBytes()
+    {
+        return maxQueuedBytes;
+    }
+
+    /** How many recent request ids per session the receiver remembers (power of two). */
+    public int dedupWindow()
+    {
+        return dedupWindow;
+    }
+
+    /** Largest response kept for a resend to a retransmitted request. */
+    public int retainedResponseBytes()
+    {
+        return retainedResponseBytes;
+    }
+
+    /** Unsent bytes at which a connection is closed: what a peer that stops reading may cost. */
+    public long maxUnsentBytes()
+    {
+        return maxUnsentBytes;
+    }
+
+    /** How long a peer may read nothing while we have bytes for it before it is disconnected. */
+    public Duration writeStallTimeout()
+    {
+        return writeStallTimeout;
+    }
+
+    /**
+     * How long an accepted connection may go without carrying a session (before its first set-up, or after its last
+     * session ended) before it is closed.
+     */
+    public Duration handshakeTimeout()
+    {
+        return handshakeTimeout;
+    }
+
+    /** How long a frame may take to arrive before its rate is checked. */
+    public Duration incompleteFrameTimeout()
+    {
+        return incompleteFrameTimeout;
+    }
+
+    /**
+     * Bytes per second a frame that takes longer than {@code incompleteFrameTimeout} must have arrived at, on average;
+     * a slower one closes its connection.
+     */
+    public int minReceiveRate()
+    {
+        return minReceiveRate;
+    }
+
+    /** Most sessions an engine accepts, all portals together. */
+    public int maxSessions()
+    {
+        return maxSessions;
+    }
+
+    /** Most sessions one accepted connection carries. */
+    public int maxSessionsPerConnection()
+    {
+        return maxSessionsPerConnection;
+    }
+
+    /** Most sessions an engine accepts from one peer address (host). */
+    public int maxSessionsPerPeer()
+    {
+        return maxSessionsPerPeer;
+    }
+
+    /** Most connections a portal holds open at once. */
+    public int maxConnectionsPerPortal()
+    {
+        return maxConnectionsPerPortal;
+    }
+
+    /** Most connections an engine accepts from one peer address (host). */
+    public int maxConnectionsPerPeer()
+    {
+        return maxConnectionsPerPeer;
+    }
+
+    /**
+     * Largest call context (deadline and metadata entries, {@link Metadata#encodedLength()}) of one request or
+     * response, sent or received; at most 65535.
+     */
+    public int maxMetadataBytes()
+    {
+        return maxMetadataBytes;
+    }
+
+    /**
+     * Bytes of responses larger than {@code retainedResponseBytes} one session keeps by reference for retransmits until
+     * the requester acknowledges them; a response that would pass it is not kept (a retransmit of it gets
+     * RESPONSE_LOST).
+     */
+    public long maxRetainedBytesPerSession()
+    {
+        return maxRetainedBytesPerSession;
+    }
+
+    /** The same, for all sessions of the engine together. */
+    public long maxRetainedBytes()
+    {
+        return maxRetainedBytes;
+    }
+
+    /**
+     * Most sessions an engine accepts for one authenticated principal (by {@link java.security.Principal#getName()}, as
+     * the acceptor named it in {@link SetupDecision#accept(java.security.Principal)}), all peers together.
+     */
+    public int maxSessionsPerPrincipal()
+    {
+        return maxSessionsPerPrincipal;
+    }
+
+    /**
+     * Most calls executing at once for one principal, all its sessions together; a call over it is answered
+     * BACK_PRESSURE, as one over a session's {@code maxInFlight} is.
+     */
+    public int maxInFlightPerPrincipal()
+    {
+        return maxInFlightPerPrincipal;
+    }
+
+    /**
+     * Failed authentications (the acceptor said {@link SetupDecision#unauthenticated}, or threw) one peer host may have
+     * at one portal within {@code authenticationFailureInterval}; its further set-ups there are refused without asking
+     * the acceptor until that interval has passed. All clients behind one NAT or proxy share the host's tries, and an
+     * IPv6 host counts as its /64: raise it where many clients come through one address.
+     */
+    public int maxAuthenticationFailuresPerHost()
+    {
+        return maxAuthenticationFailuresPerHost;
+    }
+
+    /** How long a host's failed authentications count, from its first. */
+    public Duration authenticationFailureInterval()
+    {
+        return authenticationFailureInterval;
+    }
+
+    /** A builder starting from {@link #DEFAULT}. */
+    public static Builder builder()
+    {
+        return DEFAULT.toBuilder();
+    }
+
+    /** A builder starting from these limits. */
+    public Builder toBuilder()
+    {
+        return new Builder(this);
+    }
+
     public Limits withMaxMessageBytes(final int value)
     {
-        return copy().maxMessageBytes(value).build();
+        return toBuilder().maxMessageBytes(value).build();
     }
 
     public Limits withMaxHeaderBytes(final int value)
     {
-        return copy().maxHeaderBytes(value).build();
+        return toBuilder().maxHeaderBytes(value).build();
     }
 
     /** Also widens the dedup window to the next power of two at least {@code value}, where it is smaller. */
     public Limits withMaxInFlight(final int value)
     {
-        return copy().maxInFlight(value)
+        return toBuilder().maxInFlight(value)
             .dedupWindow(Math.max(dedupWindow, Integer.highestOneBit(Math.max(1, value - 1)) << 1)).build();
     }
 
     /** Also raises {@code maxUnsentBytes} to {@code value}, where it is smaller. */
     public Limits withMaxQueuedBytes(final int value)
     {
-        return copy().maxQueuedBytes(value).maxUnsentBytes(Math.max(maxUnsentBytes, value)).build();
+        return toBuilder().maxQueuedBytes(value).maxUnsentBytes(Math.max(maxUnsentBytes, value)).build();
     }
 
     public Limits withMaxUnsentBytes(final long value)
     {
-        return copy().maxUnsentBytes(value).build();
+        return toBuilder().maxUnsentBytes(value).build();
     }
 
     public Limits withWriteStallTimeout(final Duration value)
     {
-        return copy().writeStallTimeout(value).build();
+        return toBuilder().writeStallTimeout(value).build();
     }
 
     public Limits withHandshakeTimeout(final Duration value)
     {
-        return copy().handshakeTimeout(value).build();
+        return toBuilder().handshakeTimeout(value).build();
     }
 
     public Limits withIncompleteFrameTimeout(final Duration value)
     {
-        return copy().incompleteFrameTimeout(value).build();
+        return toBuilder().incompleteFrameTimeout(value).build();
     }
 
     public Limits withMinReceiveRate(final int bytesPerSecond)
     {
-        return copy().minReceiveRate(bytesPerSecond).build();
+        return toBuilder().minReceiveRate(bytesPerSecond).build();
     }
 
     public Limits withMaxSessions(final int value)
     {
-        return copy().maxSessions(value).build();
+        return toBuilder().maxSessions(value).build();
     }
 
     public Limits withMaxSessionsPerConnection(final int value)
     {
-        return copy().maxSessionsPerConnection(value).build();
+        return toBuilder().maxSessionsPerConnection(value).build();
     }
 
     public Limits withMaxSessionsPerPeer(final int value)
     {
-        return copy().maxSessionsPerPeer(value).build();
+        return toBuilder().maxSessionsPerPeer(value).build();
     }
 
     public Limits withMaxConnectionsPerPortal(final int value)
     {
-        return copy().maxConnectionsPerPortal(value).build();
+        return toBuilder().maxConnectionsPerPortal(value).build();
     }
 
     public Limits withMaxConnectionsPerPeer(final int value)
     {
-        return copy().maxConnectionsPerPeer(value).build();
+        return toBuilder().maxConnectionsPerPeer(value).build();
     }
 
     public Limits withMaxSegments(final int value)
     {
-        return copy().maxSegments(value).build();
+        return toBuilder().maxSegments(value).build();
     }
 
     /** A power of two, at least {@code maxInFlight}. */
     public Limits withDedupWindow(final int value)
     {
-        return copy().dedupWindow(value).build();
+        return toBuilder().dedupWindow(value).build();
     }
 
     public Limits withRetainedResponseBytes(final int value)
     {
-        return copy().retainedResponseBytes(value).build();
+        return toBuilder().retainedResponseBytes(value).build();
     }
 
     public Limits withMaxMetadataBytes(final int value)
     {
-        return copy().maxMetadataBytes(value).build();
+        return toBuilder().maxMetadataBytes(value).build();
     }
 
     /** 0 keeps no response larger than {@code retainedResponseBytes} (a retransmit of one gets RESPONSE_LOST). */
     public Limits withMaxRetainedBytesPerSession(final long value)
     {
-        return copy().maxRetainedBytesPerSession(value).build();
+        return toBuilder().maxRetainedBytesPerSession(value).build();
     }
 
     public Limits withMaxRetainedBytes(final long value)
     {
-        return copy().maxRetainedBytes(value).build();
+        return toBuilder().maxRetainedBytes(value).build();
     }
 
     public Limits withMaxSessionsPerPrincipal(final int value)
     {
-        return copy().maxSessionsPerPrincipal(value).build();
+        return toBuilder().maxSessionsPerPrincipal(value).build();
     }
 
     public Limits withMaxInFlightPerPrincipal(final int value)
     {
-        return copy().maxInFlightPerPrincipal(value).build();
+        return toBuilder().maxInFlightPerPrincipal(value).build();
     }
 
     public Limits withMaxAuthenticationFailuresPerHost(final int value)
     {
-        return copy().maxAuthenticationFailuresPerHost(value).build();
+        return toBuilder().maxAuthenticationFailuresPerHost(value).build();
     }
 
     public Limits withAuthenticationFailureInterval(final Duration value)
     {
-        return copy().authenticationFailureInterval(value).build();
+        return toBuilder().authenticationFailureInterval(value).build();
     }
 
-    private Copy copy()
+    @Override
+    public boolean equals(final Object other)
     {
-        return new Copy(this);
+        if (this == other)
+        {
+            return true;
+        }
+        if (!(other instanceof Limits that))
+        {
+            return false;
+        }
+        return maxMessageBytes == that.maxMessageBytes &&
+            maxHeaderBytes == that.maxHeaderBytes &&
+            maxSegments == that.maxSegments &&
+            maxInFlight == that.maxInFlight &&
+            maxQueuedBytes == that.maxQueuedBytes &&
+            dedupWindow == that.dedupWindow &&
+            retainedResponseBytes == that.retainedResponseBytes &&
+            maxUnsentBytes == that.maxUnsentBytes &&
+            writeStallTimeout.equals(that.writeStallTimeout) &&
+            handshakeTimeout.equals(that.handshakeTimeout) &&
+            incompleteFrameTimeout.equals(that.incompleteFrameTimeout) &&
+            minReceiveRate == that.minReceiveRate &&
+            maxSessions == that.maxSessions &&
+            maxSessionsPerConnection == that.maxSessionsPerConnection &&
+            maxSessionsPerPeer == that.maxSessionsPerPeer &&
+            maxConnectionsPerPortal == that.maxConnectionsPerPortal &&
+            maxConnectionsPerPeer == that.maxConnectionsPerPeer &&
+            maxMetadataBytes == that.maxMetadataBytes &&
+            maxRetainedBytesPerSession == that.maxRetainedBytesPerSession &&
+            maxRetainedBytes == that.maxRetainedBytes &&
+            maxSessionsPerPrincipal == that.maxSessionsPerPrincipal &&
+            maxInFlightPerPrincipal == that.maxInFlightPerPrincipal &&
+            maxAuthenticationFailuresPerHost == that.maxAuthenticationFailuresPerHost &&
+            authenticationFailureInterval.equals(that.authenticationFailureInterval);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return java.util.Objects.hash(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes,
+            dedupWindow, retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout,
+            incompleteFrameTimeout, minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer,
+            maxConnectionsPerPortal, maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession,
+            maxRetainedBytes, maxSessionsPerPrincipal, maxInFlightPerPrincipal, maxAuthenticationFailuresPerHost,
+            authenticationFailureInterval);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Limits[" + "maxMessageBytes=" + maxMessageBytes + ", " +
+            "maxHeaderBytes=" + maxHeaderBytes + ", " +
+            "maxSegments=" + maxSegments + ", " +
+            "maxInFlight=" + maxInFlight + ", " +
+            "maxQueuedBytes=" + maxQueuedBytes + ", " +
+            "dedupWindow=" + dedupWindow + ", " +
+            "retainedResponseBytes=" + retainedResponseBytes + ", " +
+            "maxUnsentBytes=" + maxUnsentBytes + ", " +
+            "writeStallTimeout=" + writeStallTimeout + ", " +
+            "handshakeTimeout=" + handshakeTimeout + ", " +
+            "incompleteFrameTimeout=" + incompleteFrameTimeout + ", " +
+            "minReceiveRate=" + minReceiveRate + ", " +
+            "maxSessions=" + maxSessions + ", " +
+            "maxSessionsPerConnection=" + maxSessionsPerConnection + ", " +
+            "maxSessionsPerPeer=" + maxSessionsPerPeer + ", " +
+            "maxConnectionsPerPortal=" + maxConnectionsPerPortal + ", " +
+            "maxConnectionsPerPeer=" + maxConnectionsPerPeer + ", " +
+            "maxMetadataBytes=" + maxMetadataBytes + ", " +
+            "maxRetainedBytesPerSession=" + maxRetainedBytesPerSession + ", " +
+            "maxRetainedBytes=" + maxRetainedBytes + ", " +
+            "maxSessionsPerPrincipal=" + maxSessionsPerPrincipal + ", " +
+            "maxInFlightPerPrincipal=" + maxInFlightPerPrincipal + ", " +
+            "maxAuthenticationFailuresPerHost=" + maxAuthenticationFailuresPerHost + ", " +
+            "authenticationFailureInterval=" + authenticationFailureInterval + "]";
     }
 
     private static void positive(final String name, final long value)
@@ -290,8 +559,11 @@ public record Limits(
         }
     }
 
-    /** The components of a {@link Limits} being changed one by one: the withers' single way to a new one. */
-    private static final class Copy
+    /**
+     * Limits being set one by one, from {@link #builder()} or {@link #toBuilder()}; {@link #build()} checks them
+     * together. Not thread-safe: one thread builds.
+     */
+    public static final class Builder
     {
         private int maxMessageBytes;
         private int maxHeaderBytes;
@@ -318,7 +590,7 @@ public record Limits(
         private int maxAuthenticationFailuresPerHost;
         private Duration authenticationFailureInterval;
 
-        Copy(final Limits from)
+        private Builder(final Limits from)
         {
             maxMessageBytes = from.maxMessageBytes;
             maxHeaderBytes = from.maxHeaderBytes;
@@ -346,151 +618,152 @@ public record Limits(
             authenticationFailureInterval = from.authenticationFailureInterval;
         }
 
-        Copy maxMessageBytes(final int value)
+        public Builder maxMessageBytes(final int value)
         {
             maxMessageBytes = value;
             return this;
         }
 
-        Copy maxHeaderBytes(final int value)
+        public Builder maxHeaderBytes(final int value)
         {
             maxHeaderBytes = value;
             return this;
         }
 
-        Copy maxInFlight(final int value)
+        public Builder maxInFlight(final int value)
         {
             maxInFlight = value;
             return this;
         }
 
-        Copy maxQueuedBytes(final int value)
+        public Builder maxQueuedBytes(final int value)
         {
             maxQueuedBytes = value;
             return this;
         }
 
-        Copy dedupWindow(final int value)
+        public Builder dedupWindow(final int value)
         {
             dedupWindow = value;
             return this;
         }
 
-        Copy retainedResponseBytes(final int value)
+        public Builder retainedResponseBytes(final int value)
         {
             retainedResponseBytes = value;
             return this;
         }
 
-        Copy maxUnsentBytes(final long value)
+        public Builder maxUnsentBytes(final long value)
         {
             maxUnsentBytes = value;
             return this;
         }
 
-        Copy writeStallTimeout(final Duration value)
+        public Builder writeStallTimeout(final Duration value)
         {
             writeStallTimeout = value;
             return this;
         }
 
-        Copy handshakeTimeout(final Duration value)
+        public Builder handshakeTimeout(final Duration value)
         {
             handshakeTimeout = value;
             return this;
         }
 
-        Copy incompleteFrameTimeout(final Duration value)
+        public Builder incompleteFrameTimeout(final Duration value)
         {
             incompleteFrameTimeout = value;
             return this;
         }
 
-        Copy minReceiveRate(final int value)
+        public Builder minReceiveRate(final int value)
         {
             minReceiveRate = value;
             return this;
         }
 
-        Copy maxSessions(final int value)
+        public Builder maxSessions(final int value)
         {
             maxSessions = value;
             return this;
         }
 
-        Copy maxSessionsPerConnection(final int value)
+        public Builder maxSessionsPerConnection(final int value)
         {
             maxSessionsPerConnection = value;
             return this;
         }
 
-        Copy maxSessionsPerPeer(final int value)
+        public Builder maxSessionsPerPeer(final int value)
         {
             maxSessionsPerPeer = value;
             return this;
         }
 
-        Copy maxConnectionsPerPortal(final int value)
+        public Builder maxConnectionsPerPortal(final int value)
         {
             maxConnectionsPerPortal = value;
             return this;
         }
 
-        Copy maxConnectionsPerPeer(final int value)
+        public Builder maxConnectionsPerPeer(final int value)
         {
             maxConnectionsPerPeer = value;
             return this;
         }
 
-        Copy maxSegments(final int value)
+        public Builder maxSegments(final int value)
         {
             maxSegments = value;
             return this;
         }
 
-        Copy maxMetadataBytes(final int value)
+        public Builder maxMetadataBytes(final int value)
         {
             maxMetadataBytes = value;
             return this;
         }
 
-        Copy maxRetainedBytesPerSession(final long value)
+        public Builder maxRetainedBytesPerSession(final long value)
         {
             maxRetainedBytesPerSession = value;
             return this;
         }
 
-        Copy maxRetainedBytes(final long value)
+        public Builder maxRetainedBytes(final long value)
         {
             maxRetainedBytes = value;
             return this;
         }
 
-        Copy maxSessionsPerPrincipal(final int value)
+        public Builder maxSessionsPerPrincipal(final int value)
         {
             maxSessionsPerPrincipal = value;
             return this;
         }
 
-        Copy maxInFlightPerPrincipal(final int value)
+        public Builder maxInFlightPerPrincipal(final int value)
         {
             maxInFlightPerPrincipal = value;
             return this;
         }
 
-        Copy maxAuthenticationFailuresPerHost(final int value)
+        public Builder maxAuthenticationFailuresPerHost(final int value)
         {
             maxAuthenticationFailuresPerHost = value;
             return this;
         }
 
-        Copy authenticationFailureInterval(final Duration value)
+        public Builder authenticationFailureInterval(final Duration value)
         {
             authenticationFailureInterval = value;
             return this;
         }
 
-        Limits build()
+        /** The limits, checked: throws IllegalArgumentException naming the first that is out of range. */
+        public Limits build()
         {
             return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, maxInFlight, maxQueuedBytes, dedupWindow,
                 retainedResponseBytes, maxUnsentBytes, writeStallTimeout, handshakeTimeout, incompleteFrameTimeout,

@@ -48,8 +48,13 @@ class FrameFuzzTest
     private static Limits tight(final int maxMessageBytes, final int maxHeaderBytes, final int maxSegments)
     {
         final java.time.Duration second = java.time.Duration.ofSeconds(1);
-        return new Limits(maxMessageBytes, maxHeaderBytes, maxSegments, 1, 1, 1, 0, 1, second, second, second, 1, 1, 1,
-            1, 1, 1, 1, 0, 0, 1, 1, 1, second);
+        return Limits.builder().maxMessageBytes(maxMessageBytes).maxHeaderBytes(maxHeaderBytes)
+            .maxSegments(maxSegments).maxInFlight(1).maxQueuedBytes(1).dedupWindow(1).retainedResponseBytes(0)
+            .maxUnsentBytes(1).writeStallTimeout(second).handshakeTimeout(second).incompleteFrameTimeout(second)
+            .minReceiveRate(1).maxSessions(1).maxSessionsPerConnection(1).maxSessionsPerPeer(1)
+            .maxConnectionsPerPortal(1).maxConnectionsPerPeer(1).maxMetadataBytes(1).maxRetainedBytesPerSession(0)
+            .maxRetainedBytes(0).maxSessionsPerPrincipal(1).maxInFlightPerPrincipal(1)
+            .maxAuthenticationFailuresPerHost(1).authenticationFailureInterval(second).build();
     }
 
     private void checkAgainst(final byte[] input, final Limits limits)
