@@ -59,14 +59,14 @@ import java.util.regex.Pattern;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(XioProperties.class)
 @Import(XioComponentsRegistrar.class)
-public class XioAutoConfiguration
+public final class XioAutoConfiguration
 {
     /** A camel-case word of an engine message: the name of a {@link Limits} field. */
     private static final Pattern LIMITS_FIELD = Pattern.compile("\\b[a-z]+(?:[A-Z][a-z]+)+\\b");
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
+    XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
     {
         final XioEngine.Builder builder = XioEngine.builder().name("xio");
         final PropertyMapper map = PropertyMapper.get(); // a property not set leaves the engine's default
@@ -202,7 +202,7 @@ public class XioAutoConfiguration
      */
     @Bean
     @ConditionalOnMissingBean
-    public XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper,
+    XioCodec xioCodec(final XioProperties properties, final ObjectProvider<JsonMapper> jsonMapper,
         final ApplicationContext context)
     {
         final JsonMapper json = jsonMapper.getIfAvailable(JsonMapper::new);
@@ -292,14 +292,14 @@ public class XioAutoConfiguration
 
     @Bean
     @ConditionalOnMissingBean
-    public XioClientRegistry xioClientRegistry()
+    XioClientRegistry xioClientRegistry()
     {
         return new XioClientRegistry();
     }
 
     /** {@code local.xio.port} and {@code local.xio.ports[i]}: the ports the portals are bound at. */
     @Bean
-    public XioPortInfoListener xioPortInfoListener(final ApplicationContext context,
+    XioPortInfoListener xioPortInfoListener(final ApplicationContext context,
         final ConfigurableEnvironment environment)
     {
         return new XioPortInfoListener(context, environment);
@@ -307,7 +307,7 @@ public class XioAutoConfiguration
 
     @Bean
     @ConditionalOnMissingBean
-    public XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
+    XioServiceExporter xioServiceExporter(final ApplicationContext context, final XioEngine engine,
         final XioCodec codec, final XioProperties properties, final ObjectProvider<XioInstrumentation> instrumentation,
         final ObjectProvider<XioServerInterceptor> interceptors, final ObjectProvider<SessionAcceptor> acceptor,
         final ObjectProvider<SslBundles> sslBundles, final ObjectProvider<XioExportListener> listeners,
@@ -325,7 +325,7 @@ public class XioAutoConfiguration
 
     @Bean
     @ConditionalOnBean(XioServiceExporter.class)
-    public XioGracefulShutdownLifecycle xioGracefulShutdownLifecycle(final XioServiceExporter exporter)
+    XioGracefulShutdownLifecycle xioGracefulShutdownLifecycle(final XioServiceExporter exporter)
     {
         return new XioGracefulShutdownLifecycle(exporter);
     }

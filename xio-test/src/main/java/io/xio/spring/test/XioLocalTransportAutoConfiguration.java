@@ -20,12 +20,12 @@ import java.util.List;
  */
 @AutoConfiguration(before = XioAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
-public class XioLocalTransportAutoConfiguration
+public final class XioLocalTransportAutoConfiguration
 {
     private static final Logger LOG = LoggerFactory.getLogger(XioLocalTransportAutoConfiguration.class);
 
     @Bean
-    public XioLocalTransport xioLocalTransport()
+    XioLocalTransport xioLocalTransport()
     {
         return new XioLocalTransport();
     }
@@ -36,7 +36,7 @@ public class XioLocalTransportAutoConfiguration
      * misnamed bundle.
      */
     @Bean
-    public SmartInitializingSingleton xioLocalTransportTlsWarning(final ObjectProvider<XioProperties> properties)
+    SmartInitializingSingleton xioLocalTransportTlsWarning(final ObjectProvider<XioProperties> properties)
     {
         return () -> properties.ifAvailable(xio ->
         {

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(XioEngine.class)
-public class XioEndpointAutoConfiguration
+public final class XioEndpointAutoConfiguration
 {
     /** The keys of client credentials, in {@link #canonical} form. */
     private static final Pattern CREDENTIALS = Pattern.compile("xio\\.clients?\\.(.+\\.)?credentials\\..+");
@@ -37,7 +37,7 @@ public class XioEndpointAutoConfiguration
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    public XioEndpoint xioEndpoint(final XioEngine engine, final ObjectProvider<XioServiceExporter> exporter,
+    XioEndpoint xioEndpoint(final XioEngine engine, final ObjectProvider<XioServiceExporter> exporter,
         final ObjectProvider<XioClientRegistry> clients)
     {
         return new XioEndpoint(engine, exporter.getIfAvailable(), clients.getIfAvailable());
@@ -50,7 +50,7 @@ public class XioEndpointAutoConfiguration
      * whatever their key ends with.
      */
     @Bean
-    public SanitizingFunction xioCredentialsSanitizingFunction()
+    SanitizingFunction xioCredentialsSanitizingFunction()
     {
         return data -> CREDENTIALS.matcher(canonical(data.getLowerCaseKey())).matches()
             ? data.withSanitizedValue() : data;

@@ -24,11 +24,11 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(XioEngine.class)
 @ConditionalOnEnabledHealthIndicator("xio")
 @EnableConfigurationProperties(XioHealthProperties.class)
-public class XioHealthContributorAutoConfiguration
+public final class XioHealthContributorAutoConfiguration
 {
     @Bean
     @ConditionalOnMissingBean(name = "xioHealthIndicator")
-    public XioHealthIndicator xioHealthIndicator(final XioEngine engine,
+    XioHealthIndicator xioHealthIndicator(final XioEngine engine,
         final ObjectProvider<XioServiceExporter> exporter, final ObjectProvider<XioClientRegistry> clients,
         final XioHealthProperties properties)
     {

@@ -24,18 +24,18 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({XioEngine.class, MeterRegistry.class})
-public class XioMetricsAutoConfiguration
+public final class XioMetricsAutoConfiguration
 {
     @Bean
     @ConditionalOnMissingBean
-    public XioMetrics xioMetrics(final XioEngine engine)
+    XioMetrics xioMetrics(final XioEngine engine)
     {
         return new XioMetrics(engine);
     }
 
     @Bean
     @ConditionalOnMissingBean(XioInstrumentation.class)
-    public XioTimerInstrumentation xioTimerInstrumentation(final MeterRegistry registry)
+    XioTimerInstrumentation xioTimerInstrumentation(final MeterRegistry registry)
     {
         return new XioTimerInstrumentation(registry);
     }

@@ -26,12 +26,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(name = {"io.micrometer.observation.ObservationRegistry", "io.micrometer.tracing.Tracer"})
 @ConditionalOnBean(type = "io.micrometer.tracing.Tracer")
-public class XioObservationAutoConfiguration
+public final class XioObservationAutoConfiguration
 {
     @Bean
     @ConditionalOnMissingBean(XioInstrumentation.class)
     @ConditionalOnBean(ObservationRegistry.class)
-    public XioObservationInstrumentation xioObservationInstrumentation(final ObservationRegistry registry,
+    XioObservationInstrumentation xioObservationInstrumentation(final ObservationRegistry registry,
         final ObjectProvider<XioClientObservationConvention> clientConvention,
         final ObjectProvider<XioServerObservationConvention> serverConvention)
     {

@@ -32,12 +32,12 @@ import org.springframework.core.env.Environment;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(DiscoveryClient.class)
 @ConditionalOnBean(XioEngine.class)
-public class XioDiscoveryAutoConfiguration
+public final class XioDiscoveryAutoConfiguration
 {
     /** The resolver of service ids, over the application's discovery client. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBean(DiscoveryClient.class)
-    static class Resolver
+    static final class Resolver
     {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(EndpointResolver.class)
@@ -53,7 +53,7 @@ public class XioDiscoveryAutoConfiguration
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBean({ServiceRegistry.class, Registration.class})
     @ConditionalOnProperty(name = "xio.server.registration.enabled", matchIfMissing = true)
-    static class Registering
+    static final class Registering
     {
         @Bean
         @ConditionalOnMissingBean

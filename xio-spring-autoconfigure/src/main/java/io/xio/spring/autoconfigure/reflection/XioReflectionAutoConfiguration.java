@@ -30,7 +30,7 @@ import tools.jackson.databind.json.JsonMapper;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "xio.server.reflection.enabled", matchIfMissing = true)
 @ImportRuntimeHints(XioReflectionAutoConfiguration.DescriptionHints.class)
-public class XioReflectionAutoConfiguration
+public final class XioReflectionAutoConfiguration
 {
     /**
      * The descriptions are written with Jackson from records no exported signature names (describe answers
@@ -48,7 +48,7 @@ public class XioReflectionAutoConfiguration
 
     @Bean
     @ConditionalOnMissingBean
-    public XioReflectionService xioReflectionService(final ObjectProvider<XioServiceExporter> exporter,
+    XioReflectionService xioReflectionService(final ObjectProvider<XioServiceExporter> exporter,
         final ObjectProvider<XioCodec> codec, final ObjectProvider<JsonMapper> jsonMapper)
     {
         // The exporter is asked at each call: it exports this bean, so it cannot be given to it.

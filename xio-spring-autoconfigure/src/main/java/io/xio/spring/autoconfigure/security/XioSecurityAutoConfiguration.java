@@ -37,11 +37,11 @@ import org.springframework.security.core.userdetails.UserDetailsService;
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
 @ConditionalOnClass(Authentication.class)
 @EnableConfigurationProperties(XioProperties.class)
-public class XioSecurityAutoConfiguration
+public final class XioSecurityAutoConfiguration
 {
     @Bean
     @ConditionalOnMissingBean
-    public XioSecurityContextInterceptor xioSecurityContextInterceptor(
+    XioSecurityContextInterceptor xioSecurityContextInterceptor(
         final ObjectProvider<SecurityContextHolderStrategy> strategy)
     {
         return new XioSecurityContextInterceptor(
@@ -50,14 +50,14 @@ public class XioSecurityAutoConfiguration
 
     @Bean
     @ConditionalOnMissingBean
-    public XioSecurityExceptionAdvice xioSecurityExceptionAdvice()
+    XioSecurityExceptionAdvice xioSecurityExceptionAdvice()
     {
         return new XioSecurityExceptionAdvice();
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public PasswordAuthenticationExtractor xioPasswordAuthenticationExtractor()
+    PasswordAuthenticationExtractor xioPasswordAuthenticationExtractor()
     {
         return new PasswordAuthenticationExtractor();
     }
@@ -65,7 +65,7 @@ public class XioSecurityAutoConfiguration
     @Bean
     @ConditionalOnMissingBean(SessionAcceptor.class)
     @Conditional(AuthenticationConfigured.class)
-    public XioAuthenticatingSessionAcceptor xioSessionAcceptor(final XioProperties properties,
+    XioAuthenticatingSessionAcceptor xioSessionAcceptor(final XioProperties properties,
         final ObjectProvider<XioAuthenticationExtractor> extractors,
         final ObjectProvider<AuthenticationManager> manager, final ListableBeanFactory beans)
     {
@@ -77,7 +77,7 @@ public class XioSecurityAutoConfiguration
     /** Bearer tokens, with spring-security-oauth2-resource-server. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = XioAuthenticationManagers.BEARER_TOKEN)
-    static class BearerTokenConfiguration
+    static final class BearerTokenConfiguration
     {
         @Bean
         @ConditionalOnMissingBean
@@ -90,7 +90,7 @@ public class XioSecurityAutoConfiguration
     /** Client certificates, with spring-security-web (its pre-authenticated token and X.509 extractor). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = XioAuthenticationManagers.PRE_AUTHENTICATED)
-    static class CertificateConfiguration
+    static final class CertificateConfiguration
     {
         @Bean
         @ConditionalOnMissingBean
