@@ -9,6 +9,7 @@ import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SessionOptions;
+import io.xio.engine.SetupDecision;
 import io.xio.engine.TestEngines;
 import io.xio.engine.TlsHandshakeException;
 import io.xio.engine.TlsOptions;
@@ -35,6 +36,8 @@ import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -49,9 +52,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What the {@code tls} transport adds to tcp, through the public API: mutual TLS accepted and refused, certificates
- * refused with their reason (untrusted, expired, another host's), a plaintext client on a TLS portal, raw sockets
- * that never finish the handshake, a reloaded context, the peer's certificate at the acceptor and in the session,
- * and a turn's frames coalescing into few records.
+ * refused with their reason (untrusted, expired, another host's), a plaintext client on a TLS portal, a TLS session's
+ * further connections kept on TLS when its acceptor names a plaintext connection portal, raw sockets that never
+ * finish the handshake, a reloaded context, the peer's certificate at the acceptor and in the session, and a turn's
+ * frames coalescing into few records.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TlsTransportTest
@@ -320,6 +324,48 @@ class TlsTransportTest
         assertThatThrownBy(() -> plain.connect(uri(portal, "echo")))
             .isInstanceOf(XioException.class)
             .hasMessageContaining("SessionOptions.withTls");
+    }
+
+    @Test
+    void aTlsSessionsConnectionsStayOnTls() throws Exception
+    {
+        final XioEngine server = engines.start(engines.builder("server").tls(CERTIFICATES.serverOptions()));
+        server.register("where", request ->
+        {
+            request.message().close();
+            request.respond(Outbound.of(utf8(Thread.currentThread().getName())));
+        });
+        final Portal plaintext = server.bind("tcp://127.0.0.1:0", SessionAcceptor.DEFAULT, 1);
+        final Portal tls = server.bind("tls://127.0.0.1:0",
+            request -> SetupDecision.accept().withConnectionPortals(List.of(plaintext.uri())), 0);
+        final XioEngine client = engines.start(engines.builder("client").tls(CERTIFICATES.options(null)));
+        final Set<String> servedBy = ConcurrentHashMap.newKeySet();
+        try (Session session = client.connect(tls.uri().withResource("where").toString(),
+            SessionOptions.DEFAULT.withConnections(2)))
+        {
+            assertThat(session.connectionCount()).isEqualTo(2);
+            for (int t = 0; t < 4; t++)
+            {
+                final Thread caller = new Thread(() ->
+                {
+                    for (int i = 0; i < 20; i++)
+                    {
+                        try (Message m = session.request(Outbound.of(utf8("x"))).get(5, TimeUnit.SECONDS))
+                        {
+                            servedBy.add(text(m.header()));
+                        }
+                        catch (final Exception ex)
+                        {
+                            throw new AssertionError(ex);
+                        }
+                    }
+                });
+                caller.start();
+                caller.join();
+            }
+        }
+        assertThat(servedBy).as("contexts that served calls of a tls:// session; the plaintext portal is on " +
+            "context 1").hasSize(1);
     }
 
     @Test

@@ -11,8 +11,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Review of the local-transport switch: cases where a test passes that production would fail. */
-class XioLocalTransportReviewTest
+/**
+ * The local-transport switch lets no test pass that production would fail: a {@code tls://} client of a plain
+ * {@code tcp://} portal is not served, a client given another context's {@code local.xio.port} does not reach its own
+ * context's portal, and two contexts with the same {@code local://} portal do not collide.
+ */
+class XioLocalTransportFidelityTest
 {
     /**
      * In production a tls:// client of a plain tcp:// portal fails its handshake; under the switch both become the

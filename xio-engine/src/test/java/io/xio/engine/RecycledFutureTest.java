@@ -16,12 +16,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Review of {@link CallOptions#withRecycledFuture()}: a future recycled by its response's close while its own
- * completion (CompletableFuture's stack, then the fast action) is still under way. Calls are answered by the test,
- * so that every dependent is registered before the response arrives.
+ * {@link CallOptions#withRecycledFuture()}: a future whose response is closed while its own completion
+ * (CompletableFuture's stack, then the fast action) is still under way runs every action registered on it, and
+ * neither its timer nor its late completion reaches the call that reuses it. Calls are answered by the test, so that
+ * every dependent is registered before the response arrives.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RecycledFutureReviewTest
+class RecycledFutureTest
 {
     private static final CallOptions RECYCLED = CallOptions.DEFAULT.withRecycledFuture();
 

@@ -13,9 +13,12 @@ import static io.xio.engine.TestEngines.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Review of the drain work (branch review-drain): findings shown as failing tests. */
+/**
+ * {@link XioEngine#drain}'s grace through real engines: a grace meant as "no limit", too long to add to the clock in
+ * nanoseconds, neither ends the drain nor cuts the calls in flight.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ReviewDrainTest
+class DrainGraceTest
 {
     private final TestEngines engines = new TestEngines();
     private final HeldRequests held = new HeldRequests();

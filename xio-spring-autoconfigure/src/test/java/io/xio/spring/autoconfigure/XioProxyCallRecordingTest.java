@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * caller completed (or timed out with {@code orTimeout}) before the answer came still has its call recorded once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class XioProxyReviewTest
+class XioProxyCallRecordingTest
 {
     /** The client's recorded call outcomes, in order. */
     private static final class Outcomes implements XioInstrumentation

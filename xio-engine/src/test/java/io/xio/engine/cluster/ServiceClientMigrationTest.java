@@ -27,8 +27,12 @@ import static io.xio.engine.TestEngines.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Review findings on ServiceClientImpl, as failing tests. */
-class ServiceClientReviewTest
+/**
+ * A client's endpoints while their sessions move or reconnect: a GOAWAY migration that fails, or comes up slowly,
+ * leaves the endpoint usable and no second session on the old server; with leastInFlight, an endpoint whose session
+ * is reconnecting does not stall calls another endpoint can take.
+ */
+class ServiceClientMigrationTest
 {
     private static final String SERVICE = "kv";
     private final TestEngines engines = new TestEngines();

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * An shm portal whose name a live portal holds, and a local one whose name is bound in this JVM, are "in use" as a
  * taken port is, and analysed as such.
  */
-class XioPortalInUseReviewTest
+class XioPortalNameInUseTest
 {
     @Test
     void anShmPortalWhoseNameIsTakenIsAnalysedAsInUse()

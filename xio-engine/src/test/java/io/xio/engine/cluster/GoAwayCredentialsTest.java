@@ -19,11 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Review (branch review-drain): a GOAWAY's portals are a redirect chosen by the server, yet a ServiceClient
- * re-opens there with its credentials whatever the host or scheme (issue 15: credentials do not follow a weakening
- * redirect, another host included, unless SessionOptions.withCredentialsOnRedirect(true)).
+ * A GOAWAY's portals are a redirect chosen by the server: a ServiceClient moving there does not send its credentials
+ * to another host (issue 15: credentials do not follow a weakening redirect, another host included, unless
+ * SessionOptions.withCredentialsOnRedirect(true)).
  */
-class ReviewGoAwayCredentialsTest
+class GoAwayCredentialsTest
 {
     private final TestEngines engines = new TestEngines();
     private ServiceClient client;
