@@ -46,9 +46,9 @@ final class CallSubmission implements ApiBridge.FutureOwner
     private final Supplier<String> describe;
     final AtomicLong requestsSent = new AtomicLong();
     /** Requests ready for reuse (every request, one-way message and listener call takes one). */
-    private volatile ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests;
-    /** Futures of {@link CallOptions#withRecycledFuture()} calls ready for reuse, made on first use. */
-    private volatile ManyToManyConcurrentArrayQueue<XioFuture<?>> idleFutures;
+    private final Pool<PendingRequest> idleRequests;
+    /** Futures of {@link CallOptions#withRecycledFuture()} calls ready for reuse. */
+    private final Pool<XioFuture<?>> idleFutures;
 
     /**
      * @param session the session as the application sees it, for the interceptors
@@ -67,6 +67,9 @@ final class CallSubmission implements ApiBridge.FutureOwner
         this.mineFlag = initiator ? 0 : FrameFlags.FROM_ACCEPTOR;
         this.defaultTimeout = defaultTimeout;
         this.describe = describe;
+        final int poolCapacity = Math.max(2, Math.min(engine.maxInFlight(), 4096));
+        this.idleRequests = new Pool<>(poolCapacity);
+        this.idleFutures = new Pool<>(poolCapacity);
     }
 
     /** A request, or a one-way message ({@code oneWay}); its future completes with the outcome. */
@@ -157,7 +160,7 @@ final class CallSubmission implements ApiBridge.FutureOwner
 
     private PendingRequest pendingRequest()
     {
-        final PendingRequest request = idleRequests().poll();
+        final PendingRequest request = idleRequests.get().poll();
         return request != null ? request : new PendingRequest(this);
     }
 
@@ -165,7 +168,7 @@ final class CallSubmission implements ApiBridge.FutureOwner
     @SuppressWarnings("unchecked")
     private XioFuture<Object> recycledFuture(final long requestId)
     {
-        XioFuture<Object> future = (XioFuture<Object>)idleFutures().poll();
+        XioFuture<Object> future = (XioFuture<Object>)idleFutures.get().poll();
         if (future == null)
         {
             future = Futures.newRecyclable(this);
@@ -204,13 +207,13 @@ final class CallSubmission implements ApiBridge.FutureOwner
     @Override
     public void recycle(final XioFuture<?> future)
     {
-        idleFutures().offer(future); // when full, left to the garbage collector
+        idleFutures.get().offer(future); // when full, left to the garbage collector
     }
 
     /** A request is done and unreachable: keep it for the next one. Any thread. */
     void recycle(final PendingRequest request)
     {
-        idleRequests().offer(request); // when full, left to the garbage collector
+        idleRequests.get().offer(request); // when full, left to the garbage collector
     }
 
     /** A request's call ended: the room it took is free (its answer came, or it failed or was cancelled). */
@@ -231,48 +234,6 @@ final class CallSubmission implements ApiBridge.FutureOwner
     String describe()
     {
         return describe.get();
-    }
-
-    private ManyToManyConcurrentArrayQueue<XioFuture<?>> idleFutures()
-    {
-        ManyToManyConcurrentArrayQueue<XioFuture<?>> idle = idleFutures;
-        if (idle == null)
-        {
-            synchronized (this)
-            {
-                idle = idleFutures;
-                if (idle == null)
-                {
-                    idle = new ManyToManyConcurrentArrayQueue<>(poolCapacity());
-                    idleFutures = idle;
-                }
-            }
-        }
-        return idle;
-    }
-
-    /** Made on first use: a session may never send. */
-    private ManyToManyConcurrentArrayQueue<PendingRequest> idleRequests()
-    {
-        ManyToManyConcurrentArrayQueue<PendingRequest> idle = idleRequests;
-        if (idle == null)
-        {
-            synchronized (this)
-            {
-                idle = idleRequests;
-                if (idle == null)
-                {
-                    idle = new ManyToManyConcurrentArrayQueue<>(poolCapacity());
-                    idleRequests = idle;
-                }
-            }
-        }
-        return idle;
-    }
-
-    private int poolCapacity()
-    {
-        return Math.max(2, Math.min(engine.maxInFlight(), 4096));
     }
 
     private static XioFuture<Object> failedAtOnce(final CallOptions options, final XioException refused)
@@ -348,5 +309,35 @@ final class CallSubmission implements ApiBridge.FutureOwner
             }
         }
         return false;
+    }
+
+    /** A pool of things ready for reuse, made on first use: a session may never send. Any thread. */
+    private static final class Pool<T>
+    {
+        private final int capacity;
+        private volatile ManyToManyConcurrentArrayQueue<T> queue;
+
+        Pool(final int capacity)
+        {
+            this.capacity = capacity;
+        }
+
+        ManyToManyConcurrentArrayQueue<T> get()
+        {
+            ManyToManyConcurrentArrayQueue<T> made = queue;
+            if (made == null)
+            {
+                synchronized (this)
+                {
+                    made = queue;
+                    if (made == null)
+                    {
+                        made = new ManyToManyConcurrentArrayQueue<>(capacity);
+                        queue = made;
+                    }
+                }
+            }
+            return made;
+        }
     }
 }
