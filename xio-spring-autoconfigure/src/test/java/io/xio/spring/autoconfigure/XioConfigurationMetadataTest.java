@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The IDE metadata the configuration processor generated (with the additional metadata merged in): the defaults of
@@ -191,8 +192,41 @@ class XioConfigurationMetadataTest
         assertThat(hintValues("xio.server.redirect")).isEqualTo(kebab(XioProperties.Redirect.values()));
         assertThat(hintValues("xio.server.error.include-message"))
             .isEqualTo(kebab(XioProperties.IncludeMessage.values()));
-        hints.forEach(hint -> hint.get("values").forEach(value ->
-            assertThat(value.get("description")).as(hint.get("name") + " " + value.get("value")).isNotNull()));
+        assertThat(hintValues("xio.clients.*.transports")).as("the transports a named client may list")
+            .containsExactlyInAnyOrder("local", "shm", "rdma", "tls", "tcp");
+        // The setter takes exactly these (it fails start-up on any other).
+        final XioProperties.NamedClient client = new XioProperties.NamedClient();
+        client.setTransports(List.copyOf(hintValues("xio.clients.*.transports")));
+        assertThatThrownBy(() -> client.setTransports(List.of("udp"))).isInstanceOf(IllegalArgumentException.class);
+        hints.forEach(hint ->
+        {
+            if (hint.has("values"))
+            {
+                hint.get("values").forEach(value ->
+                    assertThat(value.get("description")).as(hint.get("name") + " " + value.get("value")).isNotNull());
+            }
+        });
+    }
+
+    @Test
+    void beanAndClassNamesAreCompletedFromTheApplication()
+    {
+        assertThat(provider("xio.server.executor")).isEqualTo("spring-bean-reference:java.util.concurrent.Executor");
+        assertThat(provider("xio.client.allowed-exceptions")).isEqualTo("class-reference:java.lang.Exception");
+        assertThat(provider("xio.clients.*.allowed-exceptions")).isEqualTo("class-reference:java.lang.Exception");
+    }
+
+    private static String provider(final String name)
+    {
+        for (final JsonNode hint : hints)
+        {
+            if (hint.get("name").asString().equals(name))
+            {
+                final JsonNode provider = hint.get("providers").get(0);
+                return provider.get("name").asString() + ":" + provider.get("parameters").get("target").asString();
+            }
+        }
+        throw new AssertionError("no hint for " + name);
     }
 
     private static Set<String> hintValues(final String name)
