@@ -1,7 +1,10 @@
 package io.xio.engine.session;
 
+import io.xio.engine.LeakTracker;
+import io.xio.engine.Limits;
 import io.xio.engine.Outbound;
 import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.RequestHandler;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
@@ -15,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The peer's requests arriving on one lane: deduplication through the session's window, dispatch to the
@@ -27,7 +31,14 @@ final class InboundCalls
     private static final Logger LOG = LoggerFactory.getLogger(InboundCalls.class);
 
     private final Lane lane;
-    private final SessionImpl session;
+    /** The session, its answering part, window and refusal counter, as the lane's calls have them. */
+    private final ServerCall.Context session;
+    private final RequestHandler handler;
+    /** The session's lanes: an answer goes out on another when this one is down. */
+    private final LaneRing lanes;
+    private final LeakTracker leaks;
+    private final Limits limits;
+    private final AtomicLong requestsReceived;
     private final CallPool calls;
     /**
      * Calls accepted while the connection held more unsent bytes for the peer than it may: they start once the
@@ -37,11 +48,22 @@ final class InboundCalls
      */
     private final ArrayDeque<ServerCall> parked = new ArrayDeque<>();
 
-    InboundCalls(final Lane lane)
+    /**
+     * @param reuseCalls whether calls are pooled ({@link io.xio.engine.RequestReuse#AFTER_ANSWER})
+     * @param requestsReceived the session's count of the peer's calls
+     */
+    InboundCalls(final Lane lane, final ServerCall.Context session, final RequestHandler handler,
+        final LaneRing lanes, final LeakTracker leaks, final Limits limits, final AtomicLong requestsReceived,
+        final boolean reuseCalls)
     {
         this.lane = lane;
-        this.session = lane.session;
-        this.calls = session.reuseCalls ? new CallPool(lane, session.engine.limits.maxInFlight()) : null;
+        this.session = session;
+        this.handler = handler;
+        this.lanes = lanes;
+        this.leaks = leaks;
+        this.limits = limits;
+        this.requestsReceived = requestsReceived;
+        this.calls = reuseCalls ? new CallPool(lane, limits.maxInFlight()) : null;
     }
 
     void onRequest(final Frame frame, final Slab slab)
@@ -52,29 +74,29 @@ final class InboundCalls
         final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
         final ServerCall call = calls != null ? calls.take(id, flags) : new ServerCall(lane, id, flags);
         lane.fence.takeDescriptor(call, id, oneWay, lane.connection());
-        switch (session.window.begin(id, call))
+        switch (session.window().begin(id, call))
         {
             case NEW ->
             {
                 call.claimed();
-                if (!session.answers.startedExecuting())
+                if (!session.answers().startedExecuting())
                 {
                     if (call.abandon())
                     {
-                        session.answers.stoppedExecuting();
-                        session.window.abandon(id);
+                        session.answers().stoppedExecuting();
+                        session.window().abandon(id);
                         call.unused();
                     }
-                    session.rejected();
+                    session.rejected().run();
                     answerStatus(id, flags, Status.BACK_PRESSURE);
                     return;
                 }
-                session.requestsReceived.incrementAndGet();
+                requestsReceived.incrementAndGet();
                 if (receipt)
                 {
                     sendReceipt(id, flags);
                 }
-                call.wrap(slab, frame, session.engine.leaks);
+                call.wrap(slab, frame, leaks);
                 call.deadline(lane.loop.nanoTime(), frame.contextLength() == 0 ? CallContext.NO_DEADLINE :
                     CallContext.remaining(frame.buffer(), frame.headerOffset()));
                 if (!parked.isEmpty() || !lane.connection().writable())
@@ -93,13 +115,13 @@ final class InboundCalls
                 }
                 // The original connection may look alive here yet be dead: answer where the retransmit came
                 // from. Re-check afterwards, since the answer may have been routed meanwhile.
-                final Object running = session.window.awaitCall(id);
+                final Object running = session.window().awaitCall(id);
                 if (running instanceof ServerCall executing)
                 {
                     executing.replyVia(lane, id);
                     unparkElsewhere(executing);
                 }
-                if (!oneWay && session.window.isDone(id))
+                if (!oneWay && session.window().isDone(id))
                 {
                     resend(id, flags);
                 }
@@ -124,7 +146,7 @@ final class InboundCalls
             case FULL ->
             {
                 call.unused();
-                session.rejected();
+                session.rejected().run();
                 answerStatus(id, flags, Status.BACK_PRESSURE);
             }
         }
@@ -182,8 +204,8 @@ final class InboundCalls
             // A one-way message may have had its receipt: its sender does not send it again, so it runs here.
             if ((call.flags & FrameFlags.ONE_WAY) == 0 && call.abandon())
             {
-                session.answers.stoppedExecuting();
-                session.window.abandon(call.id);
+                session.answers().stoppedExecuting();
+                session.window().abandon(call.id);
                 call.message.close(); // a pooled call is then left to the collector: it holds the window no more
             }
             else
@@ -197,7 +219,7 @@ final class InboundCalls
     {
         try
         {
-            if (session.handler == null)
+            if (handler == null)
             {
                 call.message.close();
                 call.refuse(Status.NO_HANDLER);
@@ -211,7 +233,7 @@ final class InboundCalls
             }
             try
             {
-                session.handler.onRequest(call);
+                handler.onRequest(call);
             }
             catch (final Throwable ex)
             {
@@ -222,7 +244,7 @@ final class InboundCalls
                 }
                 if (oneWay)
                 {
-                    LOG.warn("handler of {} failed on one-way message {}", session.describe(), call.id, ex);
+                    LOG.warn("handler of {} failed on one-way message {}", session.session(), call.id, ex);
                 }
                 else
                 {
@@ -253,26 +275,26 @@ final class InboundCalls
         final boolean silent = (flags & FrameFlags.ONE_WAY) != 0 && (flags & FrameFlags.RECEIPT_REQUESTED) == 0;
         if (!silent && lane.isUp())
         {
-            lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
+            lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, sessionId(), id,
                 status, Outbound.empty(), CallContext.NO_DEADLINE, null, false);
         }
     }
 
     private void sendReceipt(final long id, final int flags)
     {
-        lane.connection().sendControl(FrameType.RECEIPT, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id, 0,
+        lane.connection().sendControl(FrameType.RECEIPT, flags & FrameFlags.FROM_ACCEPTOR, sessionId(), id, 0,
             Connection.NO_BODY);
     }
 
     /** A retransmit of a call answered already: the answer again, from the window, or RESPONSE_LOST. */
     private void resend(final long id, final int flags)
     {
-        final HeldResponse held = session.window.held(id);
+        final HeldResponse held = session.window().held(id);
         final Outbound again = held == null ? null : held.share();
         if (again != null)
         {
             final int result = lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR |
-                FrameFlags.ACK_REQUESTED, session.id(), id, held.status, again, CallContext.NO_DEADLINE,
+                FrameFlags.ACK_REQUESTED, sessionId(), id, held.status, again, CallContext.NO_DEADLINE,
                 written -> again.released(), true);
             if (result != FrameEncoder.QUEUED)
             {
@@ -280,7 +302,7 @@ final class InboundCalls
             }
             return;
         }
-        final DedupWindow.Retained kept = session.window.retained(id);
+        final DedupWindow.Retained kept = session.window().retained(id);
         if (kept == null)
         {
             answerStatus(id, flags, Status.RESPONSE_LOST);
@@ -294,7 +316,7 @@ final class InboundCalls
             segments[i] = all.slice(at, kept.segmentLengths()[i]);
             at += kept.segmentLengths()[i];
         }
-        lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, session.id(), id,
+        lane.connection().sendMessage(FrameType.RESPONSE, flags & FrameFlags.FROM_ACCEPTOR, sessionId(), id,
             kept.status(), Outbound.of(all.slice(0, kept.headerLength()), segments).metadata(kept.trailers()),
             CallContext.NO_DEADLINE, null, false);
     }
@@ -302,7 +324,7 @@ final class InboundCalls
     /** The peer has the whole response to its request: a copy held for a retransmit of it goes. */
     void onResponseAck(final Frame frame)
     {
-        session.window.acknowledge(DedupWindow.checkedId(frame.requestId()));
+        session.window().acknowledge(DedupWindow.checkedId(frame.requestId()));
     }
 
     void onCancel(final Frame frame)
@@ -316,11 +338,11 @@ final class InboundCalls
             throw new ProtocolViolationException("CANCEL range " + first + ".." + last + " is empty");
         }
         // Bounded by the window: ids outside it are not executing here.
-        final long span = Math.min(last - first, session.engine.limits.dedupWindow() - 1);
+        final long span = Math.min(last - first, limits.dedupWindow() - 1);
         int aborted = 0;
         for (long i = 0; i <= span; i++)
         {
-            final Object call = session.window.call(first + i);
+            final Object call = session.window().call(first + i);
             if (call instanceof ServerCall serverCall && serverCall.cancel(first + i))
             {
                 aborted++;
@@ -334,7 +356,7 @@ final class InboundCalls
     {
         if (!lane.isUp())
         {
-            final Lane other = session.openLane(lane);
+            final Lane other = lanes.open(lane);
             if (other == null)
             {
                 response.released(); // kept in the window (when small) for the retransmit to come
@@ -362,12 +384,12 @@ final class InboundCalls
         int result = FrameEncoder.NOT_WRITABLE;
         if (call.lane == lane && lane.fence.mayWriteInto(call, connection) && status == Status.OK)
         {
-            result = connection.sendInto(flags, session.id(), call.id, status, response, call.outputAddress,
+            result = connection.sendInto(flags, sessionId(), call.id, status, response, call.outputAddress,
                 call.outputKey, call.outputLength, completion ? call : null);
         }
         if (result == FrameEncoder.NOT_WRITABLE)
         {
-            result = connection.sendMessage(FrameType.RESPONSE, flags, session.id(), call.id, status, response,
+            result = connection.sendMessage(FrameType.RESPONSE, flags, sessionId(), call.id, status, response,
                 CallContext.NO_DEADLINE, completion ? call : null, true);
         }
         if (result == FrameEncoder.NO_ROOM)
@@ -379,5 +401,10 @@ final class InboundCalls
         {
             call.release();
         }
+    }
+
+    private long sessionId()
+    {
+        return session.session().id();
     }
 }

@@ -1,6 +1,9 @@
 package io.xio.engine.session;
 
+import io.xio.engine.LeakTracker;
 import io.xio.engine.Message;
+import io.xio.engine.Session;
+import io.xio.engine.XioUri;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.XioException;
@@ -27,14 +30,24 @@ final class InboundResponses
     private static final Object RECEIPT = new Object();
 
     private final Lane lane;
-    private final SessionImpl session;
+    /** The session as the application sees it: its id, for the CANCELs that go back. */
+    private final Session session;
+    /** The session's lanes, round which an answer that arrived on the wrong one is passed. */
+    private final LaneRing lanes;
+    private final LeakTracker leaks;
+    /** The session's address with its resource, for the failures of calls. */
+    private final XioUri address;
     private final OutboundCalls outbound;
     private final Message responseView = Messages.released();
 
-    InboundResponses(final Lane lane, final OutboundCalls outbound)
+    InboundResponses(final Lane lane, final OutboundCalls outbound, final Session session, final LaneRing lanes,
+        final LeakTracker leaks, final XioUri address)
     {
         this.lane = lane;
-        this.session = lane.session;
+        this.session = session;
+        this.lanes = lanes;
+        this.leaks = leaks;
+        this.address = address;
         this.outbound = outbound;
     }
 
@@ -50,7 +63,7 @@ final class InboundResponses
         final boolean written = (frame.flags() & FrameFlags.DATA_WRITTEN) != 0;
         final int writtenAt = lane.fence.onResponse(frame, written);
         final PendingRequest request = outbound.get(id);
-        if (request == null && (session.laneCount() < 2 || written))
+        if (request == null && (lanes.count() < 2 || written))
         {
             return; // answered already (a duplicate after failover), cancelled or timed out
         }
@@ -69,12 +82,12 @@ final class InboundResponses
         {
             // A recycled future: its own message, which goes back with it when the caller closes it.
             final XioFuture<Object> future = request.future;
-            message = Messages.rewrap(Futures.response(future), slab, frame, session.engine.leaks,
+            message = Messages.rewrap(Futures.response(future), slab, frame, leaks,
                 Futures.onResponseClosed(future));
         }
         else
         {
-            message = Messages.of(slab, frame, session.engine.leaks);
+            message = Messages.of(slab, frame, leaks);
         }
         if (written)
         {
@@ -88,7 +101,7 @@ final class InboundResponses
         else
         {
             // After a failover the peer may answer on another connection than the one holding the request.
-            forward(id, outcome, session.laneCount() - 1);
+            forward(id, outcome, lanes.count() - 1);
         }
     }
 
@@ -99,9 +112,9 @@ final class InboundResponses
         {
             settle(request, RECEIPT);
         }
-        else if (session.laneCount() > 1)
+        else if (lanes.count() > 1)
         {
-            forward(frame.requestId(), RECEIPT, session.laneCount() - 1);
+            forward(frame.requestId(), RECEIPT, lanes.count() - 1);
         }
     }
 
@@ -135,7 +148,7 @@ final class InboundResponses
 
     private void forward(final long id, final Object outcome, final int hopsLeft)
     {
-        final Lane next = session.laneAfter(lane);
+        final Lane next = lanes.after(lane);
         if (next == null || next.loop.isClosed())
         {
             if (outcome instanceof Message message)
@@ -214,12 +227,12 @@ final class InboundResponses
         final RemoteException remote = remoteException(frame, status);
         if (status == Status.BACK_PRESSURE)
         {
-            return new BackPressureException("turned away unrun by " + session.uri.withResource(session.resource) +
+            return new BackPressureException("turned away unrun by " + address +
                 ": too busy now; retry later or slow down", remote);
         }
         if (status == Status.DEADLINE_EXCEEDED)
         {
-            return new XioTimeoutException("not run by " + session.uri.withResource(session.resource) +
+            return new XioTimeoutException("not run by " + address +
                 ": the call's deadline passed while it waited there", remote);
         }
         return remote;
@@ -238,6 +251,6 @@ final class InboundResponses
             type = newline < 0 ? body : body.substring(0, newline);
             text = newline < 0 ? "" : body.substring(newline + 1);
         }
-        return new RemoteException(session.uri.withResource(session.resource).toString(), status, type, text);
+        return new RemoteException(address.toString(), status, type, text);
     }
 }

@@ -34,6 +34,8 @@ final class Lane
     final OutboundCalls outbound;
     final InboundResponses responses;
     final InboundCalls inbound;
+    /** What the peer's calls on this lane need of their session ({@link ServerCall}). */
+    final ServerCall.Context calls;
     private final ClientHandshake handshake;
     private volatile LaneState state = LaneState.CONNECTING;
     private Connection connection;
@@ -49,9 +51,13 @@ final class Lane
         this.peers = peers;
         this.loop = peers.loop;
         this.slot = slot;
+        this.calls = new ServerCall.Context(session, session.answers, session.window, session.engine.clock,
+            session::rejected);
         this.outbound = new OutboundCalls(this);
-        this.responses = new InboundResponses(this, outbound);
-        this.inbound = new InboundCalls(this);
+        this.responses = new InboundResponses(this, outbound, session, session.lanes, session.engine.leaks,
+            session.uri.withResource(session.resource));
+        this.inbound = new InboundCalls(this, calls, session.handler, session.lanes, session.engine.leaks,
+            session.engine.limits, session.requestsReceived, session.reuseCalls);
         this.handshake = session.initiator ? new ClientHandshake(this) : null;
     }
 

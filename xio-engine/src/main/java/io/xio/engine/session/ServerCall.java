@@ -7,6 +7,7 @@ import io.xio.engine.Session;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.Status;
 import io.xio.engine.transport.SendCompletion;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -28,6 +29,14 @@ import java.time.Duration;
  */
 final class ServerCall implements InboundRequest, Runnable, SendCompletion
 {
+    /**
+     * What a lane's calls need of their session: the session as the application sees it, the part that answers,
+     * the deduplication window, the engine's clock, and the counter of calls refused for lack of room.
+     */
+    record Context(Session session, ServerAnswers answers, DedupWindow window, NanoClock clock, Runnable rejected)
+    {
+    }
+
     // States in the low bits of the word, the request id above them. A cancel passes through CANCELLING, during
     // which a late answer is only noted: the call cannot be reused while the cancel still works on it. TAKEN: made
     // ready for an id the window has not given it (yet); neither answerable nor cancellable.
@@ -148,7 +157,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     @Override
     public Duration timeRemaining()
     {
-        return hasDeadline ? Duration.ofNanos(Math.max(0, deadline - lane.session.engine.clock.nanoTime())) : null;
+        return hasDeadline ? Duration.ofNanos(Math.max(0, deadline - context().clock().nanoTime())) : null;
     }
 
     /**
@@ -158,7 +167,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     boolean expiredAtDispatch(final long turnTime)
     {
         return hasDeadline && (turnTime - deadline >= 0 ||
-            deadline - turnTime < NEAR_DEADLINE && lane.session.engine.clock.nanoTime() - deadline >= 0);
+            deadline - turnTime < NEAR_DEADLINE && context().clock().nanoTime() - deadline >= 0);
     }
 
     /** Whether the deadline passed by {@code now} (engine clock). */
@@ -170,7 +179,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     @Override
     public boolean isExpired()
     {
-        return expiredBy(lane.session.engine.clock.nanoTime());
+        return expiredBy(context().clock().nanoTime());
     }
 
     @Override
@@ -265,7 +274,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     @Override
     public Session session()
     {
-        return lane.session;
+        return context().session();
     }
 
     @Override
@@ -305,7 +314,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.answers.answered(this, status, response);
+            context().answers().answered(this, status, response);
             return;
         }
         response.released();
@@ -349,13 +358,13 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (isOneWay())
         {
-            lane.session.rejected(); // its receipt, if asked for, left before the handler ran: nothing to send
+            context().rejected().run(); // its receipt, if asked for, left before the handler ran: nothing to send
             return;
         }
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.rejected();
-            lane.session.answers.answered(this, Status.BACK_PRESSURE, Outbound.empty());
+            context().rejected().run();
+            context().answers().answered(this, Status.BACK_PRESSURE, Outbound.empty());
             return;
         }
         if (!answeredAfterCancel())
@@ -371,7 +380,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.answers.answered(this, status, isOneWay() ? null : Outbound.empty());
+            context().answers().answered(this, status, isOneWay() ? null : Outbound.empty());
             return true;
         }
         return answeredAfterCancel(); // cancelled first: this was its answer hold, let go (the cancel sent nothing)
@@ -382,7 +391,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
     {
         if (moveFrom(EXECUTING, ANSWERED))
         {
-            lane.session.answers.answered(this, Status.OK, null);
+            context().answers().answered(this, Status.OK, null);
         }
         else
         {
@@ -400,14 +409,14 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         // While we hold CANCELLING, nobody can answer and complete the id, so the window still names the call
         // executing it. If it does not, this is not that execution (a guard: claimed() should make that
         // impossible): give the state back, unless a reuse has overwritten it already.
-        if (lane.session.window.call(expectedId) != this)
+        if (context().window().call(expectedId) != this)
         {
             WORD.compareAndSet(this, expectedId << STATE_BITS | CANCELLING, expectedId << STATE_BITS | EXECUTING);
             return false;
         }
         try
         {
-            lane.session.answers.cancelled(expectedId);
+            context().answers().cancelled(expectedId);
             final Runnable action = (Runnable)ON_CANCEL.getAndSet(this, RAN);
             if (action != null)
             {
@@ -477,5 +486,11 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         {
             release();
         }
+    }
+
+    /** What the call needs of its session: its lane's, the same for every call there. */
+    private Context context()
+    {
+        return lane.calls;
     }
 }

@@ -55,7 +55,8 @@ public final class SessionImpl implements Session
     private final Map<String, String> sentAttributes;
     private volatile Map<String, String> attributes;
     private volatile long id;
-    private final LaneRing lanes = new LaneRing();
+    /** Its lanes; the lanes hand the ring to the parts that pass answers round it. */
+    final LaneRing lanes = new LaneRing();
     /** Why the session closed; null while it is open. */
     private final java.util.concurrent.atomic.AtomicReference<Throwable> closedBy =
         new java.util.concurrent.atomic.AtomicReference<>();
