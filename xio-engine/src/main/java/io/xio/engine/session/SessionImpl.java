@@ -43,8 +43,6 @@ public final class SessionImpl implements Session
     final Duration defaultTimeout;
     final DedupWindow window;
     final CallAdmission admission;
-    /** This session's share of {@link EngineCore#retained}: the peer's responses held until it acknowledges them. */
-    final ByteBudget retained;
     final AtomicInteger executing = new AtomicInteger();
     final AtomicLong requestsReceived = new AtomicLong();
     final AtomicLong retransmits = new AtomicLong();
@@ -100,7 +98,8 @@ public final class SessionImpl implements Session
         this.drain = new SessionDrain(initiator, lanes, admission, executing, host);
         this.calls = new CallSubmission(this, engine.calls, admission, lanes, rangeCancels, drain, initiator,
             defaultTimeout, this::describe);
-        this.retained = new ByteBudget(engine.limits.maxRetainedBytesPerSession(), engine.retained);
+        // This session's share of the engine's retained budget: the peer's responses held until it acknowledges them.
+        final ByteBudget retained = new ByteBudget(engine.limits.maxRetainedBytesPerSession(), engine.retained);
         this.answers = new ServerAnswers(engine.limits, engine.refusals, window, admission, retained, executing,
             identity, drain, uri.toString(), this::describe);
     }
@@ -331,11 +330,6 @@ public final class SessionImpl implements Session
             }
         }
         return false;
-    }
-
-    int laneCount()
-    {
-        return lanes.count();
     }
 
     /** The lane after {@code lane} in this session's ring of lanes, or null when it is the only one. */
