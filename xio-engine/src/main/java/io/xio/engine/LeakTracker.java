@@ -23,6 +23,19 @@ public final class LeakTracker
         live.remove(message);
     }
 
+    /** Throws, listing each message received and not released, unless there are none; when an engine closes. */
+    void requireAllReleased(final String engine)
+    {
+        final List<Throwable> unreleased = unreleased();
+        if (!unreleased.isEmpty())
+        {
+            final IllegalStateException leak = new IllegalStateException(
+                "engine " + engine + ": " + unreleased.size() + " received message(s) never released");
+            unreleased.forEach(leak::addSuppressed);
+            throw leak;
+        }
+    }
+
     /** Descriptions of messages received and not released, each with the stack where it was delivered. */
     public List<Throwable> unreleased()
     {

@@ -1,16 +1,12 @@
 package io.xio.engine;
 
-import io.xio.engine.context.DozeAlarm;
 import io.xio.engine.context.EventLoop;
-import io.xio.engine.context.LoopIdleStrategy;
 import io.xio.engine.session.EngineCore;
 import io.xio.engine.session.EngineSettings;
 import io.xio.engine.session.PortalImpl;
 import io.xio.engine.session.SessionImpl;
 import io.xio.engine.memory.RegisteredMemory;
 import io.xio.engine.transport.Transport;
-import io.xio.engine.transport.TransportProvider;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
@@ -18,12 +14,9 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -80,27 +73,19 @@ public final class XioEngine implements AutoCloseable
     private static final AtomicInteger ENGINES = new AtomicInteger();
 
     private final String name;
+    /** The core's array of loops: an element is replaced when a context restarts, under {@link #lifecycle}. */
     private final EventLoop[] loops;
-    /** Elements replaced when a context restarts, under {@link #lifecycle}. */
-    private final AgentRunner[] runners;
-    /** Ends the loops' sub-millisecond dozes; its thread starts with the first doze. */
-    private final DozeAlarm dozeAlarm;
+    private final EngineContexts contexts;
     private final EngineCore core;
     private final ContextSupervisor supervisor;
     /** Orders restarting a failed context against closing the engine. */
     private final Object lifecycle = new Object();
-    private final Limits limits;
-    private final Duration busyPoll;
-    private final boolean adaptivePolling;
-    private final boolean manualContexts;
-    private final NanoClock clock;
+    private final EngineContexts.LoopSettings loopSettings;
     private final LeakTracker leaks;
-    private final List<Portal> portals = Collections.synchronizedList(new ArrayList<>());
+    private final EnginePortals portals = new EnginePortals(this::isClosed);
     /** Buffers from {@link #allocateShared} not freed yet: their files go when the engine closes. */
-    private final List<ByteBuffer> sharedBuffers = Collections.synchronizedList(new ArrayList<>());
-    private final AtomicInteger nextPortalContext = new AtomicInteger();
+    private final SharedBuffers sharedBuffers = new SharedBuffers();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Duration connectTimeout;
     private final EngineSettings settings;
     private final ContextFailurePolicy contextFailurePolicy;
 
@@ -108,61 +93,18 @@ public final class XioEngine implements AutoCloseable
     {
         name = builder.name != null ? builder.name : "xio-" + ENGINES.incrementAndGet();
         leaks = builder.leakDetection ? new LeakTracker() : null;
-        connectTimeout = builder.connectTimeout;
-        limits = builder.limits;
-        busyPoll = builder.busyPoll;
-        adaptivePolling = builder.adaptivePolling;
-        manualContexts = builder.manualContexts;
-        clock = builder.clock;
         supervisor = new ContextSupervisor(this, builder.contextFailurePolicy);
-        dozeAlarm = new DozeAlarm(name, builder.contexts);
-        loops = new EventLoop[builder.contexts];
-        for (int i = 0; i < loops.length; i++)
-        {
-            loops[i] = newLoop(i);
-        }
+        loopSettings = new EngineContexts.LoopSettings(name, builder.limits, builder.busyPoll, builder.adaptivePolling,
+            builder.manualContexts, builder.clock, supervisor);
+        contexts = new EngineContexts(loopSettings, builder.contexts);
+        loops = contexts.loops();
         settings = new EngineSettings(name, builder.limits, builder.keepaliveInterval,
             builder.keepaliveTimeout, builder.reconnectTimeout, builder.connectTimeout, builder.callerSpin,
             builder.listener, builder.clock, builder.clientInterceptors, builder.serverInterceptors, builder.tls);
         contextFailurePolicy = builder.contextFailurePolicy;
-        core = new EngineCore(settings, loops, builder.transports(), leaks);
-        if (builder.manualContexts)
-        {
-            runners = null;
-        }
-        else
-        {
-            runners = new AgentRunner[loops.length];
-            for (int i = 0; i < loops.length; i++)
-            {
-                runners[i] = start(loops[i]);
-            }
-        }
+        core = new EngineCore(settings, loops, Transports.discovered(builder.transports), leaks);
+        contexts.start();
         core.start();
-    }
-
-    private EventLoop newLoop(final int index)
-    {
-        return new EventLoop(name + "-ctx-" + index, index, limits, busyPoll, adaptivePolling, manualContexts, clock,
-            dozeAlarm, supervisor);
-    }
-
-    private static AgentRunner start(final EventLoop loop)
-    {
-        final AgentRunner runner = new AgentRunner(new LoopIdleStrategy(loop), ex ->
-        {
-            if (!loop.isTermination(ex))
-            {
-                LOG.error("context {} failed", loop.name(), ex); // onStart or onClose: the loop guards the rest
-            }
-        }, null, loop.agent());
-        AgentRunner.startOnThread(runner, r ->
-        {
-            final Thread thread = new Thread(r, loop.name());
-            thread.setDaemon(true);
-            return thread;
-        });
-        return runner;
     }
 
     /**
@@ -179,31 +121,10 @@ public final class XioEngine implements AutoCloseable
             {
                 return false;
             }
-            fresh = newLoop(index);
-            if (runners != null)
-            {
-                try
-                {
-                    runners[index] = start(fresh);
-                }
-                catch (final RuntimeException | Error ex)
-                {
-                    fresh.close(); // no thread for it (out of memory, say): the caller closes the engine
-                    throw ex;
-                }
-            }
+            fresh = contexts.replace(failed); // throws without a thread for it: the caller closes the engine
             core.replace(index, fresh);
         }
-        for (final Portal portal : portalsOn(failed))
-        {
-            ((PortalImpl)portal).rebind(core.peers(index)).whenComplete((bound, ex) ->
-            {
-                if (ex != null)
-                {
-                    LOG.error("portal {} is closed: it could not listen again after its context failed", portal, ex);
-                }
-            });
-        }
+        portals.rebind(failed, core);
         LOG.warn("context {} restarted on a new thread", fresh.name());
         return true;
     }
@@ -216,10 +137,7 @@ public final class XioEngine implements AutoCloseable
     /** The portals served by {@code loop}, open or not. */
     List<Portal> portalsOn(final EventLoop loop)
     {
-        synchronized (portals)
-        {
-            return portals.stream().filter(portal -> portal.context() == loop).toList();
-        }
+        return portals.servedBy(loop);
     }
 
     public static Builder builder()
@@ -256,6 +174,11 @@ public final class XioEngine implements AutoCloseable
         return !closed.get();
     }
 
+    private boolean isClosed()
+    {
+        return closed.get();
+    }
+
     /** Registers the handler of requests to sessions for {@code resource}; replaces an earlier one. */
     public void register(final String resource, final RequestHandler handler)
     {
@@ -284,11 +207,6 @@ public final class XioEngine implements AutoCloseable
      */
     public ByteBuffer register(final ByteBuffer buffer)
     {
-        if (!buffer.isDirect())
-        {
-            throw new IllegalArgumentException("only direct buffers can be registered for zero-copy sends; " +
-                "allocate with ByteBuffer.allocateDirect");
-        }
         RegisteredMemory.add(buffer);
         return buffer;
     }
@@ -300,10 +218,6 @@ public final class XioEngine implements AutoCloseable
      */
     public boolean unregister(final ByteBuffer buffer)
     {
-        if (!buffer.isDirect())
-        {
-            throw new IllegalArgumentException("only direct buffers are registered");
-        }
         return RegisteredMemory.remove(buffer);
     }
 
@@ -325,10 +239,7 @@ public final class XioEngine implements AutoCloseable
             throw new IllegalStateException("engine " + name + " is closed");
         }
         final java.nio.file.Path own = core.hasTransport("shm") ? core.transport("shm").sharedMemoryDirectory() : null;
-        final java.nio.file.Path directory = own != null ? own : io.xio.engine.memory.SharedMemory.defaultDirectory();
-        final ByteBuffer buffer = io.xio.engine.memory.SharedMemory.allocate(directory, bytes).buffer();
-        sharedBuffers.add(buffer);
-        return buffer;
+        return sharedBuffers.allocate(own != null ? own : io.xio.engine.memory.SharedMemory.defaultDirectory(), bytes);
     }
 
     /**
@@ -338,14 +249,7 @@ public final class XioEngine implements AutoCloseable
      */
     public boolean freeShared(final ByteBuffer buffer)
     {
-        synchronized (sharedBuffers)
-        {
-            if (!sharedBuffers.removeIf(held -> held == buffer))
-            {
-                return false;
-            }
-        }
-        return io.xio.engine.memory.SharedMemory.free(buffer) != null;
+        return sharedBuffers.free(buffer);
     }
 
     /** Binds a portal on the next context in turn, with the default acceptor. Blocks until bound. */
@@ -356,7 +260,7 @@ public final class XioEngine implements AutoCloseable
 
     public Portal bind(final String uri, final SessionAcceptor acceptor)
     {
-        return bind(uri, acceptor, Math.floorMod(nextPortalContext.getAndIncrement(), loops.length));
+        return bind(uri, acceptor, portals.nextContext(loops.length));
     }
 
     /** Binds a portal served by context {@code contextIndex} (one portal per core). Blocks until bound. */
@@ -382,8 +286,7 @@ public final class XioEngine implements AutoCloseable
      */
     public Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls)
     {
-        final int contextIndex = Math.floorMod(nextPortalContext.getAndIncrement(), loops.length);
-        return await(bindAsync(uri, acceptor, contextIndex, tls), "binding " + uri);
+        return await(bindAsync(uri, acceptor, portals.nextContext(loops.length), tls), "binding " + uri);
     }
 
     /**
@@ -398,15 +301,7 @@ public final class XioEngine implements AutoCloseable
         {
             throw new IllegalArgumentException("context index " + contextIndex + " outside 0.." + (loops.length - 1));
         }
-        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor, tls).thenApply(portal ->
-        {
-            portals.add(portal);
-            if (closed.get())
-            {
-                portal.close(); // bound while the engine closed: close() may have missed it
-            }
-            return portal;
-        });
+        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor, tls).thenApply(portals::bound);
     }
 
     /** Opens a client session and waits until it is established. */
@@ -451,14 +346,15 @@ public final class XioEngine implements AutoCloseable
 
     private <T> T await(final CompletableFuture<T> future, final String what)
     {
-        if (loops.length > 0 && runners == null)
+        if (loops.length > 0 && loopSettings.manual())
         {
             throw new IllegalStateException("with manual contexts, use the asynchronous methods and run the " +
                 "contexts while " + what);
         }
         try
         {
-            return future.get(connectTimeout.toNanos() * 2 + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+            final long wait = settings.connectTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
+            return future.get(wait, TimeUnit.NANOSECONDS);
         }
         catch (final ExecutionException ex)
         {
@@ -491,28 +387,7 @@ public final class XioEngine implements AutoCloseable
     /** Totals over all contexts, plus the requests refused for lack of room. Any thread. */
     public EngineStatistics statistics()
     {
-        long framesSent = 0;
-        long writes = 0;
-        long bytesSent = 0;
-        long framesReceived = 0;
-        long bytesReceived = 0;
-        long retransmits = 0;
-        long busyNanos = 0;
-        long idleNanos = 0;
-        for (final EventLoop loop : loops)
-        {
-            final EngineStatistics one = loop.statistics();
-            framesSent += one.framesSent();
-            writes += one.writes();
-            bytesSent += one.bytesSent();
-            framesReceived += one.framesReceived();
-            bytesReceived += one.bytesReceived();
-            retransmits += one.retransmits();
-            busyNanos += one.busyNanos();
-            idleNanos += one.idleNanos();
-        }
-        return new EngineStatistics(framesSent, writes, bytesSent, framesReceived, bytesReceived, retransmits,
-            core.backPressureRejections(), busyNanos, idleNanos);
+        return contexts.statistics(core.backPressureRejections());
     }
 
     /** The bounds this engine holds its peers and itself to. */
@@ -524,13 +399,13 @@ public final class XioEngine implements AutoCloseable
     /** How long an idle context spins before it parks ({@link Builder#busyPoll}). */
     public Duration busyPoll()
     {
-        return busyPoll;
+        return loopSettings.busyPoll();
     }
 
     /** Whether idle contexts learn when work comes ({@link Builder#adaptivePolling}). */
     public boolean adaptivePolling()
     {
-        return adaptivePolling;
+        return loopSettings.adaptive();
     }
 
     /**
@@ -539,7 +414,7 @@ public final class XioEngine implements AutoCloseable
      */
     public boolean manualContexts()
     {
-        return manualContexts;
+        return loopSettings.manual();
     }
 
     /** How long a caller blocked on a {@link XioFuture} spins before it parks ({@link Builder#callerSpin}). */
@@ -569,7 +444,7 @@ public final class XioEngine implements AutoCloseable
     /** How long a connect or session set-up may take ({@link Builder#connectTimeout}). */
     public Duration connectTimeout()
     {
-        return connectTimeout;
+        return settings.connectTimeout();
     }
 
     /** What this engine does once a context failed ({@link Builder#onContextFailure}). */
@@ -602,11 +477,7 @@ public final class XioEngine implements AutoCloseable
     /** The portals bound and still open. Any thread; a snapshot. */
     public List<Portal> portals()
     {
-        synchronized (portals)
-        {
-            portals.removeIf(portal -> !portal.isOpen());
-            return List.copyOf(portals);
-        }
+        return portals.open();
     }
 
     /** Every session of this engine, opened here or accepted here, not yet closed. Any thread; a snapshot. */
@@ -682,89 +553,12 @@ public final class XioEngine implements AutoCloseable
             }
         }
         core.sessions().forEach(Session::close);
-        new ArrayList<>(portals).forEach(Portal::close);
-        final CompletableFuture<?>[] closing = new CompletableFuture<?>[loops.length];
-        for (int i = 0; i < loops.length; i++)
-        {
-            final int index = i;
-            final CompletableFuture<Void> done = new CompletableFuture<>();
-            closing[i] = done;
-            if (loops[i].state() != ContextState.RUNNING)
-            {
-                done.complete(null); // failed: its connections were closed then
-            }
-            else if (runners == null)
-            {
-                try
-                {
-                    loops[i].runOnce(Duration.ZERO); // binds the context to this thread and runs the queued closes
-                    core.closeAll(index);
-                    loops[i].runOnce(Duration.ZERO);
-                }
-                catch (final ContextFailedException ex)
-                {
-                    // it failed just now, and its failure closed what it had
-                }
-                done.complete(null);
-            }
-            else
-            {
-                try
-                {
-                    loops[i].execute(() ->
-                    {
-                        core.closeAll(index);
-                        done.complete(null);
-                    });
-                }
-                catch (final XioException ex)
-                {
-                    done.complete(null); // it failed just now, and its failure closed what it had
-                }
-            }
-        }
-        try
-        {
-            CompletableFuture.allOf(closing).get(5, TimeUnit.SECONDS);
-        }
-        catch (final Exception ex)
-        {
-            LOG.warn("engine {} did not close its connections within 5s", name, ex);
-        }
-        if (runners != null)
-        {
-            for (final AgentRunner runner : runners)
-            {
-                if (runner.thread() != Thread.currentThread())
-                {
-                    runner.close();
-                }
-                // else: a failed context closes the engine; its runner ends once the failure is handled
-            }
-        }
-        else
-        {
-            for (final EventLoop loop : loops)
-            {
-                loop.close();
-            }
-        }
-        dozeAlarm.close();
-        synchronized (sharedBuffers)
-        {
-            sharedBuffers.forEach(io.xio.engine.memory.SharedMemory::free);
-            sharedBuffers.clear();
-        }
+        portals.closeAll();
+        contexts.stop(core);
+        sharedBuffers.freeAll();
         if (leaks != null)
         {
-            final List<Throwable> unreleased = leaks.unreleased();
-            if (!unreleased.isEmpty())
-            {
-                final IllegalStateException leak = new IllegalStateException(
-                    "engine " + name + ": " + unreleased.size() + " received message(s) never released");
-                unreleased.forEach(leak::addSuppressed);
-                throw leak;
-            }
+            leaks.requireAllReleased(name);
         }
     }
 
@@ -981,24 +775,6 @@ public final class XioEngine implements AutoCloseable
         public XioEngine build()
         {
             return new XioEngine(this);
-        }
-
-        /** The transports of the {@link TransportProvider}s on the class path, then those added here. */
-        private Map<String, Transport> transports()
-        {
-            final Map<String, Transport> all = new LinkedHashMap<>();
-            for (final TransportProvider provider : ServiceLoader.load(TransportProvider.class,
-                XioEngine.class.getClassLoader()))
-            {
-                if (all.containsKey(provider.scheme()))
-                {
-                    throw new XioException("two transport providers for scheme '" + provider.scheme() + "': " +
-                        all.get(provider.scheme()).getClass().getName() + " and " + provider.getClass().getName());
-                }
-                all.put(provider.scheme(), provider.newTransport());
-            }
-            all.putAll(transports);
-            return all;
         }
 
         private static void requirePositive(final String what, final Duration value)

@@ -8,12 +8,9 @@ import io.xio.engine.XioException;
 import io.xio.engine.memory.BufferPool;
 import io.xio.engine.transport.LoopCounters;
 import io.xio.engine.transport.Poller;
-import io.xio.engine.transport.SelectionHandler;
 import io.xio.engine.transport.SocketReader;
 import io.xio.engine.transport.TransportContext;
 import io.xio.engine.transport.TransportLink;
-import org.agrona.DeadlineTimerWheel;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -22,9 +19,6 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,32 +52,17 @@ public final class EventLoop implements Context, TransportContext
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** A doze's selector timeout beyond its end, should its alarm be late: at most this much longer asleep. */
     private static final long DOZE_BACKSTOP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /**
-     * Socket readers read directly every turn up to this many; one more and a select finds the ready ones. A read
-     * costs about what a non-blocking select does, so two reads a turn cost about what a select and a read did.
-     */
-    private static final int DIRECT_READERS = 2;
-    /** Without links that need the selector every turn, a non-blocking select runs at most this often... */
-    private static final long RARE_SELECT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** ...or after this many turns, whatever the clock says (a test's clock may stand still). */
-    private static final int RAREST_SELECT_MASK = (1 << 14) - 1;
 
     private final String name;
     private final int index;
     private final Limits limits;
     private final BufferPool pool;
-    private final Selector selector;
+    private final SocketPolling sockets;
     private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(1 << 16);
     private final ArrayList<Poller> pollers = new ArrayList<>();
-    private final ArrayList<SocketReader> socketReaders = new ArrayList<>();
     private final ArrayList<TransportLink> flushes = new ArrayList<>();
-    private final DeadlineTimerWheel timers;
-    private final Long2ObjectHashMap<Runnable> timerTasks = new Long2ObjectHashMap<>();
-    private final DeadlineTimerWheel.TimerHandler onTimer = this::onTimerExpiry;
-    private final DeadlineTimerWheel.TimerConsumer earliest = (deadline, id) -> this.nextDeadline =
-        Math.min(this.nextDeadline, deadline);
+    private final LoopTimers timers;
     private final LoopCounters counters = new LoopCounters();
-    private final java.util.function.Consumer<SelectionKey> onSelected = this::onSelected;
     private final NanoClock clock;
     private final AdaptiveIdle idleStrategy;
     /** Ends this loop's dozes on time; one per engine, shared by its loops. */
@@ -103,10 +82,6 @@ public final class EventLoop implements Context, TransportContext
     /** The turn's clock is real time: idle accounting reuses its reading (a spinning turn then reads it once). */
     private final boolean realClock;
     private long dozes;
-    private int selectorLinks;
-    private int turns;
-    private long lastRareSelect;
-    private long nextDeadline;
 
     /**
      * @param busyPoll the longest spin after work; zero parks at once
@@ -130,16 +105,9 @@ public final class EventLoop implements Context, TransportContext
         this.alarm = alarm;
         this.manual = manual;
         this.pool = new BufferPool(name);
-        try
-        {
-            this.selector = Selector.open();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot open a selector for context " + name, ex);
-        }
+        this.sockets = new SocketPolling(name, this::beforeSelectionHandler);
         nanoTime = clock.nanoTime();
-        timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, nanoTime, 1 << 20, 1024);
+        timers = new LoopTimers(nanoTime, this::run);
     }
 
     /** The agent an {@link org.agrona.concurrent.AgentRunner} runs this loop with, on a thread of its own. */
@@ -301,33 +269,13 @@ public final class EventLoop implements Context, TransportContext
         nanoTime = clock.nanoTime();
         int work = drainCommands();
         work += pool.drainReturns();
-        work += select(false, 0);
+        work += sockets.selectNow(nanoTime);
         for (int i = 0, n = pollers.size(); i < n && i < pollers.size(); i++)
         {
             work += pollers.get(i).poll();
         }
-        if (readsSocketsDirectly())
-        {
-            for (int i = 0; i < socketReaders.size(); i++)
-            {
-                work += socketReaders.get(i).readAvailable();
-            }
-        }
-        if (timers.timerCount() > 0)
-        {
-            // The wheel moves one tick per poll: catch up after a park instead of spinning through the ticks.
-            int expired = 0;
-            do
-            {
-                expired += timers.poll(nanoTime, onTimer, 256 - expired);
-            }
-            while (expired < 256 && timers.timerCount() > 0 && timers.currentTickTime() <= nanoTime);
-            work += expired;
-        }
-        else
-        {
-            timers.currentTickTime(nanoTime);
-        }
+        work += sockets.readDirectly();
+        work += timers.expire(nanoTime);
         work += flushAll();
         return work;
     }
@@ -357,61 +305,12 @@ public final class EventLoop implements Context, TransportContext
         }
     }
 
-    /**
-     * Whether a busy turn reads its sockets itself and selects only now and then: not while a link needs the
-     * selector every turn (a socket waiting for room to write, or streaming a large frame in or out).
-     */
-    private boolean readsSocketsDirectly()
-    {
-        return selectorLinks == 0 && socketReaders.size() <= DIRECT_READERS;
-    }
-
-    private int select(final boolean block, final long timeoutNanos)
-    {
-        if (!block && readsSocketsDirectly())
-        {
-            // The sockets are read directly: accepts, connects and doorbells can wait a millisecond while we are
-            // busy (a select every 64th turn showed in a spinning shm pair's profile and tail latency), however
-            // long the turns take.
-            if ((++turns & RAREST_SELECT_MASK) != 0 && nanoTime - lastRareSelect < RARE_SELECT_NANOS)
-            {
-                return 0;
-            }
-            lastRareSelect = nanoTime;
-        }
-        if (!block && selector.keys().isEmpty())
-        {
-            return 0;
-        }
-        try
-        {
-            // The action form hands each ready key straight over: no selected-key set, no iterator.
-            return block ? selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos))) :
-                selector.selectNow(onSelected);
-        }
-        catch (final IOException ex)
-        {
-            LOG.error("select failed on context {}", name, ex);
-            return 0;
-        }
-    }
-
-    private void onSelected(final SelectionKey key)
+    /** Before a selection handler: a blocking select's handlers run after the wait the turn's reading predates. */
+    private void beforeSelectionHandler()
     {
         if (parked)
         {
-            nanoTime = clock.nanoTime(); // a blocking select's handler: the turn's reading is from before the wait
-        }
-        if (key.attachment() instanceof SelectionHandler handler)
-        {
-            try
-            {
-                handler.onSelected(key);
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.error("selection handler failed on context {}", name, ex); // an Error fails the loop
-            }
+            nanoTime = clock.nanoTime();
         }
     }
 
@@ -429,16 +328,6 @@ public final class EventLoop implements Context, TransportContext
         }
         flushes.clear();
         return work;
-    }
-
-    private boolean onTimerExpiry(final TimeUnit unit, final long now, final long timerId)
-    {
-        final Runnable task = timerTasks.remove(timerId);
-        if (task != null)
-        {
-            run(task);
-        }
-        return true;
     }
 
     /** Called by the idle strategy after a turn with no work. */
@@ -515,7 +404,7 @@ public final class EventLoop implements Context, TransportContext
         {
             return;
         }
-        alarm.set(index, selector, System.nanoTime() + timeout);
+        alarm.set(index, sockets.selector(), System.nanoTime() + timeout);
         try
         {
             blockInSelector(timeout + DOZE_BACKSTOP_NANOS); // the alarm comes first
@@ -529,13 +418,7 @@ public final class EventLoop implements Context, TransportContext
     /** {@code maxNanos}, or less when a timer is due sooner. */
     private long untilNextTimer(final long maxNanos)
     {
-        if (timers.timerCount() == 0)
-        {
-            return maxNanos;
-        }
-        nextDeadline = Long.MAX_VALUE;
-        timers.forEach(earliest);
-        return Math.min(maxNanos, nextDeadline - clock.nanoTime());
+        return timers.untilNext(maxNanos, clock.nanoTime());
     }
 
     private void park(final long maxNanos)
@@ -554,7 +437,7 @@ public final class EventLoop implements Context, TransportContext
         try
         {
             final long framesBefore = counters.framesReceived();
-            if (commands.isEmpty() && !pollersHaveWork() && select(true, timeoutNanos) > 0 &&
+            if (commands.isEmpty() && !pollersHaveWork() && sockets.block(timeoutNanos) > 0 &&
                 counters.framesReceived() != framesBefore)
             {
                 // Its handlers took frames in (a socket's bytes, a ring the doorbell announced): work arriving, as
@@ -623,14 +506,7 @@ public final class EventLoop implements Context, TransportContext
         closed = true;
         drainClosed();
         flushAll();
-        try
-        {
-            selector.close();
-        }
-        catch (final IOException ex)
-        {
-            LOG.warn("closing the selector of context {} failed", name, ex);
-        }
+        sockets.close();
     }
 
     @Override
@@ -696,37 +572,32 @@ public final class EventLoop implements Context, TransportContext
     {
         if (parked)
         {
-            selector.wakeup();
+            sockets.wakeup();
         }
     }
 
     @Override
     public long schedule(final long deadlineNanos, final Runnable task)
     {
-        final long id = timers.scheduleTimer(deadlineNanos);
-        timerTasks.put(id, task);
-        return id;
+        return timers.schedule(deadlineNanos, task);
     }
 
     /** Timers scheduled and not yet expired or cancelled. The loop's thread. */
     public long timerCount()
     {
-        return timers.timerCount();
+        return timers.count();
     }
 
     @Override
     public void cancelTimer(final long timerId)
     {
-        if (timerTasks.remove(timerId) != null)
-        {
-            timers.cancelTimer(timerId);
-        }
+        timers.cancel(timerId);
     }
 
     @Override
     public void selectorLinks(final int delta)
     {
-        selectorLinks += delta;
+        sockets.selectorLinks(delta);
     }
 
     @Override
@@ -750,13 +621,13 @@ public final class EventLoop implements Context, TransportContext
     @Override
     public void addSocketReader(final SocketReader reader)
     {
-        socketReaders.add(reader);
+        sockets.addReader(reader);
     }
 
     @Override
     public void removeSocketReader(final SocketReader reader)
     {
-        socketReaders.remove(reader);
+        sockets.removeReader(reader);
     }
 
     @Override
@@ -856,6 +727,6 @@ public final class EventLoop implements Context, TransportContext
     @Override
     public Selector selector()
     {
-        return selector;
+        return sockets.selector();
     }
 }

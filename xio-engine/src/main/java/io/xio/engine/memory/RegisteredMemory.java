@@ -23,14 +23,32 @@ public final class RegisteredMemory
     {
     }
 
+    /**
+     * Registers {@code buffer}; a buffer registered already stays as it was.
+     *
+     * @throws IllegalArgumentException when it is not a direct buffer
+     */
     public static void add(final ByteBuffer buffer)
     {
+        if (!buffer.isDirect())
+        {
+            throw new IllegalArgumentException("only direct buffers can be registered for zero-copy sends; " +
+                "allocate with ByteBuffer.allocateDirect");
+        }
         REGIONS.putIfAbsent(BufferUtil.address(buffer), buffer);
     }
 
-    /** Forgets {@code buffer}; false when it was not registered. */
+    /**
+     * Forgets {@code buffer}; false when it was not registered.
+     *
+     * @throws IllegalArgumentException when it is not a direct buffer
+     */
     public static boolean remove(final ByteBuffer buffer)
     {
+        if (!buffer.isDirect())
+        {
+            throw new IllegalArgumentException("only direct buffers are registered");
+        }
         final long start = BufferUtil.address(buffer);
         final ByteBuffer registered = REGIONS.get(start);
         if (registered == null || registered.capacity() != buffer.capacity() || !REGIONS.remove(start, registered))
