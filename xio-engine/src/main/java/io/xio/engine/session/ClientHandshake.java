@@ -66,7 +66,7 @@ final class ClientHandshake
         {
             final io.xio.engine.Credentials credentials = credentials();
             final String weakened = hops == 0 || credentials == io.xio.engine.Credentials.NONE ||
-                session.credentialsOnRedirect ? null : weakenedBy(session.uri, address);
+                session.options.credentialsOnRedirect() ? null : weakenedBy(session.uri, address);
             if (weakened != null)
             {
                 retrySetup(new XioException("session to " + session.uri + " was redirected to " + address.endpoint() +
@@ -90,7 +90,7 @@ final class ClientHandshake
                 " bytes exceed the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
             return;
         }
-        lane.peers.connect(address, lane.slot, session.tls, c ->
+        lane.peers.connect(address, lane.slot, session.options.tls(), c ->
         {
             if (lane.isClosed())
             {
@@ -144,7 +144,7 @@ final class ClientHandshake
         final io.xio.engine.Credentials credentials;
         try
         {
-            credentials = session.credentials.get();
+            credentials = session.options.credentials().get();
         }
         catch (final RuntimeException ex)
         {
@@ -307,7 +307,7 @@ final class ClientHandshake
 
     private void attach(final Runnable onAttached, final Consumer<Throwable> onFailed)
     {
-        lane.peers.connect(target, lane.slot, session.tls, c ->
+        lane.peers.connect(target, lane.slot, session.options.tls(), c ->
         {
             if (lane.isClosed())
             {

@@ -27,6 +27,8 @@ final class Lane
 {
     final SessionImpl session;
     final Peers peers;
+    /** The session's lanes, this one among them. */
+    final LaneRing ring;
     final EventLoop loop;
     /** Which of the context's connections to the peer this lane uses (see the constructor). */
     final int slot;
@@ -49,6 +51,7 @@ final class Lane
     {
         this.session = session;
         this.peers = peers;
+        this.ring = session.lanes;
         this.loop = peers.loop;
         this.slot = slot;
         this.calls = new ServerCall.Context(session, session.answers, session.window, session.engine.clock,
@@ -214,7 +217,7 @@ final class Lane
         {
             return; // closed by one of those callbacks
         }
-        final Lane other = session.openLane(this);
+        final Lane other = ring.open(this);
         outbound.connectionLost(other, cause);
         if (session.initiator)
         {

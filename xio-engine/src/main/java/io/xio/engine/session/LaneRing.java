@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * A session's lanes (its presence on each context) and how a call or an answer picks one: the lane on the
  * calling context first, else one up, spread by thread; answers that arrive on the wrong lane go round the
- * ring. Copy-on-write: any thread reads; changes come under the session's monitor.
+ * ring. Copy-on-write: any thread reads; changes come under {@link SessionLanes}' monitor.
  */
 final class LaneRing
 {
@@ -91,6 +91,13 @@ final class LaneRing
             }
         }
         return any;
+    }
+
+    /** An open lane, else a parked one that keeps requests for the client's return; null when there is neither. */
+    Lane openOrParked(final Lane except)
+    {
+        final Lane open = open(except);
+        return open != null ? open : parked(except);
     }
 
     /** A parked lane other than {@code except} (a server session without a connection), or null. */

@@ -104,7 +104,7 @@ final class OutboundCalls
         if (lane.isClosed())
         {
             // The session closed, or this lane is gone: another lane may still carry it, or hold it for the client.
-            if (!handOff(request, session.isOpen() ? session.waitingLane(lane) : null))
+            if (!handOff(request, session.isOpen() ? lane.ring.openOrParked(lane) : null))
             {
                 final Throwable why = session.closedBy();
                 request.fail(session.isOpen() && !session.initiator ?
@@ -118,7 +118,7 @@ final class OutboundCalls
         {
             // Picked while up, down by now: another connection of the session takes it, if one is up; else it waits
             // here for the reconnect (client) or for the client to attach again (a parked server lane).
-            if (handOff(request, session.openLane(lane)))
+            if (handOff(request, lane.ring.open(lane)))
             {
                 return;
             }

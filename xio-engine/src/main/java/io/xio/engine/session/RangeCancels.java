@@ -11,6 +11,24 @@ final class RangeCancels
 {
     private volatile RangeCancel[] inProgress = RangeCancel.NONE;
 
+    /**
+     * Cancels this side's requests {@code firstId..lastId} on {@code lanes}; completes with how many were aborted.
+     * Any thread.
+     *
+     * @throws IllegalArgumentException when the ids are not a range
+     */
+    java.util.concurrent.CompletableFuture<Integer> cancel(final long firstId, final long lastId, final Lane[] lanes)
+    {
+        if (firstId < 1 || lastId < firstId)
+        {
+            throw new IllegalArgumentException("request ids " + firstId + ".." + lastId + " are not a range: " +
+                "ids start at 1 and the last may not come before the first");
+        }
+        final RangeCancel range = new RangeCancel(this, firstId, lastId, lanes);
+        start(range);
+        return range.result;
+    }
+
     /** Lists {@code range} and asks every lane it names to make its pass. Any thread. */
     void start(final RangeCancel range)
     {

@@ -11,7 +11,6 @@ import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionStatistics;
-import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.FrameFlags;
@@ -47,24 +46,16 @@ public final class SessionImpl implements Session
     final AtomicLong requestsReceived = new AtomicLong();
     final AtomicLong retransmits = new AtomicLong();
     final AtomicLong backPressureRejections = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicReference<SessionLifecycle> state =
-        new java.util.concurrent.atomic.AtomicReference<>(SessionLifecycle.OPENING);
-    private final CompletableFuture<Session> opened = new CompletableFuture<>();
+    private final SessionLife life = new SessionLife();
     private final Map<String, String> sentAttributes;
     private volatile Map<String, String> attributes;
     private volatile long id;
     /** Its lanes; the lanes hand the ring to the parts that pass answers round it. */
     final LaneRing lanes = new LaneRing();
-    /** Why the session closed; null while it is open. */
-    private final java.util.concurrent.atomic.AtomicReference<Throwable> closedBy =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    private volatile long lingerEpoch;
-    /** The TLS options of this (client) session's {@code tls} connections; null for the engine's. */
-    io.xio.engine.TlsOptions tls;
-    /** Asked for the credentials of each set-up (client side); see {@link SessionOptions#credentials()}. */
-    java.util.function.Supplier<io.xio.engine.Credentials> credentials = () -> io.xio.engine.Credentials.NONE;
-    /** Whether credentials follow a redirect that weakens them; see {@link SessionOptions#credentialsOnRedirect()}. */
-    boolean credentialsOnRedirect;
+    /** Lanes joining and leaving, and the linger of a server session left without one. */
+    private final SessionLanes joined;
+    /** What a client session was opened with (its TLS, credentials and their redirect rule); the default's else. */
+    SessionOptions options = SessionOptions.DEFAULT;
     /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
     boolean reuseCalls;
     /** Who is on the other side, and what proves a connection belongs to this session. */
@@ -94,6 +85,7 @@ public final class SessionImpl implements Session
         this.defaultTimeout = defaultTimeout;
         this.window = new DedupWindow(engine.limits.dedupWindow());
         final PartsHost host = new PartsHost();
+        this.joined = new SessionLanes(lanes, host);
         this.admission = new CallAdmission(host, engine.limits, engine.clock);
         this.drain = new SessionDrain(initiator, lanes, admission, executing, host);
         this.calls = new CallSubmission(this, engine.calls, admission, lanes, rangeCancels, drain, initiator,
@@ -114,8 +106,8 @@ public final class SessionImpl implements Session
         session.reuseCalls = reuse;
         session.id = id;
         session.identity.secret(engine.newSecret());
-        session.moveTo(SessionLifecycle.OPENING, SessionLifecycle.OPEN);
-        session.opened.complete(session);
+        session.life.open();
+        session.life.tellOpener(session);
         return session;
     }
 
@@ -125,20 +117,18 @@ public final class SessionImpl implements Session
     {
         final SessionImpl session = new SessionImpl(engine, true, uri, uri.resource(), options.attributes(),
             options.handler(), options.listener(), options.timeout());
-        session.tls = options.tls();
+        session.options = options;
         final int count = options.connections() == 0 ? engine.loopCount() : options.connections();
         final Lane[] lanes = new Lane[count];
         for (int i = 0; i < count; i++)
         {
             lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
-        session.credentials = options.credentials();
-        session.credentialsOnRedirect = options.credentialsOnRedirect();
         session.lanes.set(lanes);
         engine.opened.add(session);
         final Lane first = lanes[0];
         first.loop.execute(() -> first.setup(uri, 0, java.util.List.of()));
-        return session.opened;
+        return session.life.opened();
     }
 
     Map<String, String> sentAttributes()
@@ -160,86 +150,32 @@ public final class SessionImpl implements Session
         admission.limitTo(peerMaxInFlight, peerDedupWindow);
     }
 
-    /**
-     * The server accepted at {@code target}: the further lanes attach, the second to the first of
-     * {@code connectionPortals}, the third to the next and so on in turn, each trying the rest and then
-     * {@code target} when it cannot reach its own; all of them to {@code target} when there are none.
-     */
+    /** The server accepted at {@code target}: the further lanes attach ({@link SessionLanes#attachFurther}). */
     void established(final Map<String, String> acceptedAttributes, final XioUri target,
         final java.util.List<XioUri> connectionPortals)
     {
         attributes = Map.copyOf(acceptedAttributes);
-        final Lane[] all = lanes.all();
-        if (all.length == 1)
-        {
-            markOpen(target);
-            return;
-        }
-        final AtomicInteger remaining = new AtomicInteger(all.length - 1);
-        final int n = connectionPortals.size();
-        for (int i = 1; i < all.length; i++)
-        {
-            final Lane lane = all[i];
-            final java.util.List<XioUri> order = new java.util.ArrayList<>(n + 1);
-            for (int k = 0; k < n; k++)
-            {
-                order.add(connectionPortals.get((i - 1 + k) % n));
-            }
-            order.add(target);
-            lane.loop.execute(() -> lane.connectFirst(order.get(0), order.subList(1, order.size()), () ->
-            {
-                if (remaining.decrementAndGet() == 0)
-                {
-                    markOpen(target);
-                }
-            }));
-        }
+        joined.attachFurther(target, connectionPortals, () -> markOpen(target));
     }
 
     private void markOpen(final XioUri target)
     {
-        if (moveTo(SessionLifecycle.OPENING, SessionLifecycle.OPEN))
+        if (life.open())
         {
             fire(SessionEvent.Type.ESTABLISHED, "session " + id + " to " + target.withResource(resource) +
                 " established with " + connectionCount() + " connection(s)", null);
-            opened.complete(this);
+            life.tellOpener(this);
         }
     }
 
     void refused(final Throwable cause)
     {
-        if (state.get() == SessionLifecycle.OPENING)
-        {
-            closedBy.compareAndSet(null, cause);
-        }
-        if (moveTo(SessionLifecycle.OPENING, SessionLifecycle.CLOSED))
+        if (life.refuse(cause))
         {
             engine.opened.remove(this);
             fire(SessionEvent.Type.REFUSED, cause.getMessage(), cause); // listeners hear it before the caller
-            opened.completeExceptionally(cause);
-            closeLanes(cause, false);
-        }
-    }
-
-    private void closeLanes(final Throwable cause, final boolean tellPeer)
-    {
-        for (final Lane lane : lanes.all())
-        {
-            if (lane.loop.inContextThread())
-            {
-                lane.close(cause, tellPeer);
-            }
-            else if (!lane.loop.isClosed())
-            {
-                try
-                {
-                    lane.loop.execute(() -> lane.close(cause, tellPeer));
-                }
-                catch (final XioException closing)
-                {
-                    // that context stopped meanwhile; its connections are gone already
-                }
-            }
+            life.tellOpener(cause);
+            joined.closeAll(cause, false);
         }
     }
 
@@ -249,93 +185,40 @@ public final class SessionImpl implements Session
     Lane newServerLane(final Peers peers)
     {
         final Lane lane = new Lane(this, peers, 0);
-        synchronized (this)
-        {
-            if (state.get() == SessionLifecycle.CLOSED)
-            {
-                return null;
-            }
-            lanes.add(lane);
-            lingerEpoch++;
-        }
-        return lane;
+        return joined.join(lane) ? lane : null;
     }
 
     /** A server lane is gone for good (its requests failed or handed over): forget it, expire if none is left. */
     void removeServerLane(final Lane lane)
     {
-        final boolean none;
-        final long epoch;
-        synchronized (this)
-        {
-            if (!lanes.remove(lane))
-            {
-                return;
-            }
-            none = lanes.live() == 0;
-            epoch = lingerEpoch;
-        }
-        if (none && isOpen())
-        {
-            // Expires unless a connection attached since (which moves the epoch on).
-            lane.peers.expireLater(this, epoch);
-        }
+        joined.leave(lane);
     }
 
-    /**
-     * A server lane lost the session's last connection and keeps this side's requests (parked) for the client's
-     * return; the session expires unless a connection attaches within the reconnect timeout.
-     */
+    /** A server lane lost the session's last connection and parked this side's requests for the client's return. */
     void parked(final Lane lane)
     {
-        final boolean none;
-        final long epoch;
-        synchronized (this)
-        {
-            none = lanes.live() == 0;
-            epoch = lingerEpoch;
-        }
-        if (none && isOpen())
-        {
-            lane.peers.expireLater(this, epoch);
-        }
+        joined.parked(lane);
     }
 
     void expire(final long epoch)
     {
-        synchronized (this)
+        // An attach since the loss moved the epoch on, or added a lane: then the session stays.
+        if (!joined.expires(epoch, () -> life.move(SessionLifecycle.OPEN, SessionLifecycle.CLOSED)))
         {
-            // An attach since the loss moved the epoch on, or added a lane: then the session stays.
-            if (lanes.live() != 0 || lingerEpoch != epoch || !moveTo(SessionLifecycle.OPEN, SessionLifecycle.CLOSED))
-            {
-                return;
-            }
+            return;
         }
         final String why = "session " + id + " expired: the client did not come back within " +
             engine.reconnectTimeout;
         engine.forgetAccepted(this);
         window.releaseHeld();
-        closeLanes(new ConnectionException(why), false); // the parked lanes: their requests fail
+        joined.closeAll(new ConnectionException(why), false); // the parked lanes: their requests fail
         fire(SessionEvent.Type.CLOSED, why, null);
     }
 
     /** Whether a lane of this session is on {@code loop}. Any thread. */
     boolean usesContext(final io.xio.engine.context.EventLoop loop)
     {
-        for (final Lane lane : lanes.all())
-        {
-            if (lane.loop == loop)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The lane after {@code lane} in this session's ring of lanes, or null when it is the only one. */
-    Lane laneAfter(final Lane lane)
-    {
-        return lanes.after(lane);
+        return joined.usesContext(loop);
     }
 
     /**
@@ -345,26 +228,7 @@ public final class SessionImpl implements Session
     void laneUp(final Lane up)
     {
         drain.closeIfDrained();
-        for (final Lane lane : lanes.all())
-        {
-            if (lane != up && !lane.isUp())
-            {
-                lane.loop.execute(() -> lane.handOver(up));
-            }
-        }
-    }
-
-    /** An open lane, preferring one on the calling context; null when none is up. */
-    Lane openLane(final Lane except)
-    {
-        return lanes.open(except);
-    }
-
-    /** An open lane, else a parked one that keeps requests for the client's return; null when there is neither. */
-    Lane waitingLane(final Lane except)
-    {
-        final Lane open = lanes.open(except);
-        return open != null ? open : lanes.parked(except);
+        joined.handOverTo(up);
     }
 
     // ---- sending ----
@@ -435,13 +299,11 @@ public final class SessionImpl implements Session
 
     private void shutDown(final Throwable cause, final boolean tellPeer)
     {
-        closedBy.compareAndSet(null, cause); // before the state: whoever sees it closed sees the first reason
-        final SessionLifecycle previous = state.getAndSet(SessionLifecycle.CLOSED);
+        final SessionLifecycle previous = life.close(cause);
         if (previous == SessionLifecycle.CLOSED)
         {
             return;
         }
-        assert previous.canMoveTo(SessionLifecycle.CLOSED) : previous + " -> CLOSED";
         if (initiator)
         {
             engine.opened.remove(this);
@@ -452,10 +314,10 @@ public final class SessionImpl implements Session
         }
         if (previous == SessionLifecycle.OPENING)
         {
-            opened.completeExceptionally(cause);
+            life.tellOpener(cause);
         }
         window.releaseHeld();
-        closeLanes(cause, tellPeer);
+        joined.closeAll(cause, tellPeer);
         fire(SessionEvent.Type.CLOSED, cause.getMessage(), tellPeer ? null : cause);
     }
 
@@ -467,14 +329,7 @@ public final class SessionImpl implements Session
     /** Why the session closed, or null. */
     Throwable closedBy()
     {
-        return closedBy.get();
-    }
-
-    /** Moves the session from {@code expected} to {@code next}, if it is still there; one mover wins. */
-    private boolean moveTo(final SessionLifecycle expected, final SessionLifecycle next)
-    {
-        assert expected.canMoveTo(next) : expected + " -> " + next;
-        return state.compareAndSet(expected, next);
+        return life.closedBy();
     }
 
     String describe()
@@ -517,7 +372,7 @@ public final class SessionImpl implements Session
     @Override
     public boolean isOpen()
     {
-        return state.get() == SessionLifecycle.OPEN;
+        return life.isOpen();
     }
 
     @Override
@@ -563,14 +418,7 @@ public final class SessionImpl implements Session
     @Override
     public CompletableFuture<Integer> cancel(final long firstId, final long lastId)
     {
-        if (firstId < 1 || lastId < firstId)
-        {
-            throw new IllegalArgumentException("request ids " + firstId + ".." + lastId + " are not a range: " +
-                "ids start at 1 and the last may not come before the first");
-        }
-        final RangeCancel range = new RangeCancel(rangeCancels, firstId, lastId, lanes.all());
-        rangeCancels.start(range);
-        return range.result;
+        return rangeCancels.cancel(firstId, lastId, lanes.all());
     }
 
     @Override
@@ -589,8 +437,20 @@ public final class SessionImpl implements Session
     }
 
     /** What the parts may ask of this session, kept off its public face. */
-    private final class PartsHost implements SessionDrain.Host, CallAdmission.Host
+    private final class PartsHost implements SessionDrain.Host, CallAdmission.Host, SessionLanes.Host
     {
+        @Override
+        public boolean isClosed()
+        {
+            return life.isClosed();
+        }
+
+        @Override
+        public void expireLater(final Peers peers, final long epoch)
+        {
+            peers.expireLater(SessionImpl.this, epoch);
+        }
+
         @Override
         public void rejected()
         {

@@ -486,7 +486,7 @@ class OutboundCallsTest
         client.turn();
         final ScriptedWire.Link link = client.wire.last();
         final long id = link.sent(FrameType.REQUEST).get(0).requestId();
-        final Lane lane = session.laneAfter(null);
+        final Lane lane = session.lanes.after(null);
         session.close();
         client.turn();
         assertThat(lane.state()).isEqualTo(LaneState.CLOSING);
