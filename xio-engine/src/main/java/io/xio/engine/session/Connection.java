@@ -8,18 +8,12 @@ import io.xio.engine.SessionEvent;
 import io.xio.engine.XioUri;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
-import io.xio.engine.protocol.FrameEncoder;
-import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.transport.LinkHandler;
 import io.xio.engine.transport.TransportLink;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One transport link carrying frames for one or more sessions (sessions to the same peer share it).
@@ -48,34 +42,22 @@ final class Connection implements LinkHandler
     private final PortalImpl portal;
     /** Answers set-ups and attaches: server side only. */
     private final ServerHandshake handshake;
-    private final Long2ObjectHashMap<Lane> lanes = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<Call> calls = new Long2ObjectHashMap<>();
+    private final CarriedSessions lanes;
+    private final HandshakeCalls calls = new HandshakeCalls();
     private final Frame frame = new Frame();
-    private final FrameEncoder encoder = new FrameEncoder();
-    private long nextToken;
+    private final ConnectionOutput output;
     private boolean open = true;
-    /** Too much unsent for the peer: closing at the next turn, sends refused until then. */
-    private boolean overflowed;
     /** Server side: whether a set-up or attach succeeded here; until then only those may come. */
     private boolean handshaken;
     /** When the connection last carried no session (server side): what the handshake timeout measures. */
     private long lanelessSince;
     private long lastReceived;
-    private long lastSent;
     private String peerHost;
-    /**
-     * The sessions that left this connection last, as many as it may carry (allocated when the first one leaves):
-     * their late frames are expected, others' are not. Session ids are positive, so -1 marks an empty slot.
-     */
-    private long[] ended;
-    private int endedNext;
     /** Frames for sessions never carried here since the last sweep: a few are a race, thousands are a probe. */
     private int strangeFrames;
     static final int MAX_STRANGE_FRAMES = 4096;
-    /** How long a peer over the unsent limit may go without reading anything before it is cut off. */
-    static final long UNSENT_GRACE_NANOS = 1_000_000_000L;
-    /** Whether this accepted connection counts against its portal's and its host's shares. */
-    private boolean counted;
+    /** Whether this accepted connection may stay, and its place in its portal's and its host's shares. */
+    private final ConnectionAdmission admission;
 
     /**
      * @param endpoint the address dialled (client side), or null
@@ -92,7 +74,11 @@ final class Connection implements LinkHandler
         this.key = key;
         this.portal = portal;
         this.handshake = portal == null ? null : new ServerHandshake(this, portal);
-        lastReceived = lastSent = lanelessSince = peers.loop.nanoTime();
+        this.lanes = new CarriedSessions(engine.limits.maxSessionsPerConnection());
+        this.admission = portal == null ? null : new ConnectionAdmission(engine.limits, engine.refusals,
+            engine.connectionsByPeer, engine.tlsHandshakeFailures, portal, link.remoteAddress(), peerHost());
+        this.output = new ConnectionOutput(link, engine.limits, peers.loop, this::refuse);
+        lastReceived = lanelessSince = peers.loop.nanoTime();
     }
 
     /**
@@ -101,54 +87,7 @@ final class Connection implements LinkHandler
      */
     boolean admit()
     {
-        if (!handshakesAllowed())
-        {
-            return false;
-        }
-        final io.xio.engine.Limits limits = engine.limits;
-        if (!portal.tryAddConnection(limits.maxConnectionsPerPortal()))
-        {
-            engine.refusals.refused(PeerRefusal.CONNECTION_LIMIT, remoteAddress(), "connection over the limit of " +
-                limits.maxConnectionsPerPortal() + " on " + portal.uri());
-            return false;
-        }
-        if (!engine.connectionsByPeer.tryAcquire(peerHost(), limits.maxConnectionsPerPeer()))
-        {
-            portal.removeConnection();
-            engine.refusals.refused(PeerRefusal.CONNECTION_LIMIT, remoteAddress(), "connection over the limit of " +
-                limits.maxConnectionsPerPeer() + " from " + peerHost());
-            return false;
-        }
-        counted = true;
-        return true;
-    }
-
-    /**
-     * Whether the peer's host may have this connection, as far as its failed TLS handshakes go: a host that failed
-     * too many lately is closed before any handshake work, and counted as {@link PeerRefusal#TLS_HANDSHAKE} (logged
-     * once an interval).
-     */
-    private boolean handshakesAllowed()
-    {
-        final AuthenticationFailures.Verdict verdict = engine.tlsHandshakeFailures.check(handshakeFailuresKey());
-        if (verdict == AuthenticationFailures.Verdict.REFUSE_FIRST)
-        {
-            engine.refusals.refused(PeerRefusal.TLS_HANDSHAKE, remoteAddress(), "connection closed before its " +
-                "handshake: " + peerHost() + " failed " + EngineCore.TLS_HANDSHAKE_FAILURES + " TLS handshakes at " +
-                portal.uri().endpoint() + " within " + EngineCore.TLS_HANDSHAKE_FAILURE_INTERVAL_NANOS /
-                1_000_000_000L + " s (further ones not logged)");
-        }
-        else if (verdict == AuthenticationFailures.Verdict.REFUSE)
-        {
-            engine.refusals.counted(PeerRefusal.TLS_HANDSHAKE);
-        }
-        return verdict == AuthenticationFailures.Verdict.ASK;
-    }
-
-    /** Failed handshakes count per portal and host (an IPv6 host as its /64), as failed authentications do. */
-    private String handshakeFailuresKey()
-    {
-        return AuthenticationFailures.key(portal.uri().endpoint().toString(), peerHost());
+        return admission.admit();
     }
 
     /** The peer's host: what per-peer limits count by. */
@@ -194,7 +133,7 @@ final class Connection implements LinkHandler
 
     long lastSent()
     {
-        return lastSent;
+        return output.lastSent();
     }
 
     /** Whether keepalives go out: not to a peer that has not set up (it has earned no traffic). */
@@ -208,53 +147,21 @@ final class Connection implements LinkHandler
         return link.remoteAddress();
     }
 
-    /** Whether new frames may be written now (open, and the backlog under the limit). */
-    boolean writable()
-    {
-        if (!open || overflowed)
-        {
-            return false;
-        }
-        if (link.backlog() <= engine.limits.maxQueuedBytes())
-        {
-            return true;
-        }
-        link.notifyWhenWritable();
-        return false;
-    }
-
     /** How many sessions this connection carries. */
     int laneCount()
     {
-        return lanes.size();
-    }
-
-    /** Whether this connection carries session {@code sessionId}, or did until a moment ago. */
-    private boolean carried(final long sessionId)
-    {
-        if (ended == null)
-        {
-            return false;
-        }
-        for (final long id : ended)
-        {
-            if (id == sessionId)
-            {
-                return true;
-            }
-        }
-        return false;
+        return lanes.count();
     }
 
     /** Whether this connection carries session {@code sessionId}. */
     boolean carries(final long sessionId)
     {
-        return lanes.containsKey(sessionId);
+        return lanes.carries(sessionId);
     }
 
     void addLane(final long sessionId, final Lane lane)
     {
-        lanes.put(sessionId, lane);
+        lanes.add(sessionId, lane);
         if (!handshaken)
         {
             handshaken = true;
@@ -264,16 +171,7 @@ final class Connection implements LinkHandler
 
     void removeLane(final long sessionId, final Lane lane)
     {
-        if (lanes.remove(sessionId, lane))
-        {
-            if (ended == null)
-            {
-                ended = new long[engine.limits.maxSessionsPerConnection()];
-                java.util.Arrays.fill(ended, -1);
-            }
-            ended[endedNext] = sessionId;
-            endedNext = (endedNext + 1) % ended.length;
-        }
+        lanes.remove(sessionId, lane);
         if (lanes.isEmpty())
         {
             lanelessSince = peers.loop.nanoTime();
@@ -300,33 +198,10 @@ final class Connection implements LinkHandler
                 "no session set up") + " within " + limits.handshakeTimeout());
             return;
         }
-        final long stalled = now - link.lastWriteProgressNanos();
-        if (link.backlog() > 0 && stalled > limits.writeStallTimeout().toNanos())
+        final LinkTimeouts.Violation violation = LinkTimeouts.check(link, limits, now);
+        if (violation != null)
         {
-            refuse(PeerRefusal.WRITE_STALL, "the peer read nothing of " + link.backlog() + " unsent bytes for " +
-                limits.writeStallTimeout());
-            return;
-        }
-        if (link.releasesStuck())
-        {
-            refuse(PeerRefusal.SHARED_RELEASE, "the peer read none of our last releases of its shared memory");
-            return;
-        }
-        final long lent = link.lentSince(now);
-        if (lent != 0 && now - lent > limits.writeStallTimeout().toNanos())
-        {
-            refuse(PeerRefusal.SHARED_RELEASE, "the peer kept a message in our shared memory open for over " +
-                limits.writeStallTimeout());
-            return;
-        }
-        final long since = link.incompleteFrameSince();
-        final long age = now - since;
-        if (since != 0 && age > limits.incompleteFrameTimeout().toNanos() &&
-            link.incompleteFrameBytes() * 1_000_000_000L / age < limits.minReceiveRate())
-        {
-            refuse(PeerRefusal.SLOW_FRAME, "a frame arriving at " + link.incompleteFrameBytes() * 1_000_000_000L / age +
-                " bytes/s after " + java.time.Duration.ofNanos(age) + ", under the minimum of " +
-                limits.minReceiveRate());
+            refuse(violation.kind(), violation.why());
         }
     }
 
@@ -353,61 +228,65 @@ final class Connection implements LinkHandler
         }
     }
 
-    /**
-     * Before a send: a peer that lets more than the limit pile up and reads nothing for a while is cut off (at the
-     * next turn, not mid-send). The largest message waiting does not count (one message of any legal size always
-     * fits), nor does a backlog the peer is reading: answers to calls started before the backlog grew may exceed
-     * the limit for a moment when they are large; it is a peer that stops reading that must not cost more.
-     */
-    private void checkUnsent()
+    /** Whether new frames may be written now (open, and the backlog under the limit). */
+    boolean writable()
     {
-        final long limit = engine.limits.maxUnsentBytes();
-        final long backlog = link.backlog();
-        if (!overflowed && backlog > limit &&
-            peers.loop.nanoTime() - link.lastWriteProgressNanos() > UNSENT_GRACE_NANOS &&
-            backlog - link.largestPending() > limit)
-        {
-            overflowed = true;
-            peers.loop.execute(() -> refuse(PeerRefusal.UNSENT_LIMIT, link.backlog() + " bytes unsent, over " +
-                "the limit of " + engine.limits.maxUnsentBytes() + ": the peer reads too slowly"));
-        }
+        return output.writable();
+    }
+
+    /** Encodes a message frame: {@link ConnectionOutput#sendMessage}. */
+    int sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,
+        final Outbound message, final long remaining, final io.xio.engine.transport.SendCompletion completion,
+        final boolean always)
+    {
+        return output.sendMessage(type, flags, sessionId, id, status, message, remaining, completion, always);
+    }
+
+    /** Offers {@code into} for the response to request {@code id}; the bytes offered, or -1 (not offered). */
+    int exposeOutput(final int flags, final long sessionId, final long id, final java.nio.ByteBuffer into)
+    {
+        return output.exposeOutput(flags, sessionId, id, into);
+    }
+
+    /** A RESPONSE whose data goes straight into the requester's region: {@link ConnectionOutput#sendInto}. */
+    int sendInto(final int flags, final long sessionId, final long id, final int status, final Outbound message,
+        final long address, final int key, final int length, final io.xio.engine.transport.SendCompletion completion)
+    {
+        return output.sendInto(flags, sessionId, id, status, message, address, key, length, completion);
+    }
+
+    /** Answers the CANCEL in {@code cancel}: its range, and how many of its calls were aborted. */
+    void sendCancelResult(final Frame cancel, final int aborted)
+    {
+        output.sendCancelResult(cancel, aborted);
+    }
+
+    /** Whether the frame was queued: not on a closed link, or one without room. */
+    boolean sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
+        final byte[] body)
+    {
+        return output.sendControl(type, flags, sessionId, id, status, body);
     }
 
     /** Closes an outbound connection nothing uses any more, after writing what is queued (a CLOSE, say). */
     void releaseIfUnused()
     {
-        if (lanes.isEmpty() && onlyLateCalls() && endpoint != null && open)
+        if (lanes.isEmpty() && calls.onlyLate() && endpoint != null && open)
         {
             close(null);
         }
     }
 
-    private boolean onlyLateCalls()
-    {
-        for (final Call call : calls.values())
-        {
-            if (call != LATE)
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
+    /** Waits for the answer to a set-up or attach: the token its frame carries. */
     long call(final Call call)
     {
-        final long token = ++nextToken;
-        calls.put(token, call);
-        return token;
+        return calls.add(call);
     }
 
     /** A call that timed out: its late answer is ignored (a late acceptance is closed again at once). */
     void forget(final long token)
     {
-        if (calls.containsKey(token))
-        {
-            calls.put(token, LATE);
-        }
+        calls.forget(token);
     }
 
     /** The server accepted a set-up or attach this side no longer wants: close that session there, then let go. */
@@ -416,88 +295,6 @@ final class Connection implements LinkHandler
         sendControl(FrameType.CLOSE, 0, sessionId, 0, 0,
             new SetupCodec.Writer().string("set-up answered after the client gave up").toBytes());
         releaseIfUnused();
-    }
-
-    private static final Call LATE = new Call()
-    {
-        @Override
-        public void onAnswer(final Connection connection, final Frame frame)
-        {
-            if (frame.type() == FrameType.SETUP_ACCEPT || frame.type() == FrameType.ATTACH_ACCEPT)
-            {
-                connection.closeUnwanted(frame.sessionId());
-                return;
-            }
-            connection.releaseIfUnused();
-        }
-
-        @Override
-        public void onFailed(final Connection connection, final Throwable cause)
-        {
-        }
-    };
-
-    /**
-     * Encodes a message frame, with a call context when {@code remaining} (a REQUEST's deadline, else
-     * {@code CallContext.NO_DEADLINE}) or the message's metadata ask for one; returns {@link FrameEncoder#NO_ROOM},
-     * {@code QUEUED} or {@code COPIED}.
-     */
-    int sendMessage(final int type, final int flags, final long sessionId, final long id, final int status,
-        final Outbound message, final long remaining, final io.xio.engine.transport.SendCompletion completion,
-        final boolean always)
-    {
-        if (!open || overflowed)
-        {
-            return FrameEncoder.NO_ROOM;
-        }
-        checkUnsent();
-        lastSent = peers.loop.nanoTime();
-        return encoder.encode(link, type, flags, sessionId, id, status, message, remaining, completion, always);
-    }
-
-    /** Offers {@code output} for the response to request {@code id}; the bytes offered, or -1 (not offered). */
-    int exposeOutput(final int flags, final long sessionId, final long id, final java.nio.ByteBuffer output)
-    {
-        return open ? encoder.exposeOutput(link, flags, sessionId, id, output) : -1;
-    }
-
-    /** A RESPONSE whose data goes straight into the requester's region: {@link FrameEncoder#encodeInto}. */
-    int sendInto(final int flags, final long sessionId, final long id, final int status, final Outbound message,
-        final long address, final int key, final int length, final io.xio.engine.transport.SendCompletion completion)
-    {
-        if (!open || overflowed)
-        {
-            return FrameEncoder.NO_ROOM;
-        }
-        checkUnsent();
-        final int result = encoder.encodeInto(link, flags, sessionId, id, status, message, address, key, length,
-            completion);
-        if (result != FrameEncoder.NOT_WRITABLE)
-        {
-            lastSent = peers.loop.nanoTime();
-        }
-        return result;
-    }
-
-    /** Answers the CANCEL in {@code cancel}: its range, and how many of its calls were aborted. */
-    void sendCancelResult(final Frame cancel, final int aborted)
-    {
-        final long last = new SetupCodec.Reader(cancel.buffer(), cancel.headerOffset(), cancel.headerLength()).i64();
-        sendControl(FrameType.CANCEL_RESULT, cancel.flags() & FrameFlags.FROM_ACCEPTOR, cancel.sessionId(),
-            cancel.requestId(), 0, new SetupCodec.Writer().i64(last).i32(aborted).toBytes());
-    }
-
-    /** Whether the frame was queued: not on a closed link, or one without room. */
-    boolean sendControl(final int type, final int flags, final long sessionId, final long id, final int status,
-        final byte[] body)
-    {
-        if (open && !overflowed)
-        {
-            checkUnsent();
-            lastSent = peers.loop.nanoTime();
-            return encoder.encodeControl(link, type, flags, sessionId, id, status, body);
-        }
-        return false;
     }
 
     /** Closes the link; an orderly close (no cause) first writes what is queued, as far as it goes now. */
@@ -551,7 +348,7 @@ final class Connection implements LinkHandler
         final Lane lane = lanes.get(frame.sessionId());
         if (lane == null)
         {
-            if (!carried(frame.sessionId()))
+            if (!lanes.leftLately(frame.sessionId()))
             {
                 // Not a session that ended a moment ago: a confused or probing peer. Dropped, and not for ever.
                 if (++strangeFrames > MAX_STRANGE_FRAMES)
@@ -579,7 +376,7 @@ final class Connection implements LinkHandler
         {
             throw new ProtocolViolationException(FrameType.name(frame.type()) + " sent to a server");
         }
-        final Call call = calls.remove(frame.requestId());
+        final Call call = calls.take(frame.requestId());
         if (call == null)
         {
             throw new ProtocolViolationException(FrameType.name(frame.type()) + " answers unknown token " +
@@ -630,7 +427,7 @@ final class Connection implements LinkHandler
     @Override
     public void onWritable()
     {
-        for (final Lane lane : lanes.values())
+        for (final Lane lane : lanes.lanes())
         {
             lane.drainWaiting();
         }
@@ -640,19 +437,17 @@ final class Connection implements LinkHandler
     public void onClosed(final Throwable cause)
     {
         open = false;
+        output.closed();
         peers.removed(this);
-        if (counted)
+        if (admission != null)
         {
-            counted = false;
-            portal.removeConnection();
-            engine.connectionsByPeer.release(peerHost());
+            admission.release();
         }
-        if (portal != null && cause instanceof io.xio.engine.TlsHandshakeException)
+        if (admission != null && cause instanceof io.xio.engine.TlsHandshakeException)
         {
             // a stranger that failed the TLS handshake: counted and logged like the other refusals, rate-limited,
             // and against its host's budget of failed handshakes
-            engine.tlsHandshakeFailures.failed(handshakeFailuresKey());
-            engine.refusals.refused(PeerRefusal.TLS_HANDSHAKE, remoteAddress(), cause.getMessage());
+            admission.handshakeFailed(cause.getMessage());
         }
         else if (cause instanceof ProtocolViolationException)
         {
@@ -670,12 +465,8 @@ final class Connection implements LinkHandler
         }
         final Throwable reason = cause != null ? cause : new ConnectionException("connection to " + remoteAddress() +
             " closed");
-        final List<Call> waiting = new ArrayList<>(calls.values());
-        calls.clear();
-        waiting.forEach(call -> call.onFailed(this, reason));
-        final List<Lane> carried = new ArrayList<>(lanes.values());
-        lanes.clear();
-        for (final Lane lane : carried)
+        calls.failAll(this, reason);
+        for (final Lane lane : lanes.takeAll())
         {
             try
             {

@@ -125,7 +125,7 @@ final class InboundResponses
         final long last = body.i64();
         final int aborted = body.i32();
         lane.fence.onCancelAnswered();
-        outbound.cancelAnswered(frame.requestId(), last, aborted);
+        lane.cancels.answered(frame.requestId(), last, aborted);
     }
 
     /** An answer that arrived on another lane of the session; passed around the lanes until one holds it. */

@@ -33,6 +33,7 @@ final class Lane
     /** Which of the context's connections to the peer this lane uses (see the constructor). */
     final int slot;
     final OutputFence fence = new OutputFence();
+    final SentCancels cancels;
     final OutboundCalls outbound;
     final InboundResponses responses;
     final InboundCalls inbound;
@@ -56,6 +57,7 @@ final class Lane
         this.slot = slot;
         this.calls = new ServerCall.Context(session, session.answers, session.window, session.engine.clock,
             session::rejected);
+        this.cancels = new SentCancels(this, session.mineFlag, session::id);
         this.outbound = new OutboundCalls(this);
         this.responses = new InboundResponses(this, outbound, session, session.lanes, session.engine.leaks,
             session.uri.withResource(session.resource));
@@ -262,7 +264,7 @@ final class Lane
         {
             // The peer may still write into outputs it was offered: ask it to cancel them (its answer is the fence)
             // and keep hearing this session's frames on the connection until that answer or the connection's end.
-            outbound.sendCancel(fence.firstOffered(), fence.lastOffered());
+            cancels.send(fence.firstOffered(), fence.lastOffered());
         }
         moveTo(fenceFirst ? LaneState.CLOSING : LaneState.CLOSED);
         if (c != null)

@@ -7,7 +7,6 @@ import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.FrameEncoder;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
-import io.xio.engine.protocol.SetupCodec;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.nio.ByteBuffer;
@@ -26,14 +25,15 @@ final class OutboundCalls
     private final Lane lane;
     private final SessionImpl session;
     private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
-    /** CANCELs sent on the current connection and not answered yet, in the order sent: the peer answers so. */
-    private final ArrayDeque<SentCancel> cancels = new ArrayDeque<>();
+    /** CANCELs sent on the current connection and not answered yet. */
+    private final SentCancels cancels;
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
 
     OutboundCalls(final Lane lane)
     {
         this.lane = lane;
         this.session = lane.session;
+        this.cancels = lane.cancels;
     }
 
     /** The request waiting for an answer to {@code id} here, or null. */
@@ -47,20 +47,6 @@ final class OutboundCalls
     {
         pending.remove(request.id);
         cancelTimer(request);
-    }
-
-    /**
-     * The peer answered a CANCEL of {@code first..last}, having aborted {@code aborted} calls: the oldest CANCEL
-     * waiting here, since each is answered once and in order; an answer that is not to it is dropped.
-     */
-    void cancelAnswered(final long first, final long last, final int aborted)
-    {
-        final SentCancel cancel = cancels.peekFirst();
-        if (cancel != null && cancel.first == first && cancel.last == last)
-        {
-            cancels.pollFirst();
-            cancel.answered(aborted);
-        }
     }
 
     void submit(final PendingRequest request)
@@ -88,7 +74,7 @@ final class OutboundCalls
             request.fail(new RequestCancelledException("request " + id + " was cancelled"));
             if (sent && lane.isUp())
             {
-                sendCancel(id, id);
+                cancels.send(id, id);
             }
             return;
         }
@@ -261,7 +247,7 @@ final class OutboundCalls
         {
             if (request.sentOnce)
             {
-                sendCancel(request.id, request.id);
+                cancels.send(request.id, request.id);
             }
             request.fail(new XioTimeoutException("request " + request.id + " on session " + session.describe() +
                 " timed out; the peer was told to cancel it"));
@@ -326,7 +312,7 @@ final class OutboundCalls
         }
         if (first <= last)
         {
-            sendCancel(first, last, told, range);
+            cancels.send(first, last, told, range);
         }
         range.partDone(here);
     }
@@ -355,7 +341,7 @@ final class OutboundCalls
         request.fail(new RequestCancelledException("request " + id + " was cancelled"));
         if (tell)
         {
-            sendCancel(id, id, future == null ? List.of() : List.of(future), range);
+            cancels.send(id, id, future == null ? List.of() : List.of(future), range);
         }
         range.partDone(sent ? 0 : 1); // a CANCEL sent reports its own count
     }
@@ -378,43 +364,13 @@ final class OutboundCalls
         if (tell)
         {
             // The peer's window is the session's: a CANCEL here reaches the call whichever connection brought it.
-            sendCancel(id, id, future == null ? List.of() : List.of(future), range);
+            cancels.send(id, id, future == null ? List.of() : List.of(future), range);
         }
         else if (future != null)
         {
             Futures.cancelAnswered(future, !sent);
         }
         range.partDone(sent ? 0 : 1); // a CANCEL sent reports its own count
-    }
-
-    /** Asks the peer to abort our requests {@code first..last}; nobody waits to hear the count. */
-    void sendCancel(final long first, final long last)
-    {
-        sendCancel(first, last, List.of(), null);
-    }
-
-    /**
-     * Asks the peer to abort our requests {@code first..last}; its answer settles the outcome of {@code futures}
-     * and a part of {@code range} (when not null), or, should the CANCEL not go out, they learn nothing was.
-     */
-    private void sendCancel(final long first, final long last, final List<XioFuture<?>> futures,
-        final RangeCancel range)
-    {
-        final SentCancel cancel = new SentCancel(first, last, futures, range);
-        if (range != null)
-        {
-            range.partStarted();
-        }
-        if (lane.connection().sendControl(FrameType.CANCEL, session.mineFlag, session.id(), first, 0,
-            new SetupCodec.Writer().i64(last).toBytes()))
-        {
-            lane.fence.cancelSent(); // answered once each, in order
-            cancels.add(cancel);
-        }
-        else
-        {
-            cancel.unanswered();
-        }
     }
 
     private void cancelTimer(final PendingRequest request)
@@ -450,7 +406,7 @@ final class OutboundCalls
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
-        dropCancels(); // their answers went down with the connection
+        cancels.dropAll(); // their answers went down with the connection
         waiting.clear();
         for (final PendingRequest request : byId())
         {
@@ -498,17 +454,7 @@ final class OutboundCalls
             request.fail(cause instanceof ConnectionException ? cause :
                 new ConnectionException(cause.getMessage(), cause));
         }
-        dropCancels();
-    }
-
-    /** The CANCELs waiting for an answer will get none: nothing is known to be aborted by them. */
-    private void dropCancels()
-    {
-        SentCancel cancel;
-        while ((cancel = cancels.pollFirst()) != null)
-        {
-            cancel.unanswered();
-        }
+        cancels.dropAll();
     }
 
     /** The pending requests in id order: retransmits keep the order the application sent them in. */
@@ -517,52 +463,5 @@ final class OutboundCalls
         final List<PendingRequest> requests = new ArrayList<>(pending.values());
         requests.sort(Comparator.comparingLong(r -> r.id));
         return requests;
-    }
-
-    /** A CANCEL sent, and who hears its answer: the futures it cancelled, and the range cancel it is a part of. */
-    private static final class SentCancel
-    {
-        final long first;
-        final long last;
-        private final List<XioFuture<?>> futures;
-        private final RangeCancel range;
-
-        SentCancel(final long first, final long last, final List<XioFuture<?>> futures, final RangeCancel range)
-        {
-            this.first = first;
-            this.last = last;
-            this.futures = futures;
-            this.range = range;
-        }
-
-        /**
-         * The peer aborted {@code aborted} calls of the range. That names no id, so a request is known to be aborted
-         * only when the count covers every id of the range (a single cancel: when it is 1); else it is not known.
-         */
-        void answered(final int aborted)
-        {
-            final boolean all = aborted > 0 && aborted >= last - first + 1;
-            for (final XioFuture<?> future : futures)
-            {
-                Futures.cancelAnswered(future, all);
-            }
-            if (range != null)
-            {
-                range.partDone(Math.max(0, aborted));
-            }
-        }
-
-        /** No answer will come (the connection ended, or the CANCEL could not be queued). */
-        void unanswered()
-        {
-            for (final XioFuture<?> future : futures)
-            {
-                Futures.cancelAnswered(future, false);
-            }
-            if (range != null)
-            {
-                range.partDone(0);
-            }
-        }
     }
 }
