@@ -32,17 +32,56 @@ final class ClientHandshake
     /** 5 ms doubling to 1 s, each wait drawn from the upper half of its step. */
     static final Backoff RECONNECT = new Backoff(5_000_000L, 1_000_000_000L);
 
+    /** What the set-up of a client session needs of it: where it goes, with what, and where the outcome goes. */
+    interface Host extends LaneHost
+    {
+        XioUri uri();
+
+        String resource();
+
+        /** What the session was opened with: its TLS, its credentials and their redirect rule. */
+        io.xio.engine.SessionOptions options();
+
+        /** The attributes its SETUP carries. */
+        java.util.Map<String, String> sentAttributes();
+
+        /** The secret that proves a connection belongs to the session, once set up. */
+        byte[] secret();
+
+        /** The server accepted: the session takes its id, its secret and the smaller of both sides' limits. */
+        void accepted(long sessionId, byte[] secret, CallAdmission.Announced sizes, int peerMaxInFlight,
+            int peerDedupWindow);
+
+        /** The session's first lane is up at {@code target}: the further ones attach, then it is open. */
+        void established(java.util.Map<String, String> attributes, XioUri target, List<XioUri> connectionPortals);
+
+        /** The set-up failed for good: the session is closed and its opener told. */
+        void refused(Throwable cause);
+
+        /** The session is lost (it could not re-establish a connection). */
+        void fail(Throwable cause);
+
+        /** How long a connect or set-up may take. */
+        java.time.Duration connectTimeout();
+
+        /** How long a lost connection is tried again. */
+        java.time.Duration reconnectTimeout();
+
+        /** A random draw for the backoff between reconnects. */
+        long reconnectJitter();
+    }
+
     private final Lane lane;
-    private final SessionImpl session;
+    private final Host session;
     private XioUri target;
     private boolean lost;
     private long lostAt;
     private int attempts;
 
-    ClientHandshake(final Lane lane)
+    ClientHandshake(final Lane lane, final Host session)
     {
         this.lane = lane;
-        this.session = lane.session;
+        this.session = session;
     }
 
     /** Where this lane connects (the endpoint that accepted the session); null before the set-up succeeded. */
@@ -66,17 +105,17 @@ final class ClientHandshake
         {
             final io.xio.engine.Credentials credentials = credentials();
             final String weakened = hops == 0 || credentials == io.xio.engine.Credentials.NONE ||
-                session.options.credentialsOnRedirect() ? null : weakenedBy(session.uri, address);
+                session.options().credentialsOnRedirect() ? null : weakenedBy(session.uri(), address);
             if (weakened != null)
             {
-                retrySetup(new XioException("session to " + session.uri + " was redirected to " + address.endpoint() +
+                retrySetup(new XioException("session to " + session.uri() + " was redirected to " + address.endpoint() +
                     ", " + weakened + ": its credentials are not sent there (SessionOptions" +
                     ".withCredentialsOnRedirect(true) allows it)"), hops, alternatives);
                 return;
             }
-            body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource)
-                .map(session.sentAttributes()).i32(session.engine.limits.maxInFlight())
-                .i32(session.engine.limits.dedupWindow()), session.engine.limits).credentials(credentials)
+            body = CallAdmission.announce(new SetupCodec.Writer().u8(hops).string(session.resource())
+                .map(session.sentAttributes()).i32(session.limits().maxInFlight())
+                .i32(session.limits().dedupWindow()), session.limits()).credentials(credentials)
                 .u8(SetupCodec.FEATURES).toBytes();
         }
         catch (final XioException | IllegalArgumentException ex)
@@ -84,13 +123,13 @@ final class ClientHandshake
             session.refused(ex);
             return;
         }
-        if (body.length > session.engine.limits.maxHeaderBytes())
+        if (body.length > session.limits().maxHeaderBytes())
         {
             session.refused(new IllegalArgumentException("set-up attributes and credentials of " + body.length +
-                " bytes exceed the " + session.engine.limits.maxHeaderBytes() + "-byte header limit"));
+                " bytes exceed the " + session.limits().maxHeaderBytes() + "-byte header limit"));
             return;
         }
-        lane.peers.connect(address, lane.slot, session.options.tls(), c ->
+        lane.peers.connect(address, lane.slot, session.options().tls(), c ->
         {
             if (lane.isClosed())
             {
@@ -123,12 +162,12 @@ final class ClientHandshake
                     retrySetup(cause, hops, alternatives);
                 }
             });
-            timer[0] = lane.loop.schedule(lane.loop.nanoTime() + session.engine.connectTimeout.toNanos(), () ->
+            timer[0] = lane.loop.schedule(lane.loop.nanoTime() + session.connectTimeout().toNanos(), () ->
             {
                 c.forget(token);
                 c.releaseIfUnused();
                 retrySetup(new ConnectionException("no answer to the session set-up from " + address.endpoint() +
-                    " within " + session.engine.connectTimeout), hops, alternatives);
+                    " within " + session.connectTimeout()), hops, alternatives);
             });
             c.sendControl(FrameType.SETUP, 0, 0, token, 0, body);
         }, cause -> retrySetup(cause, hops, alternatives));
@@ -144,7 +183,7 @@ final class ClientHandshake
         final io.xio.engine.Credentials credentials;
         try
         {
-            credentials = session.options.credentials().get();
+            credentials = session.options().credentials().get();
         }
         catch (final RuntimeException ex)
         {
@@ -205,9 +244,7 @@ final class ClientHandshake
                 final List<XioUri> connectionPortals = body.remaining() > 0 ? unweakened(portals(body.strings(),
                     address, "SETUP_ACCEPT"), address) : List.of();
                 target = address.endpoint();
-                session.admission.limitSizesTo(sizes);
-                session.assignId(frame.sessionId(), secret);
-                session.limitTo(peerMaxInFlight, peerDedupWindow);
+                session.accepted(frame.sessionId(), secret, sizes, peerMaxInFlight, peerDedupWindow);
                 lane.attach(c);
                 session.established(attributes, target, connectionPortals);
             }
@@ -217,7 +254,7 @@ final class ClientHandshake
                 // the code came after the reason; a server from before it sends none
                 final int code = body.remaining() > 0 ? body.u8() : SetupCodec.REJECT_REFUSED;
                 c.releaseIfUnused();
-                final String uri = address.withResource(session.resource).toString();
+                final String uri = address.withResource(session.resource()).toString();
                 session.refused(code == SetupCodec.REJECT_DRAINING ? SessionRejectedException.draining(uri, reason) :
                     new SessionRejectedException(uri, reason, code == SetupCodec.REJECT_AUTHENTICATION));
             }
@@ -231,7 +268,7 @@ final class ClientHandshake
                 c.releaseIfUnused();
                 if (hops + 1 > MAX_REDIRECTS)
                 {
-                    session.refused(new ConnectionException("session to " + session.uri + " was redirected more " +
+                    session.refused(new ConnectionException("session to " + session.uri() + " was redirected more " +
                         "than " + MAX_REDIRECTS + " times (last to " + portals + ")"));
                     return;
                 }
@@ -307,7 +344,7 @@ final class ClientHandshake
 
     private void attach(final Runnable onAttached, final Consumer<Throwable> onFailed)
     {
-        lane.peers.connect(target, lane.slot, session.options.tls(), c ->
+        lane.peers.connect(target, lane.slot, session.options().tls(), c ->
         {
             if (lane.isClosed())
             {
@@ -350,14 +387,14 @@ final class ClientHandshake
                 }
             });
             c.sendControl(FrameType.ATTACH, 0, session.id(), token, 0,
-                new SetupCodec.Writer().bytes(session.identity.secret()).toBytes());
+                new SetupCodec.Writer().bytes(session.secret()).toBytes());
         }, onFailed);
     }
 
     /** The connection was lost (or an attach failed): try again after the backoff, within the reconnect timeout. */
     void scheduleReconnect(final Throwable cause)
     {
-        if (lane.isClosed() || !session.initiator)
+        if (lane.isClosed() || !session.initiator())
         {
             return;
         }
@@ -367,13 +404,13 @@ final class ClientHandshake
             lost = true;
             lostAt = now;
         }
-        if (now - lostAt > session.engine.reconnectTimeout.toNanos())
+        if (now - lostAt > session.reconnectTimeout().toNanos())
         {
             session.fail(new ConnectionException("lost the connection to " + target + " and could not " +
-                "re-establish it within " + session.engine.reconnectTimeout + ": " + cause.getMessage(), cause));
+                "re-establish it within " + session.reconnectTimeout() + ": " + cause.getMessage(), cause));
             return;
         }
-        final long delay = RECONNECT.delayNanos(attempts, session.engine.reconnectJitter.getAsLong());
+        final long delay = RECONNECT.delayNanos(attempts, session.reconnectJitter());
         attempts++;
         lane.loop.schedule(now + delay, () ->
         {

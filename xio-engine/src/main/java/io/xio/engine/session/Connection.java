@@ -420,7 +420,7 @@ final class Connection implements LinkHandler
         final Lane lane = lanes.get(frame.sessionId());
         if (lane != null)
         {
-            lane.session.drain.arrived(goAway, endpoint);
+            lane.session.drain().arrived(goAway, endpoint);
         }
     }
 

@@ -25,7 +25,8 @@ import java.util.List;
  */
 final class Lane
 {
-    final SessionImpl session;
+    /** Its session, as a lane sees it. */
+    final LaneHost session;
     final Peers peers;
     /** The session's lanes, this one among them. */
     final LaneRing ring;
@@ -48,22 +49,20 @@ final class Lane
      * @param slot which of the context's connections to the peer this lane uses: 0 unless a session has more
      *             connections than the engine has contexts, since one connection carries one lane per session
      */
-    Lane(final SessionImpl session, final Peers peers, final int slot)
+    Lane(final LaneContext context, final Peers peers, final int slot)
     {
-        this.session = session;
+        this.session = context.session();
         this.peers = peers;
-        this.ring = session.lanes;
+        this.ring = context.ring();
         this.loop = peers.loop;
         this.slot = slot;
-        this.calls = new ServerCall.Context(session, session.answers, session.window, session.engine.clock,
-            session::rejected);
-        this.cancels = new SentCancels(this, session.mineFlag, session::id);
+        this.calls = context.calls();
+        this.cancels = new SentCancels(this, session.mineFlag(), session::id);
         this.outbound = new OutboundCalls(this);
-        this.responses = new InboundResponses(this, outbound, session, session.lanes, session.engine.leaks,
-            session.uri.withResource(session.resource));
-        this.inbound = new InboundCalls(this, calls, session.handler, session.lanes, session.engine.leaks,
-            session.engine.limits, session.requestsReceived, session.reuseCalls);
-        this.handshake = session.initiator ? new ClientHandshake(this) : null;
+        this.responses = new InboundResponses(this, outbound, context.api(), ring, context.leaks(), context.target());
+        this.inbound = new InboundCalls(this, calls, context.handler(), ring, context.leaks(), context.limits(),
+            context.requestsReceived(), context.reuseCalls());
+        this.handshake = context.client() == null ? null : new ClientHandshake(this, context.client());
     }
 
     // ---- state ----
@@ -209,7 +208,7 @@ final class Lane
         lastFailure = cause;
         // A server lane parks first and looks for another lane after: an attach on another context marks its lane
         // up before it looks for parked ones (laneUp), so one of the two sees the other and nothing stays parked.
-        final LaneState down = session.initiator ? LaneState.RECONNECTING :
+        final LaneState down = session.initiator() ? LaneState.RECONNECTING :
             session.isOpen() ? LaneState.PARKED : LaneState.CLOSED;
         moveTo(down);
         // Down before anyone hears of it: the calls the fence releases may close the session or send again.
@@ -221,7 +220,7 @@ final class Lane
         }
         final Lane other = ring.open(this);
         outbound.connectionLost(other, cause);
-        if (session.initiator)
+        if (session.initiator())
         {
             session.fire(SessionEvent.Type.RECONNECTING, "connection of session " + session.describe() + " to " +
                 target() + " lost; reconnecting", cause);
@@ -340,7 +339,7 @@ final class Lane
     void onFrame(final int type, final Frame frame, final Slab slab)
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
-        final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag;
+        final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag();
         final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL ||
             type == FrameType.DATA_DESCRIPTOR || type == FrameType.RESPONSE_ACK;
         if (request != peersIdSpace)
@@ -350,7 +349,7 @@ final class Lane
         }
         if ((frame.flags() & FrameFlags.CONTEXT) != 0 && (type == FrameType.REQUEST || type == FrameType.RESPONSE))
         {
-            final String problem = CallContext.check(frame, session.engine.limits.maxMetadataBytes());
+            final String problem = CallContext.check(frame, session.limits().maxMetadataBytes());
             if (problem != null)
             {
                 throw new ProtocolViolationException(problem + " (" + FrameType.name(type) + " " +

@@ -23,7 +23,7 @@ import java.util.List;
 final class OutboundCalls
 {
     private final Lane lane;
-    private final SessionImpl session;
+    private final LaneHost session;
     private final Long2ObjectHashMap<PendingRequest> pending = new Long2ObjectHashMap<>();
     /** CANCELs sent on the current connection and not answered yet. */
     private final SentCancels cancels;
@@ -80,7 +80,7 @@ final class OutboundCalls
         }
         if (!request.sentOnce)
         {
-            final io.xio.engine.SessionDrainingException draining = session.drain.failure();
+            final io.xio.engine.SessionDrainingException draining = session.drain().failure();
             if (draining != null)
             {
                 request.fail(draining); // never written: the caller may send it elsewhere
@@ -93,7 +93,7 @@ final class OutboundCalls
             if (!handOff(request, session.isOpen() ? lane.ring.openOrParked(lane) : null))
             {
                 final Throwable why = session.closedBy();
-                request.fail(session.isOpen() && !session.initiator ?
+                request.fail(session.isOpen() && !session.initiator() ?
                     new ConnectionException("no connection to the client of session " + session.describe()) :
                     new ConnectionException("session " + session.describe() + " is closed" +
                         (why == null ? "" : ": " + why.getMessage()), why));
@@ -108,7 +108,7 @@ final class OutboundCalls
             {
                 return;
             }
-            if (session.initiator && request.idempotent)
+            if (session.initiator() && request.idempotent)
             {
                 // As for one in flight when the last connection went (connectionLost): not kept for the re-attach.
                 request.fail(new ConnectionException("session " + session.describe() + " has no connection up " +
@@ -139,7 +139,7 @@ final class OutboundCalls
         {
             return false;
         }
-        for (final RangeCancel range : session.rangeCancels.inProgress())
+        for (final RangeCancel range : session.rangeCancels().inProgress())
         {
             if (range.covers(request.id) && range.awaitsPassOf(lane))
             {
@@ -160,7 +160,7 @@ final class OutboundCalls
         if (request.sentOnce)
         {
             lane.loop.counters().retransmitted();
-            session.retransmits.incrementAndGet();
+            session.retransmitted();
         }
         final ByteBuffer output = request.message.output();
         final int offered = output == null || request.exposedLength >= 0 ? -1 :
@@ -210,7 +210,7 @@ final class OutboundCalls
      */
     void failUnsent()
     {
-        final io.xio.engine.SessionDrainingException draining = session.drain.failure();
+        final io.xio.engine.SessionDrainingException draining = session.drain().failure();
         if (draining == null || pending.isEmpty())
         {
             return;
@@ -255,7 +255,7 @@ final class OutboundCalls
         else
         {
             final Throwable lastFailure = lane.lastFailure();
-            request.fail(new ConnectionException("no connection to " + (session.initiator ? lane.target() :
+            request.fail(new ConnectionException("no connection to " + (session.initiator() ? lane.target() :
                 "the client of session " + session.describe()) + " for request " + request.id + " within its " +
                 "deadline" + (lastFailure == null ? "" : ": " + lastFailure.getMessage()), lastFailure));
         }
@@ -417,7 +417,7 @@ final class OutboundCalls
                 cancelTimer(request);
                 handOff(request, other);
             }
-            else if (session.initiator && request.idempotent)
+            else if (session.initiator() && request.idempotent)
             {
                 // Its server may be gone for good (a killed process): waiting for the re-attach would spend the
                 // call's deadline, while its caller could send it to another server now.
@@ -427,7 +427,7 @@ final class OutboundCalls
                     " was lost with an idempotent call in flight, failed at once so that it may be sent again (" +
                     cause.getMessage() + ")", cause));
             }
-            else if (session.initiator || lane.isParked())
+            else if (session.initiator() || lane.isParked())
             {
                 request.waited = true;
                 waiting.add(request);

@@ -56,8 +56,8 @@ public final class SessionImpl implements Session
     private final SessionLanes joined;
     /** What a client session was opened with (its TLS, credentials and their redirect rule); the default's else. */
     SessionOptions options = SessionOptions.DEFAULT;
-    /** Whether this (server) session's lanes pool their calls: {@link io.xio.engine.RequestReuse#AFTER_ANSWER}. */
-    boolean reuseCalls;
+    /** What each of its lanes is made with. */
+    private final LaneContext laneContext;
     /** Who is on the other side, and what proves a connection belongs to this session. */
     final SessionIdentity identity = new SessionIdentity();
     /** Range cancels whose lanes have not all made their pass. */
@@ -69,9 +69,10 @@ public final class SessionImpl implements Session
     /** The peer's calls as this side answers them. */
     final ServerAnswers answers;
 
+    /** @param reuseCalls whether the (server) session's lanes pool their calls ({@code RequestReuse.AFTER_ANSWER}) */
     private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler, final SessionListener listener,
-        final Duration defaultTimeout)
+        final Duration defaultTimeout, final boolean reuseCalls)
     {
         this.engine = engine;
         this.initiator = initiator;
@@ -94,6 +95,9 @@ public final class SessionImpl implements Session
         final ByteBudget retained = new ByteBudget(engine.limits.maxRetainedBytesPerSession(), engine.retained);
         this.answers = new ServerAnswers(engine.limits, engine.refusals, window, admission, retained, executing,
             identity, drain, uri.toString(), this::describe);
+        this.laneContext = new LaneContext(host, initiator ? host : null, lanes,
+            new ServerCall.Context(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
+            uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls);
     }
 
     /** A session the server side accepted. */
@@ -102,8 +106,7 @@ public final class SessionImpl implements Session
     {
         final boolean reuse = handler instanceof ReusingHandler;
         final SessionImpl session = new SessionImpl(engine, false, uri, resource, Map.copyOf(attributes),
-            reuse ? ((ReusingHandler)handler).handler() : handler, engine.listener, Duration.ofSeconds(5));
-        session.reuseCalls = reuse;
+            reuse ? ((ReusingHandler)handler).handler() : handler, engine.listener, Duration.ofSeconds(5), reuse);
         session.id = id;
         session.identity.secret(engine.newSecret());
         session.life.open();
@@ -116,13 +119,13 @@ public final class SessionImpl implements Session
         final SessionOptions options)
     {
         final SessionImpl session = new SessionImpl(engine, true, uri, uri.resource(), options.attributes(),
-            options.handler(), options.listener(), options.timeout());
+            options.handler(), options.listener(), options.timeout(), false);
         session.options = options;
         final int count = options.connections() == 0 ? engine.loopCount() : options.connections();
         final Lane[] lanes = new Lane[count];
         for (int i = 0; i < count; i++)
         {
-            lanes[i] = new Lane(session, engine.peers(i % engine.loopCount()), i / engine.loopCount());
+            lanes[i] = new Lane(session.laneContext, engine.peers(i % engine.loopCount()), i / engine.loopCount());
         }
         session.lanes.set(lanes);
         engine.opened.add(session);
@@ -131,18 +134,7 @@ public final class SessionImpl implements Session
         return session.life.opened();
     }
 
-    Map<String, String> sentAttributes()
-    {
-        return sentAttributes;
-    }
-
     // ---- set-up outcome (client side), called on the first lane's context ----
-
-    void assignId(final long sessionId, final byte[] sessionSecret)
-    {
-        id = sessionId;
-        identity.secret(sessionSecret);
-    }
 
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
     void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
@@ -151,7 +143,7 @@ public final class SessionImpl implements Session
     }
 
     /** The server accepted at {@code target}: the further lanes attach ({@link SessionLanes#attachFurther}). */
-    void established(final Map<String, String> acceptedAttributes, final XioUri target,
+    private void established(final Map<String, String> acceptedAttributes, final XioUri target,
         final java.util.List<XioUri> connectionPortals)
     {
         attributes = Map.copyOf(acceptedAttributes);
@@ -168,7 +160,7 @@ public final class SessionImpl implements Session
         }
     }
 
-    void refused(final Throwable cause)
+    private void refused(final Throwable cause)
     {
         if (life.refuse(cause))
         {
@@ -184,20 +176,8 @@ public final class SessionImpl implements Session
     /** A lane for a connection that set up or attached to this session; null when the session is closed. */
     Lane newServerLane(final Peers peers)
     {
-        final Lane lane = new Lane(this, peers, 0);
+        final Lane lane = new Lane(laneContext, peers, 0);
         return joined.join(lane) ? lane : null;
-    }
-
-    /** A server lane is gone for good (its requests failed or handed over): forget it, expire if none is left. */
-    void removeServerLane(final Lane lane)
-    {
-        joined.leave(lane);
-    }
-
-    /** A server lane lost the session's last connection and parked this side's requests for the client's return. */
-    void parked(final Lane lane)
-    {
-        joined.parked(lane);
     }
 
     void expire(final long epoch)
@@ -225,7 +205,7 @@ public final class SessionImpl implements Session
      * A lane came up: lanes still down (reconnecting or parked) hand it their waiting requests; a drained client
      * session that waited for it to come back may close now.
      */
-    void laneUp(final Lane up)
+    private void laneUp(final Lane up)
     {
         drain.closeIfDrained();
         joined.handOverTo(up);
@@ -281,7 +261,7 @@ public final class SessionImpl implements Session
 
     // ---- closing ----
 
-    void closedByPeer(final String reason)
+    private void closedByPeer(final String reason)
     {
         shutDown(new ConnectionException("session " + describe() + " closed by the peer: " + reason), false);
     }
@@ -437,8 +417,158 @@ public final class SessionImpl implements Session
     }
 
     /** What the parts may ask of this session, kept off its public face. */
-    private final class PartsHost implements SessionDrain.Host, CallAdmission.Host, SessionLanes.Host
+    private final class PartsHost implements SessionDrain.Host, CallAdmission.Host, SessionLanes.Host,
+        ClientHandshake.Host
     {
+        @Override
+        public long id()
+        {
+            return id;
+        }
+
+        @Override
+        public boolean initiator()
+        {
+            return initiator;
+        }
+
+        @Override
+        public int mineFlag()
+        {
+            return mineFlag;
+        }
+
+        @Override
+        public Throwable closedBy()
+        {
+            return SessionImpl.this.closedBy();
+        }
+
+        @Override
+        public void fire(final SessionEvent.Type type, final String detail, final Throwable cause)
+        {
+            SessionImpl.this.fire(type, detail, cause);
+        }
+
+        @Override
+        public void closedByPeer(final String reason)
+        {
+            SessionImpl.this.closedByPeer(reason);
+        }
+
+        @Override
+        public void laneUp(final Lane lane)
+        {
+            SessionImpl.this.laneUp(lane);
+        }
+
+        @Override
+        public void removeServerLane(final Lane lane)
+        {
+            joined.leave(lane);
+        }
+
+        @Override
+        public void parked(final Lane lane)
+        {
+            joined.parked(lane);
+        }
+
+        @Override
+        public RangeCancels rangeCancels()
+        {
+            return rangeCancels;
+        }
+
+        @Override
+        public void retransmitted()
+        {
+            retransmits.incrementAndGet();
+        }
+
+        @Override
+        public io.xio.engine.Limits limits()
+        {
+            return engine.limits;
+        }
+
+        @Override
+        public XioUri uri()
+        {
+            return uri;
+        }
+
+        @Override
+        public String resource()
+        {
+            return resource;
+        }
+
+        @Override
+        public SessionOptions options()
+        {
+            return options;
+        }
+
+        @Override
+        public Map<String, String> sentAttributes()
+        {
+            return sentAttributes;
+        }
+
+        @Override
+        public byte[] secret()
+        {
+            return identity.secret();
+        }
+
+        @Override
+        public void accepted(final long sessionId, final byte[] secret, final CallAdmission.Announced sizes,
+            final int peerMaxInFlight, final int peerDedupWindow)
+        {
+            admission.limitSizesTo(sizes);
+            id = sessionId;
+            identity.secret(secret);
+            admission.limitTo(peerMaxInFlight, peerDedupWindow);
+        }
+
+        @Override
+        public void established(final Map<String, String> attributes, final XioUri target,
+            final java.util.List<XioUri> connectionPortals)
+        {
+            SessionImpl.this.established(attributes, target, connectionPortals);
+        }
+
+        @Override
+        public void refused(final Throwable cause)
+        {
+            SessionImpl.this.refused(cause);
+        }
+
+        @Override
+        public void fail(final Throwable cause)
+        {
+            SessionImpl.this.fail(cause);
+        }
+
+        @Override
+        public Duration connectTimeout()
+        {
+            return engine.connectTimeout;
+        }
+
+        @Override
+        public Duration reconnectTimeout()
+        {
+            return engine.reconnectTimeout;
+        }
+
+        @Override
+        public long reconnectJitter()
+        {
+            return engine.reconnectJitter.getAsLong();
+        }
+
         @Override
         public boolean isClosed()
         {
