@@ -1,6 +1,7 @@
 package io.xio.engine.cluster;
 
 import io.xio.engine.BackPressureException;
+import io.xio.engine.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
@@ -10,40 +11,75 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionDrainingException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
+import org.agrona.concurrent.NanoClock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
  * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
- * run on the client's thread, which must not block, and try again shortly when the window is full. A
- * {@link ServiceClientImpl}'s {@code request} and {@code send} make one per call; it runs on whichever thread
- * completes its current attempt.
+ * run on the client's thread, which must not block, and try again shortly when the window is full. A service
+ * client's {@code request} and {@code send} make one per call; it runs on whichever thread completes its current
+ * attempt.
  */
 final class ServiceCall<T>
 {
     /** How often a call refused for lack of room in a window it may wait for is tried again. */
     private static final long FULL_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    /** What a call needs of its service client. Any thread. */
+    interface Client
+    {
+        String service();
+
+        /** The clock the call's deadline runs on. */
+        NanoClock clock();
+
+        /** How long a call without a deadline of its own may take. */
+        long defaultTimeoutNanos();
+
+        /** Attempts of one idempotent call, the first included. */
+        int maxAttempts();
+
+        /** The waits between attempts of an idempotent call. */
+        Backoff backoff();
+
+        /** The session for {@code key}, now or once there is one. */
+        CompletableFuture<Session> session(long key);
+
+        /** Whether more than one endpoint can take calls now: else an idempotent call waits for its session. */
+        boolean hasAlternatives();
+
+        /** Tries {@code call} again after {@code delayNanos}, on the client's thread. */
+        void retryLater(ServiceCall<?> call, long delayNanos);
+
+        /** The endpoints and their states, for a call that found none. */
+        String describe();
+    }
+
     final CompletableFuture<T> result = new CompletableFuture<>();
-    private final ServiceClientImpl client;
+    private final Client client;
+    private final NanoClock clock;
     final Outbound first;
     final CallOptions options;
     final long key;
     final boolean oneWay;
-    final long begun = System.nanoTime();
+    final long begun;
     final long budget;
     final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
     int attempts;
     boolean firstUsed;
 
-    ServiceCall(final ServiceClientImpl client, final Outbound message, final CallOptions options, final long key,
+    ServiceCall(final Client client, final Outbound message, final CallOptions options, final long key,
         final boolean oneWay)
     {
         this.client = client;
+        this.clock = client.clock();
+        this.begun = clock.nanoTime();
         this.first = message;
         this.options = options;
         this.key = key;
@@ -61,7 +97,7 @@ final class ServiceCall<T>
 
     long left()
     {
-        return budget - (System.nanoTime() - begun);
+        return budget - (clock.nanoTime() - begun);
     }
 
     void attempt(final boolean callerThread)
@@ -85,11 +121,12 @@ final class ServiceCall<T>
             send(session.join(), callerThread);
             return;
         }
+        // CompletableFuture's own timer, in real time whatever the client's clock: only a test's clock differs.
         session.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((chosen, failure) ->
         {
             if (failure != null)
             {
-                final Throwable cause = ServiceClientImpl.unwrap(failure);
+                final Throwable cause = unwrap(failure);
                 result.completeExceptionally(cause instanceof java.util.concurrent.TimeoutException ?
                     new ConnectionException("no endpoint of service " + client.service() + " could take the call " +
                         "within its deadline: " + client.describe()) : cause);
@@ -143,7 +180,7 @@ final class ServiceCall<T>
                 }
                 return;
             }
-            final Throwable cause = ServiceClientImpl.unwrap(failure);
+            final Throwable cause = unwrap(failure);
             if (cause instanceof SessionDrainingException)
             {
                 attempts--; // never sent: not an attempt
@@ -166,10 +203,16 @@ final class ServiceCall<T>
         });
     }
 
-/** The same header and segments as a new message (xio is done with them once an attempt failed). */
-private static Outbound copyOf(final Outbound sent)
-{
-    final Outbound copy = sent.sameData();
-    return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
-}
+    /** The same header and segments as a new message (xio is done with them once an attempt failed). */
+    private static Outbound copyOf(final Outbound sent)
+    {
+        final Outbound copy = sent.sameData();
+        return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
+    }
+
+    /** The failure a future completed with, out of the {@link CompletionException} a dependent stage wraps it in. */
+    static Throwable unwrap(final Throwable ex)
+    {
+        return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+    }
 }
