@@ -4,6 +4,7 @@ import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.session.ApiBridge;
+import io.xio.engine.session.LeakTracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,11 +1,12 @@
 package io.xio.engine;
 
 import io.xio.engine.context.EventLoop;
+import io.xio.engine.memory.RegisteredMemory;
 import io.xio.engine.session.EngineCore;
 import io.xio.engine.session.EngineSettings;
+import io.xio.engine.session.LeakTracker;
 import io.xio.engine.session.PortalImpl;
 import io.xio.engine.session.SessionImpl;
-import io.xio.engine.memory.RegisteredMemory;
 import io.xio.engine.transport.Transport;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;

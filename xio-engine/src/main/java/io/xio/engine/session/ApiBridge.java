@@ -1,6 +1,5 @@
 package io.xio.engine.session;
 
-import io.xio.engine.LeakTracker;
 import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.XioFuture;

@@ -1,7 +1,6 @@
 package io.xio.engine.session;
 
 import io.xio.engine.ServerInterceptor;
-import io.xio.engine.LeakTracker;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.Limits;
 import io.xio.engine.RequestHandler;

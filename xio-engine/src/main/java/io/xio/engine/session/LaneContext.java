@@ -1,6 +1,5 @@
 package io.xio.engine.session;
 
-import io.xio.engine.LeakTracker;
 import io.xio.engine.Limits;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.Session;

@@ -219,7 +219,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
 
     /** The request's message, from the pool's own object when pooled. */
     Message wrap(final io.xio.engine.memory.Slab slab, final io.xio.engine.protocol.Frame frame,
-        final io.xio.engine.LeakTracker leaks)
+        final LeakTracker leaks)
     {
         message = pool == null ? Messages.of(slab, frame, leaks)
             : Messages.rewrap(message, slab, frame, leaks, messageClosed);

@@ -1,4 +1,6 @@
-package io.xio.engine;
+package io.xio.engine.session;
+
+import io.xio.engine.Message;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,24 +9,27 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Remembers where every received message still unreleased was delivered, when leak detection is on
- * ({@link XioEngine.Builder#leakDetection}). Thread-safe.
+ * ({@code XioEngine.Builder#leakDetection}). Internal: the engine's {@code unreleasedMessages()} reports it.
+ * Thread-safe.
  */
 public final class LeakTracker
 {
     private final Map<Message, Throwable> live = new ConcurrentHashMap<>();
 
-    void track(final Message message)
+    /** A message was delivered to the application here. */
+    public void track(final Message message)
     {
         live.put(message, new Throwable("message " + message.requestId() + " was received here"));
     }
 
-    void untrack(final Message message)
+    /** The message was released. */
+    public void untrack(final Message message)
     {
         live.remove(message);
     }
 
     /** Throws, listing each message received and not released, unless there are none; when an engine closes. */
-    void requireAllReleased(final String engine)
+    public void requireAllReleased(final String engine)
     {
         final List<Throwable> unreleased = unreleased();
         if (!unreleased.isEmpty())
