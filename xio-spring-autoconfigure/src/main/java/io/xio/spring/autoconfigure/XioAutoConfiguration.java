@@ -315,10 +315,10 @@ public final class XioAutoConfiguration
     {
         final LifecycleProperties phases = lifecycle.getIfAvailable();
         final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec, properties,
-            instrumentation.getIfAvailable(() -> XioInstrumentation.NONE), interceptors.orderedStream().toList(),
-            acceptor.getIfAvailable(() -> SessionAcceptor.DEFAULT), sslBundles.getIfAvailable(),
-            workerExecutor(properties, context), callContext.getIfAvailable(() -> callContext(context)),
-            phases != null ? phases.getTimeoutPerShutdownPhase() : null);
+            new XioServiceExporter.Settings(instrumentation.getIfAvailable(), interceptors.orderedStream().toList(),
+                acceptor.getIfAvailable(), sslBundles.getIfAvailable(), workerExecutor(properties, context),
+                callContext.getIfAvailable(() -> callContext(context)),
+                phases != null ? phases.getTimeoutPerShutdownPhase() : null));
         exporter.addListeners(listeners.orderedStream().toList());
         return exporter;
     }

@@ -24,7 +24,6 @@ import io.xio.spring.autoconfigure.observation.XioInstrumentation.CallRecorder;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -54,15 +53,7 @@ public final class ServiceDispatcher implements RequestHandler
 
     private final String resource;
     private final Object target;
-    private final Map<String, ServiceMethod> methods = new HashMap<>();
-    /** The methods' wire names in UTF-8, to find a call's method without decoding its name. */
-    private final byte[][] wireNames;
-    private final ServiceMethod[] byWireName;
-    /**
-     * Per method (as in {@link #byWireName}), the configured codec's arguments of a method whose every argument is a
-     * data segment (they never change), else null: such a call's arguments need no decoding.
-     */
-    private final byte[][] constantArguments;
+    private final ServiceMethods methods;
     private static final ByteBuffer[] NO_SEGMENTS = new ByteBuffer[0];
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private final XioCodec codec;
@@ -99,51 +90,58 @@ public final class ServiceDispatcher implements RequestHandler
     /** Completes once draining and no call is running. */
     private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
 
+    /**
+     * How a service's calls are handled beyond its method and its codec: each component has a default when null.
+     *
+     * @param handlers map the service's failures to answers (default: none, the exception as it is)
+     * @param maxConcurrentCalls at most this many calls run at once on the worker; 0 leaves them unbounded
+     * @param maxQueuedCalls at most this many more wait, when bounded
+     * @param interceptors run around each call's method, the first outermost (default: none)
+     * @param json the codec of calls in JSON ({@value #CODEC_KEY}: {@value #JSON}; default: none taken)
+     * @param callContext the context each call runs in, captured as it arrived (default: none)
+     */
+    public record Settings(XioExceptionHandlers handlers, int maxConcurrentCalls, int maxQueuedCalls,
+        List<XioServerInterceptor> interceptors, XioCodec json, XioCallContext callContext)
+    {
+        /** Unbounded, without handlers, interceptors or JSON. */
+        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null);
+
+        public Settings
+        {
+            handlers = handlers == null ? XioExceptionHandlers.NONE : handlers;
+            interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
+            callContext = callContext == null ? XioCallContext.NONE : callContext;
+        }
+    }
+
+    /** An unbounded service without exception handlers, interceptors or JSON. */
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation)
     {
-        this(resource, api, target, codec, dispatch, worker, instrumentation, XioExceptionHandlers.NONE, 0, 0,
-            List.of());
+        this(resource, api, target, codec, dispatch, worker, instrumentation, Settings.DEFAULTS);
     }
 
-    /**
-     * A service whose failures {@code handlers} map and whose calls are bounded: at most
-     * {@code maxConcurrentCalls} run at once on {@code worker}, at most {@code maxQueuedCalls} more wait;
-     * {@code maxConcurrentCalls} 0 leaves them unbounded; {@code interceptors} run around each call's method, the
-     * first outermost.
-     */
+    /** A service whose calls run on {@code worker} (unless {@code dispatch} is inline), as {@code settings} say. */
     public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
         final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
-        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
-        final List<XioServerInterceptor> interceptors)
+        final Settings settings)
     {
-        this(resource, api, target, codec, dispatch, worker, instrumentation, handlers, maxConcurrentCalls,
-            maxQueuedCalls, interceptors, null, XioCallContext.NONE);
-    }
-
-    /**
-     * As above, taking calls in JSON ({@value #CODEC_KEY}: {@value #JSON}) with {@code json} (null: none), each call
-     * running in the context {@code callContext} captured as it arrived.
-     */
-    public ServiceDispatcher(final String resource, final Class<?> api, final Object target, final XioCodec codec,
-        final XioService.Dispatch dispatch, final Executor worker, final XioInstrumentation instrumentation,
-        final XioExceptionHandlers handlers, final int maxConcurrentCalls, final int maxQueuedCalls,
-        final List<XioServerInterceptor> interceptors, final XioCodec json, final XioCallContext callContext)
-    {
+        final int maxConcurrentCalls = settings.maxConcurrentCalls();
+        final int maxQueuedCalls = settings.maxQueuedCalls();
         if (maxConcurrentCalls > 0 && dispatch == XioService.Dispatch.INLINE)
         {
             throw new IllegalArgumentException("service '" + resource + "' runs inline on the context thread: its " +
                 "calls cannot be bounded");
         }
         this.instrumentation = instrumentation;
-        this.callContext = callContext;
+        this.callContext = settings.callContext();
         this.resource = resource;
         this.target = target;
         this.codec = codec;
-        this.json = json;
+        this.json = settings.json();
         this.api = api;
-        this.handlers = handlers;
-        this.interceptors = List.copyOf(interceptors);
+        this.handlers = settings.handlers();
+        this.interceptors = settings.interceptors();
         this.inline = dispatch == XioService.Dispatch.INLINE;
         this.executor = inline ? Runnable::run : worker;
         this.queue = maxConcurrentCalls > 0
@@ -153,33 +151,7 @@ public final class ServiceDispatcher implements RequestHandler
         this.boundsFull = new BackPressureException("service '" + resource + "' has " + maxConcurrentCalls +
             " calls in progress and " + maxQueuedCalls + " waiting, its bounds (xio.server.services." + resource +
             ".*)");
-        for (final Method method : api.getMethods())
-        {
-            if (!method.isDefault() && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
-            {
-                final ServiceMethod described = ServiceMethod.of(method, api);
-                if (methods.put(described.wireName(), described) != null)
-                {
-                    throw new IllegalStateException("two methods of " + api.getName() + " share the wire name " +
-                        described.wireName() + "; set @XioMethod(name) on one of them");
-                }
-            }
-        }
-        this.byWireName = methods.values().toArray(new ServiceMethod[0]);
-        this.wireNames = new byte[byWireName.length][];
-        this.constantArguments = new byte[byWireName.length][];
-        for (int i = 0; i < byWireName.length; i++)
-        {
-            final ServiceMethod method = byWireName[i];
-            wireNames[i] = method.wireName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            boolean allSegments = true;
-            for (final boolean segment : method.segments())
-            {
-                allSegments &= segment;
-            }
-            constantArguments[i] = allSegments
-                ? codec.encodeArguments(new Object[method.segments().length], method.parameterTypes()) : null;
-        }
+        this.methods = new ServiceMethods(api, codec);
     }
 
     /**
@@ -191,75 +163,6 @@ public final class ServiceDispatcher implements RequestHandler
     {
         return inline && interceptors.isEmpty() ? io.xio.engine.RequestReuse.AFTER_ANSWER
             : io.xio.engine.RequestReuse.NEVER;
-    }
-
-    /**
-     * The index in {@link #byWireName} of the method {@code message}'s header names, or -1. Compares bytes in the
-     * receive buffer: no name is decoded and no view made.
-     */
-    private int find(final Message message)
-    {
-        final org.agrona.DirectBuffer buffer = message.buffer();
-        final int at = message.headerOffset();
-        final int headerLength = message.headerLength();
-        if (headerLength < 2)
-        {
-            return -1;
-        }
-        final int length = ((buffer.getByte(at) & 0xFF) << 8) | (buffer.getByte(at + 1) & 0xFF);
-        if (length > headerLength - 2)
-        {
-            return -1;
-        }
-        for (int m = 0; m < wireNames.length; m++)
-        {
-            final byte[] name = wireNames[m];
-            if (name.length == length && sameBytes(buffer, at + 2, name))
-            {
-                return m;
-            }
-        }
-        return -1;
-    }
-
-    private static boolean sameBytes(final org.agrona.DirectBuffer buffer, final int at, final byte[] bytes)
-    {
-        for (int i = 0; i < bytes.length; i++)
-        {
-            if (buffer.getByte(at + i) != bytes[i])
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Whether the arguments in the header of a call of method {@code found} are that method's constant ones. */
-    private boolean isRest(final Message message, final int found)
-    {
-        if (found < 0 || constantArguments[found] == null)
-        {
-            return false;
-        }
-        final byte[] bytes = constantArguments[found];
-        final int skip = 2 + wireNames[found].length;
-        return message.headerLength() - skip == bytes.length &&
-            sameBytes(message.buffer(), message.headerOffset() + skip, bytes);
-    }
-
-    /** A view of the arguments in the header of a call of method {@code found}. */
-    private ByteBuffer argumentsOf(final Message message, final int found)
-    {
-        final ByteBuffer header = message.header();
-        if (found >= 0)
-        {
-            header.position(2 + wireNames[found].length);
-        }
-        else
-        {
-            Invocation.readName(header);
-        }
-        return header;
     }
 
     public String resource()
@@ -276,7 +179,7 @@ public final class ServiceDispatcher implements RequestHandler
     /** The service's methods, by wire name, sorted. */
     public java.util.SortedMap<String, ServiceMethod> methods()
     {
-        return new java.util.TreeMap<>(methods);
+        return methods.sorted();
     }
 
     /** Calls received and not over yet, waiting for a worker (see {@link #queued()}) or running. */
@@ -472,20 +375,19 @@ public final class ServiceDispatcher implements RequestHandler
         Object returned = null;
         try
         {
-            final int found = find(message);
-            final String name = found >= 0 ? byWireName[found].wireName()
-                : Invocation.readName(message.header());
+            final int found = methods.find(message);
+            final String name = found >= 0 ? methods.at(found).wireName() : Invocation.readName(message.header());
             recorder = recorder(request, name);
             started = recorder.start(request.metadata());
-            method = found >= 0 ? byWireName[found] : methods.get(name);
+            method = found >= 0 ? methods.at(found) : methods.named(name);
             if (method == null)
             {
                 throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
             }
             final XioCodec callCodec = codecOf(request);
-            final Object[] arguments = callCodec == codec && isRest(message, found)
+            final Object[] arguments = callCodec == codec && methods.hasConstantArguments(message, found)
                 ? Invocation.segmentArguments(method, message)
-                : Invocation.arguments(method, callCodec, argumentsOf(message, found), segments(message));
+                : Invocation.arguments(method, callCodec, methods.argumentsOf(message, found), segments(message));
             final Method invoked = method.method();
             call = new XioServerCall(resource, invoked, arguments, request);
             final Object result;
@@ -628,7 +530,7 @@ public final class ServiceDispatcher implements RequestHandler
         try
         {
             final String name = Invocation.readName(message.header());
-            return methods.containsKey(name) ? name : UNKNOWN_METHOD;
+            return methods.named(name) != null ? name : UNKNOWN_METHOD;
         }
         catch (final RuntimeException unreadable)
         {
@@ -645,7 +547,7 @@ public final class ServiceDispatcher implements RequestHandler
         {
             byMethod = recorders.computeIfAbsent(transport, t -> new ConcurrentHashMap<>());
         }
-        final ServiceMethod known = methods.get(method);
+        final ServiceMethod known = methods.named(method);
         final String wireName = known != null ? method : UNKNOWN_METHOD;
         final CallRecorder recorder = byMethod.get(wireName);
         return recorder != null ? recorder : byMethod.computeIfAbsent(wireName, m -> instrumentation.recorder(

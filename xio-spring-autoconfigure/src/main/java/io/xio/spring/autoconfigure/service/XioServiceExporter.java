@@ -124,52 +124,47 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private volatile boolean running;
     private volatile java.util.concurrent.CompletableFuture<Drained> drain;
 
-    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
-        final XioProperties properties, final XioInstrumentation instrumentation)
-    {
-        this(context, engine, codec, properties, instrumentation, List.of());
-    }
-
-    /** Exports with {@code interceptors} (in their order) around the services each {@code appliesTo}. */
-    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
-        final XioProperties properties, final XioInstrumentation instrumentation,
-        final List<XioServerInterceptor> interceptors)
-    {
-        this(context, engine, codec, properties, instrumentation, interceptors, SessionAcceptor.DEFAULT, null);
-    }
-
     /**
-     * As above, the portals deciding on session set-ups with {@code acceptor} (such as one that authenticates; a
-     * first portal that redirects over the others redirects instead, and the portal a client lands on decides),
-     * and taking their SSL bundles ({@code xio.portals[n].ssl.bundle}) from {@code sslBundles} (null: none).
+     * How the services are exported, beyond the properties: each component has a default when null.
+     *
+     * @param instrumentation records the calls (default: none)
+     * @param interceptors around the services each {@code appliesTo}, in their order (default: none)
+     * @param acceptor decides on session set-ups, such as one that authenticates; a first portal that redirects over
+     *                 the others redirects instead, and the portal a client lands on decides (default: accept all)
+     * @param sslBundles where the portals' SSL bundles come from ({@code xio.portals[n].ssl.bundle}; default: none)
+     * @param worker where the service methods run (default: a thread per call made here, closed with the exporter)
+     * @param callContext the context a call carries over onto its worker (default: none)
+     * @param phaseTimeout the lifecycle phase's timeout, which bounds the shutdown (default: the grace period only)
      */
-    public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
-        final XioProperties properties, final XioInstrumentation instrumentation,
-        final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles)
+    public record Settings(XioInstrumentation instrumentation, List<XioServerInterceptor> interceptors,
+        SessionAcceptor acceptor, SslBundles sslBundles, Executor worker, XioCallContext callContext,
+        Duration phaseTimeout)
     {
-        this(context, engine, codec, properties, instrumentation, interceptors, acceptor, sslBundles, null,
-            XioCallContext.NONE, null);
+        /** Every default. */
+        public static final Settings DEFAULTS = new Settings(null, null, null, null, null, null, null);
+
+        public Settings
+        {
+            instrumentation = instrumentation == null ? XioInstrumentation.NONE : instrumentation;
+            interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
+            acceptor = acceptor == null ? SessionAcceptor.DEFAULT : acceptor;
+            callContext = callContext == null ? XioCallContext.NONE : callContext;
+        }
     }
 
-    /**
-     * As above, the service methods running on {@code worker} (null: a thread per call made here, closed with the
-     * exporter) in the context {@code callContext} carries over, and the shutdown bounded by the lifecycle phase's
-     * {@code phaseTimeout} (null: by the grace period only).
-     */
+    /** Exports the application's {@code @XioService} beans with the engine, as {@code properties} and settings say. */
     public XioServiceExporter(final ApplicationContext context, final XioEngine engine, final XioCodec codec,
-        final XioProperties properties, final XioInstrumentation instrumentation,
-        final List<XioServerInterceptor> interceptors, final SessionAcceptor acceptor, final SslBundles sslBundles,
-        final Executor worker, final XioCallContext callContext, final Duration phaseTimeout)
+        final XioProperties properties, final Settings settings)
     {
-        this.ownWorker = worker == null ? threadPerTask(context, "xio-worker-") : null;
+        this.ownWorker = settings.worker() == null ? threadPerTask(context, "xio-worker-") : null;
         this.stopWorker = threadPerTask(context, "xio-stop-");
-        this.worker = worker == null ? ownWorker : closingFallback(worker);
-        this.callContext = callContext;
-        this.phaseTimeout = phaseTimeout;
-        this.acceptor = acceptor;
-        this.sslBundles = sslBundles;
-        this.instrumentation = instrumentation;
-        this.interceptors = List.copyOf(interceptors);
+        this.worker = settings.worker() == null ? ownWorker : closingFallback(settings.worker());
+        this.callContext = settings.callContext();
+        this.phaseTimeout = settings.phaseTimeout();
+        this.acceptor = settings.acceptor();
+        this.sslBundles = settings.sslBundles();
+        this.instrumentation = settings.instrumentation();
+        this.interceptors = settings.interceptors();
         this.context = context;
         this.engine = engine;
         this.codec = codec;
@@ -307,11 +302,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final XioProperties.Service bounds = properties.getServer().getServices().get(resource);
             final int maxConcurrent = maxConcurrentCalls(resource, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
-                settings.dispatch(), worker, instrumentation,
-                XioExceptionHandlers.of(target, resource, api, advices, disclosure),
-                maxConcurrent, maxQueuedCalls(resource, bounds),
-                interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
-                callContext);
+                settings.dispatch(), worker, instrumentation, new ServiceDispatcher.Settings(
+                    XioExceptionHandlers.of(target, resource, api, advices, disclosure), maxConcurrent,
+                    maxQueuedCalls(resource, bounds),
+                    interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
+                    callContext));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher, dispatcher.reuse());
         }
