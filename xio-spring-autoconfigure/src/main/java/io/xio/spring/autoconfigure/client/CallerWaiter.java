@@ -9,22 +9,21 @@ import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 
-import java.lang.reflect.Method;
-
 /**
- * A thread's waiter for its blocking calls (one at a time: the thread waits for each), and its buffer for
- * encoding arguments. Told on a context thread, read on its own.
+ * A thread's waiter for its blocking calls on the engine's listener path (one at a time: the thread waits for
+ * each), and its buffer for encoding arguments. Told on a context thread, read on its own.
  */
 final class CallerWaiter implements ResponseListener
 {
     /** Past this the encoding buffer is let go after its call: one large call does not pin it. */
     static final int KEPT_BYTES = 64 * 1024;
+    private static final ThreadLocal<CallerWaiter> WAITERS = ThreadLocal.withInitial(CallerWaiter::new);
     private final Thread owner = Thread.currentThread();
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256);
     boolean encoding;
     /** A call of this thread is under way on this waiter (and its reused message). */
     boolean busy;
-    private XioClientInvocationHandler handler;
+    private ResponseDecoder decoder;
     private ServiceMethod call;
     private Object value;
     private Throwable failure;
@@ -34,7 +33,13 @@ final class CallerWaiter implements ResponseListener
     private boolean onContext;
     /** The message of this thread's last blocking call of a method with a constant header, sent again. */
     private ClientMethodState reusedFor;
-    private XioClientInvocationHandler.SegmentRequest reused;
+    private SegmentRequest reused;
+
+    /** The calling thread's waiter. */
+    static CallerWaiter current()
+    {
+        return WAITERS.get();
+    }
 
     /**
      * Whether this thread is one of {@code engine}'s context threads. Kept once known: a context's own thread is
@@ -64,18 +69,20 @@ final class CallerWaiter implements ResponseListener
     {
         if (reusedFor != state)
         {
-            reused = new XioClientInvocationHandler.SegmentRequest(state);
+            reused = new SegmentRequest(state);
             reusedFor = state;
         }
         return reused.fill(state, arguments);
     }
 
-    /** Sends {@code message} and waits for its outcome: the decoded result, or the failure thrown. */
-    Object call(final XioClientInvocationHandler handler, final ServiceMethod call, final Method method,
-        final Session session, final Outbound message, final CallOptions options, final long spinNanos)
-        throws Throwable
+    /**
+     * Sends {@code message} and waits for its outcome: the result as {@code decoder} made it on the context thread
+     * that received it, or the failure thrown.
+     */
+    Object call(final ResponseDecoder decoder, final ServiceMethod call, final Session session,
+        final Outbound message, final CallOptions options, final long spinNanos) throws Throwable
     {
-        this.handler = handler;
+        this.decoder = decoder;
         this.call = call;
         done = false;
         busy = true;
@@ -93,14 +100,14 @@ final class CallerWaiter implements ResponseListener
         {
             value = null;
             failure = null;
-            this.handler = null;
+            this.decoder = null;
             this.call = null;
             busy = false;
         }
         if (interrupted)
         {
             Thread.currentThread().interrupt();
-            throw new io.xio.engine.XioException("interrupted while waiting for " + method.getName(),
+            throw new io.xio.engine.XioException("interrupted while waiting for " + call.method().getName(),
                 new InterruptedException());
         }
         if (failed != null)
@@ -142,7 +149,7 @@ final class CallerWaiter implements ResponseListener
     {
         try
         {
-            value = handler.decode(call, response);
+            value = decoder.decode(call, response);
         }
         catch (final Throwable ex)
         {

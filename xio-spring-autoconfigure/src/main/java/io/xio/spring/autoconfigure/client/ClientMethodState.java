@@ -12,6 +12,7 @@ import java.time.Duration;
 /**
  * One method's share of every call: its header's name part (and its whole header when every argument is a
  * data segment, so nothing is encoded per call) and the call options of a call with its usual deadline.
+ * Immutable but for its pool of requests, which is thread-safe; any thread.
  */
 final class ClientMethodState
 {
@@ -25,13 +26,13 @@ final class ClientMethodState
     final ByteBuffer sharedHeader;
     final int segmentCount;
     final Duration timeout;
-    final CallOptions options;
-    final CallOptions contextOptions;
+    private final CallOptions options;
+    private final CallOptions contextOptions;
     /**
      * The requests of asynchronous calls of a method with a constant header, each back here once the engine told
      * its call's outcome (null for other methods): outstanding calls reuse them instead of a message each.
      */
-    final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<XioClientInvocationHandler.SegmentRequest> free;
+    final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<SegmentRequest> free;
 
     ClientMethodState(final ServiceMethod call, final CallRecorder recorder, final XioCodec codec,
         final Duration clientTimeout)
@@ -56,15 +57,23 @@ final class ClientMethodState
             : null;
         this.sharedHeader = constantHeader != null ? ByteBuffer.wrap(constantHeader) : null;
         this.free = sharedHeader != null && call.returnKind() == ServiceMethod.ReturnKind.FUTURE
-            ? new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(
-                XioClientInvocationHandler.SegmentRequest.POOLED)
+            ? new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(SegmentRequest.POOLED)
             : null;
         this.timeout = call.timeout() != null ? call.timeout() : clientTimeout;
-        this.options = options(timeout, true);
-        this.contextOptions = options(timeout, false);
+        this.options = make(timeout, true);
+        this.contextOptions = make(timeout, false);
     }
 
-    CallOptions options(final Duration limit, final boolean waitWhenFull)
+    /**
+     * The options of a call with {@code limit} made on a context thread or not (there it must not wait for room in
+     * the window): the shared ones when {@code limit} is the usual deadline itself.
+     */
+    CallOptions options(final Duration limit, final boolean onContextThread)
+    {
+        return limit != timeout ? make(limit, !onContextThread) : onContextThread ? contextOptions : options;
+    }
+
+    private CallOptions make(final Duration limit, final boolean waitWhenFull)
     {
         return CallOptions.timeout(limit).withReceipt(call.receipt()).withWaitWhenFull(waitWhenFull)
             .withIdempotent(call.idempotent());

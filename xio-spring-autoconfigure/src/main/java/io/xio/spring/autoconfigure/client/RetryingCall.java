@@ -2,7 +2,6 @@ package io.xio.spring.autoconfigure.client;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -170,8 +169,7 @@ final class RetryingCall
                     result.complete(value);
                     return;
                 }
-                final Throwable failure = ex instanceof CompletionException && ex.getCause() != null
-                    ? ex.getCause() : ex;
+                final Throwable failure = CallFailures.unwrap(ex);
                 final long wait = result.isDone() ? -1 : nextWait(policy, attempts, n, failure, deadline);
                 if (wait < 0)
                 {

@@ -7,7 +7,6 @@ import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The one session of a client given a URI: opened on first use (so an application starts while its server is down,
@@ -81,7 +80,7 @@ final class UriSessions implements ClientSessions
                         current = CompletableFuture.failedFuture(refused);
                     }
                     current.whenComplete((opened, ex) ->
-                        lastFailure = ex == null ? null : String.valueOf(unwrap(ex).getMessage()));
+                        lastFailure = ex == null ? null : String.valueOf(CallFailures.unwrap(ex).getMessage()));
                     session = current;
                 }
             }
@@ -138,10 +137,5 @@ final class UriSessions implements ClientSessions
             detail = open.isOpen() ? null : "session closed";
         }
         return new XioClientStatus(name, api, uri, state, detail);
-    }
-
-    private static Throwable unwrap(final Throwable ex)
-    {
-        return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
     }
 }
