@@ -28,8 +28,6 @@ class SourceSizeTest
     private static final int CLASS_LINES = 800;
     /** Properties bound from configuration: one field and its Javadoc per property, nothing else to split. */
     private static final Set<String> PROPERTY_TREES = Set.of("XioProperties.java");
-    /** Classes over their size still to be split; the list only shrinks. */
-    private static final Set<String> STILL_TOO_LARGE = Set.of("XioClientInvocationHandler.java");
 
     /** Lines of every main Java file of the repository, by its path from the root. */
     private static final Map<String, Integer> LINES = new TreeMap<>();
@@ -59,18 +57,7 @@ class SourceSizeTest
     @Test
     void noClassHasOutgrownItsJob()
     {
-        assertThat(oversized(LINES)).filteredOn(path -> !STILL_TOO_LARGE.contains(fileName(path))).isEmpty();
-    }
-
-    @Test
-    void everyClassAllowedToBeTooLargeStillIs()
-    {
-        // So the list above only shrinks: a class split to size leaves it.
-        for (final String name : STILL_TOO_LARGE)
-        {
-            assertThat(oversized(LINES)).as(name + " is split; take it off the list").anyMatch(
-                path -> fileName(path).equals(name));
-        }
+        assertThat(oversized(LINES)).isEmpty();
     }
 
     @Test
@@ -104,8 +91,6 @@ class SourceSizeTest
 
     private static String fileName(final String path)
     {
-        final int slash = path.lastIndexOf('/');
-        final int space = path.indexOf(' ', slash);
-        return path.substring(slash + 1, space < 0 ? path.length() : space);
+        return path.substring(path.lastIndexOf('/') + 1);
     }
 }
