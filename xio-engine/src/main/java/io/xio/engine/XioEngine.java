@@ -83,7 +83,7 @@ public final class XioEngine implements AutoCloseable
     private final Object lifecycle = new Object();
     private final EngineContexts.LoopSettings loopSettings;
     private final LeakTracker leaks;
-    private final EnginePortals portals = new EnginePortals(this::isClosed);
+    private final EnginePortals portals;
     /** Buffers from {@link #allocateShared} not freed yet: their files go when the engine closes. */
     private final SharedBuffers sharedBuffers = new SharedBuffers();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -94,6 +94,7 @@ public final class XioEngine implements AutoCloseable
     {
         name = builder.name != null ? builder.name : "xio-" + ENGINES.incrementAndGet();
         leaks = builder.leakDetection ? new LeakTracker() : null;
+        portals = new EnginePortals(closed::get);
         supervisor = new ContextSupervisor(this, builder.contextFailurePolicy);
         loopSettings = new EngineContexts.LoopSettings(name, builder.limits, builder.busyPoll, builder.adaptivePolling,
             builder.manualContexts, builder.clock, supervisor);
@@ -173,11 +174,6 @@ public final class XioEngine implements AutoCloseable
     public boolean isOpen()
     {
         return !closed.get();
-    }
-
-    private boolean isClosed()
-    {
-        return closed.get();
     }
 
     /** Registers the handler of requests to sessions for {@code resource}; replaces an earlier one. */

@@ -2,6 +2,7 @@ package io.xio.engine.cluster;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -12,16 +13,19 @@ import java.util.function.Supplier;
 final class CallRetries
 {
     private final ClientThread thread;
+    private final BooleanSupplier clientClosed;
     private final Supplier<? extends Throwable> closedFailure;
     private final Set<ServiceCall<?>> backingOff = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
 
     /**
+     * @param clientClosed whether the client closed (the one flag its close sets first)
      * @param closedFailure what a call that was waiting when the client closed fails with
      */
-    CallRetries(final ClientThread thread, final Supplier<? extends Throwable> closedFailure)
+    CallRetries(final ClientThread thread, final BooleanSupplier clientClosed,
+        final Supplier<? extends Throwable> closedFailure)
     {
         this.thread = thread;
+        this.clientClosed = clientClosed;
         this.closedFailure = closedFailure;
     }
 
@@ -39,16 +43,15 @@ final class CallRetries
                 call.attempt(false);
             }
         });
-        if (closed)
+        if (clientClosed.getAsBoolean())
         {
             failAll(); // the timer was refused, or close() swept the set before this call joined it
         }
     }
 
-    /** Fails every call waiting, and any that comes later, as closed; after the client's thread was shut down. */
+    /** Fails every call waiting as closed (any that comes later fails at once); after the client's thread stopped. */
     void close()
     {
-        closed = true;
         failAll();
     }
 

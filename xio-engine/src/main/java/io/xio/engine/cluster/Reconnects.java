@@ -11,8 +11,9 @@ import java.util.function.Consumer;
  * When a service client opens an endpoint's session again: after a failed opening or a lost session, on a backoff
  * by the member's failures in a row, never sooner than {@link #MIN_REOPEN_NANOS}, later after a refusal that will
  * not change soon; a session that lived long enough proves its endpoint and starts the backoff again. The timers
- * run on the client's thread, which reopens a member still waiting then. Any thread may ask; the methods that read
- * or write a member run under the client's lock.
+ * run on the client's thread, which reopens a member still waiting then. Any thread may ask; the methods that write
+ * a member run under the client's lock (scheduling a reopen reads its failures in a row without it, as before the
+ * split: a stale count only picks a neighbouring backoff step).
  */
 final class Reconnects
 {

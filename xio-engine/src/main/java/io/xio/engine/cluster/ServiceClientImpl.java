@@ -66,7 +66,7 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         this.connector = new Connector(new Connector.Context(service, resource, builder.sessionOptions,
             new ConnectionPlan(builder.transports, environment.hasTransport(), builder.localHost,
             builder.sessionOptions), environment.opener(), lock, clock, membership, reconnects));
-        this.retries = new CallRetries(thread, this::closedFailure);
+        this.retries = new CallRetries(thread, membership::isClosed, this::closedFailure);
         this.watch = builder.resolver.watch(service, this);
     }
 

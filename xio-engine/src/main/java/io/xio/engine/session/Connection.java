@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One transport link carrying frames for one or more sessions (sessions to the same peer share it).
  * Dispatches each inbound frame to the session lane it belongs to (set-ups and attaches to its
- * {@link ServerHandshake} on the server side), and encodes outbound frames. Owned by one context: only its thread
- * touches it.
+ * {@link ServerHandshake} on the server side); its {@link ConnectionOutput} writes the outbound ones. Owned by one
+ * context: only its thread touches it.
  */
 final class Connection implements LinkHandler
 {
@@ -46,7 +46,6 @@ final class Connection implements LinkHandler
     private final HandshakeCalls calls = new HandshakeCalls();
     private final Frame frame = new Frame();
     private final ConnectionOutput output;
-    private boolean open = true;
     /** Server side: whether a set-up or attach succeeded here; until then only those may come. */
     private boolean handshaken;
     /** When the connection last carried no session (server side): what the handshake timeout measures. */
@@ -123,7 +122,7 @@ final class Connection implements LinkHandler
 
     boolean isOpen()
     {
-        return open;
+        return output.isOpen();
     }
 
     long lastReceived()
@@ -271,7 +270,7 @@ final class Connection implements LinkHandler
     /** Closes an outbound connection nothing uses any more, after writing what is queued (a CLOSE, say). */
     void releaseIfUnused()
     {
-        if (lanes.isEmpty() && calls.onlyLate() && endpoint != null && open)
+        if (lanes.isEmpty() && calls.onlyLate() && endpoint != null && output.isOpen())
         {
             close(null);
         }
@@ -436,7 +435,6 @@ final class Connection implements LinkHandler
     @Override
     public void onClosed(final Throwable cause)
     {
-        open = false;
         output.closed();
         peers.removed(this);
         if (admission != null)

@@ -51,6 +51,12 @@ final class ConnectionOutput
         return lastSent;
     }
 
+    /** Whether the connection is open: until its link closed. */
+    boolean isOpen()
+    {
+        return open;
+    }
+
     /** The connection closed: nothing more is written. */
     void closed()
     {

@@ -18,8 +18,9 @@ import java.util.List;
 /**
  * A session's presence on one context: the connection it uses there, its {@link LaneState}, and the parts that
  * do the work, to which it routes the session's frames: the {@link ClientHandshake} (client lanes), this side's
- * requests ({@link OutboundCalls}) and the answers to them ({@link InboundResponses}), the peer's requests
- * ({@link InboundCalls}) and the {@link OutputFence} of one-sided writes. Owned by that context's thread;
+ * requests ({@link OutboundCalls}), their cancels ({@link SentCancels}) and the answers to them
+ * ({@link InboundResponses}), the peer's requests ({@link InboundCalls}) and the {@link OutputFence} of one-sided
+ * writes. Owned by that context's thread;
  * other threads reach it only through the context's command queue ({@link #isUp} and {@link #remoteAddress}
  * excepted).
  */

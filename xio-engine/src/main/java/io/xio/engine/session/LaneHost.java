@@ -5,8 +5,8 @@ import io.xio.engine.SessionEvent;
 
 /**
  * A session as its lanes, and the parts each lane routes frames to, see it: who it is, where it is in its life, the
- * lanes coming and going, and the session-wide parts they share. The session implements it; no lane sees the
- * session's facade. Any thread.
+ * lanes coming and going, and the session-wide parts they share. The session's {@link SessionHost} implements it; no
+ * lane sees the session's facade. Any thread.
  */
 interface LaneHost
 {

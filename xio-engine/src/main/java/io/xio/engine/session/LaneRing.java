@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * A session's lanes (its presence on each context) and how a call or an answer picks one: the lane on the
  * calling context first, else one up, spread by thread; answers that arrive on the wrong lane go round the
- * ring. Copy-on-write: any thread reads; changes come under {@link SessionLanes}' monitor.
+ * ring. Copy-on-write: any thread reads; changes come under {@link SessionLanes}' monitor (a client session's
+ * lanes are set before the session is shared).
  */
 final class LaneRing
 {

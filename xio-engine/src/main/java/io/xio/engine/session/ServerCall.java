@@ -30,8 +30,9 @@ import java.time.Duration;
 final class ServerCall implements InboundRequest, Runnable, SendCompletion
 {
     /**
-     * What a lane's calls need of their session: the session as the application sees it, the part that answers,
-     * the deduplication window, the engine's clock, and the counter of calls refused for lack of room.
+     * What the calls on a session's lanes need of their session: the session as the application sees it, the part
+     * that answers, the deduplication window, the engine's clock, and the counter of calls refused for lack of room.
+     * One per session, shared by its lanes.
      */
     record Context(Session session, ServerAnswers answers, DedupWindow window, NanoClock clock, Runnable rejected)
     {
@@ -488,7 +489,7 @@ final class ServerCall implements InboundRequest, Runnable, SendCompletion
         }
     }
 
-    /** What the call needs of its session: its lane's, the same for every call there. */
+    /** What the call needs of its session: the same for every call of the session. */
     private Context context()
     {
         return lane.calls;

@@ -46,16 +46,16 @@ public final class SessionImpl implements Session
     final AtomicLong requestsReceived = new AtomicLong();
     final AtomicLong retransmits = new AtomicLong();
     final AtomicLong backPressureRejections = new AtomicLong();
-    private final SessionLife life = new SessionLife();
-    private final Map<String, String> sentAttributes;
+    final SessionLife life = new SessionLife();
+    final Map<String, String> sentAttributes;
     private volatile Map<String, String> attributes;
     private volatile long id;
     /** Its lanes; the lanes hand the ring to the parts that pass answers round it. */
     final LaneRing lanes = new LaneRing();
     /** Lanes joining and leaving, and the linger of a server session left without one. */
-    private final SessionLanes joined;
+    final SessionLanes joined;
     /** What a client session was opened with (its TLS, credentials and their redirect rule); the default's else. */
-    SessionOptions options = SessionOptions.DEFAULT;
+    final SessionOptions options;
     /** What each of its lanes is made with. */
     private final LaneContext laneContext;
     /** Who is on the other side, and what proves a connection belongs to this session. */
@@ -72,8 +72,9 @@ public final class SessionImpl implements Session
     /** @param reuseCalls whether the (server) session's lanes pool their calls ({@code RequestReuse.AFTER_ANSWER}) */
     private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler, final SessionListener listener,
-        final Duration defaultTimeout, final boolean reuseCalls)
+        final Duration defaultTimeout, final boolean reuseCalls, final SessionOptions options)
     {
+        this.options = options;
         this.engine = engine;
         this.initiator = initiator;
         this.mineFlag = initiator ? 0 : FrameFlags.FROM_ACCEPTOR;
@@ -85,7 +86,7 @@ public final class SessionImpl implements Session
         this.listener = listener;
         this.defaultTimeout = defaultTimeout;
         this.window = new DedupWindow(engine.limits.dedupWindow());
-        final PartsHost host = new PartsHost();
+        final SessionHost host = new SessionHost(this);
         this.joined = new SessionLanes(lanes, host);
         this.admission = new CallAdmission(host, engine.limits, engine.clock);
         this.drain = new SessionDrain(initiator, lanes, admission, executing, host);
@@ -106,7 +107,8 @@ public final class SessionImpl implements Session
     {
         final boolean reuse = handler instanceof ReusingHandler;
         final SessionImpl session = new SessionImpl(engine, false, uri, resource, Map.copyOf(attributes),
-            reuse ? ((ReusingHandler)handler).handler() : handler, engine.listener, Duration.ofSeconds(5), reuse);
+            reuse ? ((ReusingHandler)handler).handler() : handler, engine.listener, Duration.ofSeconds(5), reuse,
+            SessionOptions.DEFAULT);
         session.id = id;
         session.identity.secret(engine.newSecret());
         session.life.open();
@@ -119,8 +121,7 @@ public final class SessionImpl implements Session
         final SessionOptions options)
     {
         final SessionImpl session = new SessionImpl(engine, true, uri, uri.resource(), options.attributes(),
-            options.handler(), options.listener(), options.timeout(), false);
-        session.options = options;
+            options.handler(), options.listener(), options.timeout(), false, options);
         final int count = options.connections() == 0 ? engine.loopCount() : options.connections();
         final Lane[] lanes = new Lane[count];
         for (int i = 0; i < count; i++)
@@ -136,6 +137,16 @@ public final class SessionImpl implements Session
 
     // ---- set-up outcome (client side), called on the first lane's context ----
 
+    /** The server accepted: the session takes its id, its secret and the smaller of both sides' limits. */
+    void accepted(final long sessionId, final byte[] secret, final CallAdmission.Announced sizes,
+        final int peerMaxInFlight, final int peerDedupWindow)
+    {
+        admission.limitSizesTo(sizes);
+        id = sessionId;
+        identity.secret(secret);
+        limitTo(peerMaxInFlight, peerDedupWindow);
+    }
+
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
     void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
     {
@@ -143,7 +154,7 @@ public final class SessionImpl implements Session
     }
 
     /** The server accepted at {@code target}: the further lanes attach ({@link SessionLanes#attachFurther}). */
-    private void established(final Map<String, String> acceptedAttributes, final XioUri target,
+    void established(final Map<String, String> acceptedAttributes, final XioUri target,
         final java.util.List<XioUri> connectionPortals)
     {
         attributes = Map.copyOf(acceptedAttributes);
@@ -160,7 +171,7 @@ public final class SessionImpl implements Session
         }
     }
 
-    private void refused(final Throwable cause)
+    void refused(final Throwable cause)
     {
         if (life.refuse(cause))
         {
@@ -205,7 +216,7 @@ public final class SessionImpl implements Session
      * A lane came up: lanes still down (reconnecting or parked) hand it their waiting requests; a drained client
      * session that waited for it to come back may close now.
      */
-    private void laneUp(final Lane up)
+    void laneUp(final Lane up)
     {
         drain.closeIfDrained();
         joined.handOverTo(up);
@@ -261,7 +272,7 @@ public final class SessionImpl implements Session
 
     // ---- closing ----
 
-    private void closedByPeer(final String reason)
+    void closedByPeer(final String reason)
     {
         shutDown(new ConnectionException("session " + describe() + " closed by the peer: " + reason), false);
     }
@@ -413,208 +424,6 @@ public final class SessionImpl implements Session
         for (final Lane lane : lanes.all())
         {
             lane.loop.execute(lane::abort);
-        }
-    }
-
-    /** What the parts may ask of this session, kept off its public face. */
-    private final class PartsHost implements SessionDrain.Host, CallAdmission.Host, SessionLanes.Host,
-        ClientHandshake.Host
-    {
-        @Override
-        public long id()
-        {
-            return id;
-        }
-
-        @Override
-        public boolean initiator()
-        {
-            return initiator;
-        }
-
-        @Override
-        public int mineFlag()
-        {
-            return mineFlag;
-        }
-
-        @Override
-        public Throwable closedBy()
-        {
-            return SessionImpl.this.closedBy();
-        }
-
-        @Override
-        public void fire(final SessionEvent.Type type, final String detail, final Throwable cause)
-        {
-            SessionImpl.this.fire(type, detail, cause);
-        }
-
-        @Override
-        public void closedByPeer(final String reason)
-        {
-            SessionImpl.this.closedByPeer(reason);
-        }
-
-        @Override
-        public void laneUp(final Lane lane)
-        {
-            SessionImpl.this.laneUp(lane);
-        }
-
-        @Override
-        public void removeServerLane(final Lane lane)
-        {
-            joined.leave(lane);
-        }
-
-        @Override
-        public void parked(final Lane lane)
-        {
-            joined.parked(lane);
-        }
-
-        @Override
-        public RangeCancels rangeCancels()
-        {
-            return rangeCancels;
-        }
-
-        @Override
-        public void retransmitted()
-        {
-            retransmits.incrementAndGet();
-        }
-
-        @Override
-        public io.xio.engine.Limits limits()
-        {
-            return engine.limits;
-        }
-
-        @Override
-        public XioUri uri()
-        {
-            return uri;
-        }
-
-        @Override
-        public String resource()
-        {
-            return resource;
-        }
-
-        @Override
-        public SessionOptions options()
-        {
-            return options;
-        }
-
-        @Override
-        public Map<String, String> sentAttributes()
-        {
-            return sentAttributes;
-        }
-
-        @Override
-        public byte[] secret()
-        {
-            return identity.secret();
-        }
-
-        @Override
-        public void accepted(final long sessionId, final byte[] secret, final CallAdmission.Announced sizes,
-            final int peerMaxInFlight, final int peerDedupWindow)
-        {
-            admission.limitSizesTo(sizes);
-            id = sessionId;
-            identity.secret(secret);
-            admission.limitTo(peerMaxInFlight, peerDedupWindow);
-        }
-
-        @Override
-        public void established(final Map<String, String> attributes, final XioUri target,
-            final java.util.List<XioUri> connectionPortals)
-        {
-            SessionImpl.this.established(attributes, target, connectionPortals);
-        }
-
-        @Override
-        public void refused(final Throwable cause)
-        {
-            SessionImpl.this.refused(cause);
-        }
-
-        @Override
-        public void fail(final Throwable cause)
-        {
-            SessionImpl.this.fail(cause);
-        }
-
-        @Override
-        public Duration connectTimeout()
-        {
-            return engine.connectTimeout;
-        }
-
-        @Override
-        public Duration reconnectTimeout()
-        {
-            return engine.reconnectTimeout;
-        }
-
-        @Override
-        public long reconnectJitter()
-        {
-            return engine.reconnectJitter.getAsLong();
-        }
-
-        @Override
-        public boolean isClosed()
-        {
-            return life.isClosed();
-        }
-
-        @Override
-        public void expireLater(final Peers peers, final long epoch)
-        {
-            peers.expireLater(SessionImpl.this, epoch);
-        }
-
-        @Override
-        public void rejected()
-        {
-            SessionImpl.this.rejected();
-        }
-
-        @Override
-        public SessionDrain drain()
-        {
-            return drain;
-        }
-
-        @Override
-        public boolean isOpen()
-        {
-            return SessionImpl.this.isOpen();
-        }
-
-        @Override
-        public String describe()
-        {
-            return SessionImpl.this.describe();
-        }
-
-        @Override
-        public void fire(final SessionEvent.Type type, final String detail)
-        {
-            SessionImpl.this.fire(type, detail, null);
-        }
-
-        @Override
-        public void close()
-        {
-            SessionImpl.this.close();
         }
     }
 

@@ -51,7 +51,7 @@ final class SessionLife
         return move(SessionLifecycle.OPENING, SessionLifecycle.OPEN);
     }
 
-    /** Tells the opener that the session is open; after the listeners, who hear it first. */
+    /** Tells the opener that the session is open; after the listeners, who hear ESTABLISHED first. */
     void tellOpener(final Session session)
     {
         opened.complete(session);
@@ -59,7 +59,8 @@ final class SessionLife
 
     /**
      * The peer refused the set-up: closed for {@code cause}, unless it was no longer opening. The opener is told by
-     * {@link #tellOpener(Throwable)}, after the listeners.
+     * {@link #tellOpener(Throwable)}, after the listeners hear REFUSED (a session closed while opening tells its
+     * opener first, then its listeners CLOSED).
      */
     boolean refuse(final Throwable cause)
     {

@@ -29,7 +29,9 @@ class CallRetriesTest
     private static final long MILLI = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final ManualClientThread thread = new ManualClientThread();
-    private final CallRetries retries = new CallRetries(thread,
+    /** The client's closed flag, which its close sets before it stops its thread and the retries. */
+    private volatile boolean closed;
+    private final CallRetries retries = new CallRetries(thread, () -> closed,
         () -> new ConnectionException("service client of kv is closed"));
     private final Client client = new Client();
 
@@ -129,6 +131,7 @@ class CallRetriesTest
     {
         final ServiceCall<Message> waiting = call(CallOptions.DEFAULT);
         waiting.again(100 * MILLI);
+        closed = true;
         thread.shutdown();
         retries.close();
         assertThatThrownBy(() -> waiting.result.get(0, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)

@@ -20,7 +20,8 @@ import java.util.concurrent.ExecutionException;
  * cancels the call, then waits until the engine says it ended. On the engine's future: the answer is decoded on the
  * caller's thread, and an interrupt cancels the call and gives up at once. A one-way message waits only for its
  * session, and for its receipt if it asks for one. Immutable; any thread but a context thread, which
- * {@link CallingThread} refuses a call that waits.
+ * {@link CallingThread} refuses a call that waits, except a one-way message without receipt: that one waits on the
+ * context thread for its session when the session is not open yet.
  */
 final class BlockingCompletion
 {

@@ -55,8 +55,9 @@ final class ClientCallPipeline
         final long start = System.nanoTime();
         // One metadata for the call: the tracer writes its context into it at start, interceptors add theirs.
         final Metadata outgoing = recorder.propagates() ? new Metadata() : null;
-        final Object started = recorder.start(outgoing);
+        // Before the recording starts: should resolving the interceptors throw, no observation is left open.
         final boolean intercepted = !interceptors.isEmpty();
+        final Object started = recorder.start(outgoing);
         return state.call.returnKind() == ServiceMethod.ReturnKind.FUTURE
             ? callAsync(state, method, arguments, outgoing, intercepted, started, start)
             : callBlocking(state, method, arguments, outgoing, intercepted, started, start);
