@@ -269,13 +269,11 @@ class XioIdempotentRetryTest
         run((service, flaky) ->
         {
             service.goAwayNext(1_000);
-            final long start = System.nanoTime();
             // The last attempt's failure: the server closed its session, or (rarely) the deadline came during it.
             assertThatThrownBy(() -> flaky.read("a"))
                 .isInstanceOfAny(ConnectionException.class, XioTimeoutException.class);
-            final Duration took = Duration.ofNanos(System.nanoTime() - start);
-            // Waits of 25-50 ms within 400 ms: a handful of attempts, none begun past the deadline.
-            assertThat(took).isLessThan(Duration.ofMillis(400 + 300));
+            // Waits of 25-50 ms within 400 ms: a handful of attempts of the thousand allowed, none begun past the
+            // deadline (RetryingCallTest checks that on a clock of its own; timing this call would check the machine).
             assertThat(service.executions()).isBetween(2, 20);
         }, new Outcomes(), "xio.clients.flaky.timeout=400ms", "xio.client.retry.max-attempts=1000",
             "xio.clients.flaky.retry.initial-backoff=50ms", "xio.clients.flaky.retry.max-backoff=50ms");

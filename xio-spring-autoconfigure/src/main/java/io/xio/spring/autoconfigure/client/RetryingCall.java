@@ -29,6 +29,30 @@ final class RetryingCall
         CompletableFuture<T> start(Duration remaining);
     }
 
+    /** The time a blocking call's deadline and backoff follow, and how its thread waits out a backoff. */
+    interface Clock
+    {
+        /** {@link System#nanoTime()} and {@link TimeUnit#sleep}. */
+        Clock SYSTEM = new Clock()
+        {
+            @Override
+            public long nanoTime()
+            {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void sleep(final long nanos) throws InterruptedException
+            {
+                TimeUnit.NANOSECONDS.sleep(nanos);
+            }
+        };
+
+        long nanoTime();
+
+        void sleep(long nanos) throws InterruptedException;
+    }
+
     private RetryingCall()
     {
     }
@@ -37,14 +61,21 @@ final class RetryingCall
     static <T> T call(final RetryPolicy policy, final int attempts, final Duration budget, final Attempt<T> attempt)
         throws Throwable
     {
-        final long deadline = System.nanoTime() + budget.toNanos();
+        return call(Clock.SYSTEM, policy, attempts, budget, attempt);
+    }
+
+    /** As {@link #call(RetryPolicy, int, Duration, Attempt)}, on {@code clock}'s time. */
+    static <T> T call(final Clock clock, final RetryPolicy policy, final int attempts, final Duration budget,
+        final Attempt<T> attempt) throws Throwable
+    {
+        final long deadline = clock.nanoTime() + budget.toNanos();
         try
         {
             return attempt.run(budget);
         }
         catch (final Throwable failure)
         {
-            return callAfter(policy, attempts, deadline, failure, attempt);
+            return callAfter(clock, policy, attempts, deadline, failure, attempt);
         }
     }
 
@@ -55,17 +86,23 @@ final class RetryingCall
     static <T> T callAfter(final RetryPolicy policy, final int attempts, final long deadline,
         final Throwable firstFailure, final Attempt<T> attempt) throws Throwable
     {
+        return callAfter(Clock.SYSTEM, policy, attempts, deadline, firstFailure, attempt);
+    }
+
+    private static <T> T callAfter(final Clock clock, final RetryPolicy policy, final int attempts,
+        final long deadline, final Throwable firstFailure, final Attempt<T> attempt) throws Throwable
+    {
         Throwable failure = firstFailure;
         for (int n = 0; ; n++)
         {
-            final long wait = nextWait(policy, attempts, n, failure, deadline);
+            final long wait = nextWait(policy, attempts, n, failure, deadline, clock.nanoTime());
             if (wait < 0)
             {
                 throw failure;
             }
             try
             {
-                TimeUnit.NANOSECONDS.sleep(wait);
+                clock.sleep(wait);
             }
             catch (final InterruptedException ex)
             {
@@ -74,7 +111,7 @@ final class RetryingCall
             }
             try
             {
-                return attempt.run(Duration.ofNanos(deadline - System.nanoTime()));
+                return attempt.run(Duration.ofNanos(deadline - clock.nanoTime()));
             }
             catch (final Throwable next)
             {
@@ -100,6 +137,12 @@ final class RetryingCall
     static long nextWait(final RetryPolicy policy, final int attempts, final int n, final Throwable failure,
         final long deadline)
     {
+        return nextWait(policy, attempts, n, failure, deadline, System.nanoTime());
+    }
+
+    private static long nextWait(final RetryPolicy policy, final int attempts, final int n, final Throwable failure,
+        final long deadline, final long now)
+    {
         // A call a draining session refused unsent may go elsewhere even when it is not idempotent.
         final int allowed = RetryPolicy.neverSent(failure) ? Math.max(attempts, policy.maxAttempts()) : attempts;
         if (n + 1 >= allowed || !RetryPolicy.mayRetry(failure))
@@ -108,7 +151,7 @@ final class RetryingCall
         }
         final long wait = policy.backoff().delayNanos(n);
         // An attempt needs some time of its own: one that starts at the deadline can only time out.
-        return System.nanoTime() + wait < deadline ? wait : -1;
+        return now + wait < deadline ? wait : -1;
     }
 
     /** The attempts of one call returning a future; each runs once the one before it failed. */

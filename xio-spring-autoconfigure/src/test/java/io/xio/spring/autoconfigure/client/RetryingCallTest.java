@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -163,17 +164,26 @@ class RetryingCallTest
     void noAttemptStartsWhoseBackoffEndsPastTheDeadline()
     {
         final RetryPolicy slow = new RetryPolicy(100, Backoff.of(Duration.ofMillis(200), Duration.ofMillis(200)));
-        final AtomicInteger attempts = new AtomicInteger();
-        final long start = System.nanoTime();
-        assertThatThrownBy(() -> RetryingCall.call(slow, 100, Duration.ofMillis(250), remaining ->
+        final SteppedClock clock = new SteppedClock();
+        final long deadline = clock.nanoTime() + Duration.ofMillis(250).toNanos();
+        final List<Long> startedAt = new ArrayList<>();
+        final List<Duration> given = new ArrayList<>();
+        assertThatThrownBy(() -> RetryingCall.call(clock, slow, 100, Duration.ofMillis(250), remaining ->
         {
-            attempts.incrementAndGet();
+            startedAt.add(clock.nanoTime());
+            given.add(remaining);
             throw new ConnectionException("lost");
         })).isInstanceOf(ConnectionException.class);
-        // Waits of 100-200 ms: the first ends in time (unless the machine stalls), so a second attempt runs; a third
-        // when both waits together end before 250 ms (one draw in eight); a fourth never (three take 300 ms at least).
-        assertThat(attempts.get()).isBetween(1, 3);
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(250));
+        // Waits of 100-200 ms: the first ends in time, so a second attempt runs; a third when both waits together end
+        // before 250 ms (one draw in eight); a fourth never (three take 300 ms at least).
+        assertThat(startedAt).hasSizeBetween(2, 3).allMatch(at -> at < deadline);
+        assertThat(given.get(0)).isEqualTo(Duration.ofMillis(250));
+        for (int i = 1; i < given.size(); i++)
+        {
+            assertThat(given.get(i)).as("what is left of the budget").isEqualTo(
+                Duration.ofNanos(deadline - startedAt.get(i)));
+        }
+        assertThat(clock.nanoTime()).as("no wait that would end past the deadline").isLessThan(deadline);
     }
 
     @Test
@@ -232,5 +242,23 @@ class RetryingCallTest
         assertThat(result.cancel(true)).isTrue();
         assertThat(started.get(1)).isCancelled();
         assertThat(started).hasSize(2);
+    }
+
+    /** Time that passes only when the call waits out a backoff: the test runs in no time, whatever the machine does. */
+    private static final class SteppedClock implements RetryingCall.Clock
+    {
+        private long now = 1_000_000_000L;
+
+        @Override
+        public long nanoTime()
+        {
+            return now;
+        }
+
+        @Override
+        public void sleep(final long nanos)
+        {
+            now += nanos;
+        }
     }
 }
