@@ -1,5 +1,6 @@
 /**
- * The xio engine. Applications use {@code io.xio.engine}; transports plug in through the SPI in
+ * The xio engine. Applications use {@code io.xio.engine} (and the helpers built on it in
+ * {@code io.xio.engine.support}); transports plug in through the SPI in
  * {@code io.xio.engine.transport} (with the stream-link base and the buffer pools it hands out). Contexts,
  * sessions, the wire protocol and the built-in transports' classes are not exported: on the class path, where
  * the module system does not enforce this, the architecture tests do.
@@ -14,6 +15,7 @@ module io.xio.engine
     exports io.xio.engine;
     exports io.xio.engine.cluster;
     exports io.xio.engine.memory;
+    exports io.xio.engine.support;
     exports io.xio.engine.transport;
     exports io.xio.engine.transport.stream;
 

@@ -5,8 +5,9 @@ import java.util.List;
 /**
  * Runs around the handler of a service's requests: reads their metadata and deadline, turns them away (answering
  * them itself, e.g. {@link InboundRequest#fail} for a missing token, and not calling {@code next}), or wraps the
- * request in a {@link ForwardingInboundRequest} to see or change the answer (add trailers, time the call). Register
- * for every service with {@link XioEngine.Builder#serverInterceptor}, or for one with {@link #wrap}.
+ * request in a {@link io.xio.engine.support.ForwardingInboundRequest} to see or change the answer (add trailers, time
+ * the call). Register for every service with {@link XioEngine.Builder#serverInterceptor}, or for one with
+ * {@link #wrap}.
  *
  * <p>Called where the handler would be, on the context thread that received the request, so the same rules hold:
  * do not block; an interceptor that does not call {@code next} closes the message and answers the request.

@@ -226,13 +226,13 @@ public final class XioFuture<T> extends CompletableFuture<T>
      * After a cancel (of this future, or by {@link Session#cancel(long, long)} or {@link Session#cancelAll()}): true
      * when the request is known to be aborted, that is, it never left this side, or the peer stopped it before
      * answering it. The peer stops a call that its handler has and has not answered yet (the handler may well have
-     * begun the work; it hears of the cancel through {@link InboundRequest#onCancel}), or one that waits unstarted
-     * in a queue (in a {@link QueueingHandler}, which then skips it, or behind a full connection, from where it
-     * reaches the handler already cancelled). False when the peer had answered it already or never got it, and
-     * whenever it is not known: it was written on a connection that was down when cancelled (the peer is not told)
-     * or that dropped before the peer answered, or a range cancel's count does not tell request by request (the
-     * peer answers a range with a count only, so a request of a range is known to be aborted only when the count
-     * covers every id of its CANCEL; the count itself is the {@link Session#cancel(long, long)} future's).
+     * begun the work; it hears of the cancel through {@link InboundRequest#onCancel}), or one that waits unstarted in a
+     * queue (in a {@link io.xio.engine.support.QueueingHandler}, which then skips it, or behind a full connection, from
+     * where it reaches the handler already cancelled). False when the peer had answered it already or never got it, and
+     * whenever it is not known: it was written on a connection that was down when cancelled (the peer is not told) or
+     * that dropped before the peer answered, or a range cancel's count does not tell request by request (the peer
+     * answers a range with a count only, so a request of a range is known to be aborted only when the count covers
+     * every id of its CANCEL; the count itself is the {@link Session#cancel(long, long)} future's).
      *
      * <p>It completes only once xio no longer reads the request's buffers (nor lets the peer write into its output
      * buffer), so they may be reused then. It stays incomplete when the request finished otherwise before the

@@ -1,5 +1,7 @@
 package io.xio.engine;
 
+import io.xio.engine.support.Backoff;
+
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package io.xio.engine;
 
+import io.xio.engine.support.QueueingHandler;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,6 +1,6 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.Backoff;
+import io.xio.engine.support.Backoff;
 import io.xio.engine.SessionRejectedException;
 import org.agrona.concurrent.NanoClock;
 

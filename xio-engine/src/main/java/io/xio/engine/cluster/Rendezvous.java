@@ -3,7 +3,7 @@ package io.xio.engine.cluster;
 /**
  * Rendezvous (highest random weight) hashing: the member with the highest score for a key owns it, so a member
  * leaving moves only its own keys and a member joining takes about 1/n of them. Shared by
- * {@link LoadBalancer#rendezvous()} and {@link io.xio.engine.Redirectors}. Stateless; any thread.
+ * {@link LoadBalancer#rendezvous()} and {@link io.xio.engine.support.Redirectors}. Stateless; any thread.
  */
 public final class Rendezvous
 {

@@ -1,6 +1,6 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.Backoff;
+import io.xio.engine.support.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;

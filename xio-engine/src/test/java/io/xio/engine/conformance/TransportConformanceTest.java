@@ -8,7 +8,7 @@ import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
-import io.xio.engine.Redirectors;
+import io.xio.engine.support.Redirectors;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.RequestReuse;
@@ -24,6 +24,7 @@ import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
+import io.xio.engine.support.QueueingHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -1634,7 +1635,7 @@ public abstract class TransportConformanceTest
         final CountDownLatch release = new CountDownLatch(1);
         final List<Duration> remaining = new CopyOnWriteArrayList<>();
         final AtomicInteger ran = new AtomicInteger();
-        final io.xio.engine.QueueingHandler oneAtATime = new io.xio.engine.QueueingHandler(executor, 1, 4,
+        final QueueingHandler oneAtATime = new QueueingHandler(executor, 1, 4,
             (request, arrived) ->
             {
                 ran.incrementAndGet();
@@ -1775,7 +1776,7 @@ public abstract class TransportConformanceTest
                     request.fail(new SecurityException("no valid token"));
                     return;
                 }
-                next.onRequest(new io.xio.engine.ForwardingInboundRequest(request)
+                next.onRequest(new io.xio.engine.support.ForwardingInboundRequest(request)
                 {
                     @Override
                     public void respond(final Outbound response)

@@ -153,7 +153,7 @@ class CallContextPeerTest
         {
             final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
             final XioEngine server = engines.start(engines.builder("server").limits(TestEngines.LIMITS));
-            final io.xio.engine.QueueingHandler queue = new io.xio.engine.QueueingHandler(worker, 1, 4,
+            final io.xio.engine.support.QueueingHandler queue = new io.xio.engine.support.QueueingHandler(worker, 1, 4,
                 (request, arrived) ->
                 {
                     executions.incrementAndGet();

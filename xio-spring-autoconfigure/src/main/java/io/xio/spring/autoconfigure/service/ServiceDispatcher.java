@@ -6,7 +6,7 @@ import io.xio.engine.InboundRequest;
 import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
-import io.xio.engine.QueueingHandler;
+import io.xio.engine.support.QueueingHandler;
 import io.xio.engine.RequestHandler;
 import io.xio.spring.autoconfigure.call.InterceptorChain;
 import io.xio.spring.autoconfigure.call.XioServerCall;

@@ -1,6 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
-import io.xio.engine.Backoff;
+import io.xio.engine.support.Backoff;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;

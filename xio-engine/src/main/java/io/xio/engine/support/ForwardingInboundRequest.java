@@ -1,4 +1,11 @@
-package io.xio.engine;
+package io.xio.engine.support;
+
+import io.xio.engine.InboundRequest;
+import io.xio.engine.Message;
+import io.xio.engine.Metadata;
+import io.xio.engine.Outbound;
+import io.xio.engine.ServerInterceptor;
+import io.xio.engine.Session;
 
 import java.time.Duration;
 

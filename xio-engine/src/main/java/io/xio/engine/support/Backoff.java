@@ -1,4 +1,4 @@
-package io.xio.engine;
+package io.xio.engine.support;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;

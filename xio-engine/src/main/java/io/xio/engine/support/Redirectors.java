@@ -1,5 +1,9 @@
-package io.xio.engine;
+package io.xio.engine.support;
 
+import io.xio.engine.SessionAcceptor;
+import io.xio.engine.SetupDecision;
+import io.xio.engine.SetupRequest;
+import io.xio.engine.XioUri;
 import io.xio.engine.cluster.Rendezvous;
 
 import java.util.ArrayList;

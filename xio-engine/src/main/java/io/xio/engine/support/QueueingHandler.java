@@ -1,4 +1,7 @@
-package io.xio.engine;
+package io.xio.engine.support;
+
+import io.xio.engine.InboundRequest;
+import io.xio.engine.RequestHandler;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
