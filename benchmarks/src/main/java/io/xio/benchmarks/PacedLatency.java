@@ -101,7 +101,7 @@ public final class PacedLatency
             }
             try (Session session = client.connect(uri + "/echo"))
             {
-                final ByteBuffer payload = client.register(ByteBuffer.allocateDirect(PAYLOAD));
+                final ByteBuffer payload = client.registerMemory(ByteBuffer.allocateDirect(PAYLOAD));
                 final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 final Caller caller = new Caller(session, payload, histogram);
                 final Context context = client.contexts().get(0);

@@ -130,7 +130,7 @@ public final class TransportLatency
             }
             try (Session session = client.connect(uri + "/echo"))
             {
-                final ByteBuffer payload = client.register(ByteBuffer.allocateDirect(PAYLOAD));
+                final ByteBuffer payload = client.registerMemory(ByteBuffer.allocateDirect(PAYLOAD));
                 final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
                 measure(session, client, payload, c, histogram, 20_000); // warm-up
                 histogram.reset();

@@ -48,7 +48,7 @@ public final class EngineDemo
                     "payload", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us", "calls/s (64)");
                 for (final int size : new int[] {64, 4096})
                 {
-                    final ByteBuffer payload = client.register(ByteBuffer.allocateDirect(size));
+                    final ByteBuffer payload = client.registerMemory(ByteBuffer.allocateDirect(size));
                     final Histogram histogram = latency(session, payload);
                     final double rate = throughput(session, payload);
                     System.out.printf(Locale.ROOT, "%-8s %10.1f %10.1f %10.1f %10.1f %10.1f %,14.0f%n",

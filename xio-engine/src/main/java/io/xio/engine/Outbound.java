@@ -9,12 +9,12 @@ import java.nio.ByteBuffer;
  * retransmitted after a connection failure, and a future never completes while a socket still reads its
  * buffers, even past the deadline); after a cancel, until {@link XioFuture#cancelOutcome()} completes; for a
  * response, until it was written, which {@link #releaseAfterSend} tells. Direct buffers (or regions from
- * {@link XioEngine#register}) are written without a copy. Not thread-safe while being built.
+ * {@link XioEngine#registerMemory}) are written without a copy. Not thread-safe while being built.
  *
  * <p>A request may name an output buffer ({@link #responseInto}) for its response's data: the response's
  * data segments then arrive in that buffer, back to back from its position, when they fit between its position
  * and limit. On {@code rdma} the peer RDMA-WRITEs them there straight from its memory when the buffer lies in
- * a region passed to {@link XioEngine#register}; elsewhere (and for other buffers) xio copies them in on
+ * a region passed to {@link XioEngine#registerMemory}; elsewhere (and for other buffers) xio copies them in on
  * arrival. The output buffer is lent to xio like the request's own buffers: until the future or listener was
  * told (after a cancel, until {@link XioFuture#cancelOutcome()} completes). A call that exposed its buffer to the
  * peer reports a timeout or failure only once the peer can no longer write into it: one round trip after the

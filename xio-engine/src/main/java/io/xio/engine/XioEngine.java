@@ -202,18 +202,18 @@ public final class XioEngine implements AutoCloseable
      * Marks an application buffer as memory xio may send from without copying (Accelio's reg_mr). It must be a
      * direct buffer; transports that need registration (RDMA) register it with their devices.
      */
-    public ByteBuffer register(final ByteBuffer buffer)
+    public ByteBuffer registerMemory(final ByteBuffer buffer)
     {
         RegisteredMemory.add(buffer);
         return buffer;
     }
 
     /**
-     * Undoes {@link #register}: RDMA devices drop their registration of the buffer on each context's next turn.
+     * Undoes {@link #registerMemory}: RDMA devices drop their registration of the buffer on each context's next turn.
      * Call it only once no message or output buffer in it is still with xio (a peer reading or writing it then
      * fails its connection). Returns false when the buffer was not registered.
      */
-    public boolean unregister(final ByteBuffer buffer)
+    public boolean unregisterMemory(final ByteBuffer buffer)
     {
         return RegisteredMemory.remove(buffer);
     }

@@ -113,14 +113,14 @@ class RdmaTransportTest
     {
         final XioEngine server = engines.start("server");
         final XioEngine client = engines.start("client");
-        final ByteBuffer reply = server.register(pattern(2 << 20, 7));
+        final ByteBuffer reply = server.registerMemory(pattern(2 << 20, 7));
         server.register("fetch", request ->
         {
             request.message().close();
             request.respond(Outbound.of(utf8("here"), reply.duplicate()));
         });
         final Portal portal = server.bind(portal());
-        final ByteBuffer upload = client.register(pattern(2 << 20, 3));
+        final ByteBuffer upload = client.registerMemory(pattern(2 << 20, 3));
         try (Session session = client.connect(portal.uri().withResource("fetch").toString()))
         {
             final long serverBefore = server.statistics().bytesSent();
@@ -138,8 +138,8 @@ class RdmaTransportTest
             assertThat(client.statistics().bytesSent() - clientBefore).isLessThan(64 << 10);
 
             // unregistered, the buffer is registered per transfer again: still no copy, same bytes
-            assertThat(client.unregister(upload)).isTrue();
-            assertThat(client.unregister(upload)).isFalse();
+            assertThat(client.unregisterMemory(upload)).isTrue();
+            assertThat(client.unregisterMemory(upload)).isFalse();
             try (Message message = session.request(Outbound.of(utf8("get"), upload.duplicate()))
                 .get(60, TimeUnit.SECONDS))
             {
@@ -153,7 +153,7 @@ class RdmaTransportTest
     {
         final XioEngine server = engines.start("server");
         final XioEngine client = engines.start("client");
-        final ByteBuffer registered = server.register(pattern(256 << 10, 1)); // sent from where it is
+        final ByteBuffer registered = server.registerMemory(pattern(256 << 10, 1)); // sent from where it is
         final ByteBuffer unregistered = pattern(100 << 10, 2);                // registered for the one write
         final ByteBuffer small = ByteBuffer.allocate(2000).put(0, (byte)9);  // copied into a send slot
         server.register("read", request ->
@@ -164,7 +164,7 @@ class RdmaTransportTest
         });
         final Portal portal = server.bind(portal());
         final int total = registered.capacity() + unregistered.capacity() + small.capacity();
-        final ByteBuffer output = client.register(ByteBuffer.allocateDirect(512 << 10));
+        final ByteBuffer output = client.registerMemory(ByteBuffer.allocateDirect(512 << 10));
         final ByteBuffer notRegistered = ByteBuffer.allocateDirect(512 << 10);
         try (Session session = client.connect(portal.uri().withResource("read").toString()))
         {
@@ -206,7 +206,7 @@ class RdmaTransportTest
         final XioEngine server = engines.start("server");
         final XioEngine client = engines.start("client");
         final ByteBuffer data = pattern(64 << 10, 5);
-        final ByteBuffer serverOutput = server.register(ByteBuffer.allocateDirect(64 << 10));
+        final ByteBuffer serverOutput = server.registerMemory(ByteBuffer.allocateDirect(64 << 10));
         final List<io.xio.engine.InboundRequest> held = new CopyOnWriteArrayList<>();
         final List<XioFuture<Message>> asked = new CopyOnWriteArrayList<>();
         server.register("slow", request ->
@@ -220,8 +220,8 @@ class RdmaTransportTest
             }
         });
         final Portal portal = server.bind(portal());
-        final ByteBuffer output = client.register(ByteBuffer.allocateDirect(64 << 10));
-        final ByteBuffer second = client.register(ByteBuffer.allocateDirect(64 << 10));
+        final ByteBuffer output = client.registerMemory(ByteBuffer.allocateDirect(64 << 10));
+        final ByteBuffer second = client.registerMemory(ByteBuffer.allocateDirect(64 << 10));
         final List<io.xio.engine.InboundRequest> heldByClient = new CopyOnWriteArrayList<>();
         final Session session = client.connect(portal.uri().withResource("slow").toString(),
             SessionOptions.DEFAULT.withHandler(request ->

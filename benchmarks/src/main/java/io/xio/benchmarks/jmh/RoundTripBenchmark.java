@@ -107,7 +107,7 @@ public class RoundTripBenchmark
             default -> throw new IllegalArgumentException("transport must be local, tcp or shm: " + transport);
         };
         session = client.connect(portal + "/echo");
-        client.register(payload);
+        client.registerMemory(payload);
         request = Outbound.of(payload).metadata(sent);
     }
 

@@ -8,10 +8,10 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The application buffers passed to {@code XioEngine.register}: the rdma transport registers each with a
+ * The application buffers passed to {@code XioEngine.registerMemory}: the rdma transport registers each with a
  * context's protection domain the first time data in it is exposed, and keeps that registration, instead of
  * registering and deregistering per transfer. Buffers stay referenced (and so mapped) until
- * {@code XioEngine.unregister}; each context drops its registration of a removed buffer on its next poll
+ * {@code XioEngine.unregisterMemory}; each context drops its registration of a removed buffer on its next poll
  * ({@link #generation()} tells it to look). Thread-safe.
  */
 public final class RegisteredMemory

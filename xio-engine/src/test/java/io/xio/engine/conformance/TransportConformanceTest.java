@@ -126,7 +126,7 @@ public abstract class TransportConformanceTest
             request.respond(Outbound.of(utf8("meta"), first.duplicate(), second.duplicate()));
         });
         final Portal portal = server.bind(portalAddress());
-        final ByteBuffer output = client.register(ByteBuffer.allocateDirect(64 << 10));
+        final ByteBuffer output = client.registerMemory(ByteBuffer.allocateDirect(64 << 10));
         output.position(100);
         final ByteBuffer tooSmall = ByteBuffer.allocate(1_000);
         try (Session session = open(portal, "blob"))
@@ -630,7 +630,7 @@ public abstract class TransportConformanceTest
         {
             for (final int size : new int[] {1 << 20, 64 << 20})
             {
-                final ByteBuffer data = client.register(ByteBuffer.allocateDirect(size));
+                final ByteBuffer data = client.registerMemory(ByteBuffer.allocateDirect(size));
                 for (int i = 0; i < size; i += 8)
                 {
                     data.putLong(i, i * 0x9E3779B97F4A7C15L);
@@ -1544,7 +1544,7 @@ public abstract class TransportConformanceTest
             }
         }, reuse);
         final Portal portal = quietServer.bind(portalAddress());
-        final ByteBuffer payload = quietClient.register(ByteBuffer.allocateDirect(64));
+        final ByteBuffer payload = quietClient.registerMemory(ByteBuffer.allocateDirect(64));
         final Outbound request = Outbound.of(payload);
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();

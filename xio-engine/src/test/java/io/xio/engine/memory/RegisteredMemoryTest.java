@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** {@code XioEngine.register}: the registry transports consult before they send from or expose a buffer. */
+/** {@code XioEngine.registerMemory}: the registry transports consult before they send from or expose a buffer. */
 class RegisteredMemoryTest
 {
     private final TestEngines engines = new TestEngines();
@@ -23,16 +23,16 @@ class RegisteredMemoryTest
     void registeredBuffersAreKnownUntilUnregistered()
     {
         final XioEngine engine = engines.start("registry");
-        final java.nio.ByteBuffer buffer = engine.register(java.nio.ByteBuffer.allocateDirect(4096));
+        final java.nio.ByteBuffer buffer = engine.registerMemory(java.nio.ByteBuffer.allocateDirect(4096));
         final long start = org.agrona.BufferUtil.address(buffer);
         assertThat(RegisteredMemory.regionOf(start + 100, 200)).isEqualTo(start);
         assertThat(RegisteredMemory.regionOf(start + 4000, 200)).isEqualTo(-1); // runs past its end
         final long generation = RegisteredMemory.generation();
-        assertThat(engine.unregister(buffer)).isTrue();
+        assertThat(engine.unregisterMemory(buffer)).isTrue();
         assertThat(RegisteredMemory.generation()).isNotEqualTo(generation);
         assertThat(RegisteredMemory.regionOf(start + 100, 200)).isEqualTo(-1);
-        assertThat(engine.unregister(buffer)).isFalse();
-        assertThatThrownBy(() -> engine.unregister(java.nio.ByteBuffer.allocate(16)))
+        assertThat(engine.unregisterMemory(buffer)).isFalse();
+        assertThatThrownBy(() -> engine.unregisterMemory(java.nio.ByteBuffer.allocate(16)))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("direct");
     }
 }

@@ -107,7 +107,7 @@ final class ContextVerbs implements Poller
 
     /**
      * The registration covering {@code [address, address + length)} when it lies in an application buffer
-     * passed to {@code XioEngine.register} (registered here once, kept until this context's verbs go), or
+     * passed to {@code XioEngine.registerMemory} (registered here once, kept until this context's verbs go), or
      * null.
      */
     IbvRegistration registered(final long address, final int length) throws IOException

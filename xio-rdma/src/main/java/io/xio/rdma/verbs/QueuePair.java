@@ -27,7 +27,7 @@ interface QueuePair
 
     /**
      * The registration covering {@code [address, address + length)} when it lies in application memory
-     * registered once through {@code XioEngine.register}, or null. Never deregistered by the caller.
+     * registered once through {@code XioEngine.registerMemory}, or null. Never deregistered by the caller.
      */
     Registration registered(long address, int length) throws IOException;
 

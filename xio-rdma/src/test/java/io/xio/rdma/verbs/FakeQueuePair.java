@@ -113,7 +113,7 @@ final class FakeQueuePair implements QueuePair
         b.peer = a;
     }
 
-    /** Declares {@code buffer} registered application memory, as {@code XioEngine.register} would. */
+    /** Declares {@code buffer} registered application memory, as {@code XioEngine.registerMemory} would. */
     Region application(final ByteBuffer buffer)
     {
         final Region region = new Region(BufferUtil.address(buffer), buffer.capacity(), true);

@@ -154,7 +154,7 @@ public final class XioPeer implements Peer
             }
             // one array for every call: Outbound keeps it as given and never changes it
             final ByteBuffer[] payload = {variant.has("shared") ? engine.allocateShared(workload.requestBytes())
-                : engine.register(ByteBuffer.allocateDirect(workload.requestBytes()))};
+                : engine.registerMemory(ByteBuffer.allocateDirect(workload.requestBytes()))};
             // A W3C trace context, made once (a tracer makes one per call; encoding it allocates nothing).
             final io.xio.engine.Metadata trace = variant.has("traceparent") ? new io.xio.engine.Metadata()
                 .add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") : null;
