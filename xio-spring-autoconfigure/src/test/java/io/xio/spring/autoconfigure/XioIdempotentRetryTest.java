@@ -5,7 +5,6 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioTimeoutException;
 import io.xio.spring.autoconfigure.call.XioClientInterceptor;
-import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.sample.retry.client.FlakyClient;
@@ -19,9 +18,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,32 +39,6 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioIdempotentRetryTest
 {
-    /** The client's recorded call outcomes, in order. */
-    private static final class Outcomes implements XioInstrumentation
-    {
-        private final List<XioCallOutcome> recorded = new CopyOnWriteArrayList<>();
-
-        @Override
-        public CallRecorder recorder(final XioCall call)
-        {
-            return new CallRecorder()
-            {
-                @Override
-                public Object start(final io.xio.engine.Metadata carrier)
-                {
-                    return null;
-                }
-
-                @Override
-                public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
-                    final Throwable failure)
-                {
-                    recorded.add(outcome);
-                }
-            };
-        }
-    }
-
     /** A test given the server's service and the client application. */
     @FunctionalInterface
     private interface WithClient
@@ -102,7 +73,7 @@ class XioIdempotentRetryTest
                 }));
     }
 
-    private static void run(final BiConsumer<FlakyService, FlakyClient> test, final Outcomes outcomes,
+    private static void run(final BiConsumer<FlakyService, FlakyClient> test, final RecordedOutcomes outcomes,
         final String... clientProperties)
     {
         run(client -> client.withBean(XioInstrumentation.class, () -> outcomes),
@@ -117,7 +88,7 @@ class XioIdempotentRetryTest
     @Test
     void anIdempotentCallWhoseServerWentAwayIsRetriedOnAFreshSessionAndReturnsOnce()
     {
-        final Outcomes outcomes = new Outcomes();
+        final RecordedOutcomes outcomes = new RecordedOutcomes();
         run((service, flaky) ->
         {
             assertThat(flaky.read("warm-up")).isEqualTo("read warm-up");
@@ -132,7 +103,7 @@ class XioIdempotentRetryTest
     @Test
     void anIdempotentCallReturningAFutureIsRetriedTheSameWay() throws Exception
     {
-        final Outcomes outcomes = new Outcomes();
+        final RecordedOutcomes outcomes = new RecordedOutcomes();
         run((service, flaky) ->
         {
             service.goAwayNext(2);
@@ -153,7 +124,7 @@ class XioIdempotentRetryTest
     @Test
     void anAsyncCallWaitingToBeTriedAgainWhenItsEngineClosesFailsAndIsRecordedOnce()
     {
-        final Outcomes outcomes = new Outcomes();
+        final RecordedOutcomes outcomes = new RecordedOutcomes();
         run(client -> client.withBean(XioInstrumentation.class, () -> outcomes), (service, client) ->
         {
             service.goAwayNext(1);
@@ -197,7 +168,7 @@ class XioIdempotentRetryTest
     @Test
     void aRetryCarriesTheCallsMetadataAgainAndEngineInterceptorsMayAddToIt()
     {
-        final Outcomes outcomes = new Outcomes();
+        final RecordedOutcomes outcomes = new RecordedOutcomes();
         // An engine interceptor that adds to whatever metadata the message has: the first send sealed it, so the
         // retry must carry a copy, or the interceptor would throw and the retry never leave.
         final io.xio.engine.ClientInterceptor stamp = new io.xio.engine.ClientInterceptor()
@@ -228,7 +199,7 @@ class XioIdempotentRetryTest
     @Test
     void aCallThatIsNotIdempotentFailsAndHasRunOnce()
     {
-        final Outcomes outcomes = new Outcomes();
+        final RecordedOutcomes outcomes = new RecordedOutcomes();
         run((service, flaky) ->
         {
             service.goAwayNext(1);
@@ -254,13 +225,13 @@ class XioIdempotentRetryTest
             service.goAwayNext(100);
             assertThatThrownBy(() -> flaky.read("a")).isInstanceOf(ConnectionException.class);
             assertThat(service.executions()).as("xio.client.retry.max-attempts defaults to 3").isEqualTo(3);
-        }, new Outcomes());
+        }, new RecordedOutcomes());
         run((service, flaky) ->
         {
             service.goAwayNext(100);
             assertThatThrownBy(() -> flaky.readAsync("a").join()).cause().isInstanceOf(ConnectionException.class);
             assertThat(service.executions()).as("the named client's own setting").isEqualTo(2);
-        }, new Outcomes(), "xio.client.retry.max-attempts=5", "xio.clients.flaky.retry.max-attempts=2");
+        }, new RecordedOutcomes(), "xio.client.retry.max-attempts=5", "xio.clients.flaky.retry.max-attempts=2");
     }
 
     @Test
@@ -275,7 +246,7 @@ class XioIdempotentRetryTest
             // Waits of 25-50 ms within 400 ms: a handful of attempts of the thousand allowed, none begun past the
             // deadline (RetryingCallTest checks that on a clock of its own; timing this call would check the machine).
             assertThat(service.executions()).isBetween(2, 20);
-        }, new Outcomes(), "xio.clients.flaky.timeout=400ms", "xio.client.retry.max-attempts=1000",
+        }, new RecordedOutcomes(), "xio.clients.flaky.timeout=400ms", "xio.client.retry.max-attempts=1000",
             "xio.clients.flaky.retry.initial-backoff=50ms", "xio.clients.flaky.retry.max-backoff=50ms");
     }
 
@@ -292,6 +263,6 @@ class XioIdempotentRetryTest
             // A retry with a timeout of its own would have taken more than 2 s.
             assertThat(took).isGreaterThan(Duration.ofMillis(900)).isLessThan(Duration.ofMillis(1_900));
             assertThat(service.executions()).isEqualTo(2);
-        }, new Outcomes(), "xio.clients.flaky.timeout=1s");
+        }, new RecordedOutcomes(), "xio.clients.flaky.timeout=1s");
     }
 }

@@ -1,7 +1,5 @@
 package io.xio.spring.autoconfigure;
 
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClient;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClientApplication;
@@ -12,9 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
@@ -28,36 +24,10 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioProxyCallRecordingTest
 {
-    /** The client's recorded call outcomes, in order. */
-    private static final class Outcomes implements XioInstrumentation
-    {
-        private final List<XioCallOutcome> recorded = new CopyOnWriteArrayList<>();
-
-        @Override
-        public CallRecorder recorder(final XioCall call)
-        {
-            return new CallRecorder()
-            {
-                @Override
-                public Object start(final io.xio.engine.Metadata carrier)
-                {
-                    return null;
-                }
-
-                @Override
-                public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
-                    final Throwable failure)
-                {
-                    recorded.add(outcome);
-                }
-            };
-        }
-    }
-
     @Test
     void anAsyncCallWhoseFutureItsCallerTimedOutIsStillRecorded()
     {
-        final Outcomes outcomes = new Outcomes();
+        final RecordedOutcomes outcomes = new RecordedOutcomes();
         runner(SlowServerApplication.class).withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0")
             .run(server -> runner(SlowClientApplication.class).withBean(XioInstrumentation.class, () -> outcomes)
                 .withPropertyValues("xio.clients.slow.uri=tcp://127.0.0.1:" +
