@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure.client;
 import io.xio.engine.CallOptions;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
+import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
 
 import java.time.Duration;
@@ -65,6 +66,12 @@ final class AttemptSessions
         catch (final TimeoutException ex)
         {
             throw noSessionWithin(timeout);
+        }
+        catch (final InterruptedException ex)
+        {
+            // The caller gave up, not the session: it opens on for the calls that share it.
+            Thread.currentThread().interrupt();
+            throw new XioException("interrupted while waiting for a session to " + sessions.target(), ex);
         }
     }
 

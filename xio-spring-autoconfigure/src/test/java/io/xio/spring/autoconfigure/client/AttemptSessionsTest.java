@@ -4,6 +4,7 @@ import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
+import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,6 +57,25 @@ class AttemptSessionsTest
 
         assertThat(attempt.session).isSameAs(open);
         assertThat(attempt.options.timeout()).isPositive().isLessThan(BUDGET.timeout());
+    }
+
+    @Test
+    void aCallerInterruptedWhileItsSessionOpensKeepsItsInterruptAndLeavesTheSessionOpening()
+    {
+        sessions.next = new CompletableFuture<>();
+        Thread.currentThread().interrupt();
+        try
+        {
+            assertThatThrownBy(() -> attempts.await(sessions.next, Duration.ofSeconds(5)))
+                .isInstanceOf(XioException.class).hasMessageContaining("interrupted while waiting for a session to")
+                .hasCauseInstanceOf(InterruptedException.class);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            assertThat(sessions.next).as("shared by the other calls: not cancelled").isNotDone();
+        }
+        finally
+        {
+            Thread.interrupted();
+        }
     }
 
     @Test
