@@ -255,50 +255,35 @@ public final class XioEngine implements AutoCloseable
         return bind(uri, SessionAcceptor.DEFAULT);
     }
 
+    /** Binds a portal on the next context in turn, its sessions decided on by {@code acceptor}. Blocks until bound. */
     public Portal bind(final String uri, final SessionAcceptor acceptor)
     {
-        return bind(uri, acceptor, portals.nextContext(loops.length));
+        return bind(uri, PortalOptions.DEFAULT.withAcceptor(acceptor));
     }
 
-    /** Binds a portal served by context {@code contextIndex} (one portal per core). Blocks until bound. */
-    public Portal bind(final String uri, final SessionAcceptor acceptor, final int contextIndex)
+    /** Binds a portal as {@code options} say. Blocks until it listens. */
+    public Portal bind(final String uri, final PortalOptions options)
     {
-        return await(bindAsync(uri, acceptor, contextIndex), "binding " + uri);
+        return await(bindAsync(uri, options), "binding " + uri);
     }
 
     /**
-     * Binds a portal served by context {@code contextIndex}; completes once it listens. The way to bind with
+     * Binds a portal as {@code options} say; completes once it listens. The way to bind with
      * {@link Builder#manualContexts manual contexts}, whose application runs the context meanwhile.
+     *
+     * @throws IllegalArgumentException when the options name a context the engine does not have
      */
-    public CompletableFuture<Portal> bindAsync(final String uri, final SessionAcceptor acceptor,
-        final int contextIndex)
-    {
-        return bindAsync(uri, acceptor, contextIndex, null);
-    }
-
-    /**
-     * Binds a {@code tls://} portal on the next context in turn, with TLS options of its own instead of the
-     * engine's {@link Builder#tls default}, such as its own certificate or {@link TlsOptions.ClientAuth client
-     * certificates} required. Blocks until bound.
-     */
-    public Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls)
-    {
-        return await(bindAsync(uri, acceptor, portals.nextContext(loops.length), tls), "binding " + uri);
-    }
-
-    /**
-     * As {@link #bindAsync(String, SessionAcceptor, int)}, with the portal's own TLS options ({@code tls://}; null
-     * for the engine's default).
-     */
-    public CompletableFuture<Portal> bindAsync(final String uri, final SessionAcceptor acceptor,
-        final int contextIndex, final TlsOptions tls)
+    public CompletableFuture<Portal> bindAsync(final String uri, final PortalOptions options)
     {
         checkOpen();
-        if (contextIndex < 0 || contextIndex >= loops.length)
+        final int contextIndex = options.context() == PortalOptions.NEXT_CONTEXT ? portals.nextContext(loops.length)
+            : options.context();
+        if (contextIndex >= loops.length)
         {
             throw new IllegalArgumentException("context index " + contextIndex + " outside 0.." + (loops.length - 1));
         }
-        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, acceptor, tls).thenApply(portals::bound);
+        return PortalImpl.bind(core, XioUri.parse(uri), contextIndex, options.acceptor(), options.tls())
+            .thenApply(portals::bound);
     }
 
     /** Opens a client session and waits until it is established. */
@@ -753,7 +738,7 @@ public final class XioEngine implements AutoCloseable
         /**
          * The TLS options of the engine's {@code tls://} portals and sessions (tcp with TLS): its certificate and
          * trust material, client certificates asked for or required, protocols. A portal bound with {@link
-         * XioEngine#bind(String, SessionAcceptor, TlsOptions) options of its own}, and a session opened with
+         * PortalOptions#withTls options of its own}, and a session opened with
          * {@link SessionOptions#withTls}, use theirs instead. Without any, a {@code tls://} bind or connect fails.
          */
         public Builder tls(final TlsOptions value)

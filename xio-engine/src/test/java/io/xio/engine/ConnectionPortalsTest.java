@@ -124,10 +124,12 @@ class ConnectionPortalsTest
     void aSessionsConnectionsRunOnTheContextsOfItsConnectionPortals(final String transport) throws Exception
     {
         final XioEngine server = server();
-        final Portal second = server.bind(address(transport), SessionAcceptor.DEFAULT, 1);
+        final Portal second = server.bind(address(transport), PortalOptions.DEFAULT.withContext(1));
         final Portal spreading = server.bind(address(transport),
-            request -> SetupDecision.accept().withConnectionPortals(List.of(second.uri())), 0);
-        final Portal plain = server.bind(address(transport), SessionAcceptor.DEFAULT, 0);
+            PortalOptions.DEFAULT
+                .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(second.uri())))
+                .withContext(0));
+        final Portal plain = server.bind(address(transport), PortalOptions.DEFAULT.withContext(0));
         final XioEngine client = engines.start("client");
         try (Session spread = client.connect(spreading.uri().withResource("where").toString(),
                 SessionOptions.DEFAULT.withConnections(2));
@@ -146,9 +148,11 @@ class ConnectionPortalsTest
     void callsOverConnectionPortalsRunExactlyOnceAcrossAConnectionDrop(final String transport) throws Exception
     {
         final XioEngine server = server();
-        final Portal second = server.bind(address(transport), SessionAcceptor.DEFAULT, 1);
+        final Portal second = server.bind(address(transport), PortalOptions.DEFAULT.withContext(1));
         final Portal spreading = server.bind(address(transport),
-            request -> SetupDecision.accept().withConnectionPortals(List.of(second.uri())), 0);
+            PortalOptions.DEFAULT
+                .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(second.uri())))
+                .withContext(0));
         final XioEngine client = engines.start("client");
         try (Session session = client.connect(spreading.uri().withResource("where").toString()))
         {

@@ -210,7 +210,7 @@ class ContextFailureTest
             request.message().close();
             throw new OutOfMemoryError("handler ran out");
         });
-        final Portal portal = server.bind("local://boom-" + UUID.randomUUID(), SessionAcceptor.DEFAULT, 0);
+        final Portal portal = server.bind("local://boom-" + UUID.randomUUID(), PortalOptions.DEFAULT.withContext(0));
         // The server's end is a lost connection to its clients, as when its process dies: they try to reconnect
         // for the reconnect timeout, then fail their calls. Short here, so that the test does not wait for it.
         final XioEngine client = engines.start(engines.builder("client").contexts(1)
@@ -260,8 +260,9 @@ class ContextFailureTest
         final XioEngine server = engines.start(engines.builder("phoenix").sessionListener(events::add)
             .onContextFailure(ContextFailurePolicy.RESTART_CONTEXT));
         server.register("echo", ECHO);
-        final Portal failing = server.bind("tcp://127.0.0.1:0", SessionAcceptor.DEFAULT, 0);
-        final Portal healthy = server.bind("local://healthy-" + UUID.randomUUID(), SessionAcceptor.DEFAULT, 1);
+        final Portal failing = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(0));
+        final Portal healthy = server.bind("local://healthy-" + UUID.randomUUID(),
+            PortalOptions.DEFAULT.withContext(1));
         final XioEngine client = engines.start(engines.builder("client").contexts(1));
         final Session lost = client.connect(failing.uri().withResource("echo").toString());
         final Session kept = client.connect(healthy.uri().withResource("echo").toString());

@@ -138,7 +138,7 @@ class DrainTest
         final XioEngine server = engines.start(engines.builder("server")
             .onContextFailure(ContextFailurePolicy.RESTART_CONTEXT));
         server.register("hold", held::add);
-        final Portal portal = server.bind(address("tcp"), SessionAcceptor.DEFAULT, 1);
+        final Portal portal = server.bind(address("tcp"), PortalOptions.DEFAULT.withContext(1));
         final Session session = client().connect(portal.uri().withResource("hold").toString());
         final XioFuture<Message> stuck = session.request(Outbound.of(utf8("stuck")),
             CallOptions.timeout(Duration.ofSeconds(30)));
@@ -186,11 +186,11 @@ class DrainTest
         final XioEngine server = server();
         final CompletableFuture<CompletableFuture<Void>> drain = new CompletableFuture<>();
         // The drain begins after the set-up passed the draining check, before its session is registered.
-        final Portal portal = server.bind(address("tcp"), request ->
+        final Portal portal = server.bind(address("tcp"), PortalOptions.DEFAULT.withAcceptor(request ->
         {
             drain.complete(server.drain(List.of(), Duration.ofSeconds(30)));
             return SetupDecision.accept();
-        }, 0);
+        }).withContext(0));
         assertThatThrownBy(() -> client().connect(portal.uri().withResource("echo").toString()))
             .isInstanceOfSatisfying(SessionRejectedException.class, refused ->
                 assertThat(refused.isDraining()).isTrue());

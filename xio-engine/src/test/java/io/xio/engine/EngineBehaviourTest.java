@@ -85,8 +85,8 @@ class EngineBehaviourTest
             ECHO.onRequest(request);
         });
         server.register("echo", ECHO);
-        final Portal stalled = server.bind("tcp://127.0.0.1:0", SessionAcceptor.DEFAULT, 0);
-        final Portal healthy = server.bind("tcp://127.0.0.1:0", SessionAcceptor.DEFAULT, 1);
+        final Portal stalled = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(0));
+        final Portal healthy = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(1));
         final XioEngine client = engines.start(engines.builder("client").contexts(1)
             .keepalive(Duration.ofMillis(200), Duration.ofSeconds(60)));
         try (Session stall = client.connect(stalled.uri().withResource("stall").toString());

@@ -1,7 +1,7 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.SessionRejectedException;
+import io.xio.engine.support.Backoff;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.TimeUnit;

@@ -1,7 +1,6 @@
 package io.xio.engine.cluster;
 
 import io.xio.engine.BackPressureException;
-import io.xio.engine.support.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
@@ -11,6 +10,7 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionDrainingException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
+import io.xio.engine.support.Backoff;
 import org.agrona.concurrent.NanoClock;
 
 import java.time.Duration;

@@ -1,6 +1,5 @@
 package io.xio.engine.session;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.SessionEvent;
@@ -10,6 +9,7 @@ import io.xio.engine.XioUri;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.support.Backoff;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

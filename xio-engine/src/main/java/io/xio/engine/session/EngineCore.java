@@ -1,9 +1,9 @@
 package io.xio.engine.session;
 
-import io.xio.engine.ServerInterceptor;
-import io.xio.engine.PeerRefusal;
 import io.xio.engine.Limits;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.RequestHandler;
+import io.xio.engine.ServerInterceptor;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
 import io.xio.engine.XioException;

@@ -1,19 +1,19 @@
 package io.xio.engine.session;
 
-import io.xio.engine.Message;
-import io.xio.engine.Session;
-import io.xio.engine.XioUri;
 import io.xio.engine.BackPressureException;
+import io.xio.engine.Message;
 import io.xio.engine.RemoteException;
+import io.xio.engine.Session;
 import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
+import io.xio.engine.XioUri;
+import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.protocol.Status;
-import io.xio.engine.memory.Slab;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,12 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.XioTimeoutException;
+import io.xio.engine.support.Backoff;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
 

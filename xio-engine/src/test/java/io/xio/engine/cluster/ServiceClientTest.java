@@ -1,6 +1,5 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
@@ -12,6 +11,7 @@ import io.xio.engine.SessionOptions;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
+import io.xio.engine.support.Backoff;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,12 +1,12 @@
 package io.xio.engine.cluster;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.GoAway;
 import io.xio.engine.Session;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioUri;
+import io.xio.engine.support.Backoff;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

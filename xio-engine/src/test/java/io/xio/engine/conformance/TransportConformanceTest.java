@@ -1,5 +1,6 @@
 package io.xio.engine.conformance;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
@@ -8,7 +9,6 @@ import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
-import io.xio.engine.support.Redirectors;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.RequestReuse;
@@ -25,6 +25,7 @@ import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
 import io.xio.engine.support.QueueingHandler;
+import io.xio.engine.support.Redirectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -776,7 +777,7 @@ public abstract class TransportConformanceTest
                 release.await(); // a consumer that stops reading: blocks its context
             }
         });
-        final Portal portal = server.bind(portalAddress(), io.xio.engine.SessionAcceptor.DEFAULT, 0);
+        final Portal portal = server.bind(portalAddress(), PortalOptions.DEFAULT.withContext(0));
         final java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
             .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
             .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
@@ -934,7 +935,9 @@ public abstract class TransportConformanceTest
         {
             final int index = i;
             targets.add(server.bind(portalAddress(),
-                request -> SetupDecision.accept(Map.of("portal", String.valueOf(index))), i % 2).uri());
+                PortalOptions.DEFAULT
+                    .withAcceptor(request -> SetupDecision.accept(Map.of("portal", String.valueOf(index))))
+                    .withContext(i % 2)).uri());
         }
         final Portal front = server.bind(portalAddress(), Redirectors.roundRobin(targets));
         final Map<String, Integer> perPortal = new ConcurrentHashMap<>();

@@ -1,5 +1,6 @@
 package io.xio.engine.hostile;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.Portal;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.TestEngines;
@@ -45,7 +46,8 @@ class ConnectionPortalLimitTest
             many.add(server.bind("tcp://127.0.0.1:0").uri());
         }
         final Portal portal = server.bind("tcp://127.0.0.1:0",
-            request -> SetupDecision.accept().withConnectionPortals(many), 0);
+            PortalOptions.DEFAULT.withAcceptor(request -> SetupDecision.accept().withConnectionPortals(many))
+                .withContext(0));
         try (RawPeer peer = new RawPeer("127.0.0.1", portal.uri().port(), 0))
         {
             peer.send(RawPeer.setup(1, "echo"));

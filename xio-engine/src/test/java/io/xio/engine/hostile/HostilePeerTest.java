@@ -1,5 +1,6 @@
 package io.xio.engine.hostile;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
@@ -347,8 +348,8 @@ class HostilePeerTest
             assertThat(reject.type()).as("answered, whatever the length").isEqualTo(FrameType.SETUP_REJECT);
             assertThat(reject.reader().string()).isEqualTo("no such service at this portal");
         }
-        final Portal chatty = server.bind("tcp://127.0.0.1:0", request ->
-            SetupDecision.reject("you asked for " + request.resource()), 0);
+        final Portal chatty = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withAcceptor(request ->
+            SetupDecision.reject("you asked for " + request.resource())).withContext(0));
         final RawPeer asker = attacker(chatty);
         asker.send(RawPeer.setup(1, "y".repeat(5_000)));
         final RawPeer.Received bounded = asker.read(Duration.ofSeconds(5));

@@ -1,12 +1,12 @@
 package io.xio.engine.hostile;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
-import io.xio.engine.SessionAcceptor;
 import io.xio.engine.TestEngines;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
@@ -154,8 +154,8 @@ class TlsHostilePeerTest
     void anAttachWithAStolenSecretNeedsTheCertificateAndThePortalOfTheSetUp() throws Exception
     {
         final XioEngine server = server(Limits.DEFAULT, CERTIFICATES.serverOptions());
-        final Portal portal = server.bind("tls://127.0.0.1:0", SessionAcceptor.DEFAULT,
-            CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.WANT));
+        final Portal portal = server.bind("tls://127.0.0.1:0",
+            PortalOptions.DEFAULT.withTls(CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.WANT)));
         final Portal plain = server.bind("tcp://127.0.0.1:0");
         final TlsPeer victim = tlsPeer(portal, "127.0.0.1", CERTIFICATES.client(), TLS13);
         victim.frames().send(RawPeer.setup(1, "echo"));

@@ -1,5 +1,6 @@
 package io.xio.engine.session;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Outbound;
 import io.xio.engine.protocol.FrameFlags;
@@ -44,7 +45,7 @@ class InboundCallsTest
             executions.incrementAndGet();
             held.add(request);
         });
-        final var bound = server.engine.bindAsync("wire://here", io.xio.engine.SessionAcceptor.DEFAULT, 0);
+        final var bound = server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
         server.turn();
         assertThat(bound).isCompleted();
     }

@@ -1,8 +1,8 @@
 package io.xio.engine.session;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Outbound;
-import io.xio.engine.SessionAcceptor;
 import io.xio.engine.protocol.FrameType;
 
 import java.time.Duration;
@@ -41,7 +41,7 @@ public final class ScriptedServer implements AutoCloseable
             request.message().close();
             throw new IllegalStateException("the fail service fails");
         });
-        server.engine.bindAsync("wire://here", SessionAcceptor.DEFAULT, 0);
+        server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
         server.turn();
         link = server.wire.accept();
         server.turn();

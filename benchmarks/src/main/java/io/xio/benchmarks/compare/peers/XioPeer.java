@@ -1,5 +1,6 @@
 package io.xio.benchmarks.compare.peers;
 
+import io.xio.engine.PortalOptions;
 import io.xio.benchmarks.compare.CallLoop;
 import io.xio.benchmarks.compare.Measurement;
 import io.xio.benchmarks.compare.Peer;
@@ -128,7 +129,7 @@ public final class XioPeer implements Peer
             final String portal = transport(variant).equals("shm")
                 ? "shm://bench-" + UUID.randomUUID().toString().substring(0, 8)
                 : transport(variant) + "://127.0.0.1:0";
-            uris.add(engine.bind(portal, io.xio.engine.SessionAcceptor.DEFAULT, i).uri().withResource(RESOURCE).toString());
+            uris.add(engine.bind(portal, PortalOptions.DEFAULT.withContext(i)).uri().withResource(RESOURCE).toString());
         }
         return uris;
     }

@@ -55,7 +55,7 @@ public final class TlsTransport implements Transport
         if (tls == null)
         {
             throw new XioException("portal " + address + " has no TLS options: set them for the engine with " +
-                "XioEngine.Builder.tls(TlsOptions), or for this portal with XioEngine.bind(uri, acceptor, tls)");
+                "XioEngine.Builder.tls(TlsOptions), or for this portal with PortalOptions.withTls");
         }
         // The SSLEngine (and the options' context supplier) only once the link starts: after the portal's limits
         // admitted the socket, so a refused one costs no TLS state.

@@ -1,5 +1,6 @@
 package io.xio.engine.transport.tls;
 
+import io.xio.engine.PortalOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
@@ -107,11 +108,11 @@ class TlsTransportTest
                 peer.tlsProtocol())));
         });
         final List<PeerIdentity> seen = new CopyOnWriteArrayList<>();
-        final Portal portal = server.bind("tls://127.0.0.1:0", request ->
+        final Portal portal = server.bind("tls://127.0.0.1:0", PortalOptions.DEFAULT.withAcceptor(request ->
         {
             seen.add(request.peer());
             return SessionAcceptor.DEFAULT.onSetup(request);
-        }, CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.REQUIRE));
+        }).withTls(CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.REQUIRE)));
         final XioEngine client = client();
         try (Session session = client.connect(uri(portal, "who"),
             SessionOptions.DEFAULT.withTls(CERTIFICATES.options(CERTIFICATES.client()))))
@@ -134,11 +135,11 @@ class TlsTransportTest
     {
         final XioEngine server = server(CERTIFICATES.serverOptions());
         final List<PeerIdentity> seen = new CopyOnWriteArrayList<>();
-        final Portal portal = server.bind("tls://127.0.0.1:0", request ->
+        final Portal portal = server.bind("tls://127.0.0.1:0", PortalOptions.DEFAULT.withAcceptor(request ->
         {
             seen.add(request.peer());
             return SessionAcceptor.DEFAULT.onSetup(request);
-        }, CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.WANT));
+        }).withTls(CERTIFICATES.serverOptions().withClientAuth(TlsOptions.ClientAuth.WANT)));
         try (Session session = client().connect(uri(portal, "echo")))
         {
             assertThat(echo(session, "in")).isEqualTo("in");
@@ -335,9 +336,11 @@ class TlsTransportTest
             request.message().close();
             request.respond(Outbound.of(utf8(Thread.currentThread().getName())));
         });
-        final Portal plaintext = server.bind("tcp://127.0.0.1:0", SessionAcceptor.DEFAULT, 1);
+        final Portal plaintext = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(1));
         final Portal tls = server.bind("tls://127.0.0.1:0",
-            request -> SetupDecision.accept().withConnectionPortals(List.of(plaintext.uri())), 0);
+            PortalOptions.DEFAULT
+                .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(plaintext.uri())))
+                .withContext(0));
         final XioEngine client = engines.start(engines.builder("client").tls(CERTIFICATES.options(null)));
         final Set<String> servedBy = ConcurrentHashMap.newKeySet();
         try (Session session = client.connect(tls.uri().withResource("where").toString(),

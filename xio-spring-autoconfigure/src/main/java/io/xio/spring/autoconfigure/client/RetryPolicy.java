@@ -1,10 +1,10 @@
 package io.xio.spring.autoconfigure.client;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.SessionDrainingException;
+import io.xio.engine.support.Backoff;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 

@@ -3,14 +3,15 @@ package io.xio.spring.autoconfigure.service;
 import io.xio.annotation.XioService;
 import io.xio.annotation.XioServiceAdvice;
 import io.xio.engine.Portal;
-import io.xio.engine.support.QueueingHandler;
-import io.xio.engine.support.Redirectors;
+import io.xio.engine.PortalOptions;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
+import io.xio.engine.support.QueueingHandler;
+import io.xio.engine.support.Redirectors;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;
@@ -341,7 +342,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     {
         try
         {
-            return tls == null ? engine.bind(uri, acceptor) : engine.bind(uri, acceptor, tls);
+            return engine.bind(uri, PortalOptions.DEFAULT.withAcceptor(acceptor).withTls(tls));
         }
         catch (final XioException ex)
         {

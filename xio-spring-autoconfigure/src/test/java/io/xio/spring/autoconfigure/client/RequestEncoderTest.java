@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.client;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
+import io.xio.engine.support.Backoff;
 import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.codec.XioCodec;
 import io.xio.spring.autoconfigure.method.Invocation;

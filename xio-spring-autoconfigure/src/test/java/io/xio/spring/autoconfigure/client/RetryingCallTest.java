@@ -1,6 +1,5 @@
 package io.xio.spring.autoconfigure.client;
 
-import io.xio.engine.support.Backoff;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.ContextFailedException;
@@ -10,6 +9,7 @@ import io.xio.engine.RequestCancelledException;
 import io.xio.engine.SessionDrainingException;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioTimeoutException;
+import io.xio.engine.support.Backoff;
 import io.xio.spring.autoconfigure.XioProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
