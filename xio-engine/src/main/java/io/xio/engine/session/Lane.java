@@ -31,6 +31,9 @@ final class Lane
     final Peers peers;
     /** The session's lanes, this one among them. */
     final LaneRing ring;
+    /** The flag that marks this side's request ids, and the metadata bound: the session's, read per frame. */
+    private final int mineFlag;
+    private final int maxMetadataBytes;
     final EventLoop loop;
     /** Which of the context's connections to the peer this lane uses (see the constructor). */
     final int slot;
@@ -55,10 +58,12 @@ final class Lane
         this.session = context.session();
         this.peers = peers;
         this.ring = context.ring();
+        this.mineFlag = session.mineFlag();
+        this.maxMetadataBytes = context.limits().maxMetadataBytes();
         this.loop = peers.loop;
         this.slot = slot;
         this.calls = context.calls();
-        this.cancels = new SentCancels(this, session.mineFlag(), session::id);
+        this.cancels = new SentCancels(this, mineFlag, session::id);
         this.outbound = new OutboundCalls(this);
         this.responses = new InboundResponses(this, outbound, context.api(), ring, context.leaks(), context.target());
         this.inbound = new InboundCalls(this, calls, context.handler(), ring, context.leaks(), context.limits(),
@@ -340,7 +345,7 @@ final class Lane
     void onFrame(final int type, final Frame frame, final Slab slab)
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
-        final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != session.mineFlag();
+        final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != mineFlag;
         final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL ||
             type == FrameType.DATA_DESCRIPTOR || type == FrameType.RESPONSE_ACK;
         if (request != peersIdSpace)
@@ -350,7 +355,7 @@ final class Lane
         }
         if ((frame.flags() & FrameFlags.CONTEXT) != 0 && (type == FrameType.REQUEST || type == FrameType.RESPONSE))
         {
-            final String problem = CallContext.check(frame, session.limits().maxMetadataBytes());
+            final String problem = CallContext.check(frame, maxMetadataBytes);
             if (problem != null)
             {
                 throw new ProtocolViolationException(problem + " (" + FrameType.name(type) + " " +

@@ -23,14 +23,7 @@ class XioPortalNameInUseTest
     void anShmPortalWhoseNameIsTakenIsAnalysedAsInUse()
     {
         final String uri = "shm://xio-review-in-use-" + UUID.randomUUID();
-        final SpringApplication application = new SpringApplication(ServerApplication.class,
-            JacksonAutoConfiguration.class, XioAutoConfiguration.class);
-        application.setWebApplicationType(WebApplicationType.NONE);
-        final Throwable failure = catchThrowable(() -> application.run("--spring.main.banner-mode=off",
-            "--xio.contexts=1", "--xio.portals[0].uri=" + uri, "--xio.portals[1].uri=" + uri));
-        assertThat(failure).isNotNull();
-        final FailureAnalysis analysis = new XioPortalBindFailureAnalyzer().analyze(failure);
-        assertThat(analysis).isNotNull();
+        final FailureAnalysis analysis = analysisOfTwoPortalsAt(uri);
         assertThat(analysis.getDescription()).contains("=" + uri).contains("its address is already in use");
         assertThat(analysis.getAction()).doesNotContain("must be one this host can listen on")
             .contains("another name").doesNotContain("port 0");
@@ -40,6 +33,15 @@ class XioPortalNameInUseTest
     void aLocalPortalWhoseNameIsBoundInThisJvmIsAnalysedAsInUse()
     {
         final String uri = "local://xio-review-in-use-" + UUID.randomUUID();
+        final FailureAnalysis analysis = analysisOfTwoPortalsAt(uri);
+        assertThat(analysis.getDescription()).contains("xio.portals[0].uri=" + uri)
+            .contains("its address is already in use");
+        assertThat(analysis.getAction()).contains("another name");
+    }
+
+    /** The failure analysis of an application that binds two portals at {@code uri}. */
+    private static FailureAnalysis analysisOfTwoPortalsAt(final String uri)
+    {
         final SpringApplication application = new SpringApplication(ServerApplication.class,
             JacksonAutoConfiguration.class, XioAutoConfiguration.class);
         application.setWebApplicationType(WebApplicationType.NONE);
@@ -48,8 +50,6 @@ class XioPortalNameInUseTest
         assertThat(failure).isNotNull();
         final FailureAnalysis analysis = new XioPortalBindFailureAnalyzer().analyze(failure);
         assertThat(analysis).isNotNull();
-        assertThat(analysis.getDescription()).contains("xio.portals[0].uri=" + uri)
-            .contains("its address is already in use");
-        assertThat(analysis.getAction()).contains("another name");
+        return analysis;
     }
 }
