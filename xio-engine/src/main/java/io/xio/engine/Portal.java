@@ -12,7 +12,11 @@ public interface Portal extends AutoCloseable
     /** False once closed. */
     boolean isOpen();
 
-    /** Stops accepting connections; sessions already established carry on. */
+    /**
+     * Stops accepting connections: one that reaches the portal after this call is closed unanswered, and the address
+     * is free once the portal's context has stopped its listener (on its next turn). Sessions already established
+     * carry on.
+     */
     @Override
     void close();
 }

@@ -70,6 +70,13 @@ public final class PortalImpl implements Portal
 
     private void accepted(final io.xio.engine.transport.TransportLink link)
     {
+        if (!open)
+        {
+            // Closed, but its listener stops only on this context's next turn: a select that woke for the close
+            // can still hand over a connection that queued before it.
+            link.close(null);
+            return;
+        }
         final Connection connection = new Connection(engine, peers, link, null, null, this);
         if (connection.admit())
         {

@@ -1,0 +1,40 @@
+package io.xio.engine.session;
+
+import io.xio.engine.Portal;
+import io.xio.engine.PortalOptions;
+import io.xio.engine.protocol.FrameType;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A closed portal accepts nothing more, even in the turn between {@link Portal#close} and its listener stopping on
+ * the portal's context, when a select can still hand over a connection that queued before the close.
+ */
+class PortalCloseTest
+{
+    @Test
+    void aConnectionHandedOverAfterTheCloseIsClosedUnanswered()
+    {
+        try (ScriptedEngine server = new ScriptedEngine())
+        {
+            server.engine.register("echo", request -> request.message().close());
+            final CompletableFuture<Portal> binding =
+                server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
+            server.turn();
+            final Portal portal = binding.join();
+
+            portal.close();
+            final ScriptedWire.Link late = server.wire.accept(); // before the context's turn stops the listener
+            server.turn();
+
+            assertThat(portal.isOpen()).isFalse();
+            assertThat(late.closedByEngine).as("the late connection is closed").isTrue();
+            late.deliver(PeerFrames.setup(1, "echo"));
+            server.turn();
+            assertThat(late.sent(FrameType.SETUP_ACCEPT)).as("no session accepted at the closed portal").isEmpty();
+        }
+    }
+}
