@@ -13,7 +13,6 @@ module io.xio.engine
     requires jdk.net; // SO_PEERCRED: the user of an shm portal's peer, without native code
 
     exports io.xio.engine;
-    exports io.xio.engine.cluster;
     exports io.xio.engine.memory;
     exports io.xio.engine.support;
     exports io.xio.engine.transport;

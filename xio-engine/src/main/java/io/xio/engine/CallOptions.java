@@ -13,7 +13,7 @@ import java.time.Duration;
  *                   when the session has no connection up (it lost its last one with the call in flight, or the call
  *                   comes while it reconnects), the call fails at once with a {@link ConnectionException} instead of
  *                   waiting for the re-attach (its server may be gone for good), so a
- *                   {@link io.xio.engine.cluster.ServiceClient} (or the Spring client) sends it to another server; a
+ *                   {@code ServiceClient} (module xio-cluster, or the Spring client) sends it to another server; a
  *                   session itself never sends a call twice. A {@code ServiceClient} with one endpoint only lets its
  *                   calls wait instead
  * @param recycledFuture the request's {@link XioFuture} and its response {@link Message} come from a pool and go back

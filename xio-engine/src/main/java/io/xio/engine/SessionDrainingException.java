@@ -3,7 +3,7 @@ package io.xio.engine;
 /**
  * A call refused on the client side, before it was sent, because the server asked its session to go away
  * ({@link GoAway}): it never reached the server, so it may be sent anywhere else whether or not it is idempotent.
- * A {@link io.xio.engine.cluster.ServiceClient} does so by itself.
+ * A {@code ServiceClient} (module xio-cluster) does so by itself.
  */
 public final class SessionDrainingException extends ConnectionException
 {

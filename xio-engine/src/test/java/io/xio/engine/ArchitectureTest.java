@@ -98,19 +98,6 @@ class ArchitectureTest
     }
 
     @Test
-    void theServiceClientsPartsTakeWhatTheyNeedInTheirConstructorsNotFromTheFacade()
-    {
-        // Membership, the connector, the timers, the picker and the calls get a narrow context; only the entry
-        // point's builder names the facade, to build it.
-        noClasses().that().resideInAPackage("io.xio.engine.cluster").and(DescribedPredicate.describe(
-                "neither the service client's facade nor its builder", (JavaClass type) ->
-                !type.getName().startsWith("io.xio.engine.cluster.ServiceClient$") &&
-                !type.getName().startsWith("io.xio.engine.cluster.ServiceClientImpl")))
-            .should().dependOnClassesThat().haveSimpleName("ServiceClientImpl")
-            .check(ENGINE);
-    }
-
-    @Test
     void theEngineEntryPointNamesNoTransport()
     {
         noClasses().that().haveSimpleName("XioEngine").should().dependOnClassesThat()

@@ -1,7 +1,7 @@
 package io.xio.zookeeper;
 
+import io.xio.cluster.Endpoint;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Endpoint;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

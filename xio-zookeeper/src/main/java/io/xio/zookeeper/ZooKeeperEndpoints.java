@@ -1,8 +1,8 @@
 package io.xio.zookeeper;
 
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointRegistry;
-import io.xio.engine.cluster.EndpointResolver;
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointRegistry;
+import io.xio.cluster.EndpointResolver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.api.CuratorListener;

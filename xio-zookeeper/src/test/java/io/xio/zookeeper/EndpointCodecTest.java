@@ -1,7 +1,7 @@
 package io.xio.zookeeper;
 
+import io.xio.cluster.Endpoint;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Endpoint;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.xio.zookeeper;
 
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointResolver;
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointResolver;
 
 import java.util.List;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package io.xio.zookeeper;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointRegistry;
+import io.xio.cluster.EndpointResolver;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointRegistry;
-import io.xio.engine.cluster.EndpointResolver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;

@@ -1,14 +1,14 @@
 package io.xio.zookeeper;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointStatus;
+import io.xio.cluster.ServiceClient;
 import io.xio.engine.CallOptions;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointStatus;
-import io.xio.engine.cluster.ServiceClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;

@@ -1,7 +1,7 @@
 package io.xio.zookeeper;
 
+import io.xio.cluster.Endpoint;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Endpoint;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;

@@ -1,12 +1,12 @@
 package io.xio.actuate.endpoint;
 
+import io.xio.cluster.EndpointStatus;
 import io.xio.engine.Context;
 import io.xio.engine.EngineStatistics;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.EndpointStatus;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientStatus;
 import io.xio.spring.autoconfigure.method.ServiceMethod;

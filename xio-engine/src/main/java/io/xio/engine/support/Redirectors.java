@@ -4,7 +4,6 @@ import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.SetupRequest;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Rendezvous;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,7 +52,7 @@ public final class Redirectors
 
     /**
      * Redirects each session to the member that owns {@code key}'s value by rendezvous hashing
-     * ({@link io.xio.engine.cluster.Rendezvous}) over the members as {@code members} gives them at that set-up (a
+     * ({@link Rendezvous}) over the members as {@code members} gives them at that set-up (a
      * resolver's current endpoints, say: the list may change between set-ups). The other members follow in the
      * order of their scores, as the portals to try when the owner cannot be reached. Equal keys land together while
      * their owner is a member; a member leaving moves only the keys it owned, one joining takes only those it now

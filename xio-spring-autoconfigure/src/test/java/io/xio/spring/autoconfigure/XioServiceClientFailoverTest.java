@@ -1,12 +1,12 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointResolver;
+import io.xio.cluster.StaticEndpointResolver;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointResolver;
-import io.xio.engine.cluster.StaticEndpointResolver;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.sample.failover.client.LedgerClient;
 import io.xio.spring.autoconfigure.sample.failover.client.LedgerClientApplication;

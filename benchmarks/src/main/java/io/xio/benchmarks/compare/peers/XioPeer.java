@@ -1,5 +1,9 @@
 package io.xio.benchmarks.compare.peers;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointStatus;
+import io.xio.cluster.ServiceClient;
+import io.xio.cluster.StaticEndpointResolver;
 import io.xio.engine.PortalOptions;
 import io.xio.benchmarks.compare.CallLoop;
 import io.xio.benchmarks.compare.Measurement;
@@ -13,10 +17,6 @@ import io.xio.engine.Outbound;
 import io.xio.engine.RequestReuse;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointStatus;
-import io.xio.engine.cluster.ServiceClient;
-import io.xio.engine.cluster.StaticEndpointResolver;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;

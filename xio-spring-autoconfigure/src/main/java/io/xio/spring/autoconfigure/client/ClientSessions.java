@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Where each attempt of a client proxy's call takes its session: the one session of a client given a URI
- * ({@link UriSessions}), or the session of the instance a {@link io.xio.engine.cluster.ServiceClient} picks for a
+ * ({@link UriSessions}), or the session of the instance a {@link io.xio.cluster.ServiceClient} picks for a
  * client that names a service ({@link ServiceSessions}), so that a retried attempt lands on another instance.
  * Thread-safe; {@link #session()} never blocks.
  */

@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.client;
 
+import io.xio.cluster.EndpointStatus;
+import io.xio.cluster.ServiceClient;
 import io.xio.engine.Session;
-import io.xio.engine.cluster.EndpointStatus;
-import io.xio.engine.cluster.ServiceClient;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

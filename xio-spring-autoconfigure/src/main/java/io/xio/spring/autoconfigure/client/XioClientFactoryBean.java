@@ -1,12 +1,12 @@
 package io.xio.spring.autoconfigure.client;
 
+import io.xio.cluster.EndpointResolver;
+import io.xio.cluster.LoadBalancer;
+import io.xio.cluster.ServiceClient;
+import io.xio.cluster.TransportPreference;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.EndpointResolver;
-import io.xio.engine.cluster.LoadBalancer;
-import io.xio.engine.cluster.ServiceClient;
-import io.xio.engine.cluster.TransportPreference;
 import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.autoconfigure.call.XioClientInterceptor;
 import io.xio.spring.autoconfigure.codec.XioCodec;

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * idempotent call whose session or server went away may become a few, on fresh sessions ({@link RetryPolicy}), and
  * so may any call that a draining server's session refused unsent. Each attempt takes its session from
  * {@link ClientSessions}: the one session of a URI, or for a client that names a service the instance its
- * {@link io.xio.engine.cluster.ServiceClient} picks, so an attempt tried again lands on another instance.
+ * {@link io.xio.cluster.ServiceClient} picks, so an attempt tried again lands on another instance.
  * Every call takes the one {@link ClientCallPipeline}. Without client interceptors a call takes the engine's
  * allocation-free listener path, so its result is decoded on the context thread that received the response (the
  * response is valid only there): a codec must not block or make a blocking xio call while decoding. Thread-safe.

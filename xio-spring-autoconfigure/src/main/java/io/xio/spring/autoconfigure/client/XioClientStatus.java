@@ -1,6 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
-import io.xio.engine.cluster.EndpointStatus;
+import io.xio.cluster.EndpointStatus;
 
 import java.util.List;
 

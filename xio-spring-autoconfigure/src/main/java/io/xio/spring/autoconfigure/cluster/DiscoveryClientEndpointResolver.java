@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.cluster;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointResolver;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointResolver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.client.ServiceInstance;

@@ -1,7 +1,7 @@
 package io.xio.spring.autoconfigure.cluster;
 
+import io.xio.cluster.EndpointResolver;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.EndpointResolver;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.XioProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.cluster;
 
+import io.xio.cluster.HostIdentity;
 import io.xio.engine.Portal;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.HostIdentity;
 import io.xio.spring.autoconfigure.service.XioExportListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

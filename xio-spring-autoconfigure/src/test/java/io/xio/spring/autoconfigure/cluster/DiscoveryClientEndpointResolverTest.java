@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.cluster;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointResolver;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointResolver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

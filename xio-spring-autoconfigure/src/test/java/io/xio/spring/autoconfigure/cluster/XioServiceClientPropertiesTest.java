@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.cluster;
 
+import io.xio.cluster.Endpoint;
+import io.xio.cluster.EndpointStatus;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.Endpoint;
-import io.xio.engine.cluster.EndpointStatus;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientStatus;

@@ -1,6 +1,6 @@
 package io.xio.spring.autoconfigure.cluster;
 
-import io.xio.engine.cluster.EndpointStatus;
+import io.xio.cluster.EndpointStatus;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientStatus;
 import io.xio.spring.autoconfigure.sample.cluster.client.BlobsClient;

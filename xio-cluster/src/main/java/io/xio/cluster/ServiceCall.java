@@ -1,0 +1,218 @@
+package io.xio.cluster;
+
+import io.xio.engine.BackPressureException;
+import io.xio.engine.CallOptions;
+import io.xio.engine.ConnectionException;
+import io.xio.engine.Message;
+import io.xio.engine.Outbound;
+import io.xio.engine.RemoteException;
+import io.xio.engine.Session;
+import io.xio.engine.SessionDrainingException;
+import io.xio.engine.XioFuture;
+import io.xio.engine.XioTimeoutException;
+import io.xio.engine.support.Backoff;
+import org.agrona.concurrent.NanoClock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
+ * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
+ * run on the client's thread, which must not block, and try again shortly when the window is full. A service
+ * client's {@code request} and {@code send} make one per call; it runs on whichever thread completes its current
+ * attempt.
+ */
+final class ServiceCall<T>
+{
+    /** How often a call refused for lack of room in a window it may wait for is tried again. */
+    private static final long FULL_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** What a call needs of its service client. Any thread. */
+    interface Client
+    {
+        String service();
+
+        /** The clock the call's deadline runs on. */
+        NanoClock clock();
+
+        /** How long a call without a deadline of its own may take. */
+        long defaultTimeoutNanos();
+
+        /** Attempts of one idempotent call, the first included. */
+        int maxAttempts();
+
+        /** The waits between attempts of an idempotent call. */
+        Backoff backoff();
+
+        /** The session for {@code key}, now or once there is one. */
+        CompletableFuture<Session> session(long key);
+
+        /** Whether more than one endpoint can take calls now: else an idempotent call waits for its session. */
+        boolean hasAlternatives();
+
+        /** Tries {@code call} again after {@code delayNanos}, on the client's thread. */
+        void retryLater(ServiceCall<?> call, long delayNanos);
+
+        /** The endpoints and their states, for a call that found none. */
+        String describe();
+    }
+
+    final CompletableFuture<T> result = new CompletableFuture<>();
+    private final Client client;
+    private final NanoClock clock;
+    final Outbound first;
+    final CallOptions options;
+    final long key;
+    final boolean oneWay;
+    final long begun;
+    final long budget;
+    final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
+    int attempts;
+    boolean firstUsed;
+
+    ServiceCall(final Client client, final Outbound message, final CallOptions options, final long key,
+        final boolean oneWay)
+    {
+        this.client = client;
+        this.clock = client.clock();
+        this.begun = clock.nanoTime();
+        this.first = message;
+        this.options = options;
+        this.key = key;
+        this.oneWay = oneWay;
+        this.budget = options.timeout() != null ? options.timeout().toNanos() : client.defaultTimeoutNanos();
+        result.whenComplete((value, ex) ->
+        {
+            final CompletableFuture<?> inFlight = current.get();
+            if (result.isCancelled() && inFlight != null)
+            {
+                inFlight.cancel(true); // cancels the call on the server too
+            }
+        });
+    }
+
+    long left()
+    {
+        return budget - (clock.nanoTime() - begun);
+    }
+
+    void attempt(final boolean callerThread)
+    {
+        if (result.isDone())
+        {
+            return;
+        }
+        final long left = left();
+        if (left <= 0)
+        {
+            result.completeExceptionally(new XioTimeoutException("the call's " +
+                TimeUnit.NANOSECONDS.toMillis(budget) + " ms passed before an endpoint of " + client.service() +
+                " could take it"));
+            return;
+        }
+        final CompletableFuture<Session> session = client.session(key);
+        current.set(session);
+        if (session.isDone() && !session.isCompletedExceptionally())
+        {
+            send(session.join(), callerThread);
+            return;
+        }
+        // CompletableFuture's own timer, in real time whatever the client's clock: only a test's clock differs.
+        session.orTimeout(left, TimeUnit.NANOSECONDS).whenComplete((chosen, failure) ->
+        {
+            if (failure != null)
+            {
+                final Throwable cause = unwrap(failure);
+                result.completeExceptionally(cause instanceof java.util.concurrent.TimeoutException ?
+                    new ConnectionException("no endpoint of service " + client.service() + " could take the call " +
+                        "within its deadline: " + client.describe()) : cause);
+                return;
+            }
+            send(chosen, false); // on the client's thread, which woke the waiter
+        });
+    }
+
+    void again(final long delayNanos)
+    {
+        client.retryLater(this, Math.min(delayNanos, Math.max(0, left())));
+    }
+
+    @SuppressWarnings("unchecked")
+    private void send(final Session chosen, final boolean callerThread)
+    {
+        if (result.isDone())
+        {
+            return;
+        }
+        attempts++;
+        final Outbound message = firstUsed ? copyOf(first) : first;
+        firstUsed = true;
+        // With nowhere else to go, an idempotent call waits for its session's re-attach like any other.
+        final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
+            .withWaitWhenFull(options.waitWhenFull() && callerThread)
+            .withIdempotent(options.idempotent() && client.hasAlternatives());
+        final XioFuture<?> sent;
+        try
+        {
+            sent = oneWay ? chosen.send(message, remaining) : chosen.request(message, remaining);
+        }
+        catch (final RuntimeException ex)
+        {
+            result.completeExceptionally(ex);
+            return;
+        }
+        current.set(sent);
+        if (result.isCancelled())
+        {
+            sent.cancel(true);
+        }
+        sent.whenComplete((value, failure) ->
+        {
+            if (failure == null)
+            {
+                if (!result.complete((T)value) && value instanceof Message response)
+                {
+                    response.close(); // cancelled meanwhile: nobody else releases it
+                }
+                return;
+            }
+            final Throwable cause = unwrap(failure);
+            if (cause instanceof SessionDrainingException)
+            {
+                attempts--; // never sent: not an attempt
+                again(0);
+            }
+            else if (cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException) &&
+                options.waitWhenFull() && !callerThread)
+            {
+                attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
+                again(FULL_RETRY_NANOS);
+            }
+            else if (options.idempotent() && attempts < client.maxAttempts() && CallOptions.mayRetryIdempotent(cause))
+            {
+                again(client.backoff().delayNanos(attempts - 1));
+            }
+            else
+            {
+                result.completeExceptionally(cause);
+            }
+        });
+    }
+
+    /** The same header and segments as a new message (xio is done with them once an attempt failed). */
+    private static Outbound copyOf(final Outbound sent)
+    {
+        final Outbound copy = sent.sameData();
+        return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
+    }
+
+    /** The failure a future completed with, out of the {@link CompletionException} a dependent stage wraps it in. */
+    static Throwable unwrap(final Throwable ex)
+    {
+        return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+    }
+}

@@ -1,8 +1,0 @@
-/**
- * Clusters: endpoints of a logical service as a resolver reports them ({@link io.xio.engine.cluster.EndpointResolver},
- * static or backed by a coordination service), servers registering themselves
- * ({@link io.xio.engine.cluster.EndpointRegistry}), and one client over every current endpoint
- * ({@link io.xio.engine.cluster.ServiceClient}) that picks each endpoint's transport by locality and spreads calls
- * with a {@link io.xio.engine.cluster.LoadBalancer}.
- */
-package io.xio.engine.cluster;
