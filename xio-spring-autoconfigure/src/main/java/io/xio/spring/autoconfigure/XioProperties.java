@@ -4,9 +4,11 @@ import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -209,15 +211,19 @@ public class XioProperties
     {
         /**
          * How long an idle context spins before it parks; 0 parks at once. Spinning costs a core per context and
-         * saves the wake-up of a parked thread on every message. A bare number is milliseconds, as for every duration;
-         * write microseconds with their unit ({@code 50us}).
+         * saves the wake-up of a parked thread on every message. A bare number is microseconds ({@code 50} is
+         * {@code 50us}); other units are written out ({@code 1ms}).
          */
+        // Microseconds are this setting's scale: a bare number read as milliseconds would spin a thousand times as
+        // long as meant.
+        @DurationUnit(ChronoUnit.MICROS)
         private Duration busyPoll;
 
         /**
          * How long a thread blocked on a call's result spins before it parks; worth it only with cores to spare
-         * beyond the contexts' own. A bare number is milliseconds; write microseconds with their unit.
+         * beyond the contexts' own. A bare number is microseconds, as for busy-poll.
          */
+        @DurationUnit(ChronoUnit.MICROS)
         private Duration callerSpin;
 
         /**
