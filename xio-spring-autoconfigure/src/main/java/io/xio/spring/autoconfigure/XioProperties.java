@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
+import io.xio.engine.cluster.TransportPreference;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
@@ -987,10 +988,10 @@ public class XioProperties
         public void setTransports(final List<String> transports)
         {
             if (transports.isEmpty() || transports.stream().distinct().count() != transports.size() ||
-                !TRANSPORTS.containsAll(transports))
+                !TransportPreference.DEFAULT.containsAll(transports))
             {
-                throw new IllegalArgumentException("must name each of " + TRANSPORTS + " at most once, " +
-                    "was " + transports);
+                throw new IllegalArgumentException("must name each of " + TransportPreference.DEFAULT +
+                    " at most once, was " + transports);
             }
             this.transports = List.copyOf(transports);
         }
@@ -1537,9 +1538,6 @@ public class XioProperties
         }
         return value;
     }
-
-    /** The schemes a service client may prefer. */
-    private static final java.util.Set<String> TRANSPORTS = java.util.Set.of("local", "shm", "rdma", "tls", "tcp");
 
     /** How a service client spreads calls over a service's instances. */
     public enum LoadBalancing
