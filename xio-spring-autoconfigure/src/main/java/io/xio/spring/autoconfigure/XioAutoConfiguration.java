@@ -14,6 +14,7 @@ import io.xio.spring.autoconfigure.service.XioExportListener;
 import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -248,7 +249,7 @@ public final class XioAutoConfiguration
      * What service methods run on: the Executor bean {@code xio.server.executor} names, else Boot's application task
      * executor, else null (the exporter then runs each call on a thread of its own).
      */
-    static Executor workerExecutor(final XioProperties properties, final ApplicationContext context)
+    static @Nullable Executor workerExecutor(final XioProperties properties, final ApplicationContext context)
     {
         final String name = properties.getServer().getExecutor();
         if (StringUtils.hasText(name))
