@@ -12,6 +12,7 @@ import io.xio.spring.autoconfigure.client.XioClientStatus;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 import io.xio.spring.autoconfigure.service.ServiceDispatcher;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -34,8 +35,8 @@ import java.util.List;
 public class XioEndpoint
 {
     private final XioEngine engine;
-    private final XioServiceExporter exporter;
-    private final XioClientRegistry clients;
+    private final @Nullable XioServiceExporter exporter;
+    private final @Nullable XioClientRegistry clients;
 
     public XioEndpoint(final XioEngine engine)
     {
@@ -43,7 +44,8 @@ public class XioEndpoint
     }
 
     /** With the exporter to drain and the clients to show; either may be null. */
-    public XioEndpoint(final XioEngine engine, final XioServiceExporter exporter, final XioClientRegistry clients)
+    public XioEndpoint(final XioEngine engine, final @Nullable XioServiceExporter exporter,
+        final @Nullable XioClientRegistry clients)
     {
         this.engine = engine;
         this.exporter = exporter;
@@ -157,7 +159,7 @@ public class XioEndpoint
      * @param timeout its deadline from {@code @XioMethod(timeout)}, or null
      */
     public record MethodDescriptor(String name, String wireName, List<String> parameters, String returns, String kind,
-        boolean idempotent, Duration timeout)
+        boolean idempotent, @Nullable Duration timeout)
     {
     }
 
@@ -174,14 +176,14 @@ public class XioEndpoint
     }
 
     /** One client proxy: the address or service it calls, its state, and a service client's instances. */
-    public record ClientDescriptor(String name, String api, String uri, String serviceId, String state, String detail,
-        List<EndpointDescriptor> endpoints)
+    public record ClientDescriptor(String name, String api, @Nullable String uri, @Nullable String serviceId,
+        String state, @Nullable String detail, List<EndpointDescriptor> endpoints)
     {
     }
 
     /** One instance of a service client: its state, the portal and transport it uses, and why that transport. */
-    public record EndpointDescriptor(String id, String host, String state, String portal, String transport,
-        String reason, int inFlight, String lastFailure)
+    public record EndpointDescriptor(String id, String host, String state, @Nullable String portal,
+        @Nullable String transport, String reason, int inFlight, @Nullable String lastFailure)
     {
     }
 
@@ -202,7 +204,7 @@ public class XioEndpoint
      * was authenticated; never credentials), and its counters.
      */
     public record SessionDescriptor(long id, String side, String uri, String resource, List<String> peers,
-        String state, int connections, String principal, SessionStatistics counters)
+        String state, int connections, @Nullable String principal, SessionStatistics counters)
     {
     }
 }

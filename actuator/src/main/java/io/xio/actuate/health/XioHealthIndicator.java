@@ -8,6 +8,7 @@ import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.client.XioClientStatus;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -30,12 +31,12 @@ import java.util.Map;
 public final class XioHealthIndicator extends AbstractHealthIndicator
 {
     private final XioEngine engine;
-    private final XioServiceExporter exporter;
-    private final XioClientRegistry clients;
+    private final @Nullable XioServiceExporter exporter;
+    private final @Nullable XioClientRegistry clients;
     private final boolean requireClients;
 
-    public XioHealthIndicator(final XioEngine engine, final XioServiceExporter exporter,
-        final XioClientRegistry clients, final boolean requireClients)
+    public XioHealthIndicator(final XioEngine engine, final @Nullable XioServiceExporter exporter,
+        final @Nullable XioClientRegistry clients, final boolean requireClients)
     {
         super("xio health check failed");
         this.engine = engine;

@@ -10,6 +10,7 @@ import io.xio.engine.EngineStatistics;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToIntFunction;
@@ -78,8 +79,8 @@ public final class XioMetrics implements MeterBinder
         }
     }
 
-    private void counter(final MeterRegistry registry, final String meter, final String description, final String unit,
-        final ToLongFunction<EngineStatistics> figure)
+    private void counter(final MeterRegistry registry, final String meter, final String description,
+        final @Nullable String unit, final ToLongFunction<EngineStatistics> figure)
     {
         FunctionCounter.builder(meter, engine, e -> figure.applyAsLong(e.statistics()))
             .description(description).baseUnit(unit).tag("engine", engine.name()).register(registry);

@@ -9,6 +9,7 @@ import io.xio.engine.Metadata;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +75,7 @@ public final class XioTimerInstrumentation implements XioInstrumentation
         }
 
         @Override
-        public Object start(final Metadata metadata)
+        public @Nullable Object start(final Metadata metadata)
         {
             return null;
         }

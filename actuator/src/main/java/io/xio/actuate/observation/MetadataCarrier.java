@@ -1,6 +1,7 @@
 package io.xio.actuate.observation;
 
 import io.xio.engine.Metadata;
+import org.jspecify.annotations.Nullable;
 
 import java.util.Locale;
 
@@ -16,7 +17,7 @@ final class MetadataCarrier
     }
 
     /** The setter of {@link XioClientObservationContext}: on the thread that makes the call. */
-    static void set(final Metadata carrier, final String key, final String value)
+    static void set(final @Nullable Metadata carrier, final String key, final String value)
     {
         final String name = key.toLowerCase(Locale.ROOT);
         if (carrier != null && !carrier.isReadOnly() && Metadata.problemWithKey(name) == null &&
@@ -27,7 +28,7 @@ final class MetadataCarrier
     }
 
     /** The getter of {@link XioServerObservationContext}. */
-    static String get(final Metadata carrier, final String key)
+    static @Nullable String get(final @Nullable Metadata carrier, final String key)
     {
         final String name = key.toLowerCase(Locale.ROOT);
         return carrier == null || Metadata.isBinaryKey(name) ? null : carrier.get(name);

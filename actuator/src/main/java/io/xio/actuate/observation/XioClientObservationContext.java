@@ -5,6 +5,7 @@ import io.micrometer.observation.transport.SenderContext;
 import io.xio.engine.Metadata;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The observation context of a call made through a client proxy: a {@link SenderContext} of kind
@@ -14,7 +15,7 @@ import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 public final class XioClientObservationContext extends SenderContext<Metadata> implements XioObservationContext
 {
     private final XioCall call;
-    private volatile XioCallOutcome outcome;
+    private volatile @Nullable XioCallOutcome outcome;
 
     /**
      * @param call the kind of call
@@ -35,7 +36,7 @@ public final class XioClientObservationContext extends SenderContext<Metadata> i
     }
 
     @Override
-    public XioCallOutcome outcome()
+    public @Nullable XioCallOutcome outcome()
     {
         return outcome;
     }

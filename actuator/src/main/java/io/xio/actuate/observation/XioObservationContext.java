@@ -2,6 +2,7 @@ package io.xio.actuate.observation;
 
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What both sides' observation contexts tell about one xio call ({@link XioClientObservationContext},
@@ -14,7 +15,7 @@ public interface XioObservationContext
     XioCall call();
 
     /** How the call ended; null until it has. */
-    XioCallOutcome outcome();
+    @Nullable XioCallOutcome outcome();
 
     /** Sets how the call ended, just before its observation stops (so the conventions can name it). */
     void outcome(XioCallOutcome outcome);

@@ -8,6 +8,7 @@ import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.docs.ObservationDocumentation;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +56,7 @@ public enum XioObservationDocumentation implements ObservationDocumentation
      * @param call the kind of call
      * @param outcome how it ended, or null while it runs
      */
-    public static KeyValues lowCardinalityKeyValues(final XioCall call, final XioCallOutcome outcome)
+    public static KeyValues lowCardinalityKeyValues(final XioCall call, final @Nullable XioCallOutcome outcome)
     {
         final List<KeyValue> values = new ArrayList<>(10);
         values.add(LowCardinalityKeyNames.RPC_SYSTEM.withValue(SYSTEM));

@@ -7,6 +7,7 @@ import io.xio.engine.Metadata;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records each call as an {@link Observation} ({@code xio.client.requests} or {@code xio.server.requests}, as the
@@ -19,8 +20,8 @@ import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 public final class XioObservationInstrumentation implements XioInstrumentation
 {
     private final ObservationRegistry registry;
-    private final XioClientObservationConvention clientConvention;
-    private final XioServerObservationConvention serverConvention;
+    private final @Nullable XioClientObservationConvention clientConvention;
+    private final @Nullable XioServerObservationConvention serverConvention;
 
     /** Observations named by the default conventions (or global ones registered with {@code registry}). */
     public XioObservationInstrumentation(final ObservationRegistry registry)
@@ -34,7 +35,8 @@ public final class XioObservationInstrumentation implements XioInstrumentation
      * @param serverConvention names served calls instead of the default convention, or null
      */
     public XioObservationInstrumentation(final ObservationRegistry registry,
-        final XioClientObservationConvention clientConvention, final XioServerObservationConvention serverConvention)
+        final @Nullable XioClientObservationConvention clientConvention,
+        final @Nullable XioServerObservationConvention serverConvention)
     {
         this.registry = registry;
         this.clientConvention = clientConvention;
@@ -103,7 +105,7 @@ public final class XioObservationInstrumentation implements XioInstrumentation
 
         @Override
         public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
-            final Throwable failure)
+            final @Nullable Throwable failure)
         {
             final Observation observation = (Observation)started;
             if (observation.getContext() instanceof XioObservationContext context)

@@ -5,6 +5,7 @@ import io.micrometer.observation.transport.ReceiverContext;
 import io.xio.engine.Metadata;
 import io.xio.spring.autoconfigure.observation.XioCall;
 import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The observation context of a call served by an exported bean: a {@link ReceiverContext} of kind
@@ -14,7 +15,7 @@ import io.xio.spring.autoconfigure.observation.XioCallOutcome;
 public final class XioServerObservationContext extends ReceiverContext<Metadata> implements XioObservationContext
 {
     private final XioCall call;
-    private volatile XioCallOutcome outcome;
+    private volatile @Nullable XioCallOutcome outcome;
 
     /**
      * @param call the kind of call
@@ -34,7 +35,7 @@ public final class XioServerObservationContext extends ReceiverContext<Metadata>
     }
 
     @Override
-    public XioCallOutcome outcome()
+    public @Nullable XioCallOutcome outcome()
     {
         return outcome;
     }

@@ -1,6 +1,5 @@
 package io.xio.spring.autoconfigure;
 
-import io.xio.engine.Limits;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.call.XioServerInterceptor;
@@ -15,6 +14,7 @@ import io.xio.spring.autoconfigure.service.XioExportListener;
 import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -32,7 +32,6 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.util.unit.DataSize;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import tools.jackson.databind.ObjectMapper;
@@ -41,11 +40,8 @@ import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Auto-configuration of xio: the engine from {@code xio.*} properties, the codec of method arguments (Boot's
@@ -61,9 +57,6 @@ import java.util.regex.Pattern;
 @Import(XioComponentsRegistrar.class)
 public final class XioAutoConfiguration
 {
-    /** A camel-case word of an engine message: the name of a {@link Limits} field. */
-    private static final Pattern LIMITS_FIELD = Pattern.compile("\\b[a-z]+(?:[A-Z][a-z]+)+\\b");
-
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     XioEngine xioEngine(final XioProperties properties, final ObjectProvider<XioEngineCustomizer> customizers)
@@ -79,7 +72,7 @@ public final class XioAutoConfiguration
         map.from(properties::getReconnectTimeout).to(builder::reconnectTimeout);
         map.from(properties::getLeakDetection).to(builder::leakDetection);
         keepalive(properties.getKeepalive(), builder);
-        builder.limits(limits(properties.getLimits()));
+        builder.limits(XioLimitsMapping.limits(properties.getLimits()));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
@@ -113,84 +106,6 @@ public final class XioAutoConfiguration
         final ChronoUnit unit = duration.getNano() == 0 ? ChronoUnit.SECONDS
             : duration.getNano() % 1_000_000 == 0 ? ChronoUnit.MILLIS : ChronoUnit.NANOS;
         return DurationStyle.SIMPLE.print(duration, unit);
-    }
-
-    /**
-     * The engine's limits from {@code xio.limits.*}, each one not set the engine's; one that contradicts another
-     * fails start-up naming both.
-     */
-    static Limits limits(final XioProperties.Limits properties)
-    {
-        final PropertyMapper map = PropertyMapper.get();
-        Limits limits = Limits.DEFAULT;
-        try
-        {
-            limits = map.from(properties::getMaxMessageSize).as(XioAutoConfiguration::intBytes)
-                .to(limits, Limits::withMaxMessageBytes);
-            limits = map.from(properties::getMaxHeaderSize).as(XioAutoConfiguration::intBytes)
-                .to(limits, Limits::withMaxHeaderBytes);
-            limits = map.from(properties::getMaxSegments).to(limits, Limits::withMaxSegments);
-            // The engine widens the dedup window with max-in-flight and the unsent bound with max-queued-size
-            // where they are not set; set, they must fit.
-            limits = map.from(properties::getMaxInFlight).to(limits, Limits::withMaxInFlight);
-            limits = map.from(properties::getDedupWindow).to(limits, Limits::withDedupWindow);
-            limits = map.from(properties::getRetainedResponseSize).as(XioAutoConfiguration::intBytes)
-                .to(limits, Limits::withRetainedResponseBytes);
-            limits = map.from(properties::getMaxQueuedSize).as(XioAutoConfiguration::intBytes)
-                .to(limits, Limits::withMaxQueuedBytes);
-            limits = map.from(properties::getMaxUnsentSize).as(DataSize::toBytes)
-                .to(limits, Limits::withMaxUnsentBytes);
-            limits = map.from(properties::getWriteStallTimeout).to(limits, Limits::withWriteStallTimeout);
-            limits = map.from(properties::getHandshakeTimeout).to(limits, Limits::withHandshakeTimeout);
-            limits = map.from(properties::getIncompleteFrameTimeout).to(limits, Limits::withIncompleteFrameTimeout);
-            limits = map.from(properties::getMinReceiveRate).as(XioAutoConfiguration::intBytes)
-                .to(limits, Limits::withMinReceiveRate);
-            limits = map.from(properties::getMaxSessions).to(limits, Limits::withMaxSessions);
-            limits = map.from(properties::getMaxSessionsPerConnection).to(limits, Limits::withMaxSessionsPerConnection);
-            limits = map.from(properties::getMaxSessionsPerPeer).to(limits, Limits::withMaxSessionsPerPeer);
-            limits = map.from(properties::getMaxSessionsPerPrincipal).to(limits, Limits::withMaxSessionsPerPrincipal);
-            limits = map.from(properties::getMaxInFlightPerPrincipal).to(limits, Limits::withMaxInFlightPerPrincipal);
-            limits = map.from(properties::getMaxAuthenticationFailuresPerHost)
-                .to(limits, Limits::withMaxAuthenticationFailuresPerHost);
-            limits = map.from(properties::getAuthenticationFailureInterval)
-                .to(limits, Limits::withAuthenticationFailureInterval);
-            limits = map.from(properties::getMaxConnectionsPerPortal).to(limits, Limits::withMaxConnectionsPerPortal);
-            limits = map.from(properties::getMaxConnectionsPerPeer).to(limits, Limits::withMaxConnectionsPerPeer);
-            limits = map.from(properties::getMaxMetadataSize).as(XioAutoConfiguration::intBytes)
-                .to(limits, Limits::withMaxMetadataBytes);
-            limits = map.from(properties::getMaxRetainedSizePerSession).as(DataSize::toBytes)
-                .to(limits, Limits::withMaxRetainedBytesPerSession);
-            return map.from(properties::getMaxRetainedSize).as(DataSize::toBytes)
-                .to(limits, Limits::withMaxRetainedBytes);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            // Not chained: the engine's message, in its field names, would be the root cause shown at start-up.
-            throw new IllegalStateException("invalid xio.limits: " + propertyNames(ex.getMessage()));
-        }
-    }
-
-    /**
-     * The engine's message with its {@link Limits} field names ({@code dedupWindow}, {@code maxUnsentBytes}) as the
-     * properties that set them ({@code xio.limits.dedup-window}, {@code xio.limits.max-unsent-size}).
-     */
-    static String propertyNames(final String engineMessage)
-    {
-        final Matcher field = LIMITS_FIELD.matcher(engineMessage);
-        final StringBuilder message = new StringBuilder();
-        while (field.find())
-        {
-            final String kebab = field.group().replace("Bytes", "Size").replaceAll("([A-Z])", "-$1")
-                .toLowerCase(Locale.ROOT);
-            field.appendReplacement(message, Matcher.quoteReplacement("xio.limits." + kebab));
-        }
-        return field.appendTail(message).toString();
-    }
-
-    /** The properties' setters keep sizes that go to an int within its range. */
-    private static int intBytes(final DataSize size)
-    {
-        return Math.toIntExact(size.toBytes());
     }
 
     /**
@@ -334,7 +249,7 @@ public final class XioAutoConfiguration
      * What service methods run on: the Executor bean {@code xio.server.executor} names, else Boot's application task
      * executor, else null (the exporter then runs each call on a thread of its own).
      */
-    static Executor workerExecutor(final XioProperties properties, final ApplicationContext context)
+    static @Nullable Executor workerExecutor(final XioProperties properties, final ApplicationContext context)
     {
         final String name = properties.getServer().getExecutor();
         if (StringUtils.hasText(name))

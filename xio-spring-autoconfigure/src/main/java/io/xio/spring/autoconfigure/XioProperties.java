@@ -3,10 +3,14 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
+import io.xio.engine.cluster.TransportPreference;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.util.unit.DataSize;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,26 +30,26 @@ public class XioProperties
     private boolean enabled = true;
 
     /** Number of contexts (threads with event loops); default: the number of processors. */
-    private Integer contexts;
+    private @Nullable Integer contexts;
 
     private final Idle idle = new Idle();
 
     private final Keepalive keepalive = new Keepalive();
 
     /** How long a connect or session set-up may take. */
-    private Duration connectTimeout;
+    private @Nullable Duration connectTimeout;
 
     /**
      * How long a client keeps trying to re-establish a lost connection (and a server keeps the session for it to
      * come back to) before the session fails.
      */
-    private Duration reconnectTimeout;
+    private @Nullable Duration reconnectTimeout;
 
     /**
      * Whether the engine tracks received messages and fails its close on any never released (with where each was
      * received). Costs a stack trace per message: for tests.
      */
-    private Boolean leakDetection;
+    private @Nullable Boolean leakDetection;
 
     /**
      * What the engine does once one of its contexts failed (an Error such as OutOfMemoryError on its thread):
@@ -54,7 +58,7 @@ public class XioProperties
      * puts a fresh context in its place and binds its portals again, so that only its sessions are lost. Either
      * way, the failed context's sessions fail first.
      */
-    private ContextFailurePolicy onContextFailure;
+    private @Nullable ContextFailurePolicy onContextFailure;
 
     /** Server portals, e.g. {@code tcp://0.0.0.0:7000} or {@code shm://kv}; none makes a client-only application. */
     private List<Portal> portals = new ArrayList<>();
@@ -90,12 +94,12 @@ public class XioProperties
         this.enabled = enabled;
     }
 
-    public Integer getContexts()
+    public @Nullable Integer getContexts()
     {
         return contexts;
     }
 
-    public void setContexts(final Integer contexts)
+    public void setContexts(final @Nullable Integer contexts)
     {
         if (contexts != null && contexts < 1)
         {
@@ -114,42 +118,42 @@ public class XioProperties
         return keepalive;
     }
 
-    public Duration getConnectTimeout()
+    public @Nullable Duration getConnectTimeout()
     {
         return connectTimeout;
     }
 
-    public void setConnectTimeout(final Duration connectTimeout)
+    public void setConnectTimeout(final @Nullable Duration connectTimeout)
     {
         this.connectTimeout = connectTimeout == null ? null : positive(connectTimeout);
     }
 
-    public Duration getReconnectTimeout()
+    public @Nullable Duration getReconnectTimeout()
     {
         return reconnectTimeout;
     }
 
-    public void setReconnectTimeout(final Duration reconnectTimeout)
+    public void setReconnectTimeout(final @Nullable Duration reconnectTimeout)
     {
         this.reconnectTimeout = reconnectTimeout == null ? null : positive(reconnectTimeout);
     }
 
-    public Boolean getLeakDetection()
+    public @Nullable Boolean getLeakDetection()
     {
         return leakDetection;
     }
 
-    public void setLeakDetection(final Boolean leakDetection)
+    public void setLeakDetection(final @Nullable Boolean leakDetection)
     {
         this.leakDetection = leakDetection;
     }
 
-    public ContextFailurePolicy getOnContextFailure()
+    public @Nullable ContextFailurePolicy getOnContextFailure()
     {
         return onContextFailure;
     }
 
-    public void setOnContextFailure(final ContextFailurePolicy onContextFailure)
+    public void setOnContextFailure(final @Nullable ContextFailurePolicy onContextFailure)
     {
         this.onContextFailure = onContextFailure;
     }
@@ -209,16 +213,20 @@ public class XioProperties
     {
         /**
          * How long an idle context spins before it parks; 0 parks at once. Spinning costs a core per context and
-         * saves the wake-up of a parked thread on every message. A bare number is milliseconds, as for every duration;
-         * write microseconds with their unit ({@code 50us}).
+         * saves the wake-up of a parked thread on every message. A bare number is microseconds ({@code 50} is
+         * {@code 50us}); other units are written out ({@code 1ms}).
          */
-        private Duration busyPoll;
+        // Microseconds are this setting's scale: a bare number read as milliseconds would spin a thousand times as
+        // long as meant.
+        @DurationUnit(ChronoUnit.MICROS)
+        private @Nullable Duration busyPoll;
 
         /**
          * How long a thread blocked on a call's result spins before it parks; worth it only with cores to spare
-         * beyond the contexts' own. A bare number is milliseconds; write microseconds with their unit.
+         * beyond the contexts' own. A bare number is microseconds, as for busy-poll.
          */
-        private Duration callerSpin;
+        @DurationUnit(ChronoUnit.MICROS)
+        private @Nullable Duration callerSpin;
 
         /**
          * Whether an idle context learns when work comes: it spins after work only while work often comes back
@@ -226,39 +234,39 @@ public class XioProperties
          * next call is due and spins through a short window around it, at most an eighth of the gap. Off: spin for
          * the busy-poll time, then park. A busy-poll time of 0 parks at once either way.
          */
-        private Boolean adaptive;
+        private @Nullable Boolean adaptive;
 
-        public Duration getBusyPoll()
+        public @Nullable Duration getBusyPoll()
         {
             return busyPoll;
         }
 
-        public void setBusyPoll(final Duration busyPoll)
+        public void setBusyPoll(final @Nullable Duration busyPoll)
         {
             this.busyPoll = notNegative(busyPoll);
         }
 
-        public Duration getCallerSpin()
+        public @Nullable Duration getCallerSpin()
         {
             return callerSpin;
         }
 
-        public void setCallerSpin(final Duration callerSpin)
+        public void setCallerSpin(final @Nullable Duration callerSpin)
         {
             this.callerSpin = notNegative(callerSpin);
         }
 
-        public Boolean getAdaptive()
+        public @Nullable Boolean getAdaptive()
         {
             return adaptive;
         }
 
-        public void setAdaptive(final Boolean adaptive)
+        public void setAdaptive(final @Nullable Boolean adaptive)
         {
             this.adaptive = adaptive;
         }
 
-        private static Duration notNegative(final Duration value)
+        private static @Nullable Duration notNegative(final @Nullable Duration value)
         {
             if (value != null && value.isNegative())
             {
@@ -275,27 +283,27 @@ public class XioProperties
     public static class Keepalive
     {
         /** Time without traffic after which a connection sends a keepalive. */
-        private Duration interval;
+        private @Nullable Duration interval;
 
         /** Time of silence from the peer after which its connection is dropped; longer than the interval. */
-        private Duration timeout;
+        private @Nullable Duration timeout;
 
-        public Duration getInterval()
+        public @Nullable Duration getInterval()
         {
             return interval;
         }
 
-        public void setInterval(final Duration interval)
+        public void setInterval(final @Nullable Duration interval)
         {
             this.interval = interval == null ? null : positive(interval);
         }
 
-        public Duration getTimeout()
+        public @Nullable Duration getTimeout()
         {
             return timeout;
         }
 
-        public void setTimeout(final Duration timeout)
+        public void setTimeout(final @Nullable Duration timeout)
         {
             this.timeout = timeout == null ? null : positive(timeout);
         }
@@ -308,7 +316,7 @@ public class XioProperties
          * Address to bind, e.g. {@code tcp://0.0.0.0:7000}, {@code tls://0.0.0.0:7443}, {@code tcp://127.0.0.1:0}
          * or {@code shm://kv}.
          */
-        private String uri;
+        private @Nullable String uri;
 
         private final PortalSsl ssl = new PortalSsl();
 
@@ -317,7 +325,7 @@ public class XioProperties
             return ssl;
         }
 
-        public String getUri()
+        public @Nullable String getUri()
         {
             return uri;
         }
@@ -338,7 +346,7 @@ public class XioProperties
          * none); when the bundle reloads (reload-on-update), new connections use the new material and open ones
          * keep theirs.
          */
-        private String bundle;
+        private @Nullable String bundle;
 
         /**
          * Whether clients are asked for a certificate: none, want (asked; one without a certificate is still let
@@ -347,12 +355,12 @@ public class XioProperties
          */
         private ClientAuth clientAuth = ClientAuth.NONE;
 
-        public String getBundle()
+        public @Nullable String getBundle()
         {
             return bundle;
         }
 
-        public void setBundle(final String bundle)
+        public void setBundle(final @Nullable String bundle)
         {
             this.bundle = bundle;
         }
@@ -405,7 +413,7 @@ public class XioProperties
          * otherwise the pool of {@code spring.task.execution.pool.*}), or, when the application replaced it with an
          * Executor of its own, a thread per call.
          */
-        private String executor;
+        private @Nullable String executor;
 
         public Redirect getRedirect()
         {
@@ -443,12 +451,12 @@ public class XioProperties
             return registration;
         }
 
-        public String getExecutor()
+        public @Nullable String getExecutor()
         {
             return executor;
         }
 
-        public void setExecutor(final String executor)
+        public void setExecutor(final @Nullable String executor)
         {
             this.executor = executor;
         }
@@ -571,7 +579,7 @@ public class XioProperties
          * every call starts at once on a worker of its own, and an overloaded service's calls wait inside it,
          * where they cannot be told from running ones.
          */
-        private Integer maxConcurrentCalls;
+        private @Nullable Integer maxConcurrentCalls;
 
         /**
          * Most calls waiting for one of the {@code max-concurrent-calls} to finish; 0 refuses a call whenever
@@ -579,14 +587,14 @@ public class XioProperties
          * {@code max-concurrent-calls}, so an accepted call waits about two calls' time at most, however slow the
          * service.
          */
-        private Integer maxQueuedCalls;
+        private @Nullable Integer maxQueuedCalls;
 
-        public Integer getMaxConcurrentCalls()
+        public @Nullable Integer getMaxConcurrentCalls()
         {
             return maxConcurrentCalls;
         }
 
-        public void setMaxConcurrentCalls(final Integer maxConcurrentCalls)
+        public void setMaxConcurrentCalls(final @Nullable Integer maxConcurrentCalls)
         {
             if (maxConcurrentCalls != null && maxConcurrentCalls < 1)
             {
@@ -595,12 +603,12 @@ public class XioProperties
             this.maxConcurrentCalls = maxConcurrentCalls;
         }
 
-        public Integer getMaxQueuedCalls()
+        public @Nullable Integer getMaxQueuedCalls()
         {
             return maxQueuedCalls;
         }
 
-        public void setMaxQueuedCalls(final Integer maxQueuedCalls)
+        public void setMaxQueuedCalls(final @Nullable Integer maxQueuedCalls)
         {
             if (maxQueuedCalls != null && maxQueuedCalls < 0)
             {
@@ -683,40 +691,40 @@ public class XioProperties
     public static class ClientCredentials
     {
         /** Bearer token sent at set-up, such as a JWT. */
-        private String token;
+        private @Nullable String token;
 
         /** User name sent at set-up, with the password. */
-        private String username;
+        private @Nullable String username;
 
         /** Password sent at set-up, with the user name. */
-        private String password;
+        private @Nullable String password;
 
-        public String getToken()
+        public @Nullable String getToken()
         {
             return token;
         }
 
-        public void setToken(final String token)
+        public void setToken(final @Nullable String token)
         {
             this.token = token;
         }
 
-        public String getUsername()
+        public @Nullable String getUsername()
         {
             return username;
         }
 
-        public void setUsername(final String username)
+        public void setUsername(final @Nullable String username)
         {
             this.username = username;
         }
 
-        public String getPassword()
+        public @Nullable String getPassword()
         {
             return password;
         }
 
-        public void setPassword(final String password)
+        public void setPassword(final @Nullable String password)
         {
             this.password = password;
         }
@@ -736,7 +744,7 @@ public class XioProperties
          * for mutual TLS, the client's own key and certificate. Its protocols and ciphers apply (TLSv1.3 when it
          * sets none); when the bundle reloads (reload-on-update), new connections use the new material.
          */
-        private String bundle;
+        private @Nullable String bundle;
 
         /**
          * Whether the client checks that the server's certificate names the host it dialled. A named client's
@@ -746,12 +754,12 @@ public class XioProperties
 
         private boolean verifyHostnameSet;
 
-        public String getBundle()
+        public @Nullable String getBundle()
         {
             return bundle;
         }
 
-        public void setBundle(final String bundle)
+        public void setBundle(final @Nullable String bundle)
         {
             this.bundle = bundle;
         }
@@ -833,20 +841,20 @@ public class XioProperties
     public static class NamedRetry
     {
         /** Most attempts of one idempotent call, the first included; default: xio.client.retry.max-attempts. */
-        private Integer maxAttempts;
+        private @Nullable Integer maxAttempts;
 
         /** The ceiling of the wait before the first retry; default: xio.client.retry.initial-backoff. */
-        private Duration initialBackoff;
+        private @Nullable Duration initialBackoff;
 
         /** The most one wait between attempts may be; default: xio.client.retry.max-backoff. */
-        private Duration maxBackoff;
+        private @Nullable Duration maxBackoff;
 
-        public Integer getMaxAttempts()
+        public @Nullable Integer getMaxAttempts()
         {
             return maxAttempts;
         }
 
-        public void setMaxAttempts(final Integer maxAttempts)
+        public void setMaxAttempts(final @Nullable Integer maxAttempts)
         {
             if (maxAttempts != null && maxAttempts < 1)
             {
@@ -855,22 +863,22 @@ public class XioProperties
             this.maxAttempts = maxAttempts;
         }
 
-        public Duration getInitialBackoff()
+        public @Nullable Duration getInitialBackoff()
         {
             return initialBackoff;
         }
 
-        public void setInitialBackoff(final Duration initialBackoff)
+        public void setInitialBackoff(final @Nullable Duration initialBackoff)
         {
             this.initialBackoff = initialBackoff == null ? null : positive(initialBackoff);
         }
 
-        public Duration getMaxBackoff()
+        public @Nullable Duration getMaxBackoff()
         {
             return maxBackoff;
         }
 
-        public void setMaxBackoff(final Duration maxBackoff)
+        public void setMaxBackoff(final @Nullable Duration maxBackoff)
         {
             this.maxBackoff = maxBackoff == null ? null : positive(maxBackoff);
         }
@@ -882,17 +890,17 @@ public class XioProperties
         /**
          * The service's address, e.g. {@code tcp://localhost:7000/kv}. Either this or {@code service-id}, not both.
          */
-        private String uri;
+        private @Nullable String uri;
 
         /**
          * The service's id in Spring Cloud's discovery ({@code DiscoveryClient}): the client calls every instance
          * that registered xio portals under it, and follows instances as they come and go. Either this or
          * {@code uri}, not both.
          */
-        private String serviceId;
+        private @Nullable String serviceId;
 
         /** The resource a service client's sessions open at each instance; default: the client's name. */
-        private String resource;
+        private @Nullable String resource;
 
         /** How a service client spreads calls over the instances. */
         private LoadBalancing loadBalancing = LoadBalancing.ROUND_ROBIN;
@@ -901,13 +909,13 @@ public class XioProperties
          * The transports a service client tries at each instance, most preferred first, by scheme (local, shm, rdma,
          * tls, tcp); same-host ones only for instances on this host. Default: local, shm, rdma, tls, tcp.
          */
-        private List<String> transports;
+        private @Nullable List<String> transports;
 
         /** Deadline of a call; default: {@code xio.client.timeout}. */
-        private Duration timeout;
+        private @Nullable Duration timeout;
 
         /** Parallel connections of the session; default: one per context. */
-        private Integer connections;
+        private @Nullable Integer connections;
 
         /**
          * Exception types this client rebuilds from a server's failure, besides those of
@@ -921,7 +929,7 @@ public class XioProperties
 
         private final ClientSsl ssl = new ClientSsl();
 
-        public String getUri()
+        public @Nullable String getUri()
         {
             return uri;
         }
@@ -935,7 +943,7 @@ public class XioProperties
             this.uri = uri;
         }
 
-        public String getServiceId()
+        public @Nullable String getServiceId()
         {
             return serviceId;
         }
@@ -949,7 +957,7 @@ public class XioProperties
             this.serviceId = serviceId;
         }
 
-        public String getResource()
+        public @Nullable String getResource()
         {
             return resource;
         }
@@ -973,7 +981,7 @@ public class XioProperties
             this.loadBalancing = java.util.Objects.requireNonNull(loadBalancing, "loadBalancing");
         }
 
-        public List<String> getTransports()
+        public @Nullable List<String> getTransports()
         {
             return transports;
         }
@@ -981,15 +989,15 @@ public class XioProperties
         public void setTransports(final List<String> transports)
         {
             if (transports.isEmpty() || transports.stream().distinct().count() != transports.size() ||
-                !TRANSPORTS.containsAll(transports))
+                !TransportPreference.DEFAULT.containsAll(transports))
             {
-                throw new IllegalArgumentException("must name each of " + TRANSPORTS + " at most once, " +
-                    "was " + transports);
+                throw new IllegalArgumentException("must name each of " + TransportPreference.DEFAULT +
+                    " at most once, was " + transports);
             }
             this.transports = List.copyOf(transports);
         }
 
-        public Duration getTimeout()
+        public @Nullable Duration getTimeout()
         {
             return timeout;
         }
@@ -999,12 +1007,12 @@ public class XioProperties
             this.timeout = positive(timeout);
         }
 
-        public Integer getConnections()
+        public @Nullable Integer getConnections()
         {
             return connections;
         }
 
-        public void setConnections(final Integer connections)
+        public void setConnections(final @Nullable Integer connections)
         {
             if (connections != null && connections < 1)
             {
@@ -1048,109 +1056,109 @@ public class XioProperties
     public static class Limits
     {
         /** Largest message (arguments or result, data included). */
-        private DataSize maxMessageSize;
+        private @Nullable DataSize maxMessageSize;
 
         /** Largest encoded arguments or result (what travels outside byte[] and ByteBuffer data). */
-        private DataSize maxHeaderSize;
+        private @Nullable DataSize maxHeaderSize;
 
         /** Most calls a session may have in flight. */
-        private Integer maxInFlight;
+        private @Nullable Integer maxInFlight;
 
         /**
          * Unsent bytes above which a connection sends no new calls and starts no new calls of its peer until the
          * peer has read enough.
          */
-        private DataSize maxQueuedSize;
+        private @Nullable DataSize maxQueuedSize;
 
         /**
          * Unsent bytes at which a connection whose peer stopped reading is closed (the largest message waiting does
          * not count): what such a peer may cost. Default: 64MB, or max-queued-size if that is larger.
          */
-        private DataSize maxUnsentSize;
+        private @Nullable DataSize maxUnsentSize;
 
         /** How long a peer may read nothing while there are bytes for it before it is disconnected. */
-        private Duration writeStallTimeout;
+        private @Nullable Duration writeStallTimeout;
 
         /**
          * How long an accepted connection may carry no session (before its first set-up, or after its last
          * session ended) before it is closed.
          */
-        private Duration handshakeTimeout;
+        private @Nullable Duration handshakeTimeout;
 
         /** How long a frame may take to arrive before its arrival rate is checked against the minimum. */
-        private Duration incompleteFrameTimeout;
+        private @Nullable Duration incompleteFrameTimeout;
 
         /** Bytes per second a frame slower than the incomplete-frame timeout must have arrived at, on average. */
-        private DataSize minReceiveRate;
+        private @Nullable DataSize minReceiveRate;
 
         /** Most sessions the application accepts, all portals together. */
-        private Integer maxSessions;
+        private @Nullable Integer maxSessions;
 
         /** Most sessions one accepted connection may carry. */
-        private Integer maxSessionsPerConnection;
+        private @Nullable Integer maxSessionsPerConnection;
 
         /** Most sessions the application accepts from one peer host. */
-        private Integer maxSessionsPerPeer;
+        private @Nullable Integer maxSessionsPerPeer;
 
         /** Most sessions the application accepts for one authenticated principal (by name), all hosts together. */
-        private Integer maxSessionsPerPrincipal;
+        private @Nullable Integer maxSessionsPerPrincipal;
 
         /** Most calls executing at once for one authenticated principal, all its sessions together. */
-        private Integer maxInFlightPerPrincipal;
+        private @Nullable Integer maxInFlightPerPrincipal;
 
         /**
          * Failed authentications one peer host may have at one portal within the authentication failure interval;
          * further set-ups from it are refused there without asking the acceptor until the interval has passed. All
          * clients behind one NAT or proxy share their host's tries (an IPv6 host counts as its /64).
          */
-        private Integer maxAuthenticationFailuresPerHost;
+        private @Nullable Integer maxAuthenticationFailuresPerHost;
 
         /** How long a host's failed authentications count, from its first. */
-        private Duration authenticationFailureInterval;
+        private @Nullable Duration authenticationFailureInterval;
 
         /** Most connections a portal holds open at once. */
-        private Integer maxConnectionsPerPortal;
+        private @Nullable Integer maxConnectionsPerPortal;
 
         /** Most connections the application accepts from one peer host. */
-        private Integer maxConnectionsPerPeer;
+        private @Nullable Integer maxConnectionsPerPeer;
 
         /**
          * Largest call context (deadline and metadata) of one call or result, sent or received; a peer that sends
          * more is disconnected. At most 65535B.
          */
-        private DataSize maxMetadataSize;
+        private @Nullable DataSize maxMetadataSize;
 
         /**
          * Bytes of results too large to copy for a resend (over 16KB) that one session keeps until its caller
          * acknowledged them, so that a call retransmitted after a connection loss gets its result without running
          * again. A result beyond it is not kept (such a retransmit fails with RESPONSE_LOST). 0 keeps none.
          */
-        private DataSize maxRetainedSizePerSession;
+        private @Nullable DataSize maxRetainedSizePerSession;
 
         /** The same as max-retained-size-per-session, for all sessions of the application together. */
-        private DataSize maxRetainedSize;
+        private @Nullable DataSize maxRetainedSize;
 
         /** Most data segments (byte[] and ByteBuffer arguments or results) in one message. At most 65535. */
-        private Integer maxSegments;
+        private @Nullable Integer maxSegments;
 
         /**
          * How many recent call ids per session the server remembers, so that a call retransmitted after a
          * connection loss runs once; a power of two, at least max-in-flight.
          */
-        private Integer dedupWindow;
+        private @Nullable Integer dedupWindow;
 
         /**
          * Largest result copied and kept for a resend to a retransmitted call; larger ones are kept by reference,
          * within max-retained-size-per-session. 0 copies none.
          */
-        private DataSize retainedResponseSize;
+        private @Nullable DataSize retainedResponseSize;
 
-        public DataSize getMaxHeaderSize()
+        public @Nullable DataSize getMaxHeaderSize()
         {
             return maxHeaderSize;
         }
 
-        public void setMaxHeaderSize(final DataSize maxHeaderSize)
+        public void setMaxHeaderSize(final @Nullable DataSize maxHeaderSize)
         {
             if (maxHeaderSize != null && (maxHeaderSize.toBytes() < 256 || maxHeaderSize.toBytes() > (64 << 20)))
             {
@@ -1159,12 +1167,12 @@ public class XioProperties
             this.maxHeaderSize = maxHeaderSize;
         }
 
-        public DataSize getMaxMessageSize()
+        public @Nullable DataSize getMaxMessageSize()
         {
             return maxMessageSize;
         }
 
-        public void setMaxMessageSize(final DataSize maxMessageSize)
+        public void setMaxMessageSize(final @Nullable DataSize maxMessageSize)
         {
             if (maxMessageSize != null && (maxMessageSize.toBytes() < 1024 ||
                 maxMessageSize.toBytes() > Integer.MAX_VALUE))
@@ -1174,12 +1182,12 @@ public class XioProperties
             this.maxMessageSize = maxMessageSize;
         }
 
-        public Integer getMaxInFlight()
+        public @Nullable Integer getMaxInFlight()
         {
             return maxInFlight;
         }
 
-        public void setMaxInFlight(final Integer maxInFlight)
+        public void setMaxInFlight(final @Nullable Integer maxInFlight)
         {
             if (maxInFlight != null && maxInFlight < 1)
             {
@@ -1188,193 +1196,193 @@ public class XioProperties
             this.maxInFlight = maxInFlight;
         }
 
-        public DataSize getMaxQueuedSize()
+        public @Nullable DataSize getMaxQueuedSize()
         {
             return maxQueuedSize;
         }
 
-        public void setMaxQueuedSize(final DataSize maxQueuedSize)
+        public void setMaxQueuedSize(final @Nullable DataSize maxQueuedSize)
         {
             this.maxQueuedSize = size(maxQueuedSize, Integer.MAX_VALUE);
         }
 
-        public DataSize getMaxUnsentSize()
+        public @Nullable DataSize getMaxUnsentSize()
         {
             return maxUnsentSize;
         }
 
-        public void setMaxUnsentSize(final DataSize maxUnsentSize)
+        public void setMaxUnsentSize(final @Nullable DataSize maxUnsentSize)
         {
             this.maxUnsentSize = size(maxUnsentSize, Long.MAX_VALUE);
         }
 
-        public Duration getWriteStallTimeout()
+        public @Nullable Duration getWriteStallTimeout()
         {
             return writeStallTimeout;
         }
 
-        public void setWriteStallTimeout(final Duration writeStallTimeout)
+        public void setWriteStallTimeout(final @Nullable Duration writeStallTimeout)
         {
             this.writeStallTimeout = writeStallTimeout == null ? null : positive(writeStallTimeout);
         }
 
-        public Duration getHandshakeTimeout()
+        public @Nullable Duration getHandshakeTimeout()
         {
             return handshakeTimeout;
         }
 
-        public void setHandshakeTimeout(final Duration handshakeTimeout)
+        public void setHandshakeTimeout(final @Nullable Duration handshakeTimeout)
         {
             this.handshakeTimeout = handshakeTimeout == null ? null : positive(handshakeTimeout);
         }
 
-        public Duration getIncompleteFrameTimeout()
+        public @Nullable Duration getIncompleteFrameTimeout()
         {
             return incompleteFrameTimeout;
         }
 
-        public void setIncompleteFrameTimeout(final Duration incompleteFrameTimeout)
+        public void setIncompleteFrameTimeout(final @Nullable Duration incompleteFrameTimeout)
         {
             this.incompleteFrameTimeout = incompleteFrameTimeout == null ? null : positive(incompleteFrameTimeout);
         }
 
-        public DataSize getMinReceiveRate()
+        public @Nullable DataSize getMinReceiveRate()
         {
             return minReceiveRate;
         }
 
-        public void setMinReceiveRate(final DataSize minReceiveRate)
+        public void setMinReceiveRate(final @Nullable DataSize minReceiveRate)
         {
             this.minReceiveRate = size(minReceiveRate, Integer.MAX_VALUE);
         }
 
-        public Integer getMaxSessions()
+        public @Nullable Integer getMaxSessions()
         {
             return maxSessions;
         }
 
-        public void setMaxSessions(final Integer maxSessions)
+        public void setMaxSessions(final @Nullable Integer maxSessions)
         {
             this.maxSessions = atLeastOne(maxSessions);
         }
 
-        public Integer getMaxSessionsPerConnection()
+        public @Nullable Integer getMaxSessionsPerConnection()
         {
             return maxSessionsPerConnection;
         }
 
-        public void setMaxSessionsPerConnection(final Integer maxSessionsPerConnection)
+        public void setMaxSessionsPerConnection(final @Nullable Integer maxSessionsPerConnection)
         {
             this.maxSessionsPerConnection = atLeastOne(maxSessionsPerConnection);
         }
 
-        public Integer getMaxSessionsPerPeer()
+        public @Nullable Integer getMaxSessionsPerPeer()
         {
             return maxSessionsPerPeer;
         }
 
-        public void setMaxSessionsPerPeer(final Integer maxSessionsPerPeer)
+        public void setMaxSessionsPerPeer(final @Nullable Integer maxSessionsPerPeer)
         {
             this.maxSessionsPerPeer = atLeastOne(maxSessionsPerPeer);
         }
 
-        public Integer getMaxSessionsPerPrincipal()
+        public @Nullable Integer getMaxSessionsPerPrincipal()
         {
             return maxSessionsPerPrincipal;
         }
 
-        public void setMaxSessionsPerPrincipal(final Integer maxSessionsPerPrincipal)
+        public void setMaxSessionsPerPrincipal(final @Nullable Integer maxSessionsPerPrincipal)
         {
             this.maxSessionsPerPrincipal = atLeastOne(maxSessionsPerPrincipal);
         }
 
-        public Integer getMaxInFlightPerPrincipal()
+        public @Nullable Integer getMaxInFlightPerPrincipal()
         {
             return maxInFlightPerPrincipal;
         }
 
-        public void setMaxInFlightPerPrincipal(final Integer maxInFlightPerPrincipal)
+        public void setMaxInFlightPerPrincipal(final @Nullable Integer maxInFlightPerPrincipal)
         {
             this.maxInFlightPerPrincipal = atLeastOne(maxInFlightPerPrincipal);
         }
 
-        public Integer getMaxAuthenticationFailuresPerHost()
+        public @Nullable Integer getMaxAuthenticationFailuresPerHost()
         {
             return maxAuthenticationFailuresPerHost;
         }
 
-        public void setMaxAuthenticationFailuresPerHost(final Integer maxAuthenticationFailuresPerHost)
+        public void setMaxAuthenticationFailuresPerHost(final @Nullable Integer maxAuthenticationFailuresPerHost)
         {
             this.maxAuthenticationFailuresPerHost = atLeastOne(maxAuthenticationFailuresPerHost);
         }
 
-        public Duration getAuthenticationFailureInterval()
+        public @Nullable Duration getAuthenticationFailureInterval()
         {
             return authenticationFailureInterval;
         }
 
-        public void setAuthenticationFailureInterval(final Duration authenticationFailureInterval)
+        public void setAuthenticationFailureInterval(final @Nullable Duration authenticationFailureInterval)
         {
             this.authenticationFailureInterval = authenticationFailureInterval == null ? null :
                 positive(authenticationFailureInterval);
         }
 
-        public Integer getMaxConnectionsPerPortal()
+        public @Nullable Integer getMaxConnectionsPerPortal()
         {
             return maxConnectionsPerPortal;
         }
 
-        public void setMaxConnectionsPerPortal(final Integer maxConnectionsPerPortal)
+        public void setMaxConnectionsPerPortal(final @Nullable Integer maxConnectionsPerPortal)
         {
             this.maxConnectionsPerPortal = atLeastOne(maxConnectionsPerPortal);
         }
 
-        public Integer getMaxConnectionsPerPeer()
+        public @Nullable Integer getMaxConnectionsPerPeer()
         {
             return maxConnectionsPerPeer;
         }
 
-        public void setMaxConnectionsPerPeer(final Integer maxConnectionsPerPeer)
+        public void setMaxConnectionsPerPeer(final @Nullable Integer maxConnectionsPerPeer)
         {
             this.maxConnectionsPerPeer = atLeastOne(maxConnectionsPerPeer);
         }
 
-        public DataSize getMaxMetadataSize()
+        public @Nullable DataSize getMaxMetadataSize()
         {
             return maxMetadataSize;
         }
 
-        public void setMaxMetadataSize(final DataSize maxMetadataSize)
+        public void setMaxMetadataSize(final @Nullable DataSize maxMetadataSize)
         {
             this.maxMetadataSize = size(maxMetadataSize, 0xFFFF);
         }
 
-        public DataSize getMaxRetainedSizePerSession()
+        public @Nullable DataSize getMaxRetainedSizePerSession()
         {
             return maxRetainedSizePerSession;
         }
 
-        public void setMaxRetainedSizePerSession(final DataSize maxRetainedSizePerSession)
+        public void setMaxRetainedSizePerSession(final @Nullable DataSize maxRetainedSizePerSession)
         {
             this.maxRetainedSizePerSession = notNegative(maxRetainedSizePerSession);
         }
 
-        public DataSize getMaxRetainedSize()
+        public @Nullable DataSize getMaxRetainedSize()
         {
             return maxRetainedSize;
         }
 
-        public void setMaxRetainedSize(final DataSize maxRetainedSize)
+        public void setMaxRetainedSize(final @Nullable DataSize maxRetainedSize)
         {
             this.maxRetainedSize = notNegative(maxRetainedSize);
         }
 
-        public Integer getMaxSegments()
+        public @Nullable Integer getMaxSegments()
         {
             return maxSegments;
         }
 
-        public void setMaxSegments(final Integer maxSegments)
+        public void setMaxSegments(final @Nullable Integer maxSegments)
         {
             if (maxSegments != null && (maxSegments < 1 || maxSegments > 0xFFFF))
             {
@@ -1383,12 +1391,12 @@ public class XioProperties
             this.maxSegments = maxSegments;
         }
 
-        public Integer getDedupWindow()
+        public @Nullable Integer getDedupWindow()
         {
             return dedupWindow;
         }
 
-        public void setDedupWindow(final Integer dedupWindow)
+        public void setDedupWindow(final @Nullable Integer dedupWindow)
         {
             if (dedupWindow != null && (dedupWindow < 1 || Integer.bitCount(dedupWindow) != 1))
             {
@@ -1397,12 +1405,12 @@ public class XioProperties
             this.dedupWindow = dedupWindow;
         }
 
-        public DataSize getRetainedResponseSize()
+        public @Nullable DataSize getRetainedResponseSize()
         {
             return retainedResponseSize;
         }
 
-        public void setRetainedResponseSize(final DataSize retainedResponseSize)
+        public void setRetainedResponseSize(final @Nullable DataSize retainedResponseSize)
         {
             if (retainedResponseSize != null && (retainedResponseSize.isNegative() ||
                 retainedResponseSize.toBytes() > Integer.MAX_VALUE))
@@ -1412,7 +1420,7 @@ public class XioProperties
             this.retainedResponseSize = retainedResponseSize;
         }
 
-        private static DataSize notNegative(final DataSize value)
+        private static @Nullable DataSize notNegative(final @Nullable DataSize value)
         {
             if (value != null && value.isNegative())
             {
@@ -1421,7 +1429,7 @@ public class XioProperties
             return value;
         }
 
-        private static Integer atLeastOne(final Integer value)
+        private static @Nullable Integer atLeastOne(final @Nullable Integer value)
         {
             if (value != null && value < 1)
             {
@@ -1430,7 +1438,7 @@ public class XioProperties
             return value;
         }
 
-        private static DataSize size(final DataSize value, final long max)
+        private static @Nullable DataSize size(final @Nullable DataSize value, final long max)
         {
             if (value != null && (value.toBytes() < 1 || value.toBytes() > max))
             {
@@ -1523,7 +1531,7 @@ public class XioProperties
         return types;
     }
 
-    private static Duration positive(final Duration value)
+    private static Duration positive(final @Nullable Duration value)
     {
         if (value == null || value.isNegative() || value.isZero())
         {
@@ -1531,9 +1539,6 @@ public class XioProperties
         }
         return value;
     }
-
-    /** The schemes a service client may prefer. */
-    private static final java.util.Set<String> TRANSPORTS = java.util.Set.of("local", "shm", "rdma", "tls", "tcp");
 
     /** How a service client spreads calls over a service's instances. */
     public enum LoadBalancing

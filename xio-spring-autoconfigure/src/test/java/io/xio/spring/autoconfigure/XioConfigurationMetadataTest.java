@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Limits;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
+import io.xio.engine.cluster.TransportPreference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanUtils;
@@ -193,7 +194,7 @@ class XioConfigurationMetadataTest
         assertThat(hintValues("xio.server.error.include-message"))
             .isEqualTo(kebab(XioProperties.IncludeMessage.values()));
         assertThat(hintValues("xio.clients.*.transports")).as("the transports a named client may list")
-            .containsExactlyInAnyOrder("local", "shm", "rdma", "tls", "tcp");
+            .containsExactlyElementsOf(TransportPreference.DEFAULT);
         // The setter takes exactly these (it fails start-up on any other).
         final XioProperties.NamedClient client = new XioProperties.NamedClient();
         client.setTransports(List.copyOf(hintValues("xio.clients.*.transports")));
@@ -206,6 +207,25 @@ class XioConfigurationMetadataTest
                     assertThat(value.get("description")).as(hint.get("name") + " " + value.get("value")).isNotNull());
             }
         });
+    }
+
+    @Test
+    void everyPropertyOfXioPropertiesHasItsJavadocAsDescription()
+    {
+        final List<JsonNode> xio = properties.values().stream().filter(property -> property.has("sourceType")
+            && property.get("sourceType").asString().startsWith(XioProperties.class.getName())).toList();
+        assertThat(xio).as("the properties bound by XioProperties and its nested classes")
+            .extracting(property -> property.get("name").asString())
+            .contains("xio.enabled", "xio.idle.busy-poll", "xio.limits.max-in-flight", "xio.clients.*.uri");
+        assertThat(xio).allSatisfy(property -> assertThat(property.path("description").asString(""))
+            .as(property.get("name").asString() + "'s description").isNotBlank());
+    }
+
+    @Test
+    void everyHintIsForAPropertyThatExists()
+    {
+        hints.forEach(hint -> assertThat(properties).as("the property of a hint").containsKey(hint.get("name")
+            .asString()));
     }
 
     @Test

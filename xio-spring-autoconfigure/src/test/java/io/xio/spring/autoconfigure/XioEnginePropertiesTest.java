@@ -8,9 +8,16 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.util.unit.DataSize;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
+import java.io.InputStream;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,7 +51,7 @@ class XioEnginePropertiesTest
     @Test
     void eachOptionSetReachesTheEngine()
     {
-        runner.withPropertyValues("xio.idle.busy-poll=2", "xio.idle.caller-spin=3us", "xio.idle.adaptive=false",
+        runner.withPropertyValues("xio.idle.busy-poll=2", "xio.idle.caller-spin=3", "xio.idle.adaptive=false",
             "xio.keepalive.interval=2s", "xio.keepalive.timeout=20s", "xio.connect-timeout=750ms",
             "xio.reconnect-timeout=1m",
             "xio.leak-detection=true", "xio.on-context-failure=restart-context", "xio.limits.max-segments=8",
@@ -52,9 +59,9 @@ class XioEnginePropertiesTest
             {
                 assertThat(context).hasNotFailed();
                 final XioEngine engine = context.getBean(XioEngine.class);
-                assertThat(engine.busyPoll()).as("a bare number is milliseconds, as for every Boot duration")
-                    .isEqualTo(Duration.ofMillis(2));
-                assertThat(engine.callerSpin()).isEqualTo(Duration.ofNanos(3_000));
+                assertThat(engine.busyPoll()).as("a bare number is microseconds, as the property documents")
+                    .isEqualTo(Duration.ofNanos(2_000));
+                assertThat(engine.callerSpin()).as("a bare number is microseconds").isEqualTo(Duration.ofNanos(3_000));
                 assertThat(engine.adaptivePolling()).isFalse();
                 assertThat(engine.keepaliveInterval()).hasSeconds(2);
                 assertThat(engine.keepaliveTimeout()).hasSeconds(20);
@@ -70,6 +77,62 @@ class XioEnginePropertiesTest
                     .withRetainedResponseBytes(Limits.DEFAULT.retainedResponseBytes()))
                     .as("the limits not set").isEqualTo(Limits.DEFAULT);
             });
+    }
+
+    @Test
+    void anIdleDurationWrittenWithItsUnitKeepsIt()
+    {
+        runner.withPropertyValues("xio.idle.busy-poll=1ms", "xio.idle.caller-spin=5us").run(context ->
+        {
+            final XioEngine engine = context.getBean(XioEngine.class);
+            assertThat(engine.busyPoll()).isEqualTo(Duration.ofMillis(1));
+            assertThat(engine.callerSpin()).isEqualTo(Duration.ofNanos(5_000));
+        });
+    }
+
+    @Test
+    void everyLimitPropertySetReachesTheEngine() throws Exception
+    {
+        // Each xio.limits.* property of the IDE metadata, at twice its default: a property the mapping to the
+        // engine misses leaves the engine's limits at their defaults.
+        final Map<String, String> doubled = doubledLimitDefaults();
+        assertThat(doubled).as("the xio.limits.* properties").hasSizeGreaterThan(20);
+        doubled.forEach((name, value) -> runner.withPropertyValues(name + "=" + value).run(context ->
+        {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(XioEngine.class).limits()).as(name + "=" + value).isNotEqualTo(Limits.DEFAULT);
+        }));
+    }
+
+    /** Every {@code xio.limits.*} property of this module's metadata, with twice its default as a value. */
+    private static Map<String, String> doubledLimitDefaults() throws Exception
+    {
+        final JsonNode metadata;
+        try (InputStream in = XioProperties.class.getProtectionDomain().getCodeSource().getLocation().toURI()
+            .resolve("META-INF/spring-configuration-metadata.json").toURL().openStream())
+        {
+            metadata = JsonMapper.builder().build().readTree(in);
+        }
+        final Map<String, String> doubled = new TreeMap<>();
+        metadata.get("properties").forEach(property ->
+        {
+            final String name = property.get("name").asString();
+            if (name.startsWith("xio.limits."))
+            {
+                final JsonNode value = property.get("defaultValue");
+                assertThat(value).as(name + "'s default").isNotNull();
+                doubled.put(name, switch (property.get("type").asString())
+                {
+                    case "java.lang.Integer" -> String.valueOf(2 * value.asInt());
+                    case "java.time.Duration" -> DurationStyle.detectAndParse(value.asString()).multipliedBy(2)
+                        .toString();
+                    case "org.springframework.util.unit.DataSize" ->
+                        DataSize.ofBytes(2 * DataSize.parse(value.asString()).toBytes()).toString();
+                    default -> throw new AssertionError(name + " has a type this test does not know");
+                });
+            }
+        });
+        return doubled;
     }
 
     @Test
@@ -102,8 +165,10 @@ class XioEnginePropertiesTest
         {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, invalid ->
+                    assertThat(invalid.getName()).isEqualTo("xio.limits.dedup-window"))
                 .hasMessageContaining("xio.limits.dedup-window (1024) must be at least xio.limits.max-in-flight (4096)")
-                .hasMessageNotContaining("dedupWindow");
+                .hasMessageNotContaining("dedupWindow").hasMessageNotContaining("maxInFlight");
         });
     }
 
@@ -113,8 +178,12 @@ class XioEnginePropertiesTest
         runner.withPropertyValues("xio.limits.max-queued-size=2MB", "xio.limits.max-unsent-size=1MB").run(context ->
         {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("xio.limits.max-unsent-size (")
-                .hasMessageContaining("must be at least xio.limits.max-queued-size (");
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, invalid ->
+                    assertThat(invalid.getName()).isEqualTo("xio.limits.max-unsent-size"))
+                .hasMessageContaining("xio.limits.max-unsent-size (1048576) must be at least "
+                    + "xio.limits.max-queued-size (2097152)")
+                .hasMessageNotContaining("Bytes");
         });
     }
 

@@ -67,7 +67,7 @@ final class PropertyReference
             .append(" guide to these\nproperties is [the Spring guide](spring.md). `xio.portals[]` stands for each")
             .append(" element of the list (`xio.portals[0]`,\n`xio.portals[1]`, ...), `xio.clients.*` for each named")
             .append(" client (`xio.clients.orders`). Durations take a unit\n(`50us`, `5s`; a bare number is")
-            .append(" milliseconds), sizes too (`64KB`).\n\n");
+            .append(" milliseconds unless the description says otherwise), sizes too (`64KB`).\n\n");
         page.append("| Section | Properties |\n| --- | --- |\n");
         sections.forEach((section, members) -> page.append("| [`").append(section).append("`](#")
             .append(anchor(section)).append(") | ").append(members.size()).append(" |\n"));

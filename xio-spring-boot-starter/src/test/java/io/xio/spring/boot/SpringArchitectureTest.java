@@ -6,7 +6,9 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
 import io.xio.engine.EngineArchitecture;
+import io.xio.spring.boot.autoconfigure.DeliberateOpenAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -16,6 +18,7 @@ import java.util.Optional;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The Spring layer the starter brings (auto-configuration, actuator) reaches the engine through its exported
@@ -40,19 +43,39 @@ class SpringArchitectureTest
 
     /**
      * As Spring Boot's own: an auto-configuration class is final (it is named in {@code after}, not extended) and
-     * its {@code @Bean} methods are package-private, not API.
+     * its {@code @Bean} methods, also those of its nested configurations, are package-private, not API.
      */
     @Test
     void autoConfigurationClassesAreFinalWithPackagePrivateBeanMethods()
     {
-        classes().that().areAnnotatedWith(AutoConfiguration.class)
-            .should().haveModifier(JavaModifier.FINAL)
-            .check(SPRING);
-        methods().that().areAnnotatedWith(Bean.class)
+        autoConfigurationsAreFinal().check(SPRING);
+        beanMethodsOfAutoConfigurationsAreNotPublic().check(SPRING);
+    }
+
+    @Test
+    void anOpenAutoConfigurationWithPublicBeanMethodsBreaksTheRules()
+    {
+        // The class and its nested configuration: the package holds nothing else.
+        final JavaClasses deliberate = new ClassFileImporter().importPackagesOf(DeliberateOpenAutoConfiguration.class);
+        assertThatThrownBy(() -> autoConfigurationsAreFinal().check(deliberate)).isInstanceOf(AssertionError.class)
+            .hasMessageContaining("DeliberateOpenAutoConfiguration");
+        assertThatThrownBy(() -> beanMethodsOfAutoConfigurationsAreNotPublic().check(deliberate))
+            .isInstanceOf(AssertionError.class)
+            .hasMessageContaining("DeliberateOpenAutoConfiguration.deliberatePublicBean()")
+            .hasMessageContaining("DeliberateOpenAutoConfiguration$Nested.deliberateNestedPublicBean()");
+    }
+
+    private static ArchRule autoConfigurationsAreFinal()
+    {
+        return classes().that().areAnnotatedWith(AutoConfiguration.class).should().haveModifier(JavaModifier.FINAL);
+    }
+
+    private static ArchRule beanMethodsOfAutoConfigurationsAreNotPublic()
+    {
+        return methods().that().areAnnotatedWith(Bean.class)
             .and().areDeclaredInClassesThat(resideInAPackage("..autoconfigure..")
                 .and(AUTO_CONFIGURATION_OR_NESTED_IN_ONE))
-            .should().notBePublic()
-            .check(SPRING);
+            .should().notBePublic();
     }
 
     private static boolean isOrIsNestedInAnAutoConfiguration(final JavaClass type)

@@ -7,6 +7,7 @@ import io.xio.annotation.XioService;
 import io.xio.annotation.XioServiceAdvice;
 import io.xio.spring.autoconfigure.method.ServiceMethod;
 import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.MemberCategory;
@@ -49,7 +50,7 @@ class XioBeanFactoryInitializationAotProcessor implements BeanFactoryInitializat
     private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
     @Override
-    public BeanFactoryInitializationAotContribution processAheadOfTime(
+    public @Nullable BeanFactoryInitializationAotContribution processAheadOfTime(
         final ConfigurableListableBeanFactory beanFactory)
     {
         final Set<Class<?>> clients = new LinkedHashSet<>();
@@ -197,7 +198,7 @@ class XioBeanFactoryInitializationAotProcessor implements BeanFactoryInitializat
         }
     }
 
-    private static Class<?> load(final String name, final Type root)
+    private static @Nullable Class<?> load(final String name, final Type root)
     {
         final ClassLoader loader = root instanceof final Class<?> c && c.getClassLoader() != null ?
             c.getClassLoader() : XioBeanFactoryInitializationAotProcessor.class.getClassLoader();

@@ -4,6 +4,7 @@ import io.xio.cluster.HostIdentity;
 import io.xio.engine.Portal;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.service.XioExportListener;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
@@ -42,7 +43,7 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
     private final ServiceRegistry<Registration> registry;
     private final Registration registration;
     private final Environment environment;
-    private volatile List<Portal> portals;
+    private volatile @Nullable List<Portal> portals;
     private volatile boolean preRegistered;
     private volatile boolean registeredHere;
 
@@ -125,7 +126,7 @@ public final class XioServiceRegistration implements XioExportListener, GenericA
     }
 
     /** {@code uri} as clients should dial it: a wildcard host (0.0.0.0, ::) replaced by {@code host}. */
-    static String announced(final XioUri uri, final String host)
+    static String announced(final XioUri uri, final @Nullable String host)
     {
         final XioUri endpoint = uri.endpoint();
         final boolean wildcard = "0.0.0.0".equals(endpoint.host()) || "::".equals(endpoint.host()) ||

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure.ssl;
 
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioUri;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
@@ -49,7 +50,7 @@ public final class XioSslBundles
      * @throws InvalidConfigurationPropertyValueException naming {@code property} when {@code uri} is not tls, or
      * there is no such bundle
      */
-    public static TlsOptions tlsOptions(final SslBundles bundles, final String property, final String bundle,
+    public static TlsOptions tlsOptions(final @Nullable SslBundles bundles, final String property, final String bundle,
         final String uri)
     {
         if (!"tls".equals(XioUri.parse(uri).scheme()))

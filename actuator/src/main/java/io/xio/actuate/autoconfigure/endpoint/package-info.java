@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the {@code xio} actuator endpoint and the masking of client credentials it shows.
+ */
+@NullMarked
+package io.xio.actuate.autoconfigure.endpoint;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the {@code xio} health indicator.
+ */
+@NullMarked
+package io.xio.actuate.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;
