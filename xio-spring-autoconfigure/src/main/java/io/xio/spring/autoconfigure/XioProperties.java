@@ -1,9 +1,9 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.cluster.TransportPreference;
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
-import io.xio.engine.cluster.TransportPreference;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;

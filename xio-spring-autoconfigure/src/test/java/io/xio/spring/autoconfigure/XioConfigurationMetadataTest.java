@@ -1,9 +1,9 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.cluster.TransportPreference;
 import io.xio.engine.Limits;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
-import io.xio.engine.cluster.TransportPreference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanUtils;
