@@ -37,7 +37,22 @@ final class CallAdmission
         void rejected();
 
         /** The session's drain, which refuses calls once it began; made after this admission, asked for later. */
-        SessionDrain drain();
+        Drain drain();
+    }
+
+    /**
+     * The session's drain as admission sees it, so that admission (below the session) names nothing of the
+     * session's own parts. The session's drain implements it; any thread.
+     */
+    interface Drain
+    {
+        boolean isDraining();
+
+        /** Why calls are refused now that the session drains; null while it does not. */
+        XioException failure();
+
+        /** Closes the session once nothing is in flight either way (a drained session closes itself). */
+        void closeIfDrained();
     }
 
     /** How long a caller waiting for room sleeps before it looks whether its session goes away. */

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * {@link ServerHandshake}.
  * Owned by the lane's context thread.
  */
-final class ClientHandshake
+final class ClientHandshake implements Lane.Handshake
 {
     private static final Logger LOG = LoggerFactory.getLogger(ClientHandshake.class);
     private static final int MAX_REDIRECTS = 4;
@@ -85,20 +85,23 @@ final class ClientHandshake
     }
 
     /** Where this lane connects (the endpoint that accepted the session); null before the set-up succeeded. */
-    XioUri target()
+    @Override
+    public XioUri target()
     {
         return target;
     }
 
     /** The lane is up: the next loss starts its backoff afresh. */
-    void connected()
+    @Override
+    public void connected()
     {
         lost = false;
         attempts = 0;
     }
 
     /** Sets the session up at {@code address}, trying {@code alternatives} in turn when it cannot. */
-    void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
+    @Override
+    public void setup(final XioUri address, final int hops, final List<XioUri> alternatives)
     {
         final byte[] body;
         try
@@ -325,7 +328,8 @@ final class ClientHandshake
      * First connection of a lane other than the first: attach to the session at {@code address}, else at the
      * {@code alternatives} in turn (when it cannot connect there); {@code done} either way.
      */
-    void connectFirst(final XioUri address, final List<XioUri> alternatives, final Runnable done)
+    @Override
+    public void connectFirst(final XioUri address, final List<XioUri> alternatives, final Runnable done)
     {
         target = address;
         attach(done, cause ->
@@ -392,7 +396,8 @@ final class ClientHandshake
     }
 
     /** The connection was lost (or an attach failed): try again after the backoff, within the reconnect timeout. */
-    void scheduleReconnect(final Throwable cause)
+    @Override
+    public void scheduleReconnect(final Throwable cause)
     {
         if (lane.isClosed() || !session.initiator())
         {

@@ -17,14 +17,51 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One transport link carrying frames for one or more sessions (sessions to the same peer share it).
- * Dispatches each inbound frame to the session lane it belongs to (set-ups and attaches to its
- * {@link ServerHandshake} on the server side); its {@link ConnectionOutput} writes the outbound ones. Owned by one
- * context: only its thread touches it.
+ * Dispatches each inbound frame to the session lane it belongs to ({@link Carried}; set-ups and attaches to its
+ * server handshake, {@link Setups}, on the server side); its {@link ConnectionOutput} writes the outbound ones. Owned
+ * by one context: only its thread touches it.
  */
 final class Connection implements LinkHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
     static final byte[] NO_BODY = new byte[0];
+
+    /**
+     * A session's lane as the connection carrying it sees it: where the session's frames and the connection's news
+     * go. The lane implements it, so that a connection (below the lanes) names none of theirs. Owner context thread.
+     */
+    interface Carried
+    {
+        void onFrame(int type, Frame frame, Slab slab);
+
+        /** The connection has room again. */
+        void drainWaiting();
+
+        void onConnectionLost(Connection connection, Throwable cause);
+
+        /** The peer closed the session (SESSION_CLOSE), saying why. */
+        void closedByPeer(String reason);
+
+        /** The server asks the session to go away; {@code contacted} is this connection's address. */
+        void goAwayArrived(io.xio.engine.GoAway goAway, XioUri contacted);
+
+        /** The session's id and address, for the log. */
+        String describeSession();
+    }
+
+    /**
+     * What answers the set-ups and attaches an accepted connection receives (server side): the server handshake,
+     * which lies above connections and is made for each by the engine's core. Owner context thread.
+     */
+    interface Setups
+    {
+        void onSetup(Frame frame);
+
+        void onAttach(Frame frame);
+
+        /** The sweep came by: the failures counted so far are forgotten. */
+        void newPeriod();
+    }
 
     /** A client-side set-up or attach waiting for its answer. */
     interface Call
@@ -41,7 +78,7 @@ final class Connection implements LinkHandler
     private final String key;
     private final PortalImpl portal;
     /** Answers set-ups and attaches: server side only. */
-    private final ServerHandshake handshake;
+    private final Setups handshake;
     private final CarriedSessions lanes;
     private final HandshakeCalls calls = new HandshakeCalls();
     private final Frame frame = new Frame();
@@ -72,7 +109,7 @@ final class Connection implements LinkHandler
         this.endpoint = endpoint;
         this.key = key;
         this.portal = portal;
-        this.handshake = portal == null ? null : new ServerHandshake(this, portal);
+        this.handshake = portal == null ? null : engine.serverHandshake(this, portal);
         this.lanes = new CarriedSessions(engine.limits.maxSessionsPerConnection());
         this.admission = portal == null ? null : new ConnectionAdmission(engine.limits, engine.refusals,
             engine.connectionsByPeer, engine.tlsHandshakeFailures, portal, link.remoteAddress(), peerHost());
@@ -158,7 +195,7 @@ final class Connection implements LinkHandler
         return lanes.carries(sessionId);
     }
 
-    void addLane(final long sessionId, final Lane lane)
+    void addLane(final long sessionId, final Carried lane)
     {
         lanes.add(sessionId, lane);
         if (!handshaken)
@@ -168,7 +205,7 @@ final class Connection implements LinkHandler
         }
     }
 
-    void removeLane(final long sessionId, final Lane lane)
+    void removeLane(final long sessionId, final Carried lane)
     {
         lanes.remove(sessionId, lane);
         if (lanes.isEmpty())
@@ -344,7 +381,7 @@ final class Connection implements LinkHandler
 
     private void toLane(final int type, final Slab slab)
     {
-        final Lane lane = lanes.get(frame.sessionId());
+        final Carried lane = lanes.get(frame.sessionId());
         if (lane == null)
         {
             if (!lanes.leftLately(frame.sessionId()))
@@ -384,7 +421,7 @@ final class Connection implements LinkHandler
         call.onAnswer(this, frame);
     }
 
-    private ServerHandshake serverHandshake()
+    private Setups serverHandshake()
     {
         if (handshake == null)
         {
@@ -395,12 +432,12 @@ final class Connection implements LinkHandler
 
     private void onSessionClose()
     {
-        final Lane lane = lanes.get(frame.sessionId());
+        final Carried lane = lanes.get(frame.sessionId());
         if (lane != null)
         {
             final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
                 frame.headerLength());
-            lane.session.closedByPeer(body.string());
+            lane.closedByPeer(body.string());
         }
     }
 
@@ -416,17 +453,17 @@ final class Connection implements LinkHandler
         }
         final io.xio.engine.GoAway goAway = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
             frame.headerLength()).goAway();
-        final Lane lane = lanes.get(frame.sessionId());
+        final Carried lane = lanes.get(frame.sessionId());
         if (lane != null)
         {
-            lane.session.drain().arrived(goAway, endpoint);
+            lane.goAwayArrived(goAway, endpoint);
         }
     }
 
     @Override
     public void onWritable()
     {
-        for (final Lane lane : lanes.lanes())
+        for (final Carried lane : lanes.lanes())
         {
             lane.drainWaiting();
         }
@@ -464,7 +501,7 @@ final class Connection implements LinkHandler
         final Throwable reason = cause != null ? cause : new ConnectionException("connection to " + remoteAddress() +
             " closed");
         calls.failAll(this, reason);
-        for (final Lane lane : lanes.takeAll())
+        for (final Carried lane : lanes.takeAll())
         {
             try
             {
@@ -473,7 +510,7 @@ final class Connection implements LinkHandler
             catch (final RuntimeException ex)
             {
                 // one session's failure must not keep the others on this connection from hearing of the loss
-                LOG.error("session {} failed on the loss of connection {}", lane.session.describe(), remoteAddress(),
+                LOG.error("session {} failed on the loss of connection {}", lane.describeSession(), remoteAddress(),
                     ex);
             }
         }

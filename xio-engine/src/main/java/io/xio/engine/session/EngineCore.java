@@ -254,6 +254,12 @@ public final class EngineCore
     }
 
     /** The open portal of this engine at {@code uri}'s endpoint, or null. Any thread. */
+    /** The server handshake of a connection accepted at {@code portal}: made here, as it lies above connections. */
+    Connection.Setups serverHandshake(final Connection connection, final PortalImpl portal)
+    {
+        return new ServerHandshake(connection, portal);
+    }
+
     PortalImpl portal(final io.xio.engine.XioUri uri)
     {
         final io.xio.engine.XioUri endpoint = uri.endpoint();

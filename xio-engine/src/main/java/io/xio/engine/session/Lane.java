@@ -24,8 +24,31 @@ import java.util.List;
  * other threads reach it only through the context's command queue ({@link #isUp} and {@link #remoteAddress}
  * excepted).
  */
-final class Lane
+final class Lane implements Connection.Carried
 {
+    /**
+     * The client side of a lane's connection life as the lane drives it: the set-up, the first attach, and the
+     * reconnects after a loss. The client handshake implements it, made for each client lane by its session
+     * ({@link LaneContext#client}), so that a lane (below the handshake) names none of its. Owner context thread.
+     */
+    interface Handshake
+    {
+        /** Where the lane connects (the endpoint that accepted the session); null before the set-up succeeded. */
+        XioUri target();
+
+        /** Sets the session up at {@code address}, trying {@code alternatives} in turn when it cannot. */
+        void setup(XioUri address, int hops, List<XioUri> alternatives);
+
+        /** Attaches the lane's first connection at {@code address}, else at the alternatives; {@code done} then. */
+        void connectFirst(XioUri address, List<XioUri> alternatives, Runnable done);
+
+        /** The lane is up: the next loss starts its backoff afresh. */
+        void connected();
+
+        /** The connection was lost (or an attach failed): try again after the backoff. */
+        void scheduleReconnect(Throwable cause);
+    }
+
     /** Its session, as a lane sees it. */
     final LaneHost session;
     final Peers peers;
@@ -44,7 +67,7 @@ final class Lane
     final InboundCalls inbound;
     /** What the peer's calls on this lane need of their session ({@link ServerCall}). */
     final ServerCall.Context calls;
-    private final ClientHandshake handshake;
+    private final Handshake handshake;
     private volatile LaneState state = LaneState.CONNECTING;
     private Connection connection;
     private Throwable lastFailure;
@@ -68,7 +91,7 @@ final class Lane
         this.responses = new InboundResponses(this, outbound, context.api(), ring, context.leaks(), context.target());
         this.inbound = new InboundCalls(this, calls, context.handler(), ring, context.leaks(), context.limits(),
             context.requestsReceived(), context.reuseCalls());
-        this.handshake = context.client() == null ? null : new ClientHandshake(this, context.client());
+        this.handshake = context.client() == null ? null : context.client().apply(this);
     }
 
     // ---- state ----
@@ -196,7 +219,8 @@ final class Lane
         return state == LaneState.PARKED;
     }
 
-    void onConnectionLost(final Connection c, final Throwable cause)
+    @Override
+    public void onConnectionLost(final Connection c, final Throwable cause)
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
         if (connection != c)
@@ -325,8 +349,8 @@ final class Lane
         outbound.cancelRange(range);
     }
 
-    /** The connection has room again. */
-    void drainWaiting()
+    @Override
+    public void drainWaiting()
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
         outbound.drainWaiting();
@@ -340,9 +364,28 @@ final class Lane
         inbound.sendResponse(call, status, response);
     }
 
+    @Override
+    public void closedByPeer(final String reason)
+    {
+        session.closedByPeer(reason);
+    }
+
+    @Override
+    public void goAwayArrived(final io.xio.engine.GoAway goAway, final XioUri contacted)
+    {
+        session.drain().arrived(goAway, contacted);
+    }
+
+    @Override
+    public String describeSession()
+    {
+        return session.describe();
+    }
+
     // ---- inbound frames ----
 
-    void onFrame(final int type, final Frame frame, final Slab slab)
+    @Override
+    public void onFrame(final int type, final Frame frame, final Slab slab)
     {
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
         final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != mineFlag;

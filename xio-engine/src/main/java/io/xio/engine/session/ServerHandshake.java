@@ -26,7 +26,7 @@ import java.util.Map;
  * nothing of the server's (its resources, its limits); details go to the log. Its client counterpart is
  * {@link ClientHandshake}. Owned by the connection's context thread.
  */
-final class ServerHandshake
+final class ServerHandshake implements Connection.Setups
 {
     private static final Logger LOG = LoggerFactory.getLogger(ServerHandshake.class);
     /** Longest reason sent back: an acceptor's reason is the application's, but it must not echo unbounded input. */
@@ -53,7 +53,8 @@ final class ServerHandshake
         this.portal = portal;
     }
 
-    void onSetup(final Frame frame)
+    @Override
+    public void onSetup(final Frame frame)
     {
         final long token = frame.requestId();
         final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
@@ -295,7 +296,8 @@ final class ServerHandshake
         failedOnce();
     }
 
-    void onAttach(final Frame frame)
+    @Override
+    public void onAttach(final Frame frame)
     {
         final long token = frame.requestId();
         final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
@@ -372,8 +374,8 @@ final class ServerHandshake
         }
     }
 
-    /** The sweep came by: the failures counted so far are forgotten. */
-    void newPeriod()
+    @Override
+    public void newPeriod()
     {
         failed = 0;
     }

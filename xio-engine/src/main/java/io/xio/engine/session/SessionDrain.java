@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * asks the client to go away, on one live connection and again on each that attaches later. Any thread; the GOAWAY is
  * volatile, and what touches a lane runs on that lane's context.
  */
-final class SessionDrain
+final class SessionDrain implements CallAdmission.Drain
 {
     /** What the drain needs of its session. */
     interface Host
@@ -73,7 +73,8 @@ final class SessionDrain
         peerUnderstandsGoAway = understands;
     }
 
-    boolean isDraining()
+    @Override
+    public boolean isDraining()
     {
         return goAway != null;
     }
@@ -88,7 +89,8 @@ final class SessionDrain
      * Why a request of this side that was never written may not be sent now: the session goes away (a
      * {@link SessionDrainingException}, so the caller may send it elsewhere); null when it may.
      */
-    SessionDrainingException failure()
+    @Override
+    public SessionDrainingException failure()
     {
         final GoAway current = goAway;
         if (current == null)
@@ -224,7 +226,8 @@ final class SessionDrain
      * would fail them at the server, though they ran here. Called whenever one of those ends or a lane
      * comes up; any thread. The close runs on a context's queue, not inside the completion that got here.
      */
-    void closeIfDrained()
+    @Override
+    public void closeIfDrained()
     {
         if (!initiator || goAway == null || admission.inFlight() != 0 || executing.get() != 0 || !host.isOpen() ||
             reestablishing() || !closing.compareAndSet(false, true))

@@ -96,7 +96,7 @@ public final class SessionImpl implements Session
         final ByteBudget retained = new ByteBudget(engine.limits.maxRetainedBytesPerSession(), engine.retained);
         this.answers = new ServerAnswers(engine.limits, engine.refusals, window, admission, retained, executing,
             identity, drain, uri.toString(), this::describe);
-        this.laneContext = new LaneContext(host, initiator ? host : null, lanes,
+        this.laneContext = new LaneContext(host, initiator ? lane -> new ClientHandshake(lane, host) : null, lanes,
             new ServerCall.Context(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
             uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls);
     }
