@@ -6,6 +6,11 @@ import io.xio.engine.SessionEvent;
 import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.session.admission.CallAdmission;
+import io.xio.engine.session.call.Lane;
+import io.xio.engine.session.call.LaneRing;
+import io.xio.engine.session.call.LaneState;
+import io.xio.engine.session.handshake.ServerHandshake;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * asks the client to go away, on one live connection and again on each that attaches later. Any thread; the GOAWAY is
  * volatile, and what touches a lane runs on that lane's context.
  */
-final class SessionDrain implements CallAdmission.Drain
+public final class SessionDrain implements CallAdmission.Drain
 {
     /** What the drain needs of its session. */
     interface Host
@@ -68,7 +73,7 @@ final class SessionDrain implements CallAdmission.Drain
     }
 
     /** Server side, at set-up: whether the client understands GOAWAY. */
-    void peerUnderstandsGoAway(final boolean understands)
+    public void peerUnderstandsGoAway(final boolean understands)
     {
         peerUnderstandsGoAway = understands;
     }
@@ -103,7 +108,7 @@ final class SessionDrain implements CallAdmission.Drain
     }
 
     /** Client side: the server's GOAWAY arrived on a lane of {@code contacted}'s connection. On that lane's thread. */
-    void arrived(final GoAway received, final XioUri contacted)
+    public void arrived(final GoAway received, final XioUri contacted)
     {
         if (!initiator || !host.isOpen())
         {
@@ -185,7 +190,7 @@ final class SessionDrain implements CallAdmission.Drain
      * Server side: the GOAWAY to send on a connection that attached while the session is draining; null when it is
      * not, or when the client does not understand GOAWAY.
      */
-    byte[] bodyForAttach()
+    public byte[] bodyForAttach()
     {
         return peerUnderstandsGoAway ? goAwayBody : null;
     }
