@@ -74,21 +74,21 @@ class ArchitectureTest
     void theSessionSubpackagesFormNoCycle()
     {
         // admission <- connection <- call <- handshake: where a lower part must reach a higher one it owns a narrow
-        // interface the higher implements (CallAdmission.Drain, Connection.Carried, Connection.Setups,
-        // Lane.Handshake). "io.xio.engine.session.(*).." makes a slice of each subpackage but none of the session
-        // package itself: the facade, the engine registry and the API bridge there are above them all yet reached
-        // back (EngineCore by connections and the server handshake, SessionImpl by Peers and the server handshake,
-        // Futures, Messages and LeakTracker by the calls), so the rule does not see those cycles.
+        // interface the higher implements (CallAdmission.Drain, CarriedLane, ServerSetups, Lane.Handshake).
+        // "io.xio.engine.session.(*).." makes a slice of each subpackage but none of the session package itself:
+        // the facade, the engine registry and the API bridge there are above them all yet reached back (EngineCore
+        // by connections and the server handshake, SessionImpl by Peers and the server handshake, Futures, Messages
+        // and LeakTracker by the calls), so the rule does not see those cycles.
         subpackagesFreeOfCycles().check(ENGINE);
     }
 
     @Test
     void aCycleBetweenSessionSubpackagesBreaksTheRule()
     {
-        // DeliberateUpwardReach (admission) names a lane; ServerCall (call) names the deduplication window
+        // DeliberateUpwardReach (admission) names a lane; ServerCallContext (call) names the deduplication window
         final JavaClasses deliberate = new ClassFileImporter().importClasses(
             io.xio.engine.session.admission.DeliberateUpwardReach.class, io.xio.engine.session.call.Lane.class,
-            io.xio.engine.session.call.ServerCall.class, io.xio.engine.session.admission.DedupWindow.class);
+            io.xio.engine.session.call.ServerCallContext.class, io.xio.engine.session.admission.DedupWindow.class);
         assertThatThrownBy(() -> subpackagesFreeOfCycles().check(deliberate)).isInstanceOf(AssertionError.class)
             .hasMessageContaining("DeliberateUpwardReach");
     }

@@ -20,6 +20,7 @@ import io.xio.engine.session.call.ReusingHandler;
 import io.xio.engine.session.connection.Connection;
 import io.xio.engine.session.connection.Peers;
 import io.xio.engine.session.connection.PortalImpl;
+import io.xio.engine.session.connection.ServerSetups;
 import io.xio.engine.session.handshake.ClientHandshake;
 import io.xio.engine.session.handshake.ServerHandshake;
 import io.xio.engine.transport.Transport;
@@ -269,7 +270,7 @@ public final class EngineCore
 
     /** The open portal of this engine at {@code uri}'s endpoint, or null. Any thread. */
     /** The server handshake of a connection accepted at {@code portal}: made here, as it lies above connections. */
-    public Connection.Setups serverHandshake(final Connection connection, final PortalImpl portal)
+    public ServerSetups serverHandshake(final Connection connection, final PortalImpl portal)
     {
         return new ServerHandshake(connection, portal);
     }

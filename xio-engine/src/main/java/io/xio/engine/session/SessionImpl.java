@@ -24,7 +24,7 @@ import io.xio.engine.session.call.LaneRing;
 import io.xio.engine.session.call.RangeCancels;
 import io.xio.engine.session.call.ReusingHandler;
 import io.xio.engine.session.call.ServerAnswers;
-import io.xio.engine.session.call.ServerCall;
+import io.xio.engine.session.call.ServerCallContext;
 import io.xio.engine.session.connection.Peers;
 import io.xio.engine.session.handshake.ClientHandshake;
 
@@ -110,7 +110,7 @@ public final class SessionImpl implements Session
         this.answers = new ServerAnswers(engine.limits, engine.refusals, window, admission, retained, executing,
             identity, drain, uri.toString(), this::describe);
         this.laneContext = new LaneContext(host, initiator ? lane -> new ClientHandshake(lane, host) : null, lanes,
-            new ServerCall.Context(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
+            new ServerCallContext(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
             uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls);
     }
 

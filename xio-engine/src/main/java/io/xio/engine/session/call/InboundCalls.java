@@ -35,7 +35,7 @@ final class InboundCalls
 
     private final Lane lane;
     /** The session, its answering part, window and refusal counter, as the lane's calls have them. */
-    private final ServerCall.Context session;
+    private final ServerCallContext session;
     private final RequestHandler handler;
     /** The session's lanes: an answer goes out on another when this one is down. */
     private final LaneRing lanes;
@@ -55,7 +55,7 @@ final class InboundCalls
      * @param reuseCalls whether calls are pooled ({@link io.xio.engine.RequestReuse#AFTER_ANSWER})
      * @param requestsReceived the session's count of the peer's calls
      */
-    InboundCalls(final Lane lane, final ServerCall.Context session, final RequestHandler handler,
+    InboundCalls(final Lane lane, final ServerCallContext session, final RequestHandler handler,
         final LaneRing lanes, final LeakTracker leaks, final Limits limits, final AtomicLong requestsReceived,
         final boolean reuseCalls)
     {

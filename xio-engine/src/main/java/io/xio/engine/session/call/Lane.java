@@ -12,6 +12,7 @@ import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.session.connection.CarriedLane;
 import io.xio.engine.session.connection.Connection;
 import io.xio.engine.session.connection.Peers;
 
@@ -26,7 +27,7 @@ import java.util.List;
  * other threads reach it only through the context's command queue ({@link #isUp} and {@link #remoteAddress}
  * excepted).
  */
-public final class Lane implements Connection.Carried
+public final class Lane implements CarriedLane
 {
     /**
      * The client side of a lane's connection life as the lane drives it: the set-up, the first attach, and the
@@ -68,7 +69,7 @@ public final class Lane implements Connection.Carried
     final InboundResponses responses;
     final InboundCalls inbound;
     /** What the peer's calls on this lane need of their session ({@link ServerCall}). */
-    final ServerCall.Context calls;
+    final ServerCallContext calls;
     private final Handshake handshake;
     private volatile LaneState state = LaneState.CONNECTING;
     private Connection connection;

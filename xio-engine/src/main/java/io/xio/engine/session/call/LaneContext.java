@@ -23,7 +23,7 @@ import java.util.function.Function;
  * @param reuseCalls whether the lanes pool their calls ({@link io.xio.engine.RequestReuse#AFTER_ANSWER})
  */
 public record LaneContext(LaneHost session, Function<Lane, Lane.Handshake> client, LaneRing ring,
-    ServerCall.Context calls, Session api, LeakTracker leaks, XioUri target, RequestHandler handler, Limits limits,
+    ServerCallContext calls, Session api, LeakTracker leaks, XioUri target, RequestHandler handler, Limits limits,
     AtomicLong requestsReceived, boolean reuseCalls)
 {
 }

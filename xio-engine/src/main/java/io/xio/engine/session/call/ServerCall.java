@@ -8,10 +8,8 @@ import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.Status;
 import io.xio.engine.session.LeakTracker;
 import io.xio.engine.session.Messages;
-import io.xio.engine.session.admission.DedupWindow;
 import io.xio.engine.session.connection.Connection;
 import io.xio.engine.transport.SendCompletion;
-import org.agrona.concurrent.NanoClock;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -33,16 +31,6 @@ import java.time.Duration;
  */
 public final class ServerCall implements InboundRequest, Runnable, SendCompletion
 {
-    /**
-     * What the calls on a session's lanes need of their session: the session as the application sees it, the part
-     * that answers, the deduplication window, the engine's clock, and the counter of calls refused for lack of room.
-     * One per session, shared by its lanes.
-     */
-    public record Context(Session session, ServerAnswers answers, DedupWindow window, NanoClock clock,
-        Runnable rejected)
-    {
-    }
-
     // States in the low bits of the word, the request id above them. A cancel passes through CANCELLING, during
     // which a late answer is only noted: the call cannot be reused while the cancel still works on it. TAKEN: made
     // ready for an id the window has not given it (yet); neither answerable nor cancellable.
@@ -495,7 +483,7 @@ public final class ServerCall implements InboundRequest, Runnable, SendCompletio
     }
 
     /** What the call needs of its session: the same for every call of the session. */
-    private Context context()
+    private ServerCallContext context()
     {
         return lane.calls;
     }

@@ -12,7 +12,7 @@ import java.util.List;
  */
 final class CarriedSessions
 {
-    private final Long2ObjectHashMap<Connection.Carried> lanes = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<CarriedLane> lanes = new Long2ObjectHashMap<>();
     private final int remembered;
     /**
      * The sessions that left last, as many as the connection may carry (allocated when the first one leaves).
@@ -28,7 +28,7 @@ final class CarriedSessions
     }
 
     /** The lane of session {@code sessionId} here, or null. */
-    Connection.Carried get(final long sessionId)
+    CarriedLane get(final long sessionId)
     {
         return lanes.get(sessionId);
     }
@@ -48,13 +48,13 @@ final class CarriedSessions
         return lanes.isEmpty();
     }
 
-    void add(final long sessionId, final Connection.Carried lane)
+    void add(final long sessionId, final CarriedLane lane)
     {
         lanes.put(sessionId, lane);
     }
 
     /** Forgets {@code lane} of session {@code sessionId}, remembering that the session left; nothing if not here. */
-    void remove(final long sessionId, final Connection.Carried lane)
+    void remove(final long sessionId, final CarriedLane lane)
     {
         if (lanes.remove(sessionId, lane))
         {
@@ -86,15 +86,15 @@ final class CarriedSessions
     }
 
     /** Each lane here, in no order. */
-    Iterable<Connection.Carried> lanes()
+    Iterable<CarriedLane> lanes()
     {
         return lanes.values();
     }
 
     /** Every lane here, forgotten: the connection is gone. */
-    List<Connection.Carried> takeAll()
+    List<CarriedLane> takeAll()
     {
-        final List<Connection.Carried> all = new ArrayList<>(lanes.values());
+        final List<CarriedLane> all = new ArrayList<>(lanes.values());
         lanes.clear();
         return all;
     }

@@ -20,51 +20,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One transport link carrying frames for one or more sessions (sessions to the same peer share it).
- * Dispatches each inbound frame to the session lane it belongs to ({@link Carried}; set-ups and attaches to its
- * server handshake, {@link Setups}, on the server side); its {@link ConnectionOutput} writes the outbound ones. Owned
- * by one context: only its thread touches it.
+ * Dispatches each inbound frame to the session lane it belongs to ({@link CarriedLane}; set-ups and attaches to
+ * its server handshake, {@link ServerSetups}, on the server side); its {@link ConnectionOutput} writes the outbound
+ * ones. Owned by one context: only its thread touches it.
  */
 public final class Connection implements LinkHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
     public static final byte[] NO_BODY = new byte[0];
-
-    /**
-     * A session's lane as the connection carrying it sees it: where the session's frames and the connection's news
-     * go. The lane implements it, so that a connection (below the lanes) names none of theirs. Owner context thread.
-     */
-    public interface Carried
-    {
-        void onFrame(int type, Frame frame, Slab slab);
-
-        /** The connection has room again. */
-        void drainWaiting();
-
-        void onConnectionLost(Connection connection, Throwable cause);
-
-        /** The peer closed the session (SESSION_CLOSE), saying why. */
-        void closedByPeer(String reason);
-
-        /** The server asks the session to go away; {@code contacted} is this connection's address. */
-        void goAwayArrived(io.xio.engine.GoAway goAway, XioUri contacted);
-
-        /** The session's id and address, for the log. */
-        String describeSession();
-    }
-
-    /**
-     * What answers the set-ups and attaches an accepted connection receives (server side): the server handshake,
-     * which lies above connections and is made for each by the engine's core. Owner context thread.
-     */
-    public interface Setups
-    {
-        void onSetup(Frame frame);
-
-        void onAttach(Frame frame);
-
-        /** The sweep came by: the failures counted so far are forgotten. */
-        void newPeriod();
-    }
 
     /** A client-side set-up or attach waiting for its answer. */
     public interface Call
@@ -81,7 +44,7 @@ public final class Connection implements LinkHandler
     private final String key;
     private final PortalImpl portal;
     /** Answers set-ups and attaches: server side only. */
-    private final Setups handshake;
+    private final ServerSetups handshake;
     private final CarriedSessions lanes;
     private final HandshakeCalls calls = new HandshakeCalls();
     private final Frame frame = new Frame();
@@ -198,7 +161,7 @@ public final class Connection implements LinkHandler
         return lanes.carries(sessionId);
     }
 
-    public void addLane(final long sessionId, final Carried lane)
+    public void addLane(final long sessionId, final CarriedLane lane)
     {
         lanes.add(sessionId, lane);
         if (!handshaken)
@@ -208,7 +171,7 @@ public final class Connection implements LinkHandler
         }
     }
 
-    public void removeLane(final long sessionId, final Carried lane)
+    public void removeLane(final long sessionId, final CarriedLane lane)
     {
         lanes.remove(sessionId, lane);
         if (lanes.isEmpty())
@@ -384,7 +347,7 @@ public final class Connection implements LinkHandler
 
     private void toLane(final int type, final Slab slab)
     {
-        final Carried lane = lanes.get(frame.sessionId());
+        final CarriedLane lane = lanes.get(frame.sessionId());
         if (lane == null)
         {
             if (!lanes.leftLately(frame.sessionId()))
@@ -424,7 +387,7 @@ public final class Connection implements LinkHandler
         call.onAnswer(this, frame);
     }
 
-    private Setups serverHandshake()
+    private ServerSetups serverHandshake()
     {
         if (handshake == null)
         {
@@ -435,7 +398,7 @@ public final class Connection implements LinkHandler
 
     private void onSessionClose()
     {
-        final Carried lane = lanes.get(frame.sessionId());
+        final CarriedLane lane = lanes.get(frame.sessionId());
         if (lane != null)
         {
             final SetupCodec.Reader body = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
@@ -456,7 +419,7 @@ public final class Connection implements LinkHandler
         }
         final io.xio.engine.GoAway goAway = new SetupCodec.Reader(frame.buffer(), frame.headerOffset(),
             frame.headerLength()).goAway();
-        final Carried lane = lanes.get(frame.sessionId());
+        final CarriedLane lane = lanes.get(frame.sessionId());
         if (lane != null)
         {
             lane.goAwayArrived(goAway, endpoint);
@@ -466,7 +429,7 @@ public final class Connection implements LinkHandler
     @Override
     public void onWritable()
     {
-        for (final Carried lane : lanes.lanes())
+        for (final CarriedLane lane : lanes.lanes())
         {
             lane.drainWaiting();
         }
@@ -504,7 +467,7 @@ public final class Connection implements LinkHandler
         final Throwable reason = cause != null ? cause : new ConnectionException("connection to " + remoteAddress() +
             " closed");
         calls.failAll(this, reason);
-        for (final Carried lane : lanes.takeAll())
+        for (final CarriedLane lane : lanes.takeAll())
         {
             try
             {

@@ -20,6 +20,7 @@ import io.xio.engine.session.admission.Principals;
 import io.xio.engine.session.call.Lane;
 import io.xio.engine.session.connection.Connection;
 import io.xio.engine.session.connection.PortalImpl;
+import io.xio.engine.session.connection.ServerSetups;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,7 @@ import java.util.Map;
  * nothing of the server's (its resources, its limits); details go to the log. Its client counterpart is
  * {@link ClientHandshake}. Owned by the connection's context thread.
  */
-public final class ServerHandshake implements Connection.Setups
+public final class ServerHandshake implements ServerSetups
 {
     private static final Logger LOG = LoggerFactory.getLogger(ServerHandshake.class);
     /** Longest reason sent back: an acceptor's reason is the application's, but it must not echo unbounded input. */
