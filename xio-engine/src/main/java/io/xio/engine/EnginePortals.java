@@ -2,7 +2,7 @@ package io.xio.engine;
 
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.session.EngineCore;
-import io.xio.engine.session.PortalImpl;
+import io.xio.engine.session.connection.PortalImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

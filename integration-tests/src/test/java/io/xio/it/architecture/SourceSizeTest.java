@@ -17,12 +17,13 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How big a class may grow before it is split by ownership: a file of the session layer past 500 lines, or any main
- * class past 800, has taken on a second job (the {@code @ConfigurationProperties} tree aside, which mirrors the
- * properties it binds). Reads files only.
+ * How big a class may grow before it is split by ownership: a file of the session layer (its subpackages too) past 500
+ * lines, or any main class past 800, has taken on a second job (the {@code @ConfigurationProperties} tree aside, which
+ * mirrors the properties it binds). Reads files only.
  */
 class SourceSizeTest
 {
+    /** The session layer: its package and every subpackage, as a path prefix. */
     private static final String SESSION_LAYER = "xio-engine/src/main/java/io/xio/engine/session/";
     private static final int SESSION_LAYER_LINES = 500;
     private static final int CLASS_LINES = 800;
@@ -66,11 +67,13 @@ class SourceSizeTest
         final Map<String, Integer> deliberate = Map.of(
             SESSION_LAYER + "Grown.java", SESSION_LAYER_LINES + 1,
             SESSION_LAYER + "Fits.java", SESSION_LAYER_LINES,
+            SESSION_LAYER + "call/Grown.java", SESSION_LAYER_LINES + 1,
             "xio-engine/src/main/java/io/xio/engine/Grown.java", CLASS_LINES + 1,
             "xio-engine/src/main/java/io/xio/engine/Fits.java", CLASS_LINES,
             "xio-spring-autoconfigure/src/main/java/io/xio/spring/autoconfigure/XioProperties.java", 2 * CLASS_LINES);
         assertThat(oversized(deliberate)).containsExactlyInAnyOrder(
             SESSION_LAYER + "Grown.java (501 lines, limit 500)",
+            SESSION_LAYER + "call/Grown.java (501 lines, limit 500)",
             "xio-engine/src/main/java/io/xio/engine/Grown.java (801 lines, limit 800)");
     }
 

@@ -8,6 +8,21 @@ import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionListener;
 import io.xio.engine.XioException;
 import io.xio.engine.context.EventLoop;
+import io.xio.engine.session.admission.AuthenticationFailures;
+import io.xio.engine.session.admission.ByteBudget;
+import io.xio.engine.session.admission.HeldResponse;
+import io.xio.engine.session.admission.PeerCounts;
+import io.xio.engine.session.admission.Principals;
+import io.xio.engine.session.admission.Refusals;
+import io.xio.engine.session.call.CallSubmission;
+import io.xio.engine.session.call.ClientInterceptorChain;
+import io.xio.engine.session.call.ReusingHandler;
+import io.xio.engine.session.connection.Connection;
+import io.xio.engine.session.connection.Peers;
+import io.xio.engine.session.connection.PortalImpl;
+import io.xio.engine.session.connection.ServerSetups;
+import io.xio.engine.session.handshake.ClientHandshake;
+import io.xio.engine.session.handshake.ServerHandshake;
 import io.xio.engine.transport.Transport;
 import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
@@ -35,24 +50,24 @@ public final class EngineCore
     final EventLoop[] loops;
     final Peers[] peers;
     final Map<String, Transport> transports;
-    final Map<String, RequestHandler> services = new ConcurrentHashMap<>();
-    final Map<Long, SessionImpl> accepted = new ConcurrentHashMap<>();
+    public final Map<String, RequestHandler> services = new ConcurrentHashMap<>();
+    public final Map<Long, SessionImpl> accepted = new ConcurrentHashMap<>();
     final java.util.Set<SessionImpl> opened = ConcurrentHashMap.newKeySet();
     /** The portals bound and open: what an acceptor's connection portals are looked up in. */
-    final java.util.Set<PortalImpl> portals = ConcurrentHashMap.newKeySet();
+    public final java.util.Set<PortalImpl> portals = ConcurrentHashMap.newKeySet();
     /** Whether, and how, the server side drains ({@link #drain}). */
-    final EngineDrain drain = new EngineDrain(this);
+    public final EngineDrain drain = new EngineDrain(this);
     final LeakTracker leaks;
     public final Limits limits;
-    final Duration keepaliveInterval;
-    final Duration keepaliveTimeout;
-    final Duration reconnectTimeout;
-    final Duration connectTimeout;
+    public final Duration keepaliveInterval;
+    public final Duration keepaliveTimeout;
+    public final Duration reconnectTimeout;
+    public final Duration connectTimeout;
     final long callerSpinNanos;
-    final SessionListener listener;
+    public final SessionListener listener;
     final NanoClock clock;
     /** The engine's TLS options: for portals and sessions that bring none of their own; null when not set. */
-    final io.xio.engine.TlsOptions tls;
+    public final io.xio.engine.TlsOptions tls;
     /** Empty when none were added: the send path then costs one length check. */
     final ClientInterceptorChain clientInterceptors;
     /** What every session's calls need of the engine ({@link CallSubmission}). */
@@ -60,20 +75,20 @@ public final class EngineCore
     private final java.util.List<ServerInterceptor> serverInterceptors;
     /** Refusals happen on callers' threads too, so not in a context's counters. */
     private final AtomicLong backPressureRejections = new AtomicLong();
-    final Refusals refusals;
+    public final Refusals refusals;
     /** Failed TLS handshakes a host may have at a portal within the interval: more than a client set up wrong makes. */
-    static final int TLS_HANDSHAKE_FAILURES = 16;
-    static final long TLS_HANDSHAKE_FAILURE_INTERVAL_NANOS = 10_000_000_000L;
-    final PeerCounts sessionsByPeer = new PeerCounts();
-    final PeerCounts connectionsByPeer = new PeerCounts();
-    final Principals principals = new Principals();
-    final AuthenticationFailures authenticationFailures;
+    public static final int TLS_HANDSHAKE_FAILURES = 16;
+    public static final long TLS_HANDSHAKE_FAILURE_INTERVAL_NANOS = 10_000_000_000L;
+    public final PeerCounts sessionsByPeer = new PeerCounts();
+    public final PeerCounts connectionsByPeer = new PeerCounts();
+    public final Principals principals = new Principals();
+    public final AuthenticationFailures authenticationFailures;
     /**
      * Failed TLS handshakes per portal and host, limited as failed authentications are, with a budget of their own:
      * a host over it has its connections to that portal closed before any handshake work (each full handshake costs
      * the context thread a millisecond or two of CPU).
      */
-    final AuthenticationFailures tlsHandshakeFailures;
+    public final AuthenticationFailures tlsHandshakeFailures;
     /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
     final ByteBudget retained;
     /**
@@ -196,7 +211,7 @@ public final class EngineCore
         return loops[index];
     }
 
-    long newSessionId()
+    public long newSessionId()
     {
         while (true)
         {
@@ -217,7 +232,7 @@ public final class EngineCore
     }
 
     /** An accepted session ended: it no longer counts against its peer's share. */
-    void forgetAccepted(final SessionImpl session)
+    public void forgetAccepted(final SessionImpl session)
     {
         if (accepted.remove(session.id(), session))
         {
@@ -254,7 +269,13 @@ public final class EngineCore
     }
 
     /** The open portal of this engine at {@code uri}'s endpoint, or null. Any thread. */
-    PortalImpl portal(final io.xio.engine.XioUri uri)
+    /** The server handshake of a connection accepted at {@code portal}: made here, as it lies above connections. */
+    public ServerSetups serverHandshake(final Connection connection, final PortalImpl portal)
+    {
+        return new ServerHandshake(connection, portal);
+    }
+
+    public PortalImpl portal(final io.xio.engine.XioUri uri)
     {
         final io.xio.engine.XioUri endpoint = uri.endpoint();
         for (final PortalImpl portal : portals)
@@ -273,7 +294,7 @@ public final class EngineCore
         notify(listener, event);
     }
 
-    void fire(final SessionListener sessionListener, final SessionEvent event)
+    public void fire(final SessionListener sessionListener, final SessionEvent event)
     {
         notify(sessionListener, event);
         if (sessionListener != listener)

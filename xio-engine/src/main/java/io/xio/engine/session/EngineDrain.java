@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * blocking that worker (closing its Spring context from a pool task, say) would hold the drain, and the shutdown
  * waiting for it, until it let go.
  */
-final class EngineDrain
+public final class EngineDrain
 {
     private static final Logger LOG = LoggerFactory.getLogger(EngineDrain.class);
 
@@ -39,7 +39,7 @@ final class EngineDrain
     }
 
     /** Whether the drain began. Any thread. */
-    boolean isDraining()
+    public boolean isDraining()
     {
         return goAway != null;
     }
@@ -115,7 +115,7 @@ final class EngineDrain
      * true when the drain began meanwhile, and the set-up is to be refused. Read after the registration, so that
      * either this sees the drain or the drain sees the session (it waits for it). Any thread.
      */
-    boolean drainingAfterRegistering()
+    public boolean drainingAfterRegistering()
     {
         return goAway != null;
     }
@@ -124,7 +124,7 @@ final class EngineDrain
      * A session accepted (its SETUP_ACCEPT sent) while a drain began on another thread: the GOAWAY that drain sent
      * it may have found no connection to go on, so it goes now. The client takes a second copy as the same.
      */
-    void acceptedWhileDraining(final SessionImpl session)
+    public void acceptedWhileDraining(final SessionImpl session)
     {
         final GoAway sent = goAway;
         if (sent != null)

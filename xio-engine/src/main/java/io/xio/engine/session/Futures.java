@@ -4,7 +4,7 @@ import io.xio.engine.Message;
 import io.xio.engine.XioFuture;
 
 /** Makes and settles {@link XioFuture}s for the session layer, through {@link ApiBridge}. Any thread. */
-final class Futures
+public final class Futures
 {
     private static final ApiBridge.FutureAccess ACCESS = ApiBridge.futures();
 
@@ -12,52 +12,53 @@ final class Futures
     {
     }
 
-    static <T> XioFuture<T> newFuture(final long requestId, final boolean receipt, final ApiBridge.FutureOwner owner)
+    public static <T> XioFuture<T> newFuture(final long requestId, final boolean receipt,
+        final ApiBridge.FutureOwner owner)
     {
         return ACCESS.newFuture(requestId, receipt, owner);
     }
 
     /** A future to reuse with its own response message; null when futures cannot be reused on this JVM. */
-    static <T> XioFuture<T> newRecyclable(final ApiBridge.FutureOwner owner)
+    public static <T> XioFuture<T> newRecyclable(final ApiBridge.FutureOwner owner)
     {
         return ACCESS.newRecyclable(owner, Messages.released());
     }
 
-    static void reuse(final XioFuture<?> future, final long requestId)
+    public static void reuse(final XioFuture<?> future, final long requestId)
     {
         ACCESS.reuse(future, requestId);
     }
 
     /** A recycled future's own response message (released while the call is in flight), or null. */
-    static Message response(final XioFuture<?> future)
+    public static Message response(final XioFuture<?> future)
     {
         return ACCESS.response(future);
     }
 
-    static Runnable onResponseClosed(final XioFuture<?> future)
+    public static Runnable onResponseClosed(final XioFuture<?> future)
     {
         return ACCESS.onResponseClosed(future);
     }
 
     /** The peer's answer to a cancel. */
-    static void cancelAnswered(final XioFuture<?> future, final boolean aborted)
+    public static void cancelAnswered(final XioFuture<?> future, final boolean aborted)
     {
         ACCESS.cancelAnswered(future, aborted);
     }
 
     /** A cancel is over; a future it told nothing is not known to be aborted. */
-    static void cancelUnanswered(final XioFuture<?> future)
+    public static void cancelUnanswered(final XioFuture<?> future)
     {
         ACCESS.cancelUnanswered(future);
     }
 
     /** No link references the request's buffers any more. */
-    static void buffersReleased(final XioFuture<?> future)
+    public static void buffersReleased(final XioFuture<?> future)
     {
         ACCESS.buffersReleased(future);
     }
 
-    static void receiptArrived(final XioFuture<?> future)
+    public static void receiptArrived(final XioFuture<?> future)
     {
         ACCESS.receiptArrived(future);
     }

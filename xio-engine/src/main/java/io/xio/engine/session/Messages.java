@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * Makes and rewraps {@link Message}s for the session layer, through {@link ApiBridge} (only xio creates
  * messages). Stateless; any thread.
  */
-final class Messages
+public final class Messages
 {
     private static final ApiBridge.MessageAccess ACCESS = ApiBridge.messages();
 
@@ -23,26 +23,26 @@ final class Messages
     }
 
     /** A new message over the frame at {@code frame}, retaining the slab. */
-    static Message of(final Slab slab, final Frame frame, final LeakTracker leaks)
+    public static Message of(final Slab slab, final Frame frame, final LeakTracker leaks)
     {
         return ACCESS.wrapped(slab, frame, leaks);
     }
 
     /** A released message to {@link #rewrap} again and again. */
-    static Message released()
+    public static Message released()
     {
         return ACCESS.released();
     }
 
     /** Makes the released {@code message} the one in {@code frame}; {@code onClose} (may be null) runs on close. */
-    static Message rewrap(final Message message, final Slab slab, final Frame frame, final LeakTracker leaks,
+    public static Message rewrap(final Message message, final Slab slab, final Frame frame, final LeakTracker leaks,
         final Runnable onClose)
     {
         return ACCESS.rewrap(message, slab, frame, leaks, onClose);
     }
 
     /** Says that the message's data segments lie in {@code output} back to back from index {@code at}. */
-    static void placeIn(final Message message, final ByteBuffer output, final int at)
+    public static void placeIn(final Message message, final ByteBuffer output, final int at)
     {
         ACCESS.placeIn(message, output, at);
     }
@@ -51,7 +51,7 @@ final class Messages
      * Makes the message's metadata read-only: it is read again whenever the message is written (a retransmit
      * too), so a change the application makes afterwards must not reach this call, or tear a frame being encoded.
      */
-    static void sealMetadata(final Outbound message)
+    public static void sealMetadata(final Outbound message)
     {
         final Metadata metadata = message.metadata();
         if (metadata != null && !metadata.isReadOnly())

@@ -6,6 +6,11 @@ import io.xio.engine.SessionEvent;
 import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.session.admission.CallAdmission;
+import io.xio.engine.session.call.Lane;
+import io.xio.engine.session.call.LaneRing;
+import io.xio.engine.session.call.LaneState;
+import io.xio.engine.session.handshake.ServerHandshake;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * asks the client to go away, on one live connection and again on each that attaches later. Any thread; the GOAWAY is
  * volatile, and what touches a lane runs on that lane's context.
  */
-final class SessionDrain
+public final class SessionDrain implements CallAdmission.Drain
 {
     /** What the drain needs of its session. */
     interface Host
@@ -68,12 +73,13 @@ final class SessionDrain
     }
 
     /** Server side, at set-up: whether the client understands GOAWAY. */
-    void peerUnderstandsGoAway(final boolean understands)
+    public void peerUnderstandsGoAway(final boolean understands)
     {
         peerUnderstandsGoAway = understands;
     }
 
-    boolean isDraining()
+    @Override
+    public boolean isDraining()
     {
         return goAway != null;
     }
@@ -88,7 +94,8 @@ final class SessionDrain
      * Why a request of this side that was never written may not be sent now: the session goes away (a
      * {@link SessionDrainingException}, so the caller may send it elsewhere); null when it may.
      */
-    SessionDrainingException failure()
+    @Override
+    public SessionDrainingException failure()
     {
         final GoAway current = goAway;
         if (current == null)
@@ -101,7 +108,7 @@ final class SessionDrain
     }
 
     /** Client side: the server's GOAWAY arrived on a lane of {@code contacted}'s connection. On that lane's thread. */
-    void arrived(final GoAway received, final XioUri contacted)
+    public void arrived(final GoAway received, final XioUri contacted)
     {
         if (!initiator || !host.isOpen())
         {
@@ -183,7 +190,7 @@ final class SessionDrain
      * Server side: the GOAWAY to send on a connection that attached while the session is draining; null when it is
      * not, or when the client does not understand GOAWAY.
      */
-    byte[] bodyForAttach()
+    public byte[] bodyForAttach()
     {
         return peerUnderstandsGoAway ? goAwayBody : null;
     }
@@ -224,7 +231,8 @@ final class SessionDrain
      * would fail them at the server, though they ran here. Called whenever one of those ends or a lane
      * comes up; any thread. The close runs on a context's queue, not inside the completion that got here.
      */
-    void closeIfDrained()
+    @Override
+    public void closeIfDrained()
     {
         if (!initiator || goAway == null || admission.inFlight() != 0 || executing.get() != 0 || !host.isOpen() ||
             reestablishing() || !closing.compareAndSet(false, true))

@@ -3,6 +3,12 @@ package io.xio.engine.session;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioUri;
+import io.xio.engine.session.admission.CallAdmission;
+import io.xio.engine.session.call.Lane;
+import io.xio.engine.session.call.LaneHost;
+import io.xio.engine.session.call.RangeCancels;
+import io.xio.engine.session.connection.Peers;
+import io.xio.engine.session.handshake.ClientHandshake;
 
 import java.time.Duration;
 import java.util.Map;

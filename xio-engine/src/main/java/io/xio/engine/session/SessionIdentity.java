@@ -1,6 +1,8 @@
 package io.xio.engine.session;
 
 import io.xio.engine.PeerIdentity;
+import io.xio.engine.session.admission.Principals;
+import io.xio.engine.session.connection.PortalImpl;
 
 import java.security.MessageDigest;
 import java.security.Principal;
@@ -13,27 +15,27 @@ import java.util.List;
  * on the context that set the session up (a server's before the session is published to others; a client's secret,
  * volatile, when the SETUP_ACCEPT arrives); read from any thread.
  */
-final class SessionIdentity
+public final class SessionIdentity
 {
     /** Never logged. */
     private volatile byte[] secret;
     /** The host that set this (server) session up: its share of {@link io.xio.engine.Limits#maxSessionsPerPeer()}. */
-    String peerHost;
+    public String peerHost;
     /** What the transport proved about the client of this (server) session, at set-up. */
-    PeerIdentity peerIdentity;
+    public PeerIdentity peerIdentity;
     /** The portal this (server) session was set up through: its attaches must come through it too. */
-    PortalImpl portal;
+    public PortalImpl portal;
     /**
      * Server side: the portals besides {@link #portal} the client may attach through, as its acceptor named them
      * ({@link io.xio.engine.SetupDecision.Accept#withConnectionPortals}); empty for none.
      */
-    List<PortalImpl> connectionPortals = List.of();
+    public List<PortalImpl> connectionPortals = List.of();
     /** Who this (server) session belongs to, as its acceptor said; null for an anonymous one. */
-    Principal principal;
+    public Principal principal;
     /** That principal's share of the per-principal limits; null for an anonymous session. */
-    Principals.Share principalShare;
+    public Principals.Share principalShare;
 
-    byte[] secret()
+    public byte[] secret()
     {
         return secret;
     }
@@ -44,7 +46,7 @@ final class SessionIdentity
     }
 
     /** Whether {@code proof} is this session's secret; in constant time, so timing tells an attacker nothing. */
-    boolean provenBy(final byte[] proof)
+    public boolean provenBy(final byte[] proof)
     {
         final byte[] expected = secret;
         return expected != null && MessageDigest.isEqual(expected, proof);

@@ -14,6 +14,19 @@ import io.xio.engine.SessionStatistics;
 import io.xio.engine.XioFuture;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.session.admission.ByteBudget;
+import io.xio.engine.session.admission.CallAdmission;
+import io.xio.engine.session.admission.DedupWindow;
+import io.xio.engine.session.call.CallSubmission;
+import io.xio.engine.session.call.Lane;
+import io.xio.engine.session.call.LaneContext;
+import io.xio.engine.session.call.LaneRing;
+import io.xio.engine.session.call.RangeCancels;
+import io.xio.engine.session.call.ReusingHandler;
+import io.xio.engine.session.call.ServerAnswers;
+import io.xio.engine.session.call.ServerCallContext;
+import io.xio.engine.session.connection.Peers;
+import io.xio.engine.session.handshake.ClientHandshake;
 
 import java.time.Duration;
 import java.util.Map;
@@ -41,7 +54,7 @@ public final class SessionImpl implements Session
     final SessionListener listener;
     final Duration defaultTimeout;
     final DedupWindow window;
-    final CallAdmission admission;
+    public final CallAdmission admission;
     final AtomicInteger executing = new AtomicInteger();
     final AtomicLong requestsReceived = new AtomicLong();
     final AtomicLong retransmits = new AtomicLong();
@@ -59,11 +72,11 @@ public final class SessionImpl implements Session
     /** What each of its lanes is made with. */
     private final LaneContext laneContext;
     /** Who is on the other side, and what proves a connection belongs to this session. */
-    final SessionIdentity identity = new SessionIdentity();
+    public final SessionIdentity identity = new SessionIdentity();
     /** Range cancels whose lanes have not all made their pass. */
     final RangeCancels rangeCancels = new RangeCancels();
     /** GOAWAY and drain. */
-    final SessionDrain drain;
+    public final SessionDrain drain;
     /** The calls this side makes. */
     final CallSubmission calls;
     /** The peer's calls as this side answers them. */
@@ -96,13 +109,13 @@ public final class SessionImpl implements Session
         final ByteBudget retained = new ByteBudget(engine.limits.maxRetainedBytesPerSession(), engine.retained);
         this.answers = new ServerAnswers(engine.limits, engine.refusals, window, admission, retained, executing,
             identity, drain, uri.toString(), this::describe);
-        this.laneContext = new LaneContext(host, initiator ? host : null, lanes,
-            new ServerCall.Context(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
+        this.laneContext = new LaneContext(host, initiator ? lane -> new ClientHandshake(lane, host) : null, lanes,
+            new ServerCallContext(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
             uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls);
     }
 
     /** A session the server side accepted. */
-    static SessionImpl accepted(final EngineCore engine, final long id, final XioUri uri, final String resource,
+    public static SessionImpl accepted(final EngineCore engine, final long id, final XioUri uri, final String resource,
         final Map<String, String> attributes, final RequestHandler handler)
     {
         final boolean reuse = handler instanceof ReusingHandler;
@@ -148,7 +161,7 @@ public final class SessionImpl implements Session
     }
 
     /** Adopts the peer's smaller limits: in flight, and the id span its deduplication window covers. */
-    void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
+    public void limitTo(final int peerMaxInFlight, final int peerDedupWindow)
     {
         admission.limitTo(peerMaxInFlight, peerDedupWindow);
     }
@@ -185,13 +198,13 @@ public final class SessionImpl implements Session
     // ---- lanes ----
 
     /** A lane for a connection that set up or attached to this session; null when the session is closed. */
-    Lane newServerLane(final Peers peers)
+    public Lane newServerLane(final Peers peers)
     {
         final Lane lane = new Lane(laneContext, peers, 0);
         return joined.join(lane) ? lane : null;
     }
 
-    void expire(final long epoch)
+    public void expire(final long epoch)
     {
         // An attach since the loss moved the epoch on, or added a lane: then the session stays.
         if (!joined.expires(epoch, () -> life.move(SessionLifecycle.OPEN, SessionLifecycle.CLOSED)))

@@ -3,6 +3,9 @@ package io.xio.engine.session;
 import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.engine.context.EventLoop;
+import io.xio.engine.session.call.Lane;
+import io.xio.engine.session.call.LaneRing;
+import io.xio.engine.session.connection.Peers;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.session.handshake.ClientHandshake;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -13,6 +13,8 @@ import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.protocol.Status;
+import io.xio.engine.session.call.Lane;
+import io.xio.engine.session.call.LaneState;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -486,7 +488,7 @@ class OutboundCallsTest
         client.turn();
         final ScriptedWire.Link link = client.wire.last();
         final long id = link.sent(FrameType.REQUEST).get(0).requestId();
-        final Lane lane = session.lanes.after(null);
+        final Lane lane = session.lanes.all()[0];
         session.close();
         client.turn();
         assertThat(lane.state()).isEqualTo(LaneState.CLOSING);

@@ -1,0 +1,29 @@
+package io.xio.engine.session.call;
+
+import io.xio.engine.Limits;
+import io.xio.engine.RequestHandler;
+import io.xio.engine.Session;
+import io.xio.engine.XioUri;
+import io.xio.engine.session.LeakTracker;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * What every lane of one session is made with: the session as a lane sees it, the ring of its lanes, and what the
+ * parts a lane owns need (its peer's calls, the answers to its own, the handler). Made once per session. Immutable.
+ *
+ * @param session the session as its lanes see it
+ * @param client makes a client lane's handshake (the client session's side of the set-up); null on the server side
+ * @param calls what the peer's calls need of their session ({@link ServerCall})
+ * @param api the session as the application sees it
+ * @param leaks tracks received messages; null without leak detection
+ * @param target the session's URI with its resource, for the answers' messages
+ * @param requestsReceived counts the peer's requests, for the session's statistics
+ * @param reuseCalls whether the lanes pool their calls ({@link io.xio.engine.RequestReuse#AFTER_ANSWER})
+ */
+public record LaneContext(LaneHost session, Function<Lane, Lane.Handshake> client, LaneRing ring,
+    ServerCallContext calls, Session api, LeakTracker leaks, XioUri target, RequestHandler handler, Limits limits,
+    AtomicLong requestsReceived, boolean reuseCalls)
+{
+}
