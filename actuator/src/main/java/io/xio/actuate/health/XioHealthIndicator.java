@@ -5,9 +5,9 @@ import io.xio.engine.ContextState;
 import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.client.XioClientRegistry;
-import io.xio.spring.autoconfigure.client.XioClientStatus;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.client.XioClientRegistry;
+import io.xio.spring.client.XioClientStatus;
+import io.xio.spring.service.XioServiceExporter;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 

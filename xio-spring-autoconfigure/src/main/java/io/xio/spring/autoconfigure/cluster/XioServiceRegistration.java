@@ -3,7 +3,7 @@ package io.xio.spring.autoconfigure.cluster;
 import io.xio.engine.Portal;
 import io.xio.engine.XioUri;
 import io.xio.engine.cluster.HostIdentity;
-import io.xio.spring.autoconfigure.service.XioExportListener;
+import io.xio.spring.service.XioExportListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
