@@ -3,4 +3,7 @@
  * caller's metadata and deadline, trailers, and the call the thread serves), {@link
  * io.xio.spring.call.XioClientCall}, and the interceptor beans around both sides.
  */
+@NullMarked
 package io.xio.spring.call;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,4 +3,7 @@
  * their methods with JSON Schema ({@link io.xio.spring.reflection.XioReflection}), exported like any
  * service, so authentication, interceptors and observations apply to it as to every call.
  */
+@NullMarked
 package io.xio.spring.reflection;
+
+import org.jspecify.annotations.NullMarked;
