@@ -106,9 +106,10 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         final String clientName = name == null ? "" : name;
         if (uri != null && !uri.isEmpty())
         {
+            final String label = clientName.isEmpty() ? uri : clientName;
             return new XioClientSettings(clientName, uri, null, defaults.getTimeout(), 0,
                 credentials(null, null, defaults.getCredentials()), tls(null, null, defaults.getSsl(), uri, beans),
-                defaults.getAllowedExceptions(), retry(defaults.getRetry(), null, uri));
+                defaults.getAllowedExceptions(), retry(defaults.getRetry(), null, label));
         }
         if (clientName.isEmpty())
         {
