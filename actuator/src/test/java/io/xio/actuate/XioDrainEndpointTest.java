@@ -4,7 +4,7 @@ import io.xio.actuate.endpoint.XioEndpoint;
 import io.xio.actuate.health.XioHealthIndicator;
 import io.xio.actuate.sample.Runners;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.health.contributor.Health;

@@ -13,7 +13,7 @@ import java.lang.annotation.Target;
  * handlers before any advice's; a handler that throws declines, and what it throws is answered unmapped.
  *
  * <p>With the Spring starter, a handler takes no parameter or the exception, and returns an
- * {@code io.xio.spring.autoconfigure.error.XioError}. It runs on the thread that answers the call.
+ * {@code io.xio.spring.error.XioError}. It runs on the thread that answers the call.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -1,6 +1,6 @@
 package io.xio.cli;
 
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

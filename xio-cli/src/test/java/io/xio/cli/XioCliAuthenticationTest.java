@@ -1,7 +1,7 @@
 package io.xio.cli;
 
 import io.xio.cli.server.SecureInventoryServer;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;

@@ -4,7 +4,7 @@ import io.xio.cli.server.InventoryServer;
 import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;

@@ -2,7 +2,7 @@ package io.xio.cli;
 
 import io.xio.cli.server.Inventory;
 import io.xio.cli.server.InventoryServer;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;

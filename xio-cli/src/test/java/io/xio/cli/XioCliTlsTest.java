@@ -2,7 +2,7 @@ package io.xio.cli;
 
 import io.xio.cli.server.InventoryServer;
 import io.xio.engine.transport.tls.TestCertificates;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -6,9 +6,9 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.xio.actuate.observation.XioObservationDocumentation;
 import io.xio.engine.Metadata;
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
+import io.xio.spring.observation.XioInstrumentation;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;

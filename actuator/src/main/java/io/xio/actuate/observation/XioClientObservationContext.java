@@ -3,8 +3,8 @@ package io.xio.actuate.observation;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.SenderContext;
 import io.xio.engine.Metadata;
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,7 +1,7 @@
 package io.xio.actuate.observation;
 
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,8 +6,8 @@ import io.micrometer.common.docs.KeyName;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.docs.ObservationDocumentation;
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;

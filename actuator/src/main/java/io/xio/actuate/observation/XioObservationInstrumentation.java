@@ -4,9 +4,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.xio.actuate.metrics.XioTimerInstrumentation;
 import io.xio.engine.Metadata;
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
+import io.xio.spring.observation.XioInstrumentation;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -4,7 +4,7 @@ package io.xio.actuate.health;
 import io.xio.actuate.sample.Runners;
 import io.xio.engine.Context;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.client.XioClientStatus;
+import io.xio.spring.client.XioClientStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.health.contributor.Health;

@@ -5,9 +5,9 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.xio.actuate.sample.Greeter;
 import io.xio.actuate.sample.Runners;
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
+import io.xio.spring.observation.XioInstrumentation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -8,7 +8,7 @@ import io.micrometer.tracing.test.simple.SimpleTracer;
 import io.xio.actuate.metrics.XioTimerInstrumentation;
 import io.xio.actuate.sample.Greeter;
 import io.xio.actuate.sample.Runners;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioInstrumentation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.annotation.Bean;

@@ -10,7 +10,7 @@ import io.xio.actuate.sample.GreeterApplications;
 import io.xio.actuate.sample.Relay;
 import io.xio.actuate.sample.RelayService;
 import io.xio.actuate.sample.Runners;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

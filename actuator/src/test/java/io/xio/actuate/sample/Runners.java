@@ -5,7 +5,7 @@ import io.xio.actuate.autoconfigure.health.XioHealthContributorAutoConfiguration
 import io.xio.actuate.autoconfigure.metrics.XioMetricsAutoConfiguration;
 import io.xio.actuate.autoconfigure.observation.XioObservationAutoConfiguration;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;

@@ -9,7 +9,7 @@ import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioFuture;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.HdrHistogram.Histogram;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;

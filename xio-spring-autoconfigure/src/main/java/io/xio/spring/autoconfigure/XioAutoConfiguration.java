@@ -2,18 +2,18 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.call.XioServerInterceptor;
-import io.xio.spring.autoconfigure.client.XioClientRegistry;
-import io.xio.spring.autoconfigure.codec.FormatMappers;
-import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
-import io.xio.spring.autoconfigure.codec.XioCodec;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
-import io.xio.spring.autoconfigure.service.ContextPropagationCallContext;
-import io.xio.spring.autoconfigure.service.XioCallContext;
-import io.xio.spring.autoconfigure.service.XioExportListener;
 import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.call.XioServerInterceptor;
+import io.xio.spring.client.XioClientRegistry;
+import io.xio.spring.codec.FormatMappers;
+import io.xio.spring.codec.JacksonXioCodec;
+import io.xio.spring.codec.XioCodec;
+import io.xio.spring.observation.XioInstrumentation;
+import io.xio.spring.service.ContextPropagationCallContext;
+import io.xio.spring.service.XioCallContext;
+import io.xio.spring.service.XioExportListener;
+import io.xio.spring.service.XioServiceExporter;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -27,6 +27,7 @@ import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.thread.Threading;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -40,6 +41,7 @@ import tools.jackson.dataformat.smile.SmileFactory;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
@@ -229,11 +231,15 @@ public final class XioAutoConfiguration
         final ObjectProvider<XioCallContext> callContext, final ObjectProvider<LifecycleProperties> lifecycle)
     {
         final LifecycleProperties phases = lifecycle.getIfAvailable();
-        final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec, properties,
+        final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec,
+            XioExporterSettings.server(properties, sslBundles.getIfAvailable()),
             new XioServiceExporter.Settings(instrumentation.getIfAvailable(), interceptors.orderedStream().toList(),
-                acceptor.getIfAvailable(), sslBundles.getIfAvailable(), workerExecutor(properties, context),
+                acceptor.getIfAvailable(), workerExecutor(properties, context),
                 callContext.getIfAvailable(() -> callContext(context)),
-                phases != null ? phases.getTimeoutPerShutdownPhase() : null));
+                phases != null ? phases.getTimeoutPerShutdownPhase() : null,
+                Threading.VIRTUAL.isActive(context.getEnvironment())));
+        // Readiness first: it refuses traffic before discovery withdraws the instance, and accepts it before.
+        exporter.addListeners(List.of(new XioReadinessExportListener(context)));
         exporter.addListeners(listeners.orderedStream().toList());
         return exporter;
     }
@@ -258,7 +264,7 @@ public final class XioAutoConfiguration
             {
                 throw new InvalidConfigurationPropertyValueException("xio.server.executor", name,
                     "it must name an Executor bean; the Executor beans are " +
-                    java.util.List.of(context.getBeanNamesForType(Executor.class)));
+                    List.of(context.getBeanNamesForType(Executor.class)));
             }
             return context.getBean(name, Executor.class);
         }

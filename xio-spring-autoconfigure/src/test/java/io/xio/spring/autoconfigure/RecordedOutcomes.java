@@ -1,9 +1,9 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.engine.Metadata;
-import io.xio.spring.autoconfigure.observation.XioCall;
-import io.xio.spring.autoconfigure.observation.XioCallOutcome;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioCall;
+import io.xio.spring.observation.XioCallOutcome;
+import io.xio.spring.observation.XioInstrumentation;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,13 +1,13 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.engine.XioTimeoutException;
-import io.xio.spring.autoconfigure.client.XioRemoteException;
+import io.xio.spring.client.XioRemoteException;
 import io.xio.spring.autoconfigure.sample.api.KvStore;
 import io.xio.spring.autoconfigure.sample.client.ClientApplication;
 import io.xio.spring.autoconfigure.sample.client.KvClient;
 import io.xio.spring.autoconfigure.sample.server.KvStoreImpl;
 import io.xio.spring.autoconfigure.sample.server.ServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;

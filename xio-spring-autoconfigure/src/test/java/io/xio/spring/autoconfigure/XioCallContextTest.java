@@ -1,14 +1,14 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.engine.XioTimeoutException;
-import io.xio.spring.autoconfigure.client.XioRemoteException;
+import io.xio.spring.client.XioRemoteException;
 import io.xio.spring.autoconfigure.sample.hops.caller.CallerApplication;
 import io.xio.spring.autoconfigure.sample.hops.caller.FirstHopClient;
 import io.xio.spring.autoconfigure.sample.hops.first.FirstHopApplication;
 import io.xio.spring.autoconfigure.sample.hops.first.FirstHopService;
 import io.xio.spring.autoconfigure.sample.hops.last.LastHopApplication;
 import io.xio.spring.autoconfigure.sample.hops.last.LastHopService;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;

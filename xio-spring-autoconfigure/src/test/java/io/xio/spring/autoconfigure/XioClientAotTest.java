@@ -4,7 +4,7 @@ import io.xio.spring.autoconfigure.client.XioClientConfigurationException;
 import io.xio.spring.autoconfigure.sample.orders.api.OrderServiceClient;
 import io.xio.spring.autoconfigure.sample.orders.app.OrdersClientApplication;
 import io.xio.spring.autoconfigure.sample.orders.server.OrdersServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.aot.test.generate.TestGenerationContext;

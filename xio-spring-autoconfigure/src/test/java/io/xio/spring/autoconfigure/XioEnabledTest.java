@@ -1,17 +1,17 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.engine.XioEngine;
-import io.xio.spring.autoconfigure.client.XioClientRegistry;
+import io.xio.spring.client.XioClientRegistry;
 import io.xio.spring.autoconfigure.cluster.DiscoveryClientEndpointResolver;
 import io.xio.spring.autoconfigure.cluster.XioDiscoveryAutoConfiguration;
-import io.xio.spring.autoconfigure.codec.XioCodec;
+import io.xio.spring.codec.XioCodec;
 import io.xio.spring.autoconfigure.sample.client.ClientApplication;
 import io.xio.spring.autoconfigure.sample.client.KvClient;
 import io.xio.spring.autoconfigure.reflection.XioReflectionAutoConfiguration;
-import io.xio.spring.autoconfigure.reflection.XioReflectionService;
+import io.xio.spring.reflection.XioReflectionService;
 import io.xio.spring.autoconfigure.security.XioSecurityAutoConfiguration;
-import io.xio.spring.autoconfigure.security.XioSecurityContextInterceptor;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.security.XioSecurityContextInterceptor;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;

@@ -1,15 +1,15 @@
 package io.xio.spring.autoconfigure;
 
-import io.xio.spring.autoconfigure.client.XioRemoteException;
-import io.xio.spring.autoconfigure.error.XioErrorCode;
-import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
+import io.xio.spring.client.XioRemoteException;
+import io.xio.spring.error.XioErrorCode;
+import io.xio.spring.error.XioErrorDisclosure;
 import io.xio.spring.autoconfigure.sample.errors.api.AccountException;
 import io.xio.spring.autoconfigure.sample.errors.api.Accounts;
 import io.xio.spring.autoconfigure.sample.errors.api.Failures;
 import io.xio.spring.autoconfigure.sample.errors.client.AccountsClient;
 import io.xio.spring.autoconfigure.sample.errors.client.AccountsClientApplication;
 import io.xio.spring.autoconfigure.sample.errors.server.AccountsServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;

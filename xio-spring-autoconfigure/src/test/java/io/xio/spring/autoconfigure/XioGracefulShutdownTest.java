@@ -5,7 +5,7 @@ import io.xio.spring.autoconfigure.sample.slow.client.SlowClient;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClientApplication;
 import io.xio.spring.autoconfigure.sample.slow.server.SlowService;
 import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

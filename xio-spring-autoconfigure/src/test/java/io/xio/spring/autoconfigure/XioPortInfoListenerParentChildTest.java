@@ -3,8 +3,8 @@ package io.xio.spring.autoconfigure;
 import io.xio.engine.Portal;
 import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
-import io.xio.spring.autoconfigure.service.XioPortalsExportedEvent;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioPortalsExportedEvent;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.support.GenericApplicationContext;
 

@@ -2,7 +2,7 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.engine.Portal;
 import io.xio.spring.autoconfigure.sample.server.ServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -3,7 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.spring.autoconfigure.sample.echo.client.EchoClient;
 import io.xio.spring.autoconfigure.sample.echo.client.EchoClientApplication;
 import io.xio.spring.autoconfigure.sample.echo.server.EchoServer;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

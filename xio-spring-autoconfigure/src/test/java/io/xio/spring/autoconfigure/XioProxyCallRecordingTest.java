@@ -1,11 +1,11 @@
 package io.xio.spring.autoconfigure;
 
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClient;
 import io.xio.spring.autoconfigure.sample.slow.client.SlowClientApplication;
 import io.xio.spring.autoconfigure.sample.slow.server.SlowServerApplication;
 import io.xio.spring.autoconfigure.sample.slow.server.SlowService;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

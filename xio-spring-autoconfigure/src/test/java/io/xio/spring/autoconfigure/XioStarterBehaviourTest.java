@@ -5,7 +5,7 @@ import io.xio.spring.autoconfigure.sample.client.ClientApplication;
 import io.xio.spring.autoconfigure.sample.client.KvClient;
 import io.xio.spring.autoconfigure.sample.server.KvStoreImpl;
 import io.xio.spring.autoconfigure.sample.server.ServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -7,7 +7,7 @@ import io.xio.spring.autoconfigure.sample.failover.client.LedgerClient;
 import io.xio.spring.autoconfigure.sample.failover.client.LedgerClientApplication;
 import io.xio.spring.autoconfigure.sample.failover.server.LedgerServerApplication;
 import io.xio.spring.autoconfigure.sample.failover.server.LedgerService;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ApplicationContext;

@@ -21,9 +21,10 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The Spring layer the starter brings (auto-configuration, actuator) reaches the engine through its exported
- * packages only: what Spring needs from the engine, the engine's API provides. Its auto-configuration follows
- * Spring Boot's own conventions.
+ * The Spring layer the starter brings (the runtime in {@code xio-spring}, its auto-configuration, actuator) reaches
+ * the engine through its exported packages only: what Spring needs from the engine, the engine's API provides. Its
+ * auto-configuration follows Spring Boot's own conventions. That the runtime needs no Spring Boot is
+ * {@code xio-spring}'s own architecture test.
  */
 class SpringArchitectureTest
 {

@@ -1,7 +1,7 @@
 package io.xio.spring.test;
 
 import io.xio.engine.Portal;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import io.xio.spring.test.app.BothApp;
 import io.xio.spring.test.app.client.GreeterClient;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.client.XioClientFactoryBean;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import io.xio.spring.test.app.BothApp;
 import io.xio.spring.test.app.Greeter;
 import io.xio.spring.test.app.client.GreeterClient;

@@ -6,7 +6,7 @@ import io.xio.actuate.metrics.XioMetrics;
 import io.xio.actuate.metrics.XioTimerInstrumentation;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioInstrumentation;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

@@ -5,7 +5,7 @@ import io.xio.actuate.observation.XioClientObservationConvention;
 import io.xio.actuate.observation.XioObservationInstrumentation;
 import io.xio.actuate.observation.XioServerObservationConvention;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
+import io.xio.spring.observation.XioInstrumentation;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -7,7 +7,7 @@ import io.xio.benchmarks.compare.Workload;
 import io.xio.benchmarks.spring.client.ClientApplication;
 import io.xio.benchmarks.spring.client.EchoClient;
 import io.xio.benchmarks.spring.server.ServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;

@@ -2,16 +2,15 @@ package io.xio.spring.autoconfigure.client;
 
 import io.xio.cluster.EndpointResolver;
 import io.xio.cluster.LoadBalancer;
-import io.xio.cluster.ServiceClient;
 import io.xio.cluster.TransportPreference;
-import io.xio.engine.SessionOptions;
+import io.xio.engine.Credentials;
 import io.xio.engine.TlsOptions;
-import io.xio.engine.XioEngine;
+import io.xio.engine.XioUri;
 import io.xio.spring.autoconfigure.XioProperties;
-import io.xio.spring.autoconfigure.call.XioClientInterceptor;
-import io.xio.spring.autoconfigure.codec.XioCodec;
-import io.xio.spring.autoconfigure.observation.XioInstrumentation;
 import io.xio.spring.autoconfigure.ssl.XioSslBundles;
+import io.xio.spring.client.XioClientProxies;
+import io.xio.spring.client.XioClientSettings;
+import io.xio.spring.client.XioCredentialsProvider;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.FactoryBean;
@@ -22,7 +21,6 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
 
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +37,8 @@ import java.util.Map;
  * may arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
  * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client
  * without an address fails start-up with {@link XioClientConfigurationException}: the proxy is made when the
- * factory is initialized, with the other singletons (its bean definition is never lazy).
+ * factory is initialized, with the other singletons (its bean definition is never lazy), by
+ * {@link XioClientProxies} from the {@link XioClientSettings} resolved here.
  * <p>
  * Created and initialized by the bean factory, on the thread that refreshes the context; {@link #getObject} may be
  * called from any thread.
@@ -92,79 +91,128 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
     public static <T> T create(final Class<T> api, final String name, final String uri, final BeanFactory beans)
     {
         checkName(api, name);
-        final XioProperties properties = beans.getBean(XioProperties.class);
-        Duration timeout = properties.getClient().getTimeout();
-        int connections = 0;
-        String address = uri;
-        final List<Class<? extends Exception>> allowed = new ArrayList<>(properties.getClient().getAllowedExceptions());
-        XioProperties.NamedRetry retry = null;
-        String serviceId = null;
-        XioProperties.NamedClient settings = null;
-        if (address == null || address.isEmpty())
-        {
-            if (name == null || name.isEmpty())
-            {
-                throw new XioClientConfigurationException(api, "");
-            }
-            settings = namedClient(name, properties, beans);
-            final XioClientConnectionDetails.Address resolved = address(api, name, settings, beans);
-            address = resolved.uri();
-            serviceId = resolved.serviceId();
-            timeout = settings.getTimeout() != null ? settings.getTimeout() : timeout;
-            connections = settings.getConnections() != null ? settings.getConnections() : 0;
-            allowed.addAll(settings.getAllowedExceptions());
-            retry = settings.getRetry();
-        }
-        final String label = name == null || name.isEmpty() ? address : name;
-        final boolean service = serviceId != null;
-        final String prefix = prefix(name);
-        final SessionOptions options = SessionOptions.DEFAULT.withTimeout(timeout).withConnections(connections)
-            .withCredentials(CredentialsSource.of(label, settings == null ? null : settings.getCredentials(),
-                prefix + ".credentials", properties.getClient().getCredentials(),
-                () -> beans.getBeanProvider(XioCredentialsProvider.class).orderedStream().toList()))
-            .withTls(service ? serviceTls(settings, serviceId, prefix, beans) : tls(settings, prefix,
-                properties.getClient().getSsl(), address, beans));
-        final XioEngine engine = beans.getBean(XioEngine.class);
-        final ClientSessions sessions = service ? serviceSessions(engine, settings, serviceId, name, options, beans)
-            : new UriSessions(engine, address, options);
-        final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, name, sessions, engine,
-            beans.getBean(XioCodec.class), options,
-            beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
-            new AllowedExceptions(allowed), RetryPolicy.of(properties.getClient().getRetry(), retry,
-                label),
-            () -> beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
-        beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
-        return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
+        return XioClientProxies.create(api, settings(api, name, uri, beans), beans);
     }
 
     /**
-     * The sessions of a client that names a service: a {@link ServiceClient} over the instances the application's
-     * {@link EndpointResolver} (the Spring Cloud {@code DiscoveryClient} bridge) reports. Fails naming
-     * {@code service-id} when there is no resolver.
+     * The client's settings from {@code xio.client.*} and, for a named client, its own {@code xio.clients.<name>.*}
+     * (which win): resolved here, so that a setting that cannot apply fails naming its property.
      */
-    private static ClientSessions serviceSessions(final XioEngine engine, final XioProperties.NamedClient settings,
-        final String serviceId, final String name, final SessionOptions options, final BeanFactory beans)
+    private static XioClientSettings settings(final Class<?> api, final String name, final String uri,
+        final BeanFactory beans)
     {
-        final String property = prefix(name) + ".service-id";
-        final EndpointResolver resolver = beans.getBeanProvider(EndpointResolver.class).getIfAvailable();
-        if (resolver == null)
+        final XioProperties properties = beans.getBean(XioProperties.class);
+        final XioProperties.Client defaults = properties.getClient();
+        final String clientName = name == null ? "" : name;
+        if (uri != null && !uri.isEmpty())
         {
-            throw new InvalidConfigurationPropertyValueException(property, serviceId, "a client " +
+            final String label = clientName.isEmpty() ? uri : clientName;
+            return new XioClientSettings(clientName, uri, null, defaults.getTimeout(), 0,
+                credentials(null, null, defaults.getCredentials()), tls(null, null, defaults.getSsl(), uri, beans),
+                defaults.getAllowedExceptions(), retry(defaults.getRetry(), null, label));
+        }
+        if (clientName.isEmpty())
+        {
+            throw new XioClientConfigurationException(api, "");
+        }
+        final String prefix = prefix(name);
+        final XioProperties.NamedClient settings = namedClient(name, properties, beans);
+        final XioClientConnectionDetails.Address address = address(api, name, settings, beans);
+        final List<Class<? extends Exception>> allowed = new ArrayList<>(defaults.getAllowedExceptions());
+        allowed.addAll(settings.getAllowedExceptions());
+        final Duration timeout = settings.getTimeout() != null ? settings.getTimeout() : defaults.getTimeout();
+        final int connections = settings.getConnections() != null ? settings.getConnections() : 0;
+        final Credentials credentials = credentials(settings.getCredentials(), prefix, defaults.getCredentials());
+        final XioClientSettings.Retry retry = retry(defaults.getRetry(), settings.getRetry(), name);
+        if (address.serviceId() != null)
+        {
+            return new XioClientSettings(clientName, null, service(settings, address.serviceId(), name, beans),
+                timeout, connections, credentials, serviceTls(settings, address.serviceId(), prefix, beans), allowed,
+                retry);
+        }
+        return new XioClientSettings(clientName, address.uri(), null, timeout, connections, credentials,
+            tls(settings, prefix, defaults.getSsl(), address.uri(), beans), allowed, retry);
+    }
+
+    /**
+     * The service a client that names one calls; fails naming {@code service-id} when there is no
+     * {@link EndpointResolver} to find its instances with.
+     */
+    private static XioClientSettings.Service service(final XioProperties.NamedClient settings,
+        final String serviceId, final String name, final BeanFactory beans)
+    {
+        if (beans.getBeanProvider(EndpointResolver.class).getIfAvailable() == null)
+        {
+            throw new InvalidConfigurationPropertyValueException(prefix(name) + ".service-id", serviceId, "a client " +
                 "that names a service needs Spring Cloud discovery (a DiscoveryClient bean, e.g. from " +
                 "spring-cloud-starter-zookeeper-discovery) or an EndpointResolver bean; there is neither");
         }
-        final ServiceClient client = ServiceClient.builder(engine, resolver, serviceId)
-            .resource(settings.getResource() != null ? settings.getResource() : name)
-            .balancer(switch (settings.getLoadBalancing())
+        return new XioClientSettings.Service(serviceId,
+            settings.getResource() != null ? settings.getResource() : name,
+            switch (settings.getLoadBalancing())
             {
                 case ROUND_ROBIN -> LoadBalancer.roundRobin();
                 case LEAST_IN_FLIGHT -> LoadBalancer.leastInFlight();
                 case RENDEZVOUS -> LoadBalancer.rendezvous();
-            })
-            .transports(settings.getTransports() != null ? settings.getTransports() : TransportPreference.DEFAULT)
-            .sessionOptions(options)
-            .build();
-        return new ServiceSessions(client, serviceId);
+            },
+            settings.getTransports() != null ? settings.getTransports() : TransportPreference.DEFAULT);
+    }
+
+    /**
+     * The retry of client {@code name} from {@code xio.client.retry} and, for a named client, its own settings
+     * (else null), which win.
+     */
+    static XioClientSettings.Retry retry(final XioProperties.Retry defaults, final XioProperties.NamedRetry named,
+        final String name)
+    {
+        final boolean own = named != null;
+        final int attempts = own && named.getMaxAttempts() != null ? named.getMaxAttempts() : defaults.getMaxAttempts();
+        final Duration initial = own && named.getInitialBackoff() != null ? named.getInitialBackoff()
+            : defaults.getInitialBackoff();
+        final Duration max = own && named.getMaxBackoff() != null ? named.getMaxBackoff()
+            : defaults.getMaxBackoff();
+        if (initial.compareTo(max) > 0)
+        {
+            throw new IllegalArgumentException("retry initial-backoff " + initial + " exceeds max-backoff " + max +
+                " for client " + name + " (xio.client.retry.*, xio.clients.<name>.retry.*)");
+        }
+        return new XioClientSettings.Retry(attempts, initial, max);
+    }
+
+    /**
+     * What a client presents when no {@link XioCredentialsProvider} gives anything: its own {@code credentials.*}
+     * (under {@code ownPrefix}) when it sets any, else {@code xio.client.credentials}.
+     */
+    private static Credentials credentials(final XioProperties.ClientCredentials own, final String ownPrefix,
+        final XioProperties.ClientCredentials defaults)
+    {
+        return own != null && own.hasAny() ? fromProperties(ownPrefix + ".credentials", own)
+            : fromProperties("xio.client.credentials", defaults);
+    }
+
+    /** The credentials the properties under {@code prefix} set; a combination that cannot apply fails. */
+    private static Credentials fromProperties(final String prefix, final XioProperties.ClientCredentials properties)
+    {
+        if (!properties.hasAny())
+        {
+            return Credentials.NONE;
+        }
+        // The failures name the user name's property, never a secret's value.
+        if (properties.getToken() != null)
+        {
+            if (properties.getUsername() != null || properties.getPassword() != null)
+            {
+                throw new InvalidConfigurationPropertyValueException(prefix + ".token", "******",
+                    "set either a token or a username and password, not both");
+            }
+            return Credentials.bearer(properties.getToken());
+        }
+        if (properties.getUsername() == null || properties.getPassword() == null)
+        {
+            throw new InvalidConfigurationPropertyValueException(prefix + ".username", properties.getUsername(),
+                "a username needs a password (" + prefix + ".password), and a password a username");
+        }
+        return Credentials.password(properties.getUsername(), properties.getPassword());
     }
 
     /**
@@ -193,7 +241,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
     {
         final boolean own = settings != null && settings.getSsl().getBundle() != null;
         final XioProperties.ClientSsl ssl = own ? settings.getSsl() : defaults;
-        if (ssl.getBundle() == null || !own && !"tls".equals(io.xio.engine.XioUri.parse(address).scheme()))
+        if (ssl.getBundle() == null || !own && !"tls".equals(XioUri.parse(address).scheme()))
         {
             return null;
         }

@@ -3,7 +3,7 @@ package io.xio.spring.autoconfigure.cluster;
 import io.xio.cluster.HostIdentity;
 import io.xio.engine.Portal;
 import io.xio.engine.XioUri;
-import io.xio.spring.autoconfigure.service.XioExportListener;
+import io.xio.spring.service.XioExportListener;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package io.xio.spring.autoconfigure.diagnostics;
 
-import io.xio.spring.autoconfigure.service.XioPortalBindException;
+import io.xio.spring.service.XioPortalBindException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -1,10 +1,12 @@
 package io.xio.spring.autoconfigure.reflection;
 
+import io.xio.spring.reflection.XioReflection;
+import io.xio.spring.reflection.XioReflectionService;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
-import io.xio.spring.autoconfigure.codec.FormatMappers;
-import io.xio.spring.autoconfigure.codec.JacksonXioCodec;
-import io.xio.spring.autoconfigure.codec.XioCodec;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.codec.FormatMappers;
+import io.xio.spring.codec.JacksonXioCodec;
+import io.xio.spring.codec.XioCodec;
+import io.xio.spring.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

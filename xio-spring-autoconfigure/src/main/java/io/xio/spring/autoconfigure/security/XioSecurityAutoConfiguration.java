@@ -1,5 +1,12 @@
 package io.xio.spring.autoconfigure.security;
 
+import io.xio.spring.security.BearerTokenAuthenticationExtractor;
+import io.xio.spring.security.CertificateAuthenticationExtractor;
+import io.xio.spring.security.PasswordAuthenticationExtractor;
+import io.xio.spring.security.XioAuthenticatingSessionAcceptor;
+import io.xio.spring.security.XioAuthenticationExtractor;
+import io.xio.spring.security.XioSecurityContextInterceptor;
+import io.xio.spring.security.XioSecurityExceptionAdvice;
 import io.xio.engine.SessionAcceptor;
 import io.xio.spring.autoconfigure.XioProperties;
 import org.springframework.beans.factory.ListableBeanFactory;

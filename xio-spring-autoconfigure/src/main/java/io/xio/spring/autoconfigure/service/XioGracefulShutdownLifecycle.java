@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.service;
 
+import io.xio.spring.service.XioServiceExporter;
 import org.springframework.context.SmartLifecycle;
 
 /**

@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.service;
 
+import io.xio.spring.service.XioPortalsExportedEvent;
 import io.xio.engine.Portal;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;

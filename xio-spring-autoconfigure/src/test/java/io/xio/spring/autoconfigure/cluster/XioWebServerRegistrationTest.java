@@ -1,7 +1,7 @@
 package io.xio.spring.autoconfigure.cluster;
 
 import io.xio.spring.autoconfigure.sample.cluster.server.BlobsServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,13 +1,13 @@
 package io.xio.spring.autoconfigure.cluster;
 
 import io.xio.cluster.EndpointStatus;
-import io.xio.spring.autoconfigure.client.XioClientRegistry;
-import io.xio.spring.autoconfigure.client.XioClientStatus;
 import io.xio.spring.autoconfigure.sample.cluster.client.BlobsClient;
 import io.xio.spring.autoconfigure.sample.cluster.client.BlobsClientApplication;
 import io.xio.spring.autoconfigure.sample.cluster.server.BlobsServerApplication;
 import io.xio.spring.autoconfigure.sample.cluster.server.BlobsService;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.client.XioClientRegistry;
+import io.xio.spring.client.XioClientStatus;
+import io.xio.spring.service.XioServiceExporter;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

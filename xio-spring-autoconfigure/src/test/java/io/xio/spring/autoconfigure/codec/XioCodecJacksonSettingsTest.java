@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.codec;
 
+import io.xio.spring.codec.JacksonXioCodec;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -2,7 +2,7 @@ package io.xio.spring.autoconfigure.diagnostics;
 
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.sample.server.ServerApplication;
-import io.xio.spring.autoconfigure.service.XioPortalBindException;
+import io.xio.spring.service.XioPortalBindException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;

@@ -5,7 +5,7 @@ import io.xio.engine.SessionRejectedException;
 import io.xio.engine.SetupDecision;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.sample.secure.server.TradesServerApplication;
-import io.xio.spring.autoconfigure.service.XioServiceExporter;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

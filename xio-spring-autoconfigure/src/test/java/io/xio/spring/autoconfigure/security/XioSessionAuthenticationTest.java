@@ -1,6 +1,11 @@
 package io.xio.spring.autoconfigure.security;
 
+import io.xio.spring.security.PasswordAuthenticationExtractor;
+import io.xio.spring.security.XioAuthenticatingSessionAcceptor;
+import io.xio.spring.security.XioSecurityContextInterceptor;
+import io.xio.spring.security.XioSecurityExceptionAdvice;
 import io.xio.engine.Credentials;
+import io.xio.spring.security.XioAuthenticationExtractor;
 import io.xio.engine.PeerIdentity;
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.SetupDecision;

@@ -1,9 +1,10 @@
 package io.xio.spring.autoconfigure.service;
 
+import io.xio.spring.service.XioExceptionHandlers;
 import io.xio.annotation.XioExceptionHandler;
-import io.xio.spring.autoconfigure.error.XioError;
-import io.xio.spring.autoconfigure.error.XioErrorCode;
-import io.xio.spring.autoconfigure.error.XioErrorDisclosure;
+import io.xio.spring.error.XioError;
+import io.xio.spring.error.XioErrorCode;
+import io.xio.spring.error.XioErrorDisclosure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;

@@ -2,8 +2,8 @@ package io.xio.spring.autoconfigure.sample.errors.server;
 
 import io.xio.annotation.XioExceptionHandler;
 import io.xio.annotation.XioService;
-import io.xio.spring.autoconfigure.error.XioError;
-import io.xio.spring.autoconfigure.error.XioErrorCode;
+import io.xio.spring.error.XioError;
+import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.autoconfigure.sample.errors.api.AccountException;
 import io.xio.spring.autoconfigure.sample.errors.api.Accounts;
 import io.xio.spring.autoconfigure.sample.errors.api.ClosedAccountException;

@@ -2,8 +2,8 @@ package io.xio.spring.autoconfigure.sample.errors.server;
 
 import io.xio.annotation.XioExceptionHandler;
 import io.xio.annotation.XioServiceAdvice;
-import io.xio.spring.autoconfigure.error.XioError;
-import io.xio.spring.autoconfigure.error.XioErrorCode;
+import io.xio.spring.error.XioError;
+import io.xio.spring.error.XioErrorCode;
 
 /** Advises only a service named "other", so none of this application's. */
 @XioServiceAdvice(services = "other")

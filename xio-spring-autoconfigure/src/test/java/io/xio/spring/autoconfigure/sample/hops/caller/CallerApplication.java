@@ -1,6 +1,6 @@
 package io.xio.spring.autoconfigure.sample.hops.caller;
 
-import io.xio.spring.autoconfigure.call.XioClientInterceptor;
+import io.xio.spring.call.XioClientInterceptor;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

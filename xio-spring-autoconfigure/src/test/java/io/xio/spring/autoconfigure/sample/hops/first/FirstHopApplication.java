@@ -1,8 +1,8 @@
 package io.xio.spring.autoconfigure.sample.hops.first;
 
-import io.xio.spring.autoconfigure.call.XioClientInterceptor;
-import io.xio.spring.autoconfigure.call.XioServerCall;
-import io.xio.spring.autoconfigure.call.XioServerInterceptor;
+import io.xio.spring.call.XioClientInterceptor;
+import io.xio.spring.call.XioServerCall;
+import io.xio.spring.call.XioServerInterceptor;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -54,8 +54,8 @@ public class FirstHopApplication
         return new XioServerInterceptor()
         {
             @Override
-            public Object intercept(final io.xio.spring.autoconfigure.call.XioServerCall call,
-                final io.xio.spring.autoconfigure.call.XioCallChain chain)
+            public Object intercept(final io.xio.spring.call.XioServerCall call,
+                final io.xio.spring.call.XioCallChain chain)
             {
                 throw new IllegalStateException("runs for no service of this application");
             }
@@ -75,8 +75,8 @@ public class FirstHopApplication
         return new XioClientInterceptor()
         {
             @Override
-            public Object intercept(final io.xio.spring.autoconfigure.call.XioClientCall call,
-                final io.xio.spring.autoconfigure.call.XioCallChain chain) throws Throwable
+            public Object intercept(final io.xio.spring.call.XioClientCall call,
+                final io.xio.spring.call.XioCallChain chain) throws Throwable
             {
                 return chain.proceed();
             }

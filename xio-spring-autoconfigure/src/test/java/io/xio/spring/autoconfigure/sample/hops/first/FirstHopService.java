@@ -1,7 +1,7 @@
 package io.xio.spring.autoconfigure.sample.hops.first;
 
 import io.xio.annotation.XioService;
-import io.xio.spring.autoconfigure.call.XioServerCall;
+import io.xio.spring.call.XioServerCall;
 import io.xio.spring.autoconfigure.sample.hops.api.FirstHop;
 
 import java.util.concurrent.TimeUnit;

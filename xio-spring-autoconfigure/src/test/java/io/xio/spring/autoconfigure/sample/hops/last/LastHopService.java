@@ -1,7 +1,7 @@
 package io.xio.spring.autoconfigure.sample.hops.last;
 
 import io.xio.annotation.XioService;
-import io.xio.spring.autoconfigure.call.XioServerCall;
+import io.xio.spring.call.XioServerCall;
 import io.xio.spring.autoconfigure.sample.hops.api.LastHop;
 
 import java.util.concurrent.atomic.AtomicInteger;

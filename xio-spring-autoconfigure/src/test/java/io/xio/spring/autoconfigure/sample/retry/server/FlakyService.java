@@ -63,7 +63,7 @@ public class FlakyService implements Flaky
 
     private String run(final String result)
     {
-        final io.xio.spring.autoconfigure.call.XioServerCall call = io.xio.spring.autoconfigure.call.XioServerCall
+        final io.xio.spring.call.XioServerCall call = io.xio.spring.call.XioServerCall
             .current();
         int count = 0;
         for (int i = 0; call != null && i < call.metadata().size(); i++)

@@ -1,6 +1,0 @@
-/**
- * A call as interceptors and service methods see it: {@link io.xio.spring.autoconfigure.call.XioServerCall} (the
- * caller's metadata and deadline, trailers, and the call the thread serves), {@link
- * io.xio.spring.autoconfigure.call.XioClientCall}, and the interceptor beans around both sides.
- */
-package io.xio.spring.autoconfigure.call;

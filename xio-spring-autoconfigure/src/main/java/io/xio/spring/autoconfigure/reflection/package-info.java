@@ -1,6 +1,0 @@
-/**
- * Calling a service by hand: the {@code xio.reflection} resource that lists the exported services and describes
- * their methods with JSON Schema ({@link io.xio.spring.autoconfigure.reflection.XioReflection}), exported like any
- * service, so authentication, interceptors and observations apply to it as to every call.
- */
-package io.xio.spring.autoconfigure.reflection;
