@@ -1,4 +1,4 @@
-package io.xio.spring.aot;
+package io.xio.spring.autoconfigure.aot;
 
 import io.xio.annotation.XioService;
 import org.junit.jupiter.api.Test;

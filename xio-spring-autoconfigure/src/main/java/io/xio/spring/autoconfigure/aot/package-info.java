@@ -3,6 +3,6 @@
  * clients and services need in a native image or when it runs with {@code spring.aot.enabled}.
  */
 @NullMarked
-package io.xio.spring.aot;
+package io.xio.spring.autoconfigure.aot;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package io.xio.spring.aot;
+package io.xio.spring.autoconfigure.aot;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import io.xio.annotation.XioClient;
