@@ -3,12 +3,11 @@ package io.xio.engine;
 import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
-import io.xio.engine.session.ApiBridge;
-import io.xio.engine.session.LeakTracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 /**
  * A received message: its header and data segments are views into the receive buffer, not copies. The
@@ -43,33 +42,6 @@ public final class Message implements AutoCloseable
         {
             throw new ExceptionInInitializerError(ex);
         }
-        ApiBridge.register(new ApiBridge.MessageAccess()
-        {
-            @Override
-            public Message wrapped(final Slab slab, final Frame frame, final LeakTracker leaks)
-            {
-                return new Message(slab, frame, leaks);
-            }
-
-            @Override
-            public Message released()
-            {
-                return new Message();
-            }
-
-            @Override
-            public Message rewrap(final Message message, final Slab slab, final Frame frame, final LeakTracker leaks,
-                final Runnable onClose)
-            {
-                return message.wrap(slab, frame, leaks, onClose);
-            }
-
-            @Override
-            public void placeIn(final Message message, final ByteBuffer output, final int at)
-            {
-                message.placeIn(output, at);
-            }
-        });
     }
 
     private static final int[] NO_SEGMENTS = new int[0];
@@ -94,15 +66,24 @@ public final class Message implements AutoCloseable
      * the fields only shared messages need cost the others one reference.
      */
     private SharedData shared;
-    private LeakTracker leaks;
+    /**
+     * Told when this message is released (closed or abandoned), when leak detection is on: the engine's leak
+     * tracker, which the session layer told of it when it was delivered; null otherwise.
+     */
+    private Consumer<Message> untrack;
     private Runnable onClose;
     @SuppressWarnings("unused") // accessed through RELEASED
     private volatile int released;
 
-    /** Wraps the message in the frame at {@code frame}; retains the slab. Made by the session layer only. */
-    Message(final Slab slab, final Frame frame, final LeakTracker leaks)
+    /**
+     * Wraps the message in the frame at {@code frame}; retains the slab. Made by the session layer only, through a
+     * private lookup (its package is not one this exported package may name).
+     *
+     * @param untrack told when it is released, or null
+     */
+    Message(final Slab slab, final Frame frame, final Consumer<Message> untrack)
     {
-        wrap(slab, frame, leaks, null);
+        wrap(slab, frame, untrack, null);
     }
 
     /** A released message for xio to {@link #wrap} and reuse: the allocation-free paths recycle these. */
@@ -112,10 +93,11 @@ public final class Message implements AutoCloseable
     }
 
     /**
-     * Makes this (released) message the one in {@code frame}, retaining the slab; {@code onClose} (may be null)
-     * runs after each close or abandon. For xio's own use: only a message nobody else holds may be rewrapped.
+     * Makes this (released) message the one in {@code frame}, retaining the slab; {@code untrack} and
+     * {@code onClose} (each may be null) are told of the close or abandon. For xio's own use (the session layer's,
+     * through a private lookup): only a message nobody else holds may be rewrapped.
      */
-    Message wrap(final Slab slab, final Frame frame, final LeakTracker leaks, final Runnable onClose)
+    Message wrap(final Slab slab, final Frame frame, final Consumer<Message> untrack, final Runnable onClose)
     {
         this.slab = slab.retain();
         this.requestId = frame.requestId();
@@ -144,13 +126,9 @@ public final class Message implements AutoCloseable
         {
             placeShared(slab, frame);
         }
-        this.leaks = leaks;
+        this.untrack = untrack;
         this.onClose = onClose;
         RELEASED.setRelease(this, 0);
-        if (leaks != null)
-        {
-            leaks.track(this);
-        }
         return this;
     }
 
@@ -379,9 +357,9 @@ public final class Message implements AutoCloseable
     {
         if (RELEASED.compareAndSet(this, 0, 1))
         {
-            if (leaks != null)
+            if (untrack != null)
             {
-                leaks.untrack(this);
+                untrack.accept(this);
             }
             slab.abandon();
             closed();
@@ -394,9 +372,9 @@ public final class Message implements AutoCloseable
     {
         if (RELEASED.compareAndSet(this, 0, 1))
         {
-            if (leaks != null)
+            if (untrack != null)
             {
-                leaks.untrack(this);
+                untrack.accept(this);
             }
             slab.release();
             closed();

@@ -1,7 +1,5 @@
 package io.xio.engine;
 
-import io.xio.engine.session.ApiBridge;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -31,37 +29,6 @@ public final class Metadata
     public static final int MAX_VALUE_LENGTH = 0xFFFF;
     /** Bytes of one entry besides its key and value on the wire: kind, key length, value length. */
     public static final int ENTRY_OVERHEAD = 4;
-
-    static
-    {
-        ApiBridge.register(new ApiBridge.MetadataAccess()
-        {
-            @Override
-            public String key(final Metadata metadata, final int index)
-            {
-                return metadata.keys[index];
-            }
-
-            @Override
-            public byte[] value(final Metadata metadata, final int index)
-            {
-                return metadata.values[index];
-            }
-
-            @Override
-            public void append(final Metadata metadata, final String key, final byte[] value)
-            {
-                metadata.append(key, value);
-            }
-
-            @Override
-            public Metadata readOnly(final Metadata metadata)
-            {
-                metadata.readOnly = true;
-                return metadata;
-            }
-        });
-    }
 
     private static final String[] NO_KEYS = new String[0];
     private static final byte[][] NO_VALUES = new byte[0][];
@@ -233,7 +200,30 @@ public final class Metadata
         return encodedLength;
     }
 
-    private Metadata append(final String key, final byte[] value)
+    /**
+     * The key of entry {@code index}, unchecked: for the wire codec ({@code protocol.CallContext}, through a private
+     * lookup), which writes each entry of every message it encodes.
+     */
+    String keyAt(final int index)
+    {
+        return keys[index];
+    }
+
+    /** The encoded value of entry {@code index}, not copied (and not to be changed): for the wire codec too. */
+    byte[] valueAt(final int index)
+    {
+        return values[index];
+    }
+
+    /** Makes metadata decoded from the wire, or handed to xio to be sent, read-only: for the wire codec too. */
+    Metadata seal()
+    {
+        readOnly = true;
+        return this;
+    }
+
+    /** Appends an entry; also for the wire codec, with an entry it decoded and checked. */
+    Metadata append(final String key, final byte[] value)
     {
         if (value.length > MAX_VALUE_LENGTH)
         {

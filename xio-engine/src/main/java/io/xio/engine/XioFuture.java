@@ -1,7 +1,5 @@
 package io.xio.engine;
 
-import io.xio.engine.session.ApiBridge;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -15,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -69,82 +68,10 @@ public final class XioFuture<T> extends CompletableFuture<T>
         {
             throw new ExceptionInInitializerError(ex);
         }
-        ApiBridge.register(new ApiBridge.FutureAccess()
-        {
-            @Override
-            public <T> XioFuture<T> newFuture(final long requestId, final boolean receipt,
-                final ApiBridge.FutureOwner owner)
-            {
-                final XioFuture<T> future = new XioFuture<>(requestId, receipt);
-                future.owner = owner;
-                return future;
-            }
-
-            @Override
-            public <T> XioFuture<T> newRecyclable(final ApiBridge.FutureOwner owner, final Message response)
-            {
-                return FutureRecycler.SUPPORTED ? new XioFuture<>(owner, response) : null;
-            }
-
-            @Override
-            public void reuse(final XioFuture<?> future, final long requestId)
-            {
-                future.requestId = requestId;
-            }
-
-            @Override
-            public Message response(final XioFuture<?> future)
-            {
-                return future.response;
-            }
-
-            @Override
-            public Runnable onResponseClosed(final XioFuture<?> future)
-            {
-                return future.onResponseClosed;
-            }
-
-            @Override
-            public void cancelAnswered(final XioFuture<?> future, final boolean aborted)
-            {
-                future.extras().cancelAnswer = aborted;
-                future.settleCancelOutcome();
-            }
-
-            @Override
-            public void cancelUnanswered(final XioFuture<?> future)
-            {
-                final Extras extras = future.extras();
-                if (extras.cancelAnswer == null)
-                {
-                    extras.cancelAnswer = false;
-                }
-                future.settleCancelOutcome();
-            }
-
-            @Override
-            public void buffersReleased(final XioFuture<?> future)
-            {
-                future.buffersReleased = true;
-                if (future.extras != null)
-                {
-                    future.settleCancelOutcome();
-                }
-            }
-
-            @Override
-            public void receiptArrived(final XioFuture<?> future)
-            {
-                final Extras extras = future.extras;
-                if (extras != null && extras.receipt != null)
-                {
-                    extras.receipt.complete(null);
-                }
-            }
-        });
     }
 
-    private ApiBridge.FutureOwner owner;
+    /** The session's calls, which it belongs to; null for a future of no session. */
+    private final Owner owner;
     /** A recycled future's own response message, rewrapped for each call; null for a future of one call. */
     private final Message response;
     /** Runs when {@link #response} is closed: puts this future back, when it was completed with it. */
@@ -170,7 +97,18 @@ public final class XioFuture<T> extends CompletableFuture<T>
     /** A future of no session (a cancel tells nobody, waits do not spin); for tests in this package. */
     XioFuture(final long requestId, final boolean receipt)
     {
-        this(null, null);
+        this(requestId, receipt, null);
+    }
+
+    /**
+     * A future of one call: the session layer makes it through a private lookup (only xio makes futures, and the
+     * session package is not one this exported package may name).
+     *
+     * @param owner the session's calls; null for a future of no session
+     */
+    XioFuture(final long requestId, final boolean receipt, final Owner owner)
+    {
+        this(owner, null);
         this.requestId = requestId;
         if (receipt)
         {
@@ -178,11 +116,100 @@ public final class XioFuture<T> extends CompletableFuture<T>
         }
     }
 
-    private XioFuture(final ApiBridge.FutureOwner owner, final Message response)
+    private XioFuture(final Owner owner, final Message response)
     {
         this.owner = owner;
         this.response = response;
         this.onResponseClosed = response == null ? null : this::recycle;
+    }
+
+    /**
+     * A future to reuse, with its own response message (released), for the session layer (through a private
+     * lookup); null when futures cannot be reused on this JVM.
+     */
+    static XioFuture<?> recyclable(final Owner owner, final Message response)
+    {
+        return FutureRecycler.SUPPORTED ? new XioFuture<>(owner, response) : null;
+    }
+
+    /**
+     * What a future needs of the session that made it: one per session, made by the session layer through a private
+     * lookup (which holds it as an Object: it cannot name this type, and this exported package names nothing of
+     * that one, hence the JDK function types). Each session's two callbacks serve all its futures, so each call site
+     * sees one class; and the future holds one reference for all three, so a plain call's future is no bigger.
+     */
+    static final class Owner
+    {
+        /** How long a blocking wait spins first: the engine's caller spin. */
+        final long spinNanos;
+        /** The application cancelled a future, of the request with the given id. */
+        final ObjLongConsumer<XioFuture<?>> onCancel;
+        /** A recycled future is incomplete again, for a later call. */
+        final Consumer<XioFuture<?>> onRecycle;
+
+        Owner(final long spinNanos, final ObjLongConsumer<XioFuture<?>> onCancel,
+            final Consumer<XioFuture<?>> onRecycle)
+        {
+            this.spinNanos = spinNanos;
+            this.onCancel = onCancel;
+            this.onRecycle = onRecycle;
+        }
+    }
+
+    /** Readies a recycled future (back through its owner's {@code onRecycle}) for request {@code requestId}. */
+    void reuse(final long requestId)
+    {
+        this.requestId = requestId;
+    }
+
+    /** A recycled future's own response message, or null. */
+    Message response()
+    {
+        return response;
+    }
+
+    /** What closing {@link #response()} must run, or null. */
+    Runnable onResponseClosed()
+    {
+        return onResponseClosed;
+    }
+
+    /** The peer answered the cancel of this future's request: whether it aborted it. */
+    void cancelAnswered(final boolean aborted)
+    {
+        extras().cancelAnswer = aborted;
+        settleCancelOutcome();
+    }
+
+    /** A cancel is over: if nothing told whether it aborted the request, it is not known to have. */
+    void cancelUnanswered()
+    {
+        final Extras state = extras();
+        if (state.cancelAnswer == null)
+        {
+            state.cancelAnswer = false;
+        }
+        settleCancelOutcome();
+    }
+
+    /** No link references the request's buffers any more. */
+    void buffersReleased()
+    {
+        buffersReleased = true;
+        if (extras != null)
+        {
+            settleCancelOutcome();
+        }
+    }
+
+    /** The peer confirmed delivery. */
+    void receiptArrived()
+    {
+        final Extras state = extras;
+        if (state != null && state.receipt != null)
+        {
+            state.receipt.complete(null);
+        }
     }
 
     /** What a few calls need besides the outcome. */
@@ -329,7 +356,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
         fire(null, cancelled);
         if (owner != null)
         {
-            owner.cancel(this, requestId);
+            owner.onCancel.accept(this, requestId);
         }
         else
         {
@@ -535,7 +562,7 @@ public final class XioFuture<T> extends CompletableFuture<T>
         buffersReleased = false;
         requestId = 0;
         FAST.setRelease(this, null);
-        owner.recycle(this);
+        owner.onRecycle.accept(this);
     }
 
     /** Throws a cancelled request's {@link RequestCancelledException} itself, on every JDK. */
@@ -610,7 +637,8 @@ public final class XioFuture<T> extends CompletableFuture<T>
 
     private long spinNanos()
     {
-        return owner == null ? 0 : owner.spinNanos();
+        final Owner calls = owner;
+        return calls == null ? 0 : calls.spinNanos;
     }
 
     private void spin(final long nanos)

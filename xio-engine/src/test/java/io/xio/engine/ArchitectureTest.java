@@ -47,6 +47,53 @@ class ArchitectureTest
     }
 
     @Test
+    void onlyTheEngineFacadeNamesTheSessionLayer()
+    {
+        // The session layer is the top of the engine's internals: the API types it makes and settles (Message,
+        // XioFuture, Metadata) bind what it needs of them from its side (Futures, Messages, CallContext), so neither
+        // the API package nor any package the sessions build on depends on it, and no package cycle runs through it
+        // but by the facade that wires the engine.
+        onlyTheFacadeNamesTheSessionLayer().check(ENGINE);
+    }
+
+    @Test
+    void anApiClassReachingIntoTheSessionLayerBreaksTheRule()
+    {
+        final JavaClasses deliberate = new ClassFileImporter().importClasses(DeliberateSessionReach.class,
+            io.xio.engine.session.LeakTracker.class);
+        assertThatThrownBy(() -> onlyTheFacadeNamesTheSessionLayer().check(deliberate))
+            .isInstanceOf(AssertionError.class).hasMessageContaining("DeliberateSessionReach");
+    }
+
+    @Test
+    void everyClassOfTheEngineFacadeStillNamesTheSessionLayer()
+    {
+        // So the facade is no way round the rule above: a class that no longer needs the session layer leaves it.
+        for (final String name : ENGINE_FACADE)
+        {
+            classes().that().haveSimpleName(name).and().resideInAPackage("io.xio.engine")
+                .should().dependOnClassesThat().resideInAPackage("io.xio.engine.session").check(ENGINE);
+        }
+    }
+
+    private static ArchRule onlyTheFacadeNamesTheSessionLayer()
+    {
+        return noClasses().that().resideOutsideOfPackage("io.xio.engine.session..").and(notTheEngineFacade())
+            .should().dependOnClassesThat().resideInAPackage("io.xio.engine.session..");
+    }
+
+    /** The engine's entry point and the package-private parts it is built of, which make and wire the internals. */
+    private static final Set<String> ENGINE_FACADE = Set.of("XioEngine", "EngineContexts", "EnginePortals",
+        "ContextSupervisor");
+
+    private static DescribedPredicate<JavaClass> notTheEngineFacade()
+    {
+        return DescribedPredicate.describe("not the engine facade", type -> !(type.getPackageName()
+            .equals("io.xio.engine") && ENGINE_FACADE.contains(type.getName().substring("io.xio.engine.".length())
+            .replaceAll("\\$.*", ""))));
+    }
+
+    @Test
     void theSessionsPartsTakeWhatTheyNeedInTheirConstructorsNotFromTheSessionFacade()
     {
         // A session's parts (its lanes and what they own, its drain, calls, answers, range cancels, identity, life)

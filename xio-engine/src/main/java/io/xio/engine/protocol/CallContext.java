@@ -1,9 +1,13 @@
 package io.xio.engine.protocol;
 
 import io.xio.engine.Metadata;
-import io.xio.engine.session.ApiBridge;
 import org.agrona.DirectBuffer;
+import org.agrona.LangUtil;
 import org.agrona.MutableDirectBuffer;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * Codec of the call-context block (protocol v2): what a REQUEST or RESPONSE with {@link FrameFlags#CONTEXT}
@@ -15,7 +19,12 @@ import org.agrona.MutableDirectBuffer;
  *     <li>{@link #ENTRY}: {@code u8} key length, the key (1..255 bytes of {@code a-z 0-9 - _ .}), {@code u16}
  *     value length, the value.</li>
  * </ul>
- * A call with no deadline and no metadata sends no block and no flag. Stateless; any thread.
+ * A call with no deadline and no metadata sends no block and no flag.
+ *
+ * <p>It reads and fills {@link Metadata} through the metadata's package-private members (entries without copies or
+ * checks, the read-only seal), bound once through a private lookup into the API class, so that the exported API
+ * package names nothing of this one; the JIT inlines each constant handle like a direct call. Stateless; any
+ * thread.
  */
 public final class CallContext
 {
@@ -28,7 +37,27 @@ public final class CallContext
     /** {@link #remaining}: the block carries no deadline. */
     public static final long NO_DEADLINE = 0;
 
-    private static final ApiBridge.MetadataAccess ACCESS = ApiBridge.metadata();
+    private static final MethodHandle KEY_AT;
+    private static final MethodHandle VALUE_AT;
+    private static final MethodHandle APPEND;
+    private static final MethodHandle SEAL;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Metadata.class, MethodHandles.lookup());
+            KEY_AT = lookup.findVirtual(Metadata.class, "keyAt", MethodType.methodType(String.class, int.class));
+            VALUE_AT = lookup.findVirtual(Metadata.class, "valueAt", MethodType.methodType(byte[].class, int.class));
+            APPEND = lookup.findVirtual(Metadata.class, "append",
+                MethodType.methodType(Metadata.class, String.class, byte[].class));
+            SEAL = lookup.findVirtual(Metadata.class, "seal", MethodType.methodType(Metadata.class));
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     private CallContext()
     {
@@ -65,8 +94,8 @@ public final class CallContext
         final int size = metadata == null ? 0 : metadata.size();
         for (int i = 0; i < size; i++)
         {
-            final String key = ACCESS.key(metadata, i);
-            final byte[] value = ACCESS.value(metadata, i);
+            final String key = keyAt(metadata, i);
+            final byte[] value = valueAt(metadata, i);
             final int keyLength = key.length();
             buffer.putByte(next, (byte)ENTRY);
             buffer.putByte(next + 1, (byte)keyLength);
@@ -244,9 +273,71 @@ public final class CallContext
             final int valueAt = next + 2 + keyLength + 2;
             final byte[] value = new byte[buffer.getShort(valueAt - 2, Frame.ORDER) & 0xFFFF];
             buffer.getBytes(valueAt, value);
-            ACCESS.append(into, new String(key, java.nio.charset.StandardCharsets.ISO_8859_1), value);
+            append(into, new String(key, java.nio.charset.StandardCharsets.ISO_8859_1), value);
             next = valueAt + value.length;
         }
-        return ACCESS.readOnly(into);
+        return seal(into);
+    }
+
+    /**
+     * Makes {@code metadata} read-only: decoded from the wire, or handed to xio with a message, whose every write
+     * (a retransmit too) encodes it again.
+     */
+    public static Metadata seal(final Metadata metadata)
+    {
+        try
+        {
+            return (Metadata)SEAL.invokeExact(metadata);
+        }
+        catch (final Throwable ex)
+        {
+            throw unchecked(ex);
+        }
+    }
+
+    /** The key of entry {@code index} (1 to 255 characters of one byte each), unchecked. */
+    private static String keyAt(final Metadata metadata, final int index)
+    {
+        try
+        {
+            return (String)KEY_AT.invokeExact(metadata, index);
+        }
+        catch (final Throwable ex)
+        {
+            throw unchecked(ex);
+        }
+    }
+
+    /** The encoded value of entry {@code index}, not copied: not to be changed. */
+    private static byte[] valueAt(final Metadata metadata, final int index)
+    {
+        try
+        {
+            return (byte[])VALUE_AT.invokeExact(metadata, index);
+        }
+        catch (final Throwable ex)
+        {
+            throw unchecked(ex);
+        }
+    }
+
+    /** Appends an entry decoded from the wire and checked there. */
+    private static Metadata append(final Metadata metadata, final String key, final byte[] value)
+    {
+        try
+        {
+            return (Metadata)APPEND.invokeExact(metadata, key, value);
+        }
+        catch (final Throwable ex)
+        {
+            throw unchecked(ex);
+        }
+    }
+
+    /** What a bound member threw, thrown on as it is: none of them declares a checked exception. */
+    private static RuntimeException unchecked(final Throwable ex)
+    {
+        LangUtil.rethrowUnchecked(ex);
+        return new IllegalStateException(ex); // not reached: the line above throws
     }
 }

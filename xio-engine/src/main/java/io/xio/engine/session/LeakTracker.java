@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Remembers where every received message still unreleased was delivered, when leak detection is on
@@ -15,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LeakTracker
 {
     private final Map<Message, Throwable> live = new ConcurrentHashMap<>();
+    /** {@link #untrack}, as the message holds it: made once, and a type the API package may name. */
+    private final Consumer<Message> untracker = this::untrack;
 
     /** A message was delivered to the application here. */
     public void track(final Message message)
@@ -26,6 +29,12 @@ public final class LeakTracker
     public void untrack(final Message message)
     {
         live.remove(message);
+    }
+
+    /** What a tracked message calls when it is released: {@link #untrack}. */
+    Consumer<Message> untracker()
+    {
+        return untracker;
     }
 
     /** Throws, listing each message received and not released, unless there are none; when an engine closes. */

@@ -4,47 +4,120 @@ import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 /**
- * Makes and rewraps {@link Message}s for the session layer, through {@link ApiBridge} (only xio creates
- * messages). Stateless; any thread.
+ * Makes and rewraps {@link Message}s for the session layer (only xio creates messages), through the message's
+ * package-private members, bound once through a private lookup as {@link Futures} binds the future's: the exported
+ * API package names nothing of this one. Stateless; any thread.
  */
 public final class Messages
 {
-    private static final ApiBridge.MessageAccess ACCESS = ApiBridge.messages();
+    private static final MethodHandle WRAPPED;
+    private static final MethodHandle RELEASED;
+    private static final MethodHandle REWRAP;
+    private static final MethodHandle PLACE_IN;
 
-    private static final ApiBridge.MetadataAccess METADATA = ApiBridge.metadata();
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Message.class, MethodHandles.lookup());
+            WRAPPED = lookup.findConstructor(Message.class,
+                MethodType.methodType(void.class, Slab.class, Frame.class, Consumer.class));
+            RELEASED = lookup.findConstructor(Message.class, MethodType.methodType(void.class));
+            REWRAP = lookup.findVirtual(Message.class, "wrap", MethodType.methodType(Message.class, Slab.class,
+                Frame.class, Consumer.class, Runnable.class));
+            PLACE_IN = lookup.findVirtual(Message.class, "placeIn",
+                MethodType.methodType(void.class, ByteBuffer.class, int.class));
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     private Messages()
     {
     }
 
-    /** A new message over the frame at {@code frame}, retaining the slab. */
+    /** A new message over the frame at {@code frame}, retaining the slab; {@code leaks} (may be null) tracks it. */
     public static Message of(final Slab slab, final Frame frame, final LeakTracker leaks)
     {
-        return ACCESS.wrapped(slab, frame, leaks);
+        final Consumer<Message> untrack = leaks == null ? null : leaks.untracker(); // exactly typed, for invokeExact
+        final Message message;
+        try
+        {
+            message = (Message)WRAPPED.invokeExact(slab, frame, untrack);
+        }
+        catch (final Throwable ex)
+        {
+            throw Futures.unchecked(ex);
+        }
+        return tracked(message, leaks);
     }
 
     /** A released message to {@link #rewrap} again and again. */
     public static Message released()
     {
-        return ACCESS.released();
+        try
+        {
+            return (Message)RELEASED.invokeExact();
+        }
+        catch (final Throwable ex)
+        {
+            throw Futures.unchecked(ex);
+        }
     }
 
-    /** Makes the released {@code message} the one in {@code frame}; {@code onClose} (may be null) runs on close. */
+    /**
+     * Makes the released {@code message} the one in {@code frame}; {@code leaks} (may be null) tracks it,
+     * {@code onClose} (may be null) runs on close.
+     */
     public static Message rewrap(final Message message, final Slab slab, final Frame frame, final LeakTracker leaks,
         final Runnable onClose)
     {
-        return ACCESS.rewrap(message, slab, frame, leaks, onClose);
+        final Consumer<Message> untrack = leaks == null ? null : leaks.untracker(); // exactly typed, for invokeExact
+        final Message wrapped;
+        try
+        {
+            wrapped = (Message)REWRAP.invokeExact(message, slab, frame, untrack, onClose);
+        }
+        catch (final Throwable ex)
+        {
+            throw Futures.unchecked(ex);
+        }
+        return tracked(wrapped, leaks);
     }
 
     /** Says that the message's data segments lie in {@code output} back to back from index {@code at}. */
     public static void placeIn(final Message message, final ByteBuffer output, final int at)
     {
-        ACCESS.placeIn(message, output, at);
+        try
+        {
+            PLACE_IN.invokeExact(message, output, at);
+        }
+        catch (final Throwable ex)
+        {
+            throw Futures.unchecked(ex);
+        }
+    }
+
+    /** Once wrapped, before it is delivered: the message is live from here on for the leak tracker, if any. */
+    private static Message tracked(final Message message, final LeakTracker leaks)
+    {
+        if (leaks != null)
+        {
+            leaks.track(message);
+        }
+        return message;
     }
 
     /**
@@ -56,7 +129,7 @@ public final class Messages
         final Metadata metadata = message.metadata();
         if (metadata != null && !metadata.isReadOnly())
         {
-            METADATA.readOnly(metadata);
+            CallContext.seal(metadata);
         }
     }
 }

@@ -10,7 +10,6 @@ import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.protocol.FrameFlags;
-import io.xio.engine.session.ApiBridge;
 import io.xio.engine.session.Futures;
 import io.xio.engine.session.Messages;
 import io.xio.engine.session.SessionDrain;
@@ -29,7 +28,7 @@ import java.util.function.Supplier;
  * and handed to a lane. It owns the futures it makes: their cancel is a cancel of their request id across the lanes
  * ({@link RangeCancels}). Any thread; the pools are lock-free queues made on first use.
  */
-public final class CallSubmission implements ApiBridge.FutureOwner
+public final class CallSubmission
 {
     /** What a call needs of the engine. */
     public record Engine(ClientInterceptorChain interceptors, NanoClock clock, EventLoop[] loops, long callerSpinNanos,
@@ -54,6 +53,8 @@ public final class CallSubmission implements ApiBridge.FutureOwner
     private final Pool<PendingRequest> idleRequests;
     /** Futures of {@link CallOptions#withRecycledFuture()} calls ready for reuse. */
     private final Pool<XioFuture<?>> idleFutures;
+    /** What every future of this session needs of it ({@link Futures#owner}): made once, so a call makes none. */
+    private final Object futureOwner;
 
     /**
      * @param session the session as the application sees it, for the interceptors
@@ -75,6 +76,7 @@ public final class CallSubmission implements ApiBridge.FutureOwner
         final int poolCapacity = Math.max(2, Math.min(engine.maxInFlight(), 4096));
         this.idleRequests = new Pool<>(poolCapacity);
         this.idleFutures = new Pool<>(poolCapacity);
+        this.futureOwner = Futures.owner(engine.callerSpinNanos(), this::cancel, this::recycle);
     }
 
     /** A request, or a one-way message ({@code oneWay}); its future completes with the outcome. */
@@ -117,7 +119,7 @@ public final class CallSubmission implements ApiBridge.FutureOwner
             recycledFuture(requestId) : null;
         if (future == null)
         {
-            future = Futures.newFuture(requestId, options.receipt(), this);
+            future = Futures.newFuture(requestId, options.receipt(), futureOwner);
         }
         final PendingRequest request = pendingRequest();
         request.reset(requestId, flags, message, future, null, deadline, oneWay, options.receipt());
@@ -176,7 +178,7 @@ public final class CallSubmission implements ApiBridge.FutureOwner
         XioFuture<Object> future = (XioFuture<Object>)idleFutures.get().poll();
         if (future == null)
         {
-            future = Futures.newRecyclable(this);
+            future = Futures.newRecyclable(futureOwner);
             if (future == null)
             {
                 return null;
@@ -186,19 +188,12 @@ public final class CallSubmission implements ApiBridge.FutureOwner
         return future;
     }
 
-    @Override
-    public long spinNanos()
-    {
-        return engine.callerSpinNanos();
-    }
-
     /**
      * The application cancelled {@code future}: a cancel of its one id, which each lane looks up by id (the request
      * object may be pooled, so the future holds none, nor does it know which lane holds the request now; with one
      * lane, the usual case, only that one is asked). Any thread.
      */
-    @Override
-    public void cancel(final XioFuture<?> future, final long requestId)
+    private void cancel(final XioFuture<?> future, final long requestId)
     {
         if (requestId < 1)
         {
@@ -209,8 +204,7 @@ public final class CallSubmission implements ApiBridge.FutureOwner
     }
 
     /** A recycled future's response was closed: keep it for the next call. Any thread. */
-    @Override
-    public void recycle(final XioFuture<?> future)
+    private void recycle(final XioFuture<?> future)
     {
         idleFutures.get().offer(future); // when full, left to the garbage collector
     }
