@@ -13,9 +13,10 @@ public interface Portal extends AutoCloseable
     boolean isOpen();
 
     /**
-     * Stops accepting connections: one that reaches the portal after this call is closed unanswered, and the address
-     * is free once the portal's context has stopped its listener (on its next turn). Sessions already established
-     * carry on.
+     * Stops accepting connections and sessions: a connection that reaches the portal after this call is closed
+     * unanswered, and a session set up after it on a connection accepted before is refused as by a draining server
+     * (so a client tries elsewhere). The address is free once the portal's context has stopped its listener (on its
+     * next turn). Sessions already established carry on.
      */
     @Override
     void close();

@@ -268,13 +268,13 @@ public final class EngineCore
         return drain.isDraining();
     }
 
-    /** The open portal of this engine at {@code uri}'s endpoint, or null. Any thread. */
     /** The server handshake of a connection accepted at {@code portal}: made here, as it lies above connections. */
     public ServerSetups serverHandshake(final Connection connection, final PortalImpl portal)
     {
         return new ServerHandshake(connection, portal);
     }
 
+    /** The open portal of this engine at {@code uri}'s endpoint, or null. Any thread. */
     public PortalImpl portal(final io.xio.engine.XioUri uri)
     {
         final io.xio.engine.XioUri endpoint = uri.endpoint();

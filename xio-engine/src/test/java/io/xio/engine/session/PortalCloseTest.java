@@ -10,8 +10,9 @@ import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A closed portal accepts nothing more, even in the turn between {@link Portal#close} and its listener stopping on
- * the portal's context, when a select can still hand over a connection that queued before the close.
+ * A closed portal accepts nothing more: not a connection handed over in the turn between {@link Portal#close} and its
+ * listener stopping on the portal's context (a select can still hand over one that queued before the close), nor a
+ * session set up afterwards on a connection accepted before.
  */
 class PortalCloseTest
 {
@@ -35,6 +36,30 @@ class PortalCloseTest
             late.deliver(PeerFrames.setup(1, "echo"));
             server.turn();
             assertThat(late.sent(FrameType.SETUP_ACCEPT)).as("no session accepted at the closed portal").isEmpty();
+        }
+    }
+
+    @Test
+    void aSessionSetUpAfterTheCloseOnAnEarlierConnectionIsRefusedAsByADrainingServer()
+    {
+        try (ScriptedEngine server = new ScriptedEngine())
+        {
+            server.engine.register("echo", request -> request.message().close());
+            final CompletableFuture<Portal> binding =
+                server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
+            server.turn();
+            final Portal portal = binding.join();
+            final ScriptedWire.Link early = server.wire.accept();
+            server.turn();
+
+            portal.close();
+            server.turn();
+            early.deliver(PeerFrames.setup(1, "echo"));
+            server.turn();
+
+            assertThat(early.sent(FrameType.SETUP_ACCEPT)).isEmpty();
+            assertThat(early.sent(FrameType.SETUP_REJECT)).singleElement()
+                .satisfies(reject -> assertThat(reject.headerText()).contains("the portal is closed"));
         }
     }
 }

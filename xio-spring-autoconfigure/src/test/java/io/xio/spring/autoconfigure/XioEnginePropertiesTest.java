@@ -93,19 +93,41 @@ class XioEnginePropertiesTest
     @Test
     void everyLimitPropertySetReachesTheEngine() throws Exception
     {
-        // Each xio.limits.* property of the IDE metadata, at twice its default: a property the mapping to the
-        // engine misses leaves the engine's limits at their defaults.
-        final Map<String, String> doubled = doubledLimitDefaults();
+        // Each xio.limits.* property of the IDE metadata, at twice its default, must reach the engine's limit of the
+        // same name (a size property's limit counts bytes): a property the mapping misses, or sends to another
+        // limit, fails here.
+        final Map<String, Doubled> doubled = doubledLimitDefaults();
         assertThat(doubled).as("the xio.limits.* properties").hasSizeGreaterThan(20);
-        doubled.forEach((name, value) -> runner.withPropertyValues(name + "=" + value).run(context ->
+        doubled.forEach((name, value) -> runner.withPropertyValues(name + "=" + value.text()).run(context ->
         {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBean(XioEngine.class).limits()).as(name + "=" + value).isNotEqualTo(Limits.DEFAULT);
+            final Limits limits = context.getBean(XioEngine.class).limits();
+            final Object reached = Limits.class.getMethod(engineName(name)).invoke(limits);
+            assertThat(((Object)(reached instanceof Number number ? number.longValue() : reached)))
+                .as(name + "=" + value.text()).isEqualTo(value.expected());
         }));
     }
 
+    /** The engine's name of a limit property: {@code xio.limits.max-unsent-size} is {@code maxUnsentBytes}. */
+    private static String engineName(final String property)
+    {
+        final String[] words = property.substring("xio.limits.".length()).split("-");
+        final StringBuilder name = new StringBuilder(words[0]);
+        for (int i = 1; i < words.length; i++)
+        {
+            final String word = "size".equals(words[i]) ? "bytes" : words[i];
+            name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
+        }
+        return name.toString();
+    }
+
+    /** A property value as written, and what the engine's limit must then be (a number as a long). */
+    private record Doubled(String text, Object expected)
+    {
+    }
+
     /** Every {@code xio.limits.*} property of this module's metadata, with twice its default as a value. */
-    private static Map<String, String> doubledLimitDefaults() throws Exception
+    private static Map<String, Doubled> doubledLimitDefaults() throws Exception
     {
         final JsonNode metadata;
         try (InputStream in = XioProperties.class.getProtectionDomain().getCodeSource().getLocation().toURI()
@@ -113,7 +135,7 @@ class XioEnginePropertiesTest
         {
             metadata = JsonMapper.builder().build().readTree(in);
         }
-        final Map<String, String> doubled = new TreeMap<>();
+        final Map<String, Doubled> doubled = new TreeMap<>();
         metadata.get("properties").forEach(property ->
         {
             final String name = property.get("name").asString();
@@ -123,11 +145,17 @@ class XioEnginePropertiesTest
                 assertThat(value).as(name + "'s default").isNotNull();
                 doubled.put(name, switch (property.get("type").asString())
                 {
-                    case "java.lang.Integer" -> String.valueOf(2 * value.asInt());
-                    case "java.time.Duration" -> DurationStyle.detectAndParse(value.asString()).multipliedBy(2)
-                        .toString();
+                    case "java.lang.Integer" -> new Doubled(String.valueOf(2 * value.asInt()), 2L * value.asInt());
+                    case "java.time.Duration" ->
+                    {
+                        final Duration twice = DurationStyle.detectAndParse(value.asString()).multipliedBy(2);
+                        yield new Doubled(twice.toString(), twice);
+                    }
                     case "org.springframework.util.unit.DataSize" ->
-                        DataSize.ofBytes(2 * DataSize.parse(value.asString()).toBytes()).toString();
+                    {
+                        final long bytes = 2 * DataSize.parse(value.asString()).toBytes();
+                        yield new Doubled(DataSize.ofBytes(bytes).toString(), bytes);
+                    }
                     default -> throw new AssertionError(name + " has a type this test does not know");
                 });
             }

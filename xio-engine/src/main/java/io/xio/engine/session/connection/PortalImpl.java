@@ -136,6 +136,13 @@ public final class PortalImpl implements Portal
             try
             {
                 listener = engine.transport(uri.scheme()).listen(uri, fresh.loop, tls, this::accepted);
+                if (!open)
+                {
+                    // Closed while this listened again: that close found no listener to stop, so this one does.
+                    contextFailed();
+                    bound.completeExceptionally(new XioException("portal " + uri + " was closed"));
+                    return;
+                }
                 bound.complete(this);
             }
             catch (final Exception ex)

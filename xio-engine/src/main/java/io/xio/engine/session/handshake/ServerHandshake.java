@@ -50,6 +50,7 @@ public final class ServerHandshake implements ServerSetups
     static final String UNAUTHENTICATED = "authentication failed";
     static final String BUSY = "the server takes no more sessions from this peer now";
     static final String DRAINING = "the server is draining: it takes no new sessions";
+    static final String PORTAL_CLOSED = "the portal is closed: it takes no new sessions";
 
     private final Connection connection;
     private final EngineCore engine;
@@ -79,6 +80,14 @@ public final class ServerHandshake implements ServerSetups
         final Credentials credentials = body.remaining() > 0 ? body.credentials() : Credentials.NONE;
         // A SETUP of a client from before the features field ends here: it knows none of them (no GOAWAY).
         final int features = body.remaining() > 0 ? body.u8() : 0;
+        if (!portal.isOpen())
+        {
+            // The connection came before the portal closed; the portal takes no session since. Answered as a
+            // draining server is, so that the client looks elsewhere.
+            connection.sendControl(FrameType.SETUP_REJECT, 0, 0, token, 0,
+                new SetupCodec.Writer().string(PORTAL_CLOSED).u8(SetupCodec.REJECT_DRAINING).toBytes());
+            return;
+        }
         if (engine.drain.isDraining())
         {
             // Before the acceptor: a draining server spends nothing on a session it will not have. Not a failure of
