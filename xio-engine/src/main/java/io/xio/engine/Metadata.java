@@ -222,8 +222,8 @@ public final class Metadata
         return this;
     }
 
-    /** Appends an entry; also for the wire codec, with an entry it decoded and checked. */
-    Metadata append(final String key, final byte[] value)
+    /** Appends an entry; also for the wire codec (through a private lookup), with an entry it decoded and checked. */
+    private Metadata append(final String key, final byte[] value)
     {
         if (value.length > MAX_VALUE_LENGTH)
         {

@@ -123,7 +123,7 @@ class ArchitectureTest
         // admission <- connection <- call <- handshake: where a lower part must reach a higher one it owns a narrow
         // interface the higher implements (CallAdmission.Drain, CarriedLane, ServerSetups, Lane.Handshake).
         // "io.xio.engine.session.(*).." makes a slice of each subpackage but none of the session package itself:
-        // the facade, the engine registry and the API bridge there are above them all yet reached back (EngineCore
+        // the facade, the engine registry and the API handles there are above them all yet reached back (EngineCore
         // by connections and the server handshake, SessionImpl by Peers and the server handshake, Futures, Messages
         // and LeakTracker by the calls), so the rule does not see those cycles.
         subpackagesFreeOfCycles().check(ENGINE);

@@ -210,7 +210,7 @@ public final class Futures
     }
 
     /** What a bound member threw, thrown on as it is: none of them declares a checked exception. */
-    public static RuntimeException unchecked(final Throwable ex)
+    static RuntimeException unchecked(final Throwable ex)
     {
         LangUtil.rethrowUnchecked(ex);
         return new IllegalStateException(ex); // not reached: the line above throws
