@@ -96,9 +96,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     /** The worker given, or the one made here, with the shutdown's fallback. */
     private final Executor worker;
     /** The worker made here when none was given, closed with the exporter. */
-    private final SimpleAsyncTaskExecutor ownWorker;
+    private final @Nullable SimpleAsyncTaskExecutor ownWorker;
     /** Runs the tasks the worker refuses during a shutdown; made on the first, closed with the exporter. */
-    private volatile SimpleAsyncTaskExecutor closingWorker;
+    private volatile @Nullable SimpleAsyncTaskExecutor closingWorker;
     /**
      * Runs a stop's last step (closing the portals, calling back), a thread each time. Never closed: a stop that
      * outlasts its phase ends after {@link #destroy()}, and still calls back.
@@ -110,13 +110,13 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final boolean virtualThreads;
     private final XioCallContext callContext;
     /** {@code spring.lifecycle.timeout-per-shutdown-phase}, or null when the stop is not bounded by one. */
-    private final Duration phaseTimeout;
+    private final @Nullable Duration phaseTimeout;
     // Read from any thread (the actuator, reflection) while a start or a stop's end changes them.
     private final List<ServiceDispatcher> dispatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Portal> portals = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<XioExportListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
-    private volatile java.util.concurrent.CompletableFuture<Drained> drain;
+    private volatile java.util.concurrent.@Nullable CompletableFuture<Drained> drain;
 
     /**
      * What the server binds and how it bounds its services, resolved (with Spring Boot, from {@code xio.portals},
@@ -188,18 +188,25 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      *                       worker refuses) are virtual ones
      */
     public record Settings(XioInstrumentation instrumentation, List<XioServerInterceptor> interceptors,
-        SessionAcceptor acceptor, Executor worker, XioCallContext callContext, Duration phaseTimeout,
-        boolean virtualThreads)
+        SessionAcceptor acceptor, @Nullable Executor worker, XioCallContext callContext,
+        @Nullable Duration phaseTimeout, boolean virtualThreads)
     {
         /** Every default. */
         public static final Settings DEFAULTS = new Settings(null, null, null, null, null, null, false);
 
-        public Settings
+        /** Takes null for a default: only {@link #worker()} and {@link #phaseTimeout()} may be null afterwards. */
+        public Settings(final @Nullable XioInstrumentation instrumentation,
+            final @Nullable List<XioServerInterceptor> interceptors, final @Nullable SessionAcceptor acceptor,
+            final @Nullable Executor worker, final @Nullable XioCallContext callContext,
+            final @Nullable Duration phaseTimeout, final boolean virtualThreads)
         {
-            instrumentation = instrumentation == null ? XioInstrumentation.NONE : instrumentation;
-            interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
-            acceptor = acceptor == null ? SessionAcceptor.DEFAULT : acceptor;
-            callContext = callContext == null ? XioCallContext.NONE : callContext;
+            this.instrumentation = instrumentation == null ? XioInstrumentation.NONE : instrumentation;
+            this.interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
+            this.acceptor = acceptor == null ? SessionAcceptor.DEFAULT : acceptor;
+            this.worker = worker;
+            this.callContext = callContext == null ? XioCallContext.NONE : callContext;
+            this.phaseTimeout = phaseTimeout;
+            this.virtualThreads = virtualThreads;
         }
     }
 
@@ -379,7 +386,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /** Binds one portal; a failure names the property that configured it. */
-    private Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls, final String property)
+    private Portal bind(final String uri, final SessionAcceptor acceptor, final @Nullable TlsOptions tls,
+        final String property)
     {
         try
         {
@@ -396,7 +404,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      * the service's) it cannot apply.
      */
     private static int maxConcurrentCalls(final String property, final XioService settings,
-        final ServiceBounds bounds)
+        final @Nullable ServiceBounds bounds)
     {
         if (bounds == null || bounds.maxConcurrentCalls() == null)
         {
@@ -417,7 +425,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /** The bound on a service's calls waiting; by default twice those it runs at once. */
-    private static int maxQueuedCalls(final String property, final ServiceBounds bounds)
+    private static int maxQueuedCalls(final String property, final @Nullable ServiceBounds bounds)
     {
         if (bounds == null || bounds.maxConcurrentCalls() == null)
         {
