@@ -100,18 +100,31 @@ public final class ServiceDispatcher implements RequestHandler
      * @param interceptors run around each call's method, the first outermost (default: none)
      * @param json the codec of calls in JSON ({@value #CODEC_KEY}: {@value #JSON}; default: none taken)
      * @param callContext the context each call runs in, captured as it arrived (default: none)
+     * @param boundsProperty the property the service's bounds are set under ({@code xio.server.services.<name>}),
+     *                       which a call turned away by them names (default: none named)
      */
     public record Settings(XioExceptionHandlers handlers, int maxConcurrentCalls, int maxQueuedCalls,
-        List<XioServerInterceptor> interceptors, @Nullable XioCodec json, XioCallContext callContext)
+        List<XioServerInterceptor> interceptors, @Nullable XioCodec json, XioCallContext callContext,
+        @Nullable String boundsProperty)
     {
         /** Unbounded, without handlers, interceptors or JSON. */
-        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null);
+        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null, null);
 
-        /** Takes null for a default: only {@link #json()} may be null afterwards. */
+        /** Without a property naming the bounds. */
         public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
             final int maxQueuedCalls, final @Nullable List<XioServerInterceptor> interceptors,
             final @Nullable XioCodec json, final @Nullable XioCallContext callContext)
         {
+            this(handlers, maxConcurrentCalls, maxQueuedCalls, interceptors, json, callContext, null);
+        }
+
+        /** Takes null for a default: only {@link #json()} and {@link #boundsProperty()} may be null afterwards. */
+        public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
+            final int maxQueuedCalls, final @Nullable List<XioServerInterceptor> interceptors,
+            final @Nullable XioCodec json, final @Nullable XioCallContext callContext,
+            final @Nullable String boundsProperty)
+        {
+            this.boundsProperty = boundsProperty;
             this.handlers = handlers == null ? XioExceptionHandlers.NONE : handlers;
             this.maxConcurrentCalls = maxConcurrentCalls;
             this.maxQueuedCalls = maxQueuedCalls;
@@ -156,8 +169,8 @@ public final class ServiceDispatcher implements RequestHandler
         this.overfull = new BackPressureException("service '" + resource + "' has " + MAX_QUEUED +
             " calls queued or running");
         this.boundsFull = new BackPressureException("service '" + resource + "' has " + maxConcurrentCalls +
-            " calls in progress and " + maxQueuedCalls + " waiting, its bounds (xio.server.services." + resource +
-            ".*)");
+            " calls in progress and " + maxQueuedCalls + " waiting, its bounds" +
+            (settings.boundsProperty() == null ? "" : " (" + settings.boundsProperty() + ".*)"));
         this.methods = new ServiceMethods(api, codec);
     }
 

@@ -30,6 +30,8 @@ import org.springframework.util.StringUtils;
 
 import java.beans.Introspector;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -133,11 +135,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     public record Server(List<PortalBinding> portals, Redirect redirect, Map<String, ServiceBounds> services,
         String servicesProperty, XioErrorDisclosure errorDisclosure, Duration gracePeriod)
     {
-        /** Copies the lists. */
+        /** Copies the lists; the services keep their order, which a failure naming one of them follows. */
         public Server
         {
             portals = List.copyOf(portals);
-            services = Map.copyOf(services);
+            services = Collections.unmodifiableMap(new LinkedHashMap<>(services));
         }
     }
 
@@ -356,7 +358,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     XioExceptionHandlers.of(target, resource, api, advices, disclosure), maxConcurrent,
                     maxQueuedCalls(property, bounds),
                     interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
-                    callContext));
+                    callContext, property));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher, dispatcher.reuse());
         }
@@ -611,7 +613,18 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         }
         running = false;
         final long deadline = System.nanoTime() + gracePeriod().toNanos();
-        listeners.forEach(XioExportListener::stopping);
+        for (final XioExportListener listener : listeners)
+        {
+            try
+            {
+                listener.stopping();
+            }
+            catch (final RuntimeException ex)
+            {
+                // As for draining: a listener that fails must not keep the server from stopping, nor the callback.
+                LOG.warn("could not tell a listener that the server stops: {}", ex.toString());
+            }
+        }
         // Not on the thread that completed the last call, which may be an engine context's: portals close here. Nor
         // on the common pool, CompletableFuture's default from Java 25 on, which the application may keep busy (a
         // context closed from a pool task waits for this very callback there).
