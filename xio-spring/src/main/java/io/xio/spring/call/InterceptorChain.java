@@ -1,5 +1,7 @@
 package io.xio.spring.call;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.List;
 
 /** Runs a call through its interceptors, the first outermost, and then the call itself. Stateless; any thread. */
@@ -10,14 +12,14 @@ public final class InterceptorChain
     }
 
     /** {@code call} through {@code interceptors}, then {@code last}. */
-    public static Object server(final List<XioServerInterceptor> interceptors, final XioServerCall call,
+    public static @Nullable Object server(final List<XioServerInterceptor> interceptors, final XioServerCall call,
         final XioCallChain last) throws Throwable
     {
         return run(interceptors, 0, call, last, XioServerInterceptor::intercept);
     }
 
     /** {@code call} through {@code interceptors}, then {@code last}. */
-    public static Object client(final List<XioClientInterceptor> interceptors, final XioClientCall call,
+    public static @Nullable Object client(final List<XioClientInterceptor> interceptors, final XioClientCall call,
         final XioCallChain last) throws Throwable
     {
         return run(interceptors, 0, call, last, XioClientInterceptor::intercept);
@@ -27,10 +29,10 @@ public final class InterceptorChain
     @FunctionalInterface
     private interface Step<I, C>
     {
-        Object intercept(I interceptor, C call, XioCallChain next) throws Throwable;
+        @Nullable Object intercept(I interceptor, C call, XioCallChain next) throws Throwable;
     }
 
-    private static <I, C> Object run(final List<I> interceptors, final int index, final C call,
+    private static <I, C> @Nullable Object run(final List<I> interceptors, final int index, final C call,
         final XioCallChain last, final Step<I, C> step) throws Throwable
     {
         if (index == interceptors.size())

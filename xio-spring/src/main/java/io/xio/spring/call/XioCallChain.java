@@ -1,5 +1,7 @@
 package io.xio.spring.call;
 
+import org.jspecify.annotations.Nullable;
+
 /** The rest of a call's interceptors and then the call itself: what an interceptor proceeds with. */
 @FunctionalInterface
 public interface XioCallChain
@@ -9,5 +11,5 @@ public interface XioCallChain
      * result, or its exception as thrown), the remote call on the client (its result: a {@code CompletableFuture}
      * for a method that returns one).
      */
-    Object proceed() throws Throwable;
+    @Nullable Object proceed() throws Throwable;
 }

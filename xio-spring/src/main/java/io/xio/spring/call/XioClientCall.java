@@ -1,6 +1,7 @@
 package io.xio.spring.call;
 
 import io.xio.engine.Metadata;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -17,20 +18,20 @@ public final class XioClientCall
     private final String client;
     private final String service;
     private final Method method;
-    private final List<Object> arguments;
-    private Metadata metadata;
+    private final List<@Nullable Object> arguments;
+    private @Nullable Metadata metadata;
     private Duration timeout;
 
     /** For xio's client proxies, and for tests of interceptors. */
-    public XioClientCall(final String client, final String service, final Method method, final Object[] arguments,
-        final Duration timeout)
+    public XioClientCall(final String client, final String service, final Method method,
+        final @Nullable Object[] arguments, final Duration timeout)
     {
         this(client, service, method, arguments, timeout, null);
     }
 
     /** With the metadata made for the call already (a tracer's context in it), or null. */
-    public XioClientCall(final String client, final String service, final Method method, final Object[] arguments,
-        final Duration timeout, final Metadata metadata)
+    public XioClientCall(final String client, final String service, final Method method,
+        final @Nullable Object[] arguments, final Duration timeout, final @Nullable Metadata metadata)
     {
         this.metadata = metadata;
         this.client = client;
@@ -59,7 +60,7 @@ public final class XioClientCall
     }
 
     /** The call's arguments; read-only. */
-    public List<Object> arguments()
+    public List<@Nullable Object> arguments()
     {
         return arguments;
     }
@@ -75,7 +76,7 @@ public final class XioClientCall
     }
 
     /** The metadata added so far, or null. For xio's client proxies. */
-    public Metadata metadataIfAny()
+    public @Nullable Metadata metadataIfAny()
     {
         return metadata;
     }

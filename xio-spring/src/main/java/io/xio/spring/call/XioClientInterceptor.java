@@ -1,5 +1,7 @@
 package io.xio.spring.call;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Runs around the calls of {@code @XioClient} proxies: adds metadata (an auth token, a tenant, a correlation id),
  * shortens the timeout, refuses a call by throwing (its caller gets that exception and nothing is sent), or times
@@ -14,7 +16,7 @@ package io.xio.spring.call;
 public interface XioClientInterceptor
 {
     /** Handles {@code call}, normally by returning {@code chain.proceed()}. */
-    Object intercept(XioClientCall call, XioCallChain chain) throws Throwable;
+    @Nullable Object intercept(XioClientCall call, XioCallChain chain) throws Throwable;
 
     /**
      * Whether this interceptor runs for the client named {@code client} (its {@code @XioClient} name, or its

@@ -2,6 +2,7 @@ package io.xio.spring.call;
 
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Metadata;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -18,18 +19,18 @@ import java.util.List;
  */
 public final class XioServerCall
 {
-    private static final ThreadLocal<XioServerCall> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<@Nullable XioServerCall> CURRENT = new ThreadLocal<>();
 
     private final String service;
     private final Method method;
-    private final Object[] argumentValues;
+    private final @Nullable Object[] argumentValues;
     /** Made when first asked for: most calls never are. */
-    private List<Object> arguments;
+    private @Nullable List<@Nullable Object> arguments;
     private final InboundRequest request;
-    private Metadata trailers;
+    private @Nullable Metadata trailers;
 
     /** For xio's dispatcher, and for tests of interceptors. */
-    public XioServerCall(final String service, final Method method, final Object[] arguments,
+    public XioServerCall(final String service, final Method method, final @Nullable Object[] arguments,
         final InboundRequest request)
     {
         this.service = service;
@@ -39,7 +40,7 @@ public final class XioServerCall
     }
 
     /** The call this thread is serving now (inside a service method or its interceptors), or null. */
-    public static XioServerCall current()
+    public static @Nullable XioServerCall current()
     {
         return CURRENT.get();
     }
@@ -79,9 +80,9 @@ public final class XioServerCall
     }
 
     /** The method's arguments, decoded; read-only. */
-    public List<Object> arguments()
+    public List<@Nullable Object> arguments()
     {
-        List<Object> list = arguments;
+        List<@Nullable Object> list = arguments;
         if (list == null)
         {
             list = java.util.Collections.unmodifiableList(java.util.Arrays.asList(argumentValues));
@@ -107,7 +108,7 @@ public final class XioServerCall
     }
 
     /** Time left until the caller gives up ({@link Duration#ZERO} once passed), or null when it sent no deadline. */
-    public Duration timeRemaining()
+    public @Nullable Duration timeRemaining()
     {
         return request.timeRemaining();
     }
@@ -138,7 +139,7 @@ public final class XioServerCall
     }
 
     /** The trailers added so far, or null. For xio's dispatcher. */
-    public Metadata trailersIfAny()
+    public @Nullable Metadata trailersIfAny()
     {
         return trailers;
     }

@@ -1,5 +1,7 @@
 package io.xio.spring.call;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Runs around the service methods of exported {@code @XioService}s: reads the caller's metadata and deadline,
  * refuses a call by throwing (an {@code @XioExceptionHandler} maps the exception like any other; the method does
@@ -15,7 +17,7 @@ package io.xio.spring.call;
 public interface XioServerInterceptor
 {
     /** Handles {@code call}, normally by returning {@code chain.proceed()}. */
-    Object intercept(XioServerCall call, XioCallChain chain) throws Throwable;
+    @Nullable Object intercept(XioServerCall call, XioCallChain chain) throws Throwable;
 
     /** Whether this interceptor runs for the service exported as {@code service}; every one by default. */
     default boolean appliesTo(final String service)

@@ -3,6 +3,7 @@ package io.xio.spring.client;
 import io.xio.engine.RemoteException;
 import io.xio.spring.error.XioErrorBody;
 import io.xio.spring.error.XioErrorCode;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.util.Collection;
@@ -59,7 +60,7 @@ final class AllowedExceptions
     }
 
     /** The class a failure named {@code name} is rebuilt as, or null. */
-    private Class<?> allowed(final String name, final Method method)
+    private @Nullable Class<?> allowed(final String name, final Method method)
     {
         final Class<?>[] declared = method.getExceptionTypes();
         for (final Class<?> type : declared)
@@ -86,7 +87,7 @@ final class AllowedExceptions
      * The declared type nearest above the class named {@code name}: that class is loaded without running any of
      * its code (it is not initialized) to learn its supertypes, and only when the method declares exceptions.
      */
-    private static Class<?> nearestDeclared(final String name, final Method method, final Class<?>[] declared)
+    private static @Nullable Class<?> nearestDeclared(final String name, final Method method, final Class<?>[] declared)
     {
         if (declared.length == 0)
         {
@@ -102,7 +103,7 @@ final class AllowedExceptions
         }
     }
 
-    private static Class<?> nearest(final Class<?> type, final Class<?>[] declared)
+    private static @Nullable Class<?> nearest(final Class<?> type, final Class<?>[] declared)
     {
         Class<?> nearest = null;
         for (final Class<?> candidate : declared)
@@ -117,7 +118,7 @@ final class AllowedExceptions
     }
 
     /** An allowed type made from the server's message, or null when it has no public constructor for one. */
-    private static Throwable construct(final Class<?> type, final XioRemoteException fromServer)
+    private static @Nullable Throwable construct(final Class<?> type, final XioRemoteException fromServer)
     {
         try
         {

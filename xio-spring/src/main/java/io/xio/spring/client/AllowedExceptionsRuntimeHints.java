@@ -1,5 +1,6 @@
 package io.xio.spring.client;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -12,7 +13,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 class AllowedExceptionsRuntimeHints implements RuntimeHintsRegistrar
 {
     @Override
-    public void registerHints(final RuntimeHints hints, final ClassLoader classLoader)
+    public void registerHints(final RuntimeHints hints, final @Nullable ClassLoader classLoader)
     {
         AllowedExceptions.JDK.values().forEach(type ->
             hints.reflection().registerType(type, MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS));

@@ -9,6 +9,7 @@ import io.xio.engine.Session;
 import io.xio.engine.XioFuture;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCallOutcome;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -56,8 +57,8 @@ final class AsyncCompletion
      * @param start   {@link System#nanoTime()} when the call started: its deadline runs from then
      */
     CompletableFuture<Object> listening(final ClientMethodState state, final Outbound message,
-        final SegmentRequest pooled, final CallOptions options, final Metadata kept, final Object started,
-        final long start)
+        final @Nullable SegmentRequest pooled, final CallOptions options, final @Nullable Metadata kept,
+        final @Nullable Object started, final long start)
     {
         final AsyncCall call = new AsyncCall(state, message, pooled, options, kept, started, start);
         sessions.whenOpen(message, options, call);
@@ -73,7 +74,7 @@ final class AsyncCompletion
      * @param start   {@link System#nanoTime()} when the call started
      */
     CompletableFuture<Object> onFutures(final ClientMethodState state, final Method method, final Outbound message,
-        final CallOptions options, final Metadata kept, final Object started, final long start)
+        final CallOptions options, final @Nullable Metadata kept, final @Nullable Object started, final long start)
     {
         final ServiceMethod call = state.call;
         final CompletableFuture<Object> result = new CompletableFuture<>();
@@ -189,19 +190,20 @@ final class AsyncCompletion
         private final ClientMethodState state;
         private final Outbound first;
         /** The pooled request {@link #first} belongs to, until it goes back to its pool (or is let go for a retry). */
-        private SegmentRequest pooled;
+        private @Nullable SegmentRequest pooled;
         private final CallOptions options;
-        private final Metadata kept;
-        private final Object started;
+        private final @Nullable Metadata kept;
+        private final @Nullable Object started;
         private final long start;
         private int attempt;
-        private volatile Session session;
+        private volatile @Nullable Session session;
         private volatile long requestId;
         /** 1 once the call's outcome was recorded: by the engine's answer, a failure, or the caller's cancel. */
         private volatile int recorded;
 
-        AsyncCall(final ClientMethodState state, final Outbound first, final SegmentRequest pooled,
-            final CallOptions options, final Metadata kept, final Object started, final long start)
+        AsyncCall(final ClientMethodState state, final Outbound first, final @Nullable SegmentRequest pooled,
+            final CallOptions options, final @Nullable Metadata kept, final @Nullable Object started,
+            final long start)
         {
             this.state = state;
             this.first = first;
@@ -263,7 +265,7 @@ final class AsyncCompletion
          * Records the outcome once: the caller may have completed this future first (orTimeout, complete,
          * cancel), and the call still ends at the engine, which is what metrics and tracing record then.
          */
-        private void record(final XioCallOutcome outcome, final Throwable failure)
+        private void record(final XioCallOutcome outcome, final @Nullable Throwable failure)
         {
             if (RECORDED.compareAndSet(this, 0, 1))
             {

@@ -8,6 +8,7 @@ import io.xio.engine.Session;
 import io.xio.engine.XioException;
 import io.xio.engine.XioFuture;
 import io.xio.spring.method.ServiceMethod;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,8 +45,8 @@ final class BlockingCompletion
      * The result of {@code call} sent as {@code message} with {@code options} (its budget), tried again as the policy
      * allows with the metadata {@code kept} for a resend; on the listener path when {@code listener}.
      */
-    Object call(final ServiceMethod call, final Outbound message, final CallOptions options, final Metadata kept,
-        final boolean listener) throws Throwable
+    @Nullable Object call(final ServiceMethod call, final Outbound message, final CallOptions options,
+        final @Nullable Metadata kept, final boolean listener) throws Throwable
     {
         final long deadline = System.nanoTime() + options.timeout().toNanos();
         try
@@ -60,7 +61,7 @@ final class BlockingCompletion
         }
     }
 
-    private Object attempt(final ServiceMethod call, final Outbound message, final CallOptions budget,
+    private @Nullable Object attempt(final ServiceMethod call, final Outbound message, final CallOptions budget,
         final boolean listener) throws Throwable
     {
         final CompletableFuture<Session> opening = sessions.opening();
@@ -74,7 +75,7 @@ final class BlockingCompletion
     }
 
     /** Sends one attempt on {@code session} and waits for its outcome. */
-    private Object exchange(final ServiceMethod call, final Session session, final Outbound message,
+    private @Nullable Object exchange(final ServiceMethod call, final Session session, final Outbound message,
         final CallOptions options, final boolean listener) throws Throwable
     {
         if (call.oneWay())

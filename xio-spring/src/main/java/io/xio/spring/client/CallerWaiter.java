@@ -8,6 +8,7 @@ import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
 import io.xio.spring.method.ServiceMethod;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A thread's waiter for its blocking calls on the engine's listener path (one at a time: the thread waits for
@@ -23,17 +24,17 @@ final class CallerWaiter implements ResponseListener
     boolean encoding;
     /** A call of this thread is under way on this waiter (and its reused message). */
     boolean busy;
-    private ResponseDecoder decoder;
-    private ServiceMethod call;
-    private Object value;
-    private Throwable failure;
+    private @Nullable ResponseDecoder decoder;
+    private @Nullable ServiceMethod call;
+    private @Nullable Object value;
+    private @Nullable Throwable failure;
     private volatile boolean done;
     /** The engine whose context threads this thread was checked against, and whether it is one of them. */
-    private XioEngine checkedFor;
+    private @Nullable XioEngine checkedFor;
     private boolean onContext;
     /** The message of this thread's last blocking call of a method with a constant header, sent again. */
-    private ClientMethodState reusedFor;
-    private SegmentRequest reused;
+    private @Nullable ClientMethodState reusedFor;
+    private @Nullable SegmentRequest reused;
 
     /** The calling thread's waiter. */
     static CallerWaiter current()
@@ -65,7 +66,7 @@ final class CallerWaiter implements ResponseListener
     }
 
     /** The message of a blocking call of {@code state}'s method (constant header): this thread's, reused. */
-    Outbound reusable(final ClientMethodState state, final Object[] arguments)
+    Outbound reusable(final ClientMethodState state, final @Nullable Object[] arguments)
     {
         if (reusedFor != state)
         {
@@ -79,7 +80,7 @@ final class CallerWaiter implements ResponseListener
      * Sends {@code message} and waits for its outcome: the result as {@code decoder} made it on the context thread
      * that received it, or the failure thrown.
      */
-    Object call(final ResponseDecoder decoder, final ServiceMethod call, final Session session,
+    @Nullable Object call(final ResponseDecoder decoder, final ServiceMethod call, final Session session,
         final Outbound message, final CallOptions options, final long spinNanos) throws Throwable
     {
         this.decoder = decoder;

@@ -8,6 +8,7 @@ import io.xio.spring.call.XioClientCall;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -49,7 +50,8 @@ final class ClientCallPipeline
      * One call of {@code method} (of {@code state}) with {@code arguments}: its result, or the future of it for a
      * method that returns one.
      */
-    Object call(final ClientMethodState state, final Method method, final Object[] arguments) throws Throwable
+    @Nullable Object call(final ClientMethodState state, final Method method, final @Nullable Object[] arguments)
+        throws Throwable
     {
         final CallRecorder recorder = state.recorder;
         final long start = System.nanoTime();
@@ -63,8 +65,9 @@ final class ClientCallPipeline
             : callBlocking(state, method, arguments, outgoing, intercepted, started, start);
     }
 
-    private Object callBlocking(final ClientMethodState state, final Method method, final Object[] arguments,
-        final Metadata outgoing, final boolean intercepted, final Object started, final long start) throws Throwable
+    private @Nullable Object callBlocking(final ClientMethodState state, final Method method,
+        final @Nullable Object[] arguments, final @Nullable Metadata outgoing, final boolean intercepted,
+        final @Nullable Object started, final long start) throws Throwable
     {
         final Object result;
         try
@@ -90,8 +93,9 @@ final class ClientCallPipeline
         return result;
     }
 
-    private Object callAsync(final ClientMethodState state, final Method method, final Object[] arguments,
-        final Metadata outgoing, final boolean intercepted, final Object started, final long start) throws Throwable
+    private @Nullable Object callAsync(final ClientMethodState state, final Method method,
+        final @Nullable Object[] arguments, final @Nullable Metadata outgoing, final boolean intercepted,
+        final @Nullable Object started, final long start) throws Throwable
     {
         LastStep last = null;
         try
@@ -121,8 +125,8 @@ final class ClientCallPipeline
      * The last step of a blocking call or one-way message: sent with {@code metadata} and {@code timeout}, on the
      * engine's listener path when {@code listener}.
      */
-    private Object sendBlocking(final ClientMethodState state, final Object[] arguments, final Metadata metadata,
-        final Duration timeout, final boolean listener) throws Throwable
+    private @Nullable Object sendBlocking(final ClientMethodState state, final @Nullable Object[] arguments,
+        final @Nullable Metadata metadata, final Duration timeout, final boolean listener) throws Throwable
     {
         final ServiceMethod call = state.call;
         final boolean fireAndForget = call.oneWay() && !call.receipt();
@@ -141,8 +145,8 @@ final class ClientCallPipeline
      * listener path when {@code listener}.
      */
     private CompletableFuture<Object> sendAsync(final ClientMethodState state, final Method method,
-        final Object[] arguments, final Metadata metadata, final Duration timeout, final boolean listener,
-        final Object started, final long start)
+        final @Nullable Object[] arguments, final @Nullable Metadata metadata, final Duration timeout,
+        final boolean listener, final @Nullable Object started, final long start)
     {
         final CallerWaiter waiter = CallerWaiter.current();
         final boolean onContext = caller.onContextThread(waiter, state.call, false);
@@ -164,21 +168,22 @@ final class ClientCallPipeline
     {
         private final ClientMethodState state;
         private final Method method;
-        private final Object[] arguments;
+        private final @Nullable Object[] arguments;
         private final XioClientCall call;
-        private final Object started;
+        private final @Nullable Object started;
         private final long start;
         private boolean proceeded;
         /** A call returning a future, once it left: from then on it records its own outcome. */
-        private CompletableFuture<Object> sent;
+        private @Nullable CompletableFuture<Object> sent;
 
         /**
          * @param started what the recorder's start returned, for a call returning a future (which records its own
          *                outcome once sent); a blocking call's is recorded once the chain returned
          * @param start   {@link System#nanoTime()} when the call started
          */
-        LastStep(final ClientMethodState state, final Method method, final Object[] arguments,
-            final Duration timeout, final Metadata metadata, final Object started, final long start)
+        LastStep(final ClientMethodState state, final Method method, final @Nullable Object[] arguments,
+            final Duration timeout, final @Nullable Metadata metadata, final @Nullable Object started,
+            final long start)
         {
             this.state = state;
             this.method = method;
@@ -189,7 +194,7 @@ final class ClientCallPipeline
         }
 
         @Override
-        public Object proceed() throws Throwable
+        public @Nullable Object proceed() throws Throwable
         {
             if (state.call.returnKind() != ServiceMethod.ReturnKind.FUTURE)
             {

@@ -5,6 +5,7 @@ import io.xio.spring.call.InterceptorChain;
 import io.xio.spring.call.XioCallChain;
 import io.xio.spring.call.XioClientCall;
 import io.xio.spring.call.XioClientInterceptor;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -23,7 +24,7 @@ final class ClientInterceptors
     private final Class<?> api;
     private final String client;
     private final String resource;
-    private volatile List<XioClientInterceptor> resolved;
+    private volatile @Nullable List<XioClientInterceptor> resolved;
 
     /**
      * The interceptors of {@code source} that apply to the client of {@code api} named {@code client} (its name, or
@@ -48,13 +49,14 @@ final class ClientInterceptors
      * The call as interceptors see it: with the {@code timeout} it has so far and the {@code metadata} made for it
      * (or null).
      */
-    XioClientCall call(final Method method, final Object[] arguments, final Duration timeout, final Metadata metadata)
+    XioClientCall call(final Method method, final @Nullable Object[] arguments, final Duration timeout,
+        final @Nullable Metadata metadata)
     {
         return new XioClientCall(client, resource, method, arguments, timeout, metadata);
     }
 
     /** {@code call} through the interceptors, the first outermost, then {@code last}. */
-    Object run(final XioClientCall call, final XioCallChain last) throws Throwable
+    @Nullable Object run(final XioClientCall call, final XioCallChain last) throws Throwable
     {
         return InterceptorChain.client(resolved(), call, last);
     }

@@ -5,6 +5,7 @@ import io.xio.spring.codec.XioCodec;
 import io.xio.spring.method.Invocation;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -23,7 +24,7 @@ final class ClientMethodState
      * The whole header when the codec has nothing per call to encode (else null): one buffer every call shares, which
      * xio reads without moving its position.
      */
-    final ByteBuffer sharedHeader;
+    final @Nullable ByteBuffer sharedHeader;
     final int segmentCount;
     final Duration timeout;
     private final CallOptions options;
@@ -32,7 +33,7 @@ final class ClientMethodState
      * The requests of asynchronous calls of a method with a constant header, each back here once the engine told
      * its call's outcome (null for other methods): outstanding calls reuse them instead of a message each.
      */
-    final org.agrona.concurrent.ManyToManyConcurrentArrayQueue<SegmentRequest> free;
+    final org.agrona.concurrent.@Nullable ManyToManyConcurrentArrayQueue<SegmentRequest> free;
 
     ClientMethodState(final ServiceMethod call, final CallRecorder recorder, final XioCodec codec,
         final Duration clientTimeout)

@@ -1,6 +1,7 @@
 package io.xio.spring.client;
 
 import io.xio.engine.Session;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -31,7 +32,7 @@ interface ClientSessions
     }
 
     /** The last failure opening a session, or null. */
-    String lastFailure();
+    @Nullable String lastFailure();
 
     /** Where the sessions stand; never blocks. */
     XioClientStatus status(String name, Class<?> api);

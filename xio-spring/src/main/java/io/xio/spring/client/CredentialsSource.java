@@ -1,6 +1,7 @@
 package io.xio.spring.client;
 
 import io.xio.engine.Credentials;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -27,7 +28,7 @@ final class CredentialsSource
     {
         return new Supplier<>()
         {
-            private volatile List<XioCredentialsProvider> resolved;
+            private volatile @Nullable List<XioCredentialsProvider> resolved;
 
             @Override
             public Credentials get()

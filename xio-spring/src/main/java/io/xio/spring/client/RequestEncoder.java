@@ -5,6 +5,7 @@ import io.xio.engine.Outbound;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.method.Invocation;
 import io.xio.spring.method.ServiceMethod;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 
@@ -30,7 +31,7 @@ final class RequestEncoder
      * calling thread's); with {@code copySegments} its segments are copies, for a caller that may reuse its buffers
      * once the call returns.
      */
-    Outbound encode(final ClientMethodState state, final Object[] arguments, final CallerWaiter waiter,
+    Outbound encode(final ClientMethodState state, final @Nullable Object[] arguments, final CallerWaiter waiter,
         final boolean copySegments)
     {
         final ByteBuffer header = state.sharedHeader != null ? state.sharedHeader : header(state, arguments, waiter);
@@ -54,7 +55,8 @@ final class RequestEncoder
     }
 
     /** The method's name and the encoded arguments. */
-    private ByteBuffer header(final ClientMethodState state, final Object[] arguments, final CallerWaiter waiter)
+    private ByteBuffer header(final ClientMethodState state, final @Nullable Object[] arguments,
+        final CallerWaiter waiter)
     {
         final ServiceMethod call = state.call;
         final Object[] encoded = state.segmentCount > 0 ? Invocation.withoutSegments(call, arguments) : arguments;
@@ -85,7 +87,7 @@ final class RequestEncoder
     }
 
     /** {@code message} with {@code metadata} when the call has any. */
-    static Outbound withMetadata(final Outbound message, final Metadata metadata)
+    static Outbound withMetadata(final Outbound message, final @Nullable Metadata metadata)
     {
         return metadata != null && !metadata.isEmpty() ? message.metadata(metadata) : message;
     }
@@ -94,7 +96,7 @@ final class RequestEncoder
      * For a call that may be sent again: a copy of its {@code metadata} as the proxy made it, before the engine's
      * interceptors added theirs to the first send; else null.
      */
-    Metadata keptForResend(final Metadata metadata)
+    @Nullable Metadata keptForResend(final @Nullable Metadata metadata)
     {
         return resends && metadata != null && !metadata.isEmpty() ? new Metadata(metadata) : null;
     }
@@ -104,7 +106,7 @@ final class RequestEncoder
      * and a fresh, unsealed copy of {@code kept}, the metadata {@link #keptForResend} kept: without what the engine's
      * interceptors added to the first send, which they add again.
      */
-    static Outbound again(final Outbound message, final Metadata kept)
+    static Outbound again(final Outbound message, final @Nullable Metadata kept)
     {
         final Outbound copy = message.sameData();
         return kept == null ? copy : copy.metadata(new Metadata(kept));

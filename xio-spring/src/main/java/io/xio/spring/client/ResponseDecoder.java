@@ -4,6 +4,7 @@ import io.xio.engine.Message;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.method.Invocation;
 import io.xio.spring.method.ServiceMethod;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 
@@ -22,7 +23,7 @@ final class ResponseDecoder
         this.codec = codec;
     }
 
-    Object decode(final ServiceMethod call, final Message response)
+    @Nullable Object decode(final ServiceMethod call, final Message response)
     {
         if (call.returnKind() == ServiceMethod.ReturnKind.VOID || call.resultType() == Void.class)
         {

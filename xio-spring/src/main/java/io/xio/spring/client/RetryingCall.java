@@ -1,5 +1,7 @@
 package io.xio.spring.client;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -164,7 +166,7 @@ final class RetryingCall
         private final Executor afterBackoff;
         private final AsyncAttempt<T> attempt;
         private final CompletableFuture<T> result = new CompletableFuture<>();
-        private volatile CompletableFuture<T> current;
+        private volatile @Nullable CompletableFuture<T> current;
 
         Attempts(final RetryPolicy policy, final int attempts, final Duration budget, final Executor afterBackoff,
             final AsyncAttempt<T> attempt)

@@ -2,6 +2,7 @@ package io.xio.spring.client;
 
 import io.xio.engine.Outbound;
 import io.xio.spring.method.Invocation;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 
@@ -21,8 +22,8 @@ final class SegmentRequest
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
     private final ByteBuffer[] segments;
     /** Per segment, the small array last sent there and its wrap, else null. */
-    private final byte[][] arrays;
-    private final ByteBuffer[] wraps;
+    private final byte[] @Nullable [] arrays;
+    private final @Nullable ByteBuffer[] wraps;
     private final Outbound message;
 
     SegmentRequest(final ClientMethodState state)
@@ -43,7 +44,7 @@ final class SegmentRequest
     }
 
     /** The message of a call with {@code arguments}: its segments set, no metadata. */
-    Outbound fill(final ClientMethodState state, final Object[] arguments)
+    Outbound fill(final ClientMethodState state, final @Nullable Object[] arguments)
     {
         final boolean[] isSegment = state.call.segments();
         int at = 0;
@@ -58,7 +59,7 @@ final class SegmentRequest
         return message.metadata(null);
     }
 
-    private ByteBuffer segment(final int at, final Object argument)
+    private ByteBuffer segment(final int at, final @Nullable Object argument)
     {
         if (argument instanceof byte[] bytes && bytes.length <= KEPT_ARRAY_BYTES)
         {

@@ -3,6 +3,7 @@ package io.xio.spring.client;
 import io.xio.cluster.EndpointStatus;
 import io.xio.cluster.ServiceClient;
 import io.xio.engine.Session;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -62,7 +63,7 @@ final class ServiceSessions implements ClientSessions
     }
 
     @Override
-    public String lastFailure()
+    public @Nullable String lastFailure()
     {
         for (final EndpointStatus endpoint : client.endpoints())
         {

@@ -5,6 +5,7 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -22,8 +23,8 @@ final class UriSessions implements ClientSessions
     private final String uri;
     private final XioUri address;
     private final SessionOptions options;
-    private volatile CompletableFuture<Session> session;
-    private volatile String lastFailure;
+    private volatile @Nullable CompletableFuture<Session> session;
+    private volatile @Nullable String lastFailure;
 
     UriSessions(final XioEngine engine, final String uri, final SessionOptions options)
     {
@@ -52,7 +53,7 @@ final class UriSessions implements ClientSessions
     }
 
     @Override
-    public String lastFailure()
+    public @Nullable String lastFailure()
     {
         return lastFailure;
     }
@@ -89,7 +90,7 @@ final class UriSessions implements ClientSessions
     }
 
     /** Whether the next call needs another session than {@code current}. */
-    private static boolean replace(final CompletableFuture<Session> current)
+    private static boolean replace(final @Nullable CompletableFuture<Session> current)
     {
         if (current == null || current.isCompletedExceptionally())
         {
@@ -104,7 +105,7 @@ final class UriSessions implements ClientSessions
     }
 
     /** Where to open the next session: at the first portal a GOAWAY of {@code current} named, else at the URI. */
-    private String next(final CompletableFuture<Session> current)
+    private String next(final @Nullable CompletableFuture<Session> current)
     {
         final GoAway goAway = current == null || current.isCompletedExceptionally() ? null
             : current.join().goAwayReceived();

@@ -1,6 +1,7 @@
 package io.xio.spring.client;
 
 import io.xio.spring.error.XioErrorCode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server refused a call because of who the caller is: {@link XioErrorCode#PERMISSION_DENIED} (the caller is
@@ -14,7 +15,7 @@ public class XioAccessDeniedException extends XioRemoteException
     private static final long serialVersionUID = 1L;
 
     public XioAccessDeniedException(final String remoteType, final XioErrorCode code, final String message,
-        final Throwable cause)
+        final @Nullable Throwable cause)
     {
         super(remoteType, code, message, cause);
     }

@@ -8,6 +8,7 @@ import io.xio.spring.codec.XioCodec;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioInstrumentation;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -40,7 +41,7 @@ final class XioClientInvocationHandler implements InvocationHandler
     private final ClientCallPipeline pipeline;
 
     /** A client whose attempts take their sessions from {@code sessions} (one address, or a service's instances). */
-    XioClientInvocationHandler(final Class<?> api, final String name, final ClientSessions sessions,
+    XioClientInvocationHandler(final Class<?> api, final @Nullable String name, final ClientSessions sessions,
         final XioEngine engine, final XioCodec codec, final SessionOptions options,
         final XioInstrumentation instrumentation, final AllowedExceptions allowedExceptions, final RetryPolicy retry,
         final Supplier<List<XioClientInterceptor>> interceptors)
@@ -72,7 +73,8 @@ final class XioClientInvocationHandler implements InvocationHandler
     }
 
     @Override
-    public Object invoke(final Object proxy, final Method method, final Object[] args) throws Throwable
+    public @Nullable Object invoke(final Object proxy, final Method method, final @Nullable Object @Nullable [] args)
+        throws Throwable
     {
         if (method.getDeclaringClass() == Object.class)
         {

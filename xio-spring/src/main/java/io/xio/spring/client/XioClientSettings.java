@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What one client proxy is made of, resolved beforehand (by the auto-configuration from {@code xio.client.*} and
@@ -28,9 +29,16 @@ public record XioClientSettings(String name, @Nullable String uri, @Nullable Ser
     int connections, Credentials credentials, @Nullable TlsOptions tls,
     List<Class<? extends Exception>> allowedExceptions, Retry retry)
 {
-    /** Checks that the client calls exactly one address or one service. */
+    /**
+     * Checks that the client calls exactly one address or one service, and that it has a name (empty for none), a
+     * timeout, credentials and a retry policy.
+     */
     public XioClientSettings
     {
+        Objects.requireNonNull(name, "a client's name must not be null (empty for a client given only an address)");
+        Objects.requireNonNull(timeout, "a client's timeout must not be null");
+        Objects.requireNonNull(credentials, "a client's credentials must not be null (Credentials.NONE for none)");
+        Objects.requireNonNull(retry, "a client's retry must not be null");
         if ((uri == null) == (service == null))
         {
             throw new IllegalArgumentException("a client calls one address or one service: uri " + uri +

@@ -1,6 +1,7 @@
 package io.xio.spring.client;
 
 import io.xio.cluster.EndpointStatus;
+import org.jspecify.annotations.Nullable;
 
 import java.util.List;
 
@@ -16,8 +17,8 @@ import java.util.List;
  * @param serviceId the service it calls ({@code xio.clients.<name>.service-id}), or null for a client given a URI
  * @param endpoints a service client's instances: id, state, portal, transport and why that transport; else empty
  */
-public record XioClientStatus(String name, Class<?> api, String uri, State state, String detail, String serviceId,
-    List<EndpointStatus> endpoints)
+public record XioClientStatus(String name, Class<?> api, @Nullable String uri, State state, @Nullable String detail,
+    @Nullable String serviceId, List<EndpointStatus> endpoints)
 {
     public XioClientStatus
     {
@@ -26,7 +27,7 @@ public record XioClientStatus(String name, Class<?> api, String uri, State state
 
     /** The status of a client given a URI. */
     public XioClientStatus(final String name, final Class<?> api, final String uri, final State state,
-        final String detail)
+        final @Nullable String detail)
     {
         this(name, api, uri, state, detail, null, List.of());
     }

@@ -1,6 +1,7 @@
 package io.xio.spring.client;
 
 import io.xio.engine.Credentials;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The credentials a client presents when its session is set up, asked at every set-up (the first, and each one
@@ -19,5 +20,5 @@ public interface XioCredentialsProvider
      *
      * @param client the client's name ({@code xio.clients.<name>}), or its URI when it has none
      */
-    Credentials credentials(String client);
+    @Nullable Credentials credentials(String client);
 }

@@ -1,6 +1,7 @@
 package io.xio.spring.client;
 
 import io.xio.spring.error.XioErrorCode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A service method failed with an exception this side does not rebuild (its type is not on the call's allow-list,
@@ -22,7 +23,7 @@ public class XioRemoteException extends RuntimeException
 
     /** The failure the server answered with; {@code cause} is the engine's report of it, or null. */
     public XioRemoteException(final String remoteType, final XioErrorCode code, final String message,
-        final Throwable cause)
+        final @Nullable Throwable cause)
     {
         super(code + " " + remoteType + ": " + message, cause);
         this.remoteType = remoteType;

@@ -1,5 +1,6 @@
 package io.xio.spring.codec;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -35,7 +36,7 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public byte[] encodeArguments(final Object[] arguments, final Type[] types)
+    public byte[] encodeArguments(final @Nullable Object[] arguments, final Type[] types)
     {
         final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
         encodeArguments(arguments, types, out);
@@ -43,7 +44,8 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public void encodeArguments(final Object[] arguments, final Type[] types, final java.io.ByteArrayOutputStream out)
+    public void encodeArguments(final @Nullable Object[] arguments, final Type[] types,
+        final java.io.ByteArrayOutputStream out)
     {
         try (JsonGenerator generator = mapper.createGenerator(out))
         {
@@ -64,7 +66,7 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public Object[] decodeArguments(final ByteBuffer bytes, final Type[] types)
+    public @Nullable Object[] decodeArguments(final ByteBuffer bytes, final Type[] types)
     {
         // Streamed, one value per parameter type: no tree and no token buffer in between.
         final JsonParser opened = bytes.hasArray()
@@ -76,7 +78,7 @@ public final class JacksonXioCodec implements XioCodec
             {
                 throw new IllegalArgumentException("call arguments are not an array");
             }
-            final Object[] values = new Object[types.length];
+            final @Nullable Object[] values = new Object[types.length];
             for (int i = 0; i < types.length; i++)
             {
                 final JsonToken token = parser.nextToken();
@@ -95,7 +97,7 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public byte[] encode(final Object value, final Type type)
+    public byte[] encode(final @Nullable Object value, final Type type)
     {
         return writer(type).writeValueAsBytes(value);
     }
@@ -107,7 +109,7 @@ public final class JacksonXioCodec implements XioCodec
     }
 
     @Override
-    public Object decode(final ByteBuffer bytes, final Type type)
+    public @Nullable Object decode(final ByteBuffer bytes, final Type type)
     {
         if (bytes.hasArray())
         {

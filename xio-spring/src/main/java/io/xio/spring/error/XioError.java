@@ -1,5 +1,7 @@
 package io.xio.spring.error;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Objects;
 
 /**
@@ -12,14 +14,15 @@ import java.util.Objects;
  */
 public record XioError(XioErrorCode code, String message)
 {
-    public XioError
+    /** Takes a null message as empty: {@link #message()} is never null. */
+    public XioError(final XioErrorCode code, final @Nullable String message)
     {
-        Objects.requireNonNull(code, "code");
-        message = message == null ? "" : message;
+        this.code = Objects.requireNonNull(code, "code");
+        this.message = message == null ? "" : message;
     }
 
-    /** The error with {@code code} and {@code message}. */
-    public static XioError of(final XioErrorCode code, final String message)
+    /** The error with {@code code} and {@code message} (null read as empty). */
+    public static XioError of(final XioErrorCode code, final @Nullable String message)
     {
         return new XioError(code, message);
     }

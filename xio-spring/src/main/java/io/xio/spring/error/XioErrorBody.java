@@ -1,5 +1,7 @@
 package io.xio.spring.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The message part of an APPLICATION_ERROR answer as the Spring layer writes it: the message, cut to
  * {@link #MAX_MESSAGE_BYTES} bytes of UTF-8, then a line with the {@link XioErrorCode}'s name. The engine puts the
@@ -25,14 +27,14 @@ public final class XioErrorBody
     }
 
     /** The code the message part of an answer ends with; UNKNOWN when it ends with none (another sender). */
-    public static XioErrorCode code(final String body)
+    public static XioErrorCode code(final @Nullable String body)
     {
         final XioErrorCode code = trailingCode(body);
         return code == null ? XioErrorCode.UNKNOWN : code;
     }
 
     /** The message in the message part of an answer, without its code line. */
-    public static String message(final String body)
+    public static String message(final @Nullable String body)
     {
         if (body == null)
         {
@@ -42,7 +44,7 @@ public final class XioErrorBody
     }
 
     /** {@code text} cut to at most {@code maxBytes} bytes of UTF-8, never inside a character. */
-    public static String bounded(final String text, final int maxBytes)
+    public static String bounded(final @Nullable String text, final int maxBytes)
     {
         if (text == null)
         {
@@ -67,7 +69,7 @@ public final class XioErrorBody
         return text;
     }
 
-    private static XioErrorCode trailingCode(final String body)
+    private static @Nullable XioErrorCode trailingCode(final @Nullable String body)
     {
         final int newline = body == null ? -1 : body.lastIndexOf('\n');
         return newline < 0 ? null : XioErrorCode.named(body.substring(newline + 1));

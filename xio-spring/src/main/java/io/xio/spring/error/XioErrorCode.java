@@ -1,5 +1,7 @@
 package io.xio.spring.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What kind of failure a call met, as gRPC's canonical status codes name them (without {@code OK}): the code a
  * service's {@link io.xio.annotation.XioExceptionHandler} maps an exception to, and that its caller reads from
@@ -41,7 +43,7 @@ public enum XioErrorCode
     UNAUTHENTICATED;
 
     /** The code named {@code name} on the wire, or null when it names none (text from another server). */
-    public static XioErrorCode named(final String name)
+    public static @Nullable XioErrorCode named(final String name)
     {
         for (final XioErrorCode code : values())
         {

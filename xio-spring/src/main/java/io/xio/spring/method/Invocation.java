@@ -1,6 +1,7 @@
 package io.xio.spring.method;
 
 import io.xio.spring.codec.XioCodec;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +40,7 @@ public final class Invocation
     }
 
     /** Splits {@code args} into the encoded header part and the data segments. */
-    public static ByteBuffer[] segments(final ServiceMethod method, final Object[] args)
+    public static ByteBuffer[] segments(final ServiceMethod method, final @Nullable Object[] args)
     {
         int count = 0;
         for (final boolean segment : method.segments())
@@ -58,9 +59,10 @@ public final class Invocation
         return segments;
     }
 
-    public static Object[] withoutSegments(final ServiceMethod method, final Object[] args)
+    public static @Nullable Object[] withoutSegments(final ServiceMethod method,
+        final @Nullable Object @Nullable [] args)
     {
-        final Object[] encoded = args == null ? new Object[0] : args.clone();
+        final @Nullable Object[] encoded = args == null ? new Object[0] : args.clone();
         for (int i = 0; i < method.segments().length; i++)
         {
             if (method.segments()[i])
@@ -71,7 +73,7 @@ public final class Invocation
         return encoded;
     }
 
-    public static ByteBuffer asBuffer(final Object value)
+    public static ByteBuffer asBuffer(final @Nullable Object value)
     {
         if (value == null)
         {
@@ -124,10 +126,10 @@ public final class Invocation
     }
 
     /** Decodes a call's arguments: codec-encoded ones from the header, segments from the message. */
-    public static Object[] arguments(final ServiceMethod method, final XioCodec codec, final ByteBuffer header,
-        final ByteBuffer[] segments)
+    public static @Nullable Object[] arguments(final ServiceMethod method, final XioCodec codec,
+        final ByteBuffer header, final ByteBuffer[] segments)
     {
-        final Object[] args = codec.decodeArguments(header, method.parameterTypes());
+        final @Nullable Object[] args = codec.decodeArguments(header, method.parameterTypes());
         int at = 0;
         for (int i = 0; i < args.length; i++)
         {

@@ -1,6 +1,7 @@
 package io.xio.spring.method;
 
 import io.xio.annotation.XioMethod;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.GenericTypeResolver;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
@@ -31,7 +32,8 @@ import java.util.stream.Collectors;
  * @param idempotent may run twice without harm, so a call whose connection or server went away may be tried again
  */
 public record ServiceMethod(Method method, String wireName, Type[] parameterTypes, boolean[] segments,
-    ReturnKind returnKind, Type resultType, Duration timeout, boolean oneWay, boolean receipt, boolean idempotent)
+    ReturnKind returnKind, Type resultType, @Nullable Duration timeout, boolean oneWay, boolean receipt,
+    boolean idempotent)
 {
     /** How a result comes back to the caller. */
     public enum ReturnKind

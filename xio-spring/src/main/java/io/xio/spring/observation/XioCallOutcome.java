@@ -6,6 +6,7 @@ import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.XioTimeoutException;
 import io.xio.spring.client.XioRemoteException;
+import org.jspecify.annotations.Nullable;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.RejectedExecutionException;
@@ -34,7 +35,7 @@ public enum XioCallOutcome
      * The outcome of a call that failed with {@code failure} as the engine reported it (before a client proxy
      * turns a remote exception into the service's own type), or {@link #SUCCESS} for null.
      */
-    public static XioCallOutcome of(final Throwable failure)
+    public static XioCallOutcome of(final @Nullable Throwable failure)
     {
         if (failure == null)
         {

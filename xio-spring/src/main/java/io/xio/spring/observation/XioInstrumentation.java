@@ -1,6 +1,7 @@
 package io.xio.spring.observation;
 
 import io.xio.engine.Metadata;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sees every call through client proxies and exported services, for metrics and tracing. The starter asks
@@ -26,14 +27,14 @@ public interface XioInstrumentation
         CallRecorder NONE = new CallRecorder()
         {
             @Override
-            public Object start(final Metadata metadata)
+            public @Nullable Object start(final @Nullable Metadata metadata)
             {
                 return null;
             }
 
             @Override
-            public void stop(final Object started, final long startNanos, final XioCallOutcome outcome,
-                final Throwable failure)
+            public void stop(final @Nullable Object started, final long startNanos, final XioCallOutcome outcome,
+                final @Nullable Throwable failure)
             {
             }
         };
@@ -54,7 +55,7 @@ public interface XioInstrumentation
          * @param metadata on the client, the request's outgoing metadata to write into when {@link #propagates()}
          *     (null otherwise); on the server, the metadata that arrived with the request (read-only)
          */
-        Object start(Metadata metadata);
+        @Nullable Object start(@Nullable Metadata metadata);
 
         /**
          * Makes the call current on this thread until the scope closes: the server opens one around the service
@@ -63,7 +64,7 @@ public interface XioInstrumentation
          *
          * @param started what {@link #start} returned
          */
-        default Scope openScope(final Object started)
+        default Scope openScope(final @Nullable Object started)
         {
             return Scope.NONE;
         }
@@ -76,11 +77,11 @@ public interface XioInstrumentation
          * @param outcome how it ended
          * @param failure what it failed with, or null
          */
-        void stop(Object started, long startNanos, XioCallOutcome outcome, Throwable failure);
+        void stop(@Nullable Object started, long startNanos, XioCallOutcome outcome, @Nullable Throwable failure);
 
         /** {@link #stop}, but a recorder that fails is logged, never allowed to disturb the call it records. */
-        default void stopSafely(final Object started, final long startNanos, final XioCallOutcome outcome,
-            final Throwable failure)
+        default void stopSafely(final @Nullable Object started, final long startNanos, final XioCallOutcome outcome,
+            final @Nullable Throwable failure)
         {
             try
             {

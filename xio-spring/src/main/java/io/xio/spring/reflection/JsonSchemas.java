@@ -1,5 +1,6 @@
 package io.xio.spring.reflection;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.SerializationContext;
@@ -185,41 +186,41 @@ final class JsonSchemas
     /** The one JSON value the mapper's serializer of a type that is no bean says it writes; any value if none. */
     private Map<String, Object> scalar(final JavaType type)
     {
-        final String[] kind = new String[1];
+        final @Nullable String[] kind = new String[1];
         try
         {
             mapper.acceptJsonFormatVisitor(type, new JsonFormatVisitorWrapper.Base()
             {
                 @Override
-                public JsonStringFormatVisitor expectStringFormat(final JavaType visited)
+                public @Nullable JsonStringFormatVisitor expectStringFormat(final JavaType visited)
                 {
                     kind[0] = "string";
                     return null;
                 }
 
                 @Override
-                public JsonNumberFormatVisitor expectNumberFormat(final JavaType visited)
+                public @Nullable JsonNumberFormatVisitor expectNumberFormat(final JavaType visited)
                 {
                     kind[0] = "number";
                     return null;
                 }
 
                 @Override
-                public JsonIntegerFormatVisitor expectIntegerFormat(final JavaType visited)
+                public @Nullable JsonIntegerFormatVisitor expectIntegerFormat(final JavaType visited)
                 {
                     kind[0] = "integer";
                     return null;
                 }
 
                 @Override
-                public JsonBooleanFormatVisitor expectBooleanFormat(final JavaType visited)
+                public @Nullable JsonBooleanFormatVisitor expectBooleanFormat(final JavaType visited)
                 {
                     kind[0] = "boolean";
                     return null;
                 }
 
                 @Override
-                public JsonAnyFormatVisitor expectAnyFormat(final JavaType visited)
+                public @Nullable JsonAnyFormatVisitor expectAnyFormat(final JavaType visited)
                 {
                     kind[0] = null;
                     return null;
@@ -234,7 +235,7 @@ final class JsonSchemas
     }
 
     /** The schema of a type Jackson writes as one JSON value whatever its configuration, or null for others. */
-    private static Map<String, Object> simple(final Class<?> raw)
+    private static @Nullable Map<String, Object> simple(final Class<?> raw)
     {
         if (raw == boolean.class || raw == Boolean.class)
         {

@@ -1,6 +1,7 @@
 package io.xio.spring.reflection;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import org.jspecify.annotations.Nullable;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -30,14 +31,14 @@ public interface XioReflection
      * The exported service named {@code service}, with all its methods: a {@link ServiceDescription} as UTF-8
      * JSON; null (no segment) when the server exports no service so named.
      */
-    ByteBuffer describe(String service);
+    @Nullable ByteBuffer describe(String service);
 
     /**
      * As {@link #describe(String)} with only the methods named {@code method}: the one of that wire name, else
      * those of that Java name (overloads), with only the definitions they refer to; no methods when none is so
      * named.
      */
-    ByteBuffer describe(String service, String method);
+    @Nullable ByteBuffer describe(String service, String method);
 
     /**
      * One exported service.
@@ -76,7 +77,7 @@ public interface XioReflection
      * @param timeout the method's deadline ({@code @XioMethod(timeout)}), or null for the caller's
      */
     record MethodDescription(String name, String wireName, List<ParameterDescription> parameters,
-        Map<String, Object> returns, String kind, boolean idempotent, String timeout)
+        @Nullable Map<String, Object> returns, String kind, boolean idempotent, @Nullable String timeout)
     {
     }
 

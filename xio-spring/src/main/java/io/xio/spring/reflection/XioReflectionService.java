@@ -7,6 +7,7 @@ import io.xio.spring.error.XioError;
 import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.service.ServiceDispatcher;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.lang.reflect.Parameter;
@@ -81,7 +82,7 @@ public final class XioReflectionService implements XioReflection
     }
 
     @Override
-    public ByteBuffer describe(final String service)
+    public @Nullable ByteBuffer describe(final String service)
     {
         final ServiceDispatcher dispatcher = dispatcher(service);
         if (dispatcher == null)
@@ -93,7 +94,7 @@ public final class XioReflectionService implements XioReflection
     }
 
     @Override
-    public ByteBuffer describe(final String service, final String method)
+    public @Nullable ByteBuffer describe(final String service, final String method)
     {
         final ServiceDispatcher dispatcher = dispatcher(service);
         if (dispatcher == null)
@@ -119,7 +120,7 @@ public final class XioReflectionService implements XioReflection
         return candidate -> candidate.method().getName().equals(method);
     }
 
-    private ServiceDispatcher dispatcher(final String service)
+    private @Nullable ServiceDispatcher dispatcher(final String service)
     {
         return exported().stream().filter(dispatcher -> dispatcher.resource().equals(service)).findFirst()
             .orElse(null);

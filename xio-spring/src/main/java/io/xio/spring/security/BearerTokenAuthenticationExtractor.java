@@ -2,6 +2,7 @@ package io.xio.spring.security;
 
 import io.xio.engine.Credentials;
 import io.xio.engine.SetupRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
@@ -14,7 +15,7 @@ import org.springframework.security.oauth2.server.resource.authentication.Bearer
 public final class BearerTokenAuthenticationExtractor implements XioAuthenticationExtractor, Ordered
 {
     @Override
-    public Authentication extract(final SetupRequest request)
+    public @Nullable Authentication extract(final SetupRequest request)
     {
         return request.credentials() instanceof Credentials.Bearer bearer
             ? new BearerTokenAuthenticationToken(bearer.token()) : null;

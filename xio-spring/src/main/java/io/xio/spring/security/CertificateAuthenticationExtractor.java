@@ -1,6 +1,7 @@
 package io.xio.spring.security;
 
 import io.xio.engine.SetupRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.web.authentication.preauth.PreAuthenticatedAuthenticationToken;
@@ -33,7 +34,7 @@ public final class CertificateAuthenticationExtractor implements XioAuthenticati
     }
 
     @Override
-    public Authentication extract(final SetupRequest request)
+    public @Nullable Authentication extract(final SetupRequest request)
     {
         final X509Certificate certificate = request.peer() == null ? null : request.peer().certificate();
         if (certificate == null)

@@ -2,6 +2,7 @@ package io.xio.spring.security;
 
 import io.xio.engine.Credentials;
 import io.xio.engine.SetupRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.Authentication;
@@ -13,7 +14,7 @@ import org.springframework.security.core.Authentication;
 public final class PasswordAuthenticationExtractor implements XioAuthenticationExtractor, Ordered
 {
     @Override
-    public Authentication extract(final SetupRequest request)
+    public @Nullable Authentication extract(final SetupRequest request)
     {
         return request.credentials() instanceof Credentials.Password password
             ? UsernamePasswordAuthenticationToken.unauthenticated(password.username(), password.password()) : null;

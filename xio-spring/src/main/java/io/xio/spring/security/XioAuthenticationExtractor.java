@@ -1,6 +1,7 @@
 package io.xio.spring.security;
 
 import io.xio.engine.SetupRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.Authentication;
 
 /**
@@ -27,5 +28,5 @@ public interface XioAuthenticationExtractor
     int CERTIFICATE_ORDER = 300;
 
     /** The authentication request {@code request} carries, not yet authenticated; null when it carries none. */
-    Authentication extract(SetupRequest request);
+    @Nullable Authentication extract(SetupRequest request);
 }

@@ -3,6 +3,7 @@ package io.xio.spring.security;
 import io.xio.spring.call.XioCallChain;
 import io.xio.spring.call.XioServerCall;
 import io.xio.spring.call.XioServerInterceptor;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.core.Authentication;
@@ -56,7 +57,7 @@ public final class XioSecurityContextInterceptor implements XioServerInterceptor
     }
 
     @Override
-    public Object intercept(final XioServerCall call, final XioCallChain chain) throws Throwable
+    public @Nullable Object intercept(final XioServerCall call, final XioCallChain chain) throws Throwable
     {
         final SecurityContextHolderStrategy holder = strategy.get();
         final SecurityContext previous = holder.getContext();

@@ -20,6 +20,7 @@ import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import io.xio.spring.observation.XioInstrumentation;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -58,14 +59,14 @@ public final class ServiceDispatcher implements RequestHandler
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private final XioCodec codec;
     /** The codec of calls in JSON, or null when the server takes none. */
-    private final XioCodec json;
+    private final @Nullable XioCodec json;
     private final Class<?> api;
     private final XioExceptionHandlers handlers;
     private final List<XioServerInterceptor> interceptors;
     private final Executor executor;
     private final boolean inline;
     /** Set when the calls are bounded: runs them on the executor, so many at once, with so many waiting. */
-    private final QueueingHandler queue;
+    private final @Nullable QueueingHandler queue;
     /** Calls queued or running, bounded or not: a last resort against unbounded threads and memory. */
     private static final int MAX_QUEUED = 4096;
     private static final String UNKNOWN_METHOD = "unknown";
@@ -99,18 +100,37 @@ public final class ServiceDispatcher implements RequestHandler
      * @param interceptors run around each call's method, the first outermost (default: none)
      * @param json the codec of calls in JSON ({@value #CODEC_KEY}: {@value #JSON}; default: none taken)
      * @param callContext the context each call runs in, captured as it arrived (default: none)
+     * @param boundsProperty the property the service's bounds are set under ({@code xio.server.services.<name>}),
+     *                       which a call turned away by them names (default: none named)
      */
     public record Settings(XioExceptionHandlers handlers, int maxConcurrentCalls, int maxQueuedCalls,
-        List<XioServerInterceptor> interceptors, XioCodec json, XioCallContext callContext)
+        List<XioServerInterceptor> interceptors, @Nullable XioCodec json, XioCallContext callContext,
+        @Nullable String boundsProperty)
     {
         /** Unbounded, without handlers, interceptors or JSON. */
-        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null);
+        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null, null);
 
-        public Settings
+        /** Without a property naming the bounds. */
+        public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
+            final int maxQueuedCalls, final @Nullable List<XioServerInterceptor> interceptors,
+            final @Nullable XioCodec json, final @Nullable XioCallContext callContext)
         {
-            handlers = handlers == null ? XioExceptionHandlers.NONE : handlers;
-            interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
-            callContext = callContext == null ? XioCallContext.NONE : callContext;
+            this(handlers, maxConcurrentCalls, maxQueuedCalls, interceptors, json, callContext, null);
+        }
+
+        /** Takes null for a default: only {@link #json()} and {@link #boundsProperty()} may be null afterwards. */
+        public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
+            final int maxQueuedCalls, final @Nullable List<XioServerInterceptor> interceptors,
+            final @Nullable XioCodec json, final @Nullable XioCallContext callContext,
+            final @Nullable String boundsProperty)
+        {
+            this.boundsProperty = boundsProperty;
+            this.handlers = handlers == null ? XioExceptionHandlers.NONE : handlers;
+            this.maxConcurrentCalls = maxConcurrentCalls;
+            this.maxQueuedCalls = maxQueuedCalls;
+            this.interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
+            this.json = json;
+            this.callContext = callContext == null ? XioCallContext.NONE : callContext;
         }
     }
 
@@ -149,8 +169,8 @@ public final class ServiceDispatcher implements RequestHandler
         this.overfull = new BackPressureException("service '" + resource + "' has " + MAX_QUEUED +
             " calls queued or running");
         this.boundsFull = new BackPressureException("service '" + resource + "' has " + maxConcurrentCalls +
-            " calls in progress and " + maxQueuedCalls + " waiting, its bounds (xio.server.services." + resource +
-            ".*)");
+            " calls in progress and " + maxQueuedCalls + " waiting, its bounds" +
+            (settings.boundsProperty() == null ? "" : " (" + settings.boundsProperty() + ".*)"));
         this.methods = new ServiceMethods(api, codec);
     }
 
@@ -281,7 +301,7 @@ public final class ServiceDispatcher implements RequestHandler
      * at once and answered with back-pressure, which carries no text (the reason is recorded here only).
      */
     private void turnAway(final InboundRequest request, final long start, final XioCallOutcome outcome,
-        final Throwable why)
+        final @Nullable Throwable why)
     {
         ended();
         final Message message = request.message();
@@ -327,7 +347,7 @@ public final class ServiceDispatcher implements RequestHandler
      * cancelled it, or its caller's deadline passed (no answer would reach anyone). The one place such checks go,
      * run just before the service method is.
      */
-    private static XioCallOutcome notWorthStarting(final InboundRequest request)
+    private static @Nullable XioCallOutcome notWorthStarting(final InboundRequest request)
     {
         if (request.isCancelled())
         {
@@ -371,7 +391,7 @@ public final class ServiceDispatcher implements RequestHandler
         Object started = null;
         XioServerCall call = null;
         // What the method returned, even if an interceptor then threw (a holder only when there are interceptors).
-        final Object[] produced = interceptors.isEmpty() ? null : new Object[1];
+        final @Nullable Object @Nullable [] produced = interceptors.isEmpty() ? null : new Object[1];
         Object returned = null;
         try
         {
@@ -385,7 +405,7 @@ public final class ServiceDispatcher implements RequestHandler
                 throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
             }
             final XioCodec callCodec = codecOf(request);
-            final Object[] arguments = callCodec == codec && methods.hasConstantArguments(message, found)
+            final @Nullable Object[] arguments = callCodec == codec && methods.hasConstantArguments(message, found)
                 ? Invocation.segmentArguments(method, message)
                 : Invocation.arguments(method, callCodec, methods.argumentsOf(message, found), segments(message));
             final Method invoked = method.method();
@@ -476,8 +496,8 @@ public final class ServiceDispatcher implements RequestHandler
 
     /** The stage a method returned is over: the call is answered with its outcome, unless its caller gave up. */
     private void stageEnded(final InboundRequest request, final Message message, final ServiceMethod called,
-        final Object value, final Throwable ex, final CallRecorder calledRecorder, final Object calledStarted,
-        final long start, final XioServerCall served)
+        final @Nullable Object value, final @Nullable Throwable ex, final CallRecorder calledRecorder,
+        final @Nullable Object calledStarted, final long start, final XioServerCall served)
     {
         if (queue != null)
         {
@@ -503,7 +523,7 @@ public final class ServiceDispatcher implements RequestHandler
      * An interceptor threw after the method returned a stage: the work it started is cancelled, and may still read
      * the arguments' views, so the buffer is abandoned to the GC instead of reused.
      */
-    private static void abandonStarted(final Object produced, final Message message)
+    private static void abandonStarted(final @Nullable Object produced, final Message message)
     {
         if (produced instanceof CompletionStage<?> stage)
         {
@@ -513,7 +533,7 @@ public final class ServiceDispatcher implements RequestHandler
     }
 
     /** The service method itself, the last link of the interceptors' chain: its exception as thrown. */
-    private Object invokeMethod(final Method method, final Object[] arguments) throws Throwable
+    private @Nullable Object invokeMethod(final Method method, final @Nullable Object[] arguments) throws Throwable
     {
         try
         {
@@ -558,9 +578,10 @@ public final class ServiceDispatcher implements RequestHandler
      * Answers a call and lets go of its message: once the answer is written, since a result may be a view
      * into it (a service that returns the buffer it was given sends it back without a copy).
      */
-    private void answer(final InboundRequest request, final Message message, final ServiceMethod method,
-        final Object value, final Throwable failure, final XioCallOutcome failedAs, final CallRecorder recorder,
-        final Object started, final long start, final Metadata trailers)
+    private void answer(final InboundRequest request, final Message message, final @Nullable ServiceMethod method,
+        final @Nullable Object value, final @Nullable Throwable failure, final XioCallOutcome failedAs,
+        final CallRecorder recorder, final @Nullable Object started, final long start,
+        final @Nullable Metadata trailers)
     {
         XioCallOutcome outcome = request.isCancelled() ? XioCallOutcome.CANCELLED
             : failure == null ? XioCallOutcome.SUCCESS : failedAs;
@@ -630,10 +651,10 @@ public final class ServiceDispatcher implements RequestHandler
         static final int POOLED = 256;
         private final ByteBuffer[] segments = {EMPTY};
         private final Outbound response = Outbound.of(EMPTY, segments);
-        private Message received;
+        private @Nullable Message received;
 
         /** The answer carrying {@code data} and {@code trailers}, releasing {@code message} once sent. */
-        Outbound of(final ByteBuffer data, final Metadata trailers, final Message message)
+        Outbound of(final ByteBuffer data, final @Nullable Metadata trailers, final Message message)
         {
             segments[0] = data;
             received = message;

@@ -5,6 +5,7 @@ import io.xio.spring.codec.XioCodec;
 import io.xio.spring.method.Invocation;
 import io.xio.spring.method.ServiceMethod;
 import org.agrona.DirectBuffer;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -34,7 +35,7 @@ final class ServiceMethods
      * Per method, the codec's arguments of a method whose every argument is a data segment (they never change),
      * else null.
      */
-    private final byte[][] constantArguments;
+    private final byte[] @Nullable [] constantArguments;
 
     /**
      * @throws IllegalStateException when two methods share a wire name
@@ -71,7 +72,7 @@ final class ServiceMethods
     }
 
     /** The method of wire name {@code name}, or null. */
-    ServiceMethod named(final String name)
+    @Nullable ServiceMethod named(final String name)
     {
         return byName.get(name);
     }

@@ -5,6 +5,7 @@ import io.xio.annotation.XioServiceAdvice;
 import io.xio.spring.error.XioError;
 import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.error.XioErrorDisclosure;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
@@ -133,7 +134,7 @@ public final class XioExceptionHandlers
      * handler's error; else (no handler, it returned null, or it threw) the failure with UNKNOWN, with its type and
      * message when {@code method} declares its type, otherwise as the disclosure allows.
      */
-    public Answer answer(final Throwable failure, final Method method)
+    public Answer answer(final Throwable failure, final @Nullable Method method)
     {
         final Class<?> type = failure.getClass();
         Optional<Handler> handler = chosen.get(type);
@@ -189,7 +190,7 @@ public final class XioExceptionHandlers
             XioError.of(XioErrorCode.INVALID_ARGUMENT, "the call's arguments could not be decoded"));
     }
 
-    private static boolean declared(final Throwable failure, final Method method)
+    private static boolean declared(final Throwable failure, final @Nullable Method method)
     {
         if (method != null)
         {
@@ -206,7 +207,7 @@ public final class XioExceptionHandlers
     }
 
     /** Logs the failure with its stack trace and an error id, and answers with what the disclosure allows. */
-    private Answer undisclosed(final Throwable failure, final XioErrorCode code, final Method method)
+    private Answer undisclosed(final Throwable failure, final XioErrorCode code, final @Nullable Method method)
     {
         final String errorId = String.format("%010x", ThreadLocalRandom.current().nextLong() >>> 24); // 40 bits
         LOG.error("xio call to {}{} failed, error id {} ({})", resource, method == null ? "" : "." + method.getName(),
@@ -236,7 +237,7 @@ public final class XioExceptionHandlers
      * {@code Exception} would otherwise turn "access denied" into a plain failure. By name, as Spring Security is
      * optional.
      */
-    private static Class<?> securityType(final Class<?> thrown)
+    private static @Nullable Class<?> securityType(final Class<?> thrown)
     {
         for (Class<?> type = thrown; type != null; type = type.getSuperclass())
         {
@@ -328,7 +329,7 @@ public final class XioExceptionHandlers
          * The handler for the nearest supertype of {@code thrown} (itself included) that is {@code floor} or below
          * it (null: any), or null.
          */
-        Handler nearest(final Class<?> thrown, final Class<?> floor)
+        @Nullable Handler nearest(final Class<?> thrown, final @Nullable Class<?> floor)
         {
             final List<Class<? extends Throwable>> matches = new ArrayList<>();
             for (final Class<? extends Throwable> type : byType.keySet())
@@ -363,7 +364,7 @@ public final class XioExceptionHandlers
         }
 
         /** The handler's error, null, or the exception it threw (declined, or answered with another type). */
-        Object invoke(final Throwable failure)
+        @Nullable Object invoke(final Throwable failure)
         {
             try
             {

@@ -30,6 +30,8 @@ import org.springframework.util.StringUtils;
 
 import java.beans.Introspector;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -96,9 +98,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     /** The worker given, or the one made here, with the shutdown's fallback. */
     private final Executor worker;
     /** The worker made here when none was given, closed with the exporter. */
-    private final SimpleAsyncTaskExecutor ownWorker;
+    private final @Nullable SimpleAsyncTaskExecutor ownWorker;
     /** Runs the tasks the worker refuses during a shutdown; made on the first, closed with the exporter. */
-    private volatile SimpleAsyncTaskExecutor closingWorker;
+    private volatile @Nullable SimpleAsyncTaskExecutor closingWorker;
     /**
      * Runs a stop's last step (closing the portals, calling back), a thread each time. Never closed: a stop that
      * outlasts its phase ends after {@link #destroy()}, and still calls back.
@@ -110,13 +112,13 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     private final boolean virtualThreads;
     private final XioCallContext callContext;
     /** {@code spring.lifecycle.timeout-per-shutdown-phase}, or null when the stop is not bounded by one. */
-    private final Duration phaseTimeout;
+    private final @Nullable Duration phaseTimeout;
     // Read from any thread (the actuator, reflection) while a start or a stop's end changes them.
     private final List<ServiceDispatcher> dispatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Portal> portals = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<XioExportListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
-    private volatile java.util.concurrent.CompletableFuture<Drained> drain;
+    private volatile java.util.concurrent.@Nullable CompletableFuture<Drained> drain;
 
     /**
      * What the server binds and how it bounds its services, resolved (with Spring Boot, from {@code xio.portals},
@@ -133,11 +135,11 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     public record Server(List<PortalBinding> portals, Redirect redirect, Map<String, ServiceBounds> services,
         String servicesProperty, XioErrorDisclosure errorDisclosure, Duration gracePeriod)
     {
-        /** Copies the lists. */
+        /** Copies the lists; the services keep their order, which a failure naming one of them follows. */
         public Server
         {
             portals = List.copyOf(portals);
-            services = Map.copyOf(services);
+            services = Collections.unmodifiableMap(new LinkedHashMap<>(services));
         }
     }
 
@@ -188,18 +190,25 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      *                       worker refuses) are virtual ones
      */
     public record Settings(XioInstrumentation instrumentation, List<XioServerInterceptor> interceptors,
-        SessionAcceptor acceptor, Executor worker, XioCallContext callContext, Duration phaseTimeout,
-        boolean virtualThreads)
+        SessionAcceptor acceptor, @Nullable Executor worker, XioCallContext callContext,
+        @Nullable Duration phaseTimeout, boolean virtualThreads)
     {
         /** Every default. */
         public static final Settings DEFAULTS = new Settings(null, null, null, null, null, null, false);
 
-        public Settings
+        /** Takes null for a default: only {@link #worker()} and {@link #phaseTimeout()} may be null afterwards. */
+        public Settings(final @Nullable XioInstrumentation instrumentation,
+            final @Nullable List<XioServerInterceptor> interceptors, final @Nullable SessionAcceptor acceptor,
+            final @Nullable Executor worker, final @Nullable XioCallContext callContext,
+            final @Nullable Duration phaseTimeout, final boolean virtualThreads)
         {
-            instrumentation = instrumentation == null ? XioInstrumentation.NONE : instrumentation;
-            interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
-            acceptor = acceptor == null ? SessionAcceptor.DEFAULT : acceptor;
-            callContext = callContext == null ? XioCallContext.NONE : callContext;
+            this.instrumentation = instrumentation == null ? XioInstrumentation.NONE : instrumentation;
+            this.interceptors = interceptors == null ? List.of() : List.copyOf(interceptors);
+            this.acceptor = acceptor == null ? SessionAcceptor.DEFAULT : acceptor;
+            this.worker = worker;
+            this.callContext = callContext == null ? XioCallContext.NONE : callContext;
+            this.phaseTimeout = phaseTimeout;
+            this.virtualThreads = virtualThreads;
         }
     }
 
@@ -349,7 +358,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     XioExceptionHandlers.of(target, resource, api, advices, disclosure), maxConcurrent,
                     maxQueuedCalls(property, bounds),
                     interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
-                    callContext));
+                    callContext, property));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher, dispatcher.reuse());
         }
@@ -379,7 +388,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /** Binds one portal; a failure names the property that configured it. */
-    private Portal bind(final String uri, final SessionAcceptor acceptor, final TlsOptions tls, final String property)
+    private Portal bind(final String uri, final SessionAcceptor acceptor, final @Nullable TlsOptions tls,
+        final String property)
     {
         try
         {
@@ -396,7 +406,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      * the service's) it cannot apply.
      */
     private static int maxConcurrentCalls(final String property, final XioService settings,
-        final ServiceBounds bounds)
+        final @Nullable ServiceBounds bounds)
     {
         if (bounds == null || bounds.maxConcurrentCalls() == null)
         {
@@ -417,7 +427,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /** The bound on a service's calls waiting; by default twice those it runs at once. */
-    private static int maxQueuedCalls(final String property, final ServiceBounds bounds)
+    private static int maxQueuedCalls(final String property, final @Nullable ServiceBounds bounds)
     {
         if (bounds == null || bounds.maxConcurrentCalls() == null)
         {
@@ -603,7 +613,18 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         }
         running = false;
         final long deadline = System.nanoTime() + gracePeriod().toNanos();
-        listeners.forEach(XioExportListener::stopping);
+        for (final XioExportListener listener : listeners)
+        {
+            try
+            {
+                listener.stopping();
+            }
+            catch (final RuntimeException ex)
+            {
+                // As for draining: a listener that fails must not keep the server from stopping, nor the callback.
+                LOG.warn("could not tell a listener that the server stops: {}", ex.toString());
+            }
+        }
         // Not on the thread that completed the last call, which may be an engine context's: portals close here. Nor
         // on the common pool, CompletableFuture's default from Java 25 on, which the application may keep busy (a
         // context closed from a pool task waits for this very callback there).
