@@ -21,11 +21,7 @@ class PortalCloseTest
     {
         try (ScriptedEngine server = new ScriptedEngine())
         {
-            server.engine.register("echo", request -> request.message().close());
-            final CompletableFuture<Portal> binding =
-                server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
-            server.turn();
-            final Portal portal = binding.join();
+            final Portal portal = echoPortal(server);
 
             portal.close();
             final ScriptedWire.Link late = server.wire.accept(); // before the context's turn stops the listener
@@ -44,11 +40,7 @@ class PortalCloseTest
     {
         try (ScriptedEngine server = new ScriptedEngine())
         {
-            server.engine.register("echo", request -> request.message().close());
-            final CompletableFuture<Portal> binding =
-                server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
-            server.turn();
-            final Portal portal = binding.join();
+            final Portal portal = echoPortal(server);
             final ScriptedWire.Link early = server.wire.accept();
             server.turn();
 
@@ -61,5 +53,15 @@ class PortalCloseTest
             assertThat(early.sent(FrameType.SETUP_REJECT)).singleElement()
                 .satisfies(reject -> assertThat(reject.headerText()).contains("the portal is closed"));
         }
+    }
+
+    /** A {@code wire://} portal of {@code server}, whose {@code echo} service closes what it is sent. */
+    private static Portal echoPortal(final ScriptedEngine server)
+    {
+        server.engine.register("echo", request -> request.message().close());
+        final CompletableFuture<Portal> binding =
+            server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
+        server.turn();
+        return binding.join();
     }
 }
