@@ -21,7 +21,7 @@ import java.util.Map;
  * the client beans of the same context, which are made before the portals are bound. Called on the thread that
  * starts the application context.
  */
-public class XioPortInfoListener implements ApplicationListener<XioPortalsExportedEvent>
+public final class XioPortInfoListener implements ApplicationListener<XioPortalsExportedEvent>
 {
     /** The name of the property source that holds the ports. */
     public static final String PROPERTY_SOURCE_NAME = "xio.ports";
