@@ -34,6 +34,7 @@ public final class Limits
     private final int maxInFlightPerPrincipal;
     private final int maxAuthenticationFailuresPerHost;
     private final Duration authenticationFailureInterval;
+    private final StreamLimits streams;
 
     /**
      * 256 MiB messages, 64 KiB headers, 64 segments, 1024 in flight, 8 MiB queued, 2048 ids remembered, responses
@@ -50,7 +51,7 @@ public final class Limits
     public static final Limits DEFAULT = new Limits(256 << 20, 64 << 10, 64, 1024, 8 << 20, 2048, 16 << 10,
         64L << 20, Duration.ofSeconds(15), Duration.ofSeconds(10), Duration.ofSeconds(2), 16 << 10,
         16384, 1024, 4096, 4096, 512, 8 << 10, 64L << 20, 512L << 20, 1024, 65536, 8,
-        Duration.ofSeconds(10));
+        Duration.ofSeconds(10), StreamLimits.DEFAULT);
 
     private Limits(
         final int maxMessageBytes,
@@ -76,7 +77,8 @@ public final class Limits
         final int maxSessionsPerPrincipal,
         final int maxInFlightPerPrincipal,
         final int maxAuthenticationFailuresPerHost,
-        final Duration authenticationFailureInterval)
+        final Duration authenticationFailureInterval,
+        final StreamLimits streams)
     {
         this.maxMessageBytes = maxMessageBytes;
         this.maxHeaderBytes = maxHeaderBytes;
@@ -102,6 +104,7 @@ public final class Limits
         this.maxInFlightPerPrincipal = maxInFlightPerPrincipal;
         this.maxAuthenticationFailuresPerHost = maxAuthenticationFailuresPerHost;
         this.authenticationFailureInterval = authenticationFailureInterval;
+        this.streams = java.util.Objects.requireNonNull(streams, "streams");
         positive("maxMessageBytes", maxMessageBytes);
         positive("maxHeaderBytes", maxHeaderBytes);
         positive("maxSegments", maxSegments);
@@ -329,6 +332,12 @@ public final class Limits
         return authenticationFailureInterval;
     }
 
+    /** What streams may cost: how many may be open, and each one's window ({@link StreamLimits}). */
+    public StreamLimits streams()
+    {
+        return streams;
+    }
+
     /** A builder starting from {@link #DEFAULT}. */
     public static Builder builder()
     {
@@ -466,6 +475,11 @@ public final class Limits
         return toBuilder().authenticationFailureInterval(value).build();
     }
 
+    public Limits withStreams(final StreamLimits value)
+    {
+        return toBuilder().streams(value).build();
+    }
+
     @Override
     public boolean equals(final Object other)
     {
@@ -500,7 +514,7 @@ public final class Limits
             maxSessionsPerPrincipal == that.maxSessionsPerPrincipal &&
             maxInFlightPerPrincipal == that.maxInFlightPerPrincipal &&
             maxAuthenticationFailuresPerHost == that.maxAuthenticationFailuresPerHost &&
-            authenticationFailureInterval.equals(that.authenticationFailureInterval);
+            authenticationFailureInterval.equals(that.authenticationFailureInterval) && streams.equals(that.streams);
     }
 
     @Override
@@ -511,7 +525,7 @@ public final class Limits
             incompleteFrameTimeout, minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer,
             maxConnectionsPerPortal, maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession,
             maxRetainedBytes, maxSessionsPerPrincipal, maxInFlightPerPrincipal, maxAuthenticationFailuresPerHost,
-            authenticationFailureInterval);
+            authenticationFailureInterval, streams);
     }
 
     @Override
@@ -540,7 +554,7 @@ public final class Limits
             "maxSessionsPerPrincipal=" + maxSessionsPerPrincipal + ", " +
             "maxInFlightPerPrincipal=" + maxInFlightPerPrincipal + ", " +
             "maxAuthenticationFailuresPerHost=" + maxAuthenticationFailuresPerHost + ", " +
-            "authenticationFailureInterval=" + authenticationFailureInterval + "]";
+            "authenticationFailureInterval=" + authenticationFailureInterval + ", streams=" + streams + "]";
     }
 
     private static void positive(final String name, final long value)
@@ -589,6 +603,7 @@ public final class Limits
         private int maxInFlightPerPrincipal;
         private int maxAuthenticationFailuresPerHost;
         private Duration authenticationFailureInterval;
+        private StreamLimits streams;
 
         private Builder(final Limits from)
         {
@@ -616,6 +631,7 @@ public final class Limits
             maxInFlightPerPrincipal = from.maxInFlightPerPrincipal;
             maxAuthenticationFailuresPerHost = from.maxAuthenticationFailuresPerHost;
             authenticationFailureInterval = from.authenticationFailureInterval;
+            streams = from.streams;
         }
 
         public Builder maxMessageBytes(final int value)
@@ -762,6 +778,12 @@ public final class Limits
             return this;
         }
 
+        public Builder streams(final StreamLimits value)
+        {
+            streams = value;
+            return this;
+        }
+
         /** The limits, checked: throws IllegalArgumentException naming the first that is out of range. */
         public Limits build()
         {
@@ -770,7 +792,7 @@ public final class Limits
                 minReceiveRate, maxSessions, maxSessionsPerConnection, maxSessionsPerPeer, maxConnectionsPerPortal,
                 maxConnectionsPerPeer, maxMetadataBytes, maxRetainedBytesPerSession, maxRetainedBytes,
                 maxSessionsPerPrincipal, maxInFlightPerPrincipal, maxAuthenticationFailuresPerHost,
-                authenticationFailureInterval);
+                authenticationFailureInterval, streams);
         }
     }
 }

@@ -101,11 +101,10 @@ public final class Message implements AutoCloseable
     {
         this.slab = slab.retain();
         this.requestId = frame.requestId();
-        final int context = frame.contextLength();
-        this.contextOffset = context == 0 ? -1 : frame.headerOffset();
+        this.contextOffset = frame.contextLength() == 0 ? -1 : frame.contextOffset();
         this.metadata = null;
-        this.headerOffset = frame.headerOffset() + context;
-        this.headerLength = frame.headerLength() - context;
+        this.headerOffset = frame.applicationHeaderOffset();
+        this.headerLength = frame.applicationHeaderLength();
         final int count = frame.segmentCount();
         if (count > 1 && segmentOffsets.length < count)
         {

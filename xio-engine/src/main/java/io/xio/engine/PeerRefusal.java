@@ -48,5 +48,10 @@ public enum PeerRefusal
      * connection closes; a host that failed 16 within 10 s at a portal has its next connections there closed before
      * any handshake work for the rest of that interval, each counted here too.
      */
-    TLS_HANDSHAKE
+    TLS_HANDSHAKE,
+    /**
+     * A stream the peer opened over the limits on open streams or on their windows' bytes ({@link StreamLimits}): its
+     * open is answered BACK_PRESSURE, nothing is set aside for it.
+     */
+    STREAM_LIMIT
 }

@@ -13,4 +13,15 @@ public interface RequestHandler
      * a response's {@link Outbound#releaseAfterSend} do so). A throw becomes an error response.
      */
     void onRequest(InboundRequest request) throws Exception;
+
+    /**
+     * A stream the peer opened: the handler {@link InboundStream#start starts} it (now or later, from any thread) and
+     * owns its {@link InboundStream#open() opening message}. By default a handler takes no streams: it fails them. A
+     * throw fails the stream.
+     */
+    default void onStream(final InboundStream stream) throws Exception
+    {
+        stream.open().close();
+        stream.fail(XioException.class.getName(), "this service takes no streams");
+    }
 }

@@ -108,6 +108,26 @@ public interface Session extends AutoCloseable
         return failedAtOnce ? 0 : requestId;
     }
 
+    /**
+     * Opens a stream ({@link StreamCall}) with {@code open} as its opening message (its metadata included) and
+     * {@code listener} hearing the acceptor. The stream's deadline is {@code options}' timeout when it has one, else
+     * none (a feed may last for ever); {@code options}' other settings do not apply. Fails (the listener hears it, on
+     * this thread, before this returns) when the peer does not take streams, or the session's limits refuse it. Any
+     * thread.
+     *
+     * @throws UnsupportedOperationException for sessions other than xio's own
+     */
+    default StreamCall openStream(final Outbound open, final CallOptions options, final StreamListener listener)
+    {
+        throw new UnsupportedOperationException(getClass().getName() + " does not open streams");
+    }
+
+    /** Opens a stream without a deadline ({@link #openStream(Outbound, CallOptions, StreamListener)}). */
+    default StreamCall openStream(final Outbound open, final StreamListener listener)
+    {
+        return openStream(open, CallOptions.DEFAULT, listener);
+    }
+
     /** Sends a one-way message; the future completes once it was written. */
     default XioFuture<Void> send(final Outbound message)
     {

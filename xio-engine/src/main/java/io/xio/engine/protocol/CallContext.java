@@ -120,12 +120,12 @@ public final class CallContext
     public static String check(final Frame frame, final int maxMetadataBytes)
     {
         final DirectBuffer buffer = frame.buffer();
-        final int headerLength = frame.headerLength();
+        final int headerLength = frame.headerLength() - frame.prefixLength();
         if (headerLength < LENGTH_FIELD)
         {
             return "call context flagged, but the " + headerLength + "-byte header has no room for its length";
         }
-        final int start = frame.headerOffset();
+        final int start = frame.contextOffset();
         final int items = buffer.getShort(start, Frame.ORDER) & 0xFFFF;
         if (items > maxMetadataBytes)
         {
@@ -147,7 +147,8 @@ public final class CallContext
             {
                 if (!request || deadline)
                 {
-                    return request ? "call context with two deadlines" : "deadline in the call context of a response";
+                    return request ? "call context with two deadlines" :
+                        "deadline in the call context of a " + FrameType.name(frame.type());
                 }
                 if (end - at < DEADLINE_ITEM)
                 {

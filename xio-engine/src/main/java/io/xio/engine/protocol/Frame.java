@@ -104,24 +104,40 @@ public final class Frame
     }
 
     /**
-     * Bytes of the call-context block ({@link CallContext}) at the start of the application-header area, its length
-     * field included: 0 unless the frame has {@link FrameFlags#CONTEXT}. Only for a frame whose block was checked.
+     * Bytes at the start of the application-header area before the call-context block: a
+     * {@link FrameType#STREAM_DATA} frame's {@code i64} sequence number ({@link StreamFrames#SEQUENCE_LENGTH}), else
+     * none. Only for a frame whose header was checked.
+     */
+    public int prefixLength()
+    {
+        return type() == FrameType.STREAM_DATA ? StreamFrames.SEQUENCE_LENGTH : 0;
+    }
+
+    /** Offset (absolute) of the call-context block, if the frame has one: after the {@link #prefixLength} prefix. */
+    public int contextOffset()
+    {
+        return headerOffset() + prefixLength();
+    }
+
+    /**
+     * Bytes of the call-context block ({@link CallContext}) after the prefix, its length field included: 0 unless the
+     * frame has {@link FrameFlags#CONTEXT}. Only for a frame whose block was checked.
      */
     public int contextLength()
     {
-        return (flags() & FrameFlags.CONTEXT) == 0 ? 0 : CallContext.blockLengthAt(buffer, headerOffset());
+        return (flags() & FrameFlags.CONTEXT) == 0 ? 0 : CallContext.blockLengthAt(buffer, contextOffset());
     }
 
-    /** Offset (absolute) of the application's own header: after the call-context block, if any. */
+    /** Offset (absolute) of the application's own header: after the prefix and the call-context block, if any. */
     public int applicationHeaderOffset()
     {
-        return headerOffset() + contextLength();
+        return contextOffset() + contextLength();
     }
 
-    /** Bytes of the application's own header: {@link #headerLength()} less the call-context block. */
+    /** Bytes of the application's own header: {@link #headerLength()} less the prefix and the call-context block. */
     public int applicationHeaderLength()
     {
-        return headerLength() - contextLength();
+        return headerLength() - prefixLength() - contextLength();
     }
 
     /** Offset (absolute) of the first data segment; segment i follows segment i-1. */
@@ -201,6 +217,10 @@ public final class Frame
             return "frame length " + frameLength + " too short for " + segments + " segments and a " +
                 headerLength + "-byte header";
         }
+        if (type == FrameType.STREAM_DATA && headerLength < StreamFrames.SEQUENCE_LENGTH)
+        {
+            return "STREAM_DATA with a " + headerLength + "-byte header, too short for its sequence number";
+        }
         return null;
     }
 
@@ -238,7 +258,9 @@ public final class Frame
         if ((flags() & FrameFlags.DATA_SHARED) != 0)
         {
             final int type = type();
-            if (!sharedAllowed || type != FrameType.REQUEST && type != FrameType.RESPONSE ||
+            final boolean message = type == FrameType.REQUEST || type == FrameType.RESPONSE ||
+                type == FrameType.STREAM_DATA;
+            if (!sharedAllowed || !message ||
                 (flags() & FrameFlags.DATA_WRITTEN) != 0)
             {
                 return "shared-memory data reference on a " + FrameType.name(type) + " frame where none may be";

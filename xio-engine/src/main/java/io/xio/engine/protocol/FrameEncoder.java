@@ -29,6 +29,8 @@ public final class FrameEncoder
     public static final int COPIED = 2;
     /** {@link #encodeInto}: the link cannot write this data into the region; nothing was written. */
     public static final int NOT_WRITABLE = 3;
+    /** A message frame without a stream's sequence number. */
+    private static final long NO_SEQUENCE = -1;
 
     /**
      * Encodes one message frame.
@@ -43,9 +45,52 @@ public final class FrameEncoder
         final long requestId, final int status, final Outbound message, final long remaining,
         final SendCompletion completion, final boolean alwaysComplete)
     {
+        return encode(link, type, flags, sessionId, requestId, status, message, remaining, NO_SEQUENCE, completion,
+            alwaysComplete);
+    }
+
+    /**
+     * Encodes one STREAM_DATA frame: {@code message} (its metadata in a call context, if any) with sequence number
+     * {@code sequence}, as {@link #encode} encodes other message frames.
+     */
+    public int encodeStream(final TransportLink link, final int flags, final long sessionId, final long streamId,
+        final int status, final long sequence, final Outbound message, final SendCompletion completion,
+        final boolean alwaysComplete)
+    {
+        return encode(link, FrameType.STREAM_DATA, flags, sessionId, streamId, status, message,
+            CallContext.NO_DEADLINE, sequence, completion, alwaysComplete);
+    }
+
+    /**
+     * Encodes a CREDIT for stream {@code streamId}: the receiver has every message up to {@code received} and takes
+     * messages up to {@code limitSequence} and frames adding up to {@code limitBytes} (all absolute). Allocates
+     * nothing; false when the link had no room.
+     */
+    public boolean encodeCredit(final TransportLink link, final int flags, final long sessionId, final long streamId,
+        final long received, final long limitSequence, final long limitBytes)
+    {
+        final int length = Frame.HEADER_LENGTH + StreamFrames.CREDIT_BODY;
+        final MutableDirectBuffer buffer = link.claim(length);
+        if (buffer == null)
+        {
+            return false;
+        }
+        final int at = link.claimOffset();
+        Frame.writeHeader(buffer, at, length, FrameType.CREDIT, flags, sessionId, streamId, StreamFrames.CREDIT_BODY,
+            0, 0);
+        StreamFrames.writeCredit(buffer, at + Frame.HEADER_LENGTH, received, limitSequence, limitBytes);
+        link.commit();
+        return true;
+    }
+
+    private int encode(final TransportLink link, final int type, final int flags, final long sessionId,
+        final long requestId, final int status, final Outbound message, final long remaining, final long sequence,
+        final SendCompletion completion, final boolean alwaysComplete)
+    {
         final ByteBuffer header = message.header();
+        final int prefix = sequence == NO_SEQUENCE ? 0 : StreamFrames.SEQUENCE_LENGTH;
         final int context = CallContext.blockLength(remaining, message.metadata());
-        final int headerLength = context + header.remaining();
+        final int headerLength = prefix + context + header.remaining();
         final int segments = message.segmentCount();
         final long dataLength = message.dataLength();
         final long frameLength = Frame.frameLength(headerLength, segments, dataLength);
@@ -68,6 +113,11 @@ public final class FrameEncoder
         {
             buffer.putInt(at, message.segment(i).remaining(), Frame.ORDER);
             at += Frame.SEGMENT_ENTRY_LENGTH;
+        }
+        if (prefix > 0)
+        {
+            buffer.putLong(at, sequence, Frame.ORDER);
+            at += prefix;
         }
         at = putHeader(buffer, at, context, remaining, message);
         if (inline)

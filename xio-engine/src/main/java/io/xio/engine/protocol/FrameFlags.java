@@ -32,6 +32,14 @@ public final class FrameFlags
      * i64 release token, then an i64 offset per segment) instead of their bytes. Other transports refuse it.
      */
     public static final int DATA_SHARED = 1 << 7;
+    /** On a REQUEST: it opens a stream ({@link FrameType#STREAM_DATA}) whose id is the request's. */
+    public static final int STREAM = 1 << 8;
+    /**
+     * On a STREAM_DATA: its sender will send no more messages on the stream. From the side that opened the stream it
+     * ends that direction only (a half-close); from the side that accepted it, it ends the stream with the frame's
+     * status (and trailers, in its call context).
+     */
+    public static final int END = 1 << 9;
     /** Bytes of a {@link #DATA_SHARED} reference before its per-segment offsets. */
     public static final int SHARED_BODY_LENGTH = 16;
 

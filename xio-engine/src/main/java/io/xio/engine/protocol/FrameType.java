@@ -1,7 +1,7 @@
 package io.xio.engine.protocol;
 
 /**
- * Frame types of wire protocol v1 (see {@code docs/protocol.md}). Codes are stable: never reuse one.
+ * Frame types of the wire protocol (see {@code docs/protocol.md}). Codes are stable: never reuse one.
  * Thread-safe (constants only).
  */
 public final class FrameType
@@ -19,6 +19,10 @@ public final class FrameType
     public static final int CANCEL = 11;
     public static final int CANCEL_RESULT = 12;
     public static final int KEEPALIVE = 13;
+    /**
+     * Credit for a stream, from its receiver: {@code i64 received, i64 limitSequence, i64 limitBytes}, absolute
+     * ({@link StreamFrames}).
+     */
     public static final int CREDIT = 14;
     public static final int DATA_DESCRIPTOR = 15;
     public static final int CLOSE = 16;
@@ -29,14 +33,19 @@ public final class FrameType
      * portals named). Body: {@code list portals, string reason}.
      */
     public static final int GOAWAY = 18;
+    /**
+     * One message of a stream, or the end of one direction of it ({@link FrameFlags#END}); the application-header area
+     * starts with the message's {@code i64} sequence number ({@link StreamFrames}).
+     */
+    public static final int STREAM_DATA = 19;
 
     /** One past the highest code in use. */
-    public static final int LIMIT = 19;
+    public static final int LIMIT = 20;
 
     private static final String[] NAMES = {
         "?", "SETUP", "SETUP_ACCEPT", "SETUP_REJECT", "SETUP_REDIRECT", "ATTACH", "ATTACH_ACCEPT", "ATTACH_REJECT",
         "REQUEST", "RESPONSE", "RECEIPT", "CANCEL", "CANCEL_RESULT", "KEEPALIVE", "CREDIT", "DATA_DESCRIPTOR", "CLOSE",
-        "RESPONSE_ACK", "GOAWAY"
+        "RESPONSE_ACK", "GOAWAY", "STREAM_DATA"
     };
 
     private FrameType()

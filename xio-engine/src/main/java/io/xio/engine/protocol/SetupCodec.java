@@ -34,8 +34,15 @@ public final class SetupCodec
      * without the field understands none); unknown bits are ignored. {@code FEATURE_GOAWAY}: GOAWAY frames.
      */
     public static final int FEATURE_GOAWAY = 1;
+    /**
+     * Streams ({@link FrameType#STREAM_DATA}, {@link FrameType#CREDIT}, {@link FrameFlags#STREAM}): announced by a
+     * client in its SETUP and by a server in its SETUP_ACCEPT; a session has streams only when both did.
+     */
+    public static final int FEATURE_STREAMS = 2;
     /** What this engine's clients announce. */
-    public static final int FEATURES = FEATURE_GOAWAY;
+    public static final int FEATURES = FEATURE_GOAWAY | FEATURE_STREAMS;
+    /** What this engine's servers announce in SETUP_ACCEPT. */
+    public static final int SERVER_FEATURES = FEATURE_STREAMS;
     /** Most portals a GOAWAY may name, and most bytes of its reason: a client keeps them. */
     public static final int MAX_GOAWAY_PORTALS = 16;
     public static final int MAX_GOAWAY_REASON_BYTES = 512;

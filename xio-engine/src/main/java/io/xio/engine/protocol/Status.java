@@ -1,6 +1,6 @@
 package io.xio.engine.protocol;
 
-/** Status codes carried by RESPONSE frames. Thread-safe (constants only). */
+/** Status codes carried by RESPONSE frames and by the STREAM_DATA that ends a stream. Thread-safe (constants only). */
 public final class Status
 {
     public static final int OK = 0;
@@ -19,6 +19,8 @@ public final class Status
     public static final int OUTSIDE_WINDOW = 5;
     /** The request reached its caller's deadline before it ran, so it was not run. */
     public static final int DEADLINE_EXCEEDED = 6;
+    /** The side that accepted a stream cancelled it (the end of a stream only). */
+    public static final int CANCELLED = 7;
 
     private Status()
     {
@@ -35,6 +37,7 @@ public final class Status
             case RESPONSE_LOST: return "request executed, but its response was lost with the connection";
             case OUTSIDE_WINDOW: return "retransmitted request is outside the deduplication window";
             case DEADLINE_EXCEEDED: return "the caller's deadline passed before the request ran";
+            case CANCELLED: return "the stream was cancelled by the side that accepted it";
             default: return "status " + status;
         }
     }

@@ -14,6 +14,7 @@ import io.xio.engine.session.admission.HeldResponse;
 import io.xio.engine.session.admission.PeerCounts;
 import io.xio.engine.session.admission.Principals;
 import io.xio.engine.session.admission.Refusals;
+import io.xio.engine.session.admission.StreamAdmission;
 import io.xio.engine.session.call.CallSubmission;
 import io.xio.engine.session.call.ClientInterceptorChain;
 import io.xio.engine.session.call.ReusingHandler;
@@ -91,6 +92,9 @@ public final class EngineCore
     public final AuthenticationFailures tlsHandshakeFailures;
     /** Responses of all sessions kept by reference until acknowledged ({@link HeldResponse}). */
     final ByteBudget retained;
+    /** The engine's open streams, and the bytes their receive windows set aside, which its sessions share. */
+    final ByteBudget streams;
+    final ByteBudget streamWindows;
     /**
      * Where the reconnect backoff draws its jitter from ({@link ClientHandshake#RECONNECT}); read on context
      * threads. Tests that drive a manual context pin it before a connection is lost, to know each wait exactly.
@@ -128,6 +132,8 @@ public final class EngineCore
             loop.refusalsTo(refusals::refused);
         }
         this.retained = new ByteBudget(limits.maxRetainedBytes(), null);
+        this.streams = StreamAdmission.engineStreams(limits.streams());
+        this.streamWindows = StreamAdmission.engineWindows(limits.streams());
         this.peers = new Peers[loops.length];
         for (int i = 0; i < loops.length; i++)
         {

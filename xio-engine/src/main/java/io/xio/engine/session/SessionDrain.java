@@ -7,6 +7,7 @@ import io.xio.engine.XioException;
 import io.xio.engine.XioUri;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.session.admission.CallAdmission;
+import io.xio.engine.session.admission.StreamAdmission;
 import io.xio.engine.session.call.Lane;
 import io.xio.engine.session.call.LaneRing;
 import io.xio.engine.session.call.LaneState;
@@ -42,6 +43,8 @@ public final class SessionDrain implements CallAdmission.Drain
     private final boolean initiator;
     private final LaneRing lanes;
     private final CallAdmission admission;
+    /** Open streams hold the session as calls in flight do. */
+    private final StreamAdmission streams;
     private final AtomicInteger executing;
     private final Host host;
     /**
@@ -63,9 +66,10 @@ public final class SessionDrain implements CallAdmission.Drain
      * @param executing the peer's calls executing on this side: a drained client session waits for them too
      */
     SessionDrain(final boolean initiator, final LaneRing lanes, final CallAdmission admission,
-        final AtomicInteger executing, final Host host)
+        final AtomicInteger executing, final StreamAdmission streams, final Host host)
     {
         this.initiator = initiator;
+        this.streams = streams;
         this.lanes = lanes;
         this.admission = admission;
         this.executing = executing;
@@ -234,7 +238,8 @@ public final class SessionDrain implements CallAdmission.Drain
     @Override
     public void closeIfDrained()
     {
-        if (!initiator || goAway == null || admission.inFlight() != 0 || executing.get() != 0 || !host.isOpen() ||
+        if (!initiator || goAway == null || admission.inFlight() != 0 || executing.get() != 0 || streams.open() != 0 ||
+            !host.isOpen() ||
             reestablishing() || !closing.compareAndSet(false, true))
         {
             return;

@@ -131,9 +131,16 @@ final class SessionHost implements SessionDrain.Host, CallAdmission.Host, Sessio
     }
 
     @Override
-    public void accepted(final long sessionId, final byte[] secret, final CallAdmission.Announced sizes,
-        final int peerMaxInFlight, final int peerDedupWindow)
+    public boolean streams()
     {
+        return session.identity.streams;
+    }
+
+    @Override
+    public void accepted(final long sessionId, final byte[] secret, final CallAdmission.Announced sizes,
+        final int peerMaxInFlight, final int peerDedupWindow, final int features)
+    {
+        session.identity.streams = (features & io.xio.engine.protocol.SetupCodec.FEATURE_STREAMS) != 0;
         session.accepted(sessionId, secret, sizes, peerMaxInFlight, peerDedupWindow);
     }
 

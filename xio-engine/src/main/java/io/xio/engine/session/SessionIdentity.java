@@ -34,6 +34,8 @@ public final class SessionIdentity
     public Principal principal;
     /** That principal's share of the per-principal limits; null for an anonymous session. */
     public Principals.Share principalShare;
+    /** Whether the peer announced streams at set-up (both sides did, then): the session may carry them. */
+    public volatile boolean streams;
 
     public byte[] secret()
     {

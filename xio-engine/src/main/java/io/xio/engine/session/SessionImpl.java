@@ -5,6 +5,8 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.RequestHandler;
+import io.xio.engine.StreamCall;
+import io.xio.engine.StreamListener;
 import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
@@ -16,6 +18,7 @@ import io.xio.engine.XioUri;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.session.admission.ByteBudget;
 import io.xio.engine.session.admission.CallAdmission;
+import io.xio.engine.session.admission.StreamAdmission;
 import io.xio.engine.session.admission.DedupWindow;
 import io.xio.engine.session.call.CallSubmission;
 import io.xio.engine.session.call.Lane;
@@ -25,6 +28,7 @@ import io.xio.engine.session.call.RangeCancels;
 import io.xio.engine.session.call.ReusingHandler;
 import io.xio.engine.session.call.ServerAnswers;
 import io.xio.engine.session.call.ServerCallContext;
+import io.xio.engine.session.call.StreamOpening;
 import io.xio.engine.session.connection.Peers;
 import io.xio.engine.session.handshake.ClientHandshake;
 
@@ -81,6 +85,10 @@ public final class SessionImpl implements Session
     final CallSubmission calls;
     /** The peer's calls as this side answers them. */
     final ServerAnswers answers;
+    /** The streams open on the session, and what they may cost. */
+    final StreamAdmission streams;
+    /** The streams this side opens. */
+    private final StreamOpening streamOpening;
 
     /** @param reuseCalls whether the (server) session's lanes pool their calls ({@code RequestReuse.AFTER_ANSWER}) */
     private SessionImpl(final EngineCore engine, final boolean initiator, final XioUri uri, final String resource,
@@ -102,7 +110,8 @@ public final class SessionImpl implements Session
         final SessionHost host = new SessionHost(this);
         this.joined = new SessionLanes(lanes, host);
         this.admission = new CallAdmission(host, engine.limits, engine.clock);
-        this.drain = new SessionDrain(initiator, lanes, admission, executing, host);
+        this.streams = new StreamAdmission(engine.limits.streams(), engine.streams, engine.streamWindows);
+        this.drain = new SessionDrain(initiator, lanes, admission, executing, streams, host);
         this.calls = new CallSubmission(this, engine.calls, admission, lanes, rangeCancels, drain, initiator,
             defaultTimeout, this::describe);
         // This session's share of the engine's retained budget: the peer's responses held until it acknowledges them.
@@ -111,7 +120,10 @@ public final class SessionImpl implements Session
             identity, drain, uri.toString(), this::describe);
         this.laneContext = new LaneContext(host, initiator ? lane -> new ClientHandshake(lane, host) : null, lanes,
             new ServerCallContext(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
-            uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls);
+            uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls, streams,
+            admission::sendLimits);
+        this.streamOpening = new StreamOpening(admission, streams, lanes, initiator, engine.clock,
+            () -> identity.streams, this::describe);
     }
 
     /** A session the server side accepted. */
@@ -255,6 +267,12 @@ public final class SessionImpl implements Session
     public long request(final Outbound message, final CallOptions options, final ResponseListener listener)
     {
         return calls.submit(message, options, listener);
+    }
+
+    @Override
+    public StreamCall openStream(final Outbound open, final CallOptions options, final StreamListener listener)
+    {
+        return streamOpening.open(open, options, listener);
     }
 
     // ---- going away ----

@@ -71,8 +71,13 @@ final class InboundCalls
 
     void onRequest(final Frame frame, final Slab slab)
     {
-        final long id = DedupWindow.checkedId(frame.requestId());
         final int flags = frame.flags();
+        if ((flags & FrameFlags.STREAM) != 0)
+        {
+            lane.streams.onOpen(frame, slab, this);
+            return;
+        }
+        final long id = DedupWindow.checkedId(frame.requestId());
         final boolean oneWay = (flags & FrameFlags.ONE_WAY) != 0;
         final boolean receipt = (flags & FrameFlags.RECEIPT_REQUESTED) != 0;
         final ServerCall call = calls != null ? calls.take(id, flags) : new ServerCall(lane, id, flags);
@@ -273,7 +278,7 @@ final class InboundCalls
     }
 
     /** A refusal: requests and one-way messages that asked for a receipt hear of it; fire-and-forget does not. */
-    private void answerStatus(final long id, final int flags, final int status)
+    void answerStatus(final long id, final int flags, final int status)
     {
         final boolean silent = (flags & FrameFlags.ONE_WAY) != 0 && (flags & FrameFlags.RECEIPT_REQUESTED) == 0;
         if (!silent && lane.isUp())
@@ -351,6 +356,7 @@ final class InboundCalls
                 aborted++;
             }
         }
+        aborted += lane.streams.onCancel(first, last);
         lane.connection().sendCancelResult(frame, aborted);
     }
 

@@ -227,7 +227,13 @@ final class InboundResponses
      */
     private XioException remoteFailure(final Frame frame, final int status)
     {
-        final RemoteException remote = remoteException(frame, status);
+        return remoteFailure(frame, status, address);
+    }
+
+    /** {@link #remoteFailure(Frame, int)} for an answer from {@code address}: a stream's end reads the same way. */
+    static XioException remoteFailure(final Frame frame, final int status, final Object address)
+    {
+        final RemoteException remote = remoteException(frame, status, address);
         if (status == Status.BACK_PRESSURE)
         {
             return new BackPressureException("turned away unrun by " + address +
@@ -241,7 +247,7 @@ final class InboundResponses
         return remote;
     }
 
-    private RemoteException remoteException(final Frame frame, final int status)
+    private static RemoteException remoteException(final Frame frame, final int status, final Object address)
     {
         String type = null;
         String text = null;

@@ -70,6 +70,8 @@ public final class Lane implements CarriedLane
     final InboundCalls inbound;
     /** What the peer's calls on this lane need of their session ({@link ServerCall}). */
     final ServerCallContext calls;
+    /** The streams on this lane, either side's. */
+    final LaneStreams streams;
     private final Handshake handshake;
     private volatile LaneState state = LaneState.CONNECTING;
     private Connection connection;
@@ -94,6 +96,7 @@ public final class Lane implements CarriedLane
         this.responses = new InboundResponses(this, outbound, context.api(), ring, context.leaks(), context.target());
         this.inbound = new InboundCalls(this, calls, context.handler(), ring, context.leaks(), context.limits(),
             context.requestsReceived(), context.reuseCalls());
+        this.streams = new LaneStreams(this, context);
         this.handshake = context.client() == null ? null : context.client().apply(this);
     }
 
@@ -247,6 +250,7 @@ public final class Lane implements CarriedLane
         // Down before anyone hears of it: the calls the fence releases may close the session or send again.
         fence.fenceAll();
         inbound.dropParked(); // never started: a retransmit on another connection runs them
+        streams.failAll(cause);
         if (state != down)
         {
             return; // closed by one of those callbacks
@@ -314,6 +318,7 @@ public final class Lane implements CarriedLane
         }
         outbound.failAll(cause);
         inbound.dropParked();
+        streams.failAll(cause);
     }
 
     /** Server side: a GOAWAY of this lane's session on its connection, if it has one up. */
@@ -358,6 +363,7 @@ public final class Lane implements CarriedLane
         assert owned() : "lane of " + session.describe() + " used off its context's thread";
         outbound.drainWaiting();
         inbound.startParked();
+        streams.drainWaiting();
     }
 
     /** Sends a call's answer on this lane (or another of the session when this one is down). */
@@ -394,12 +400,15 @@ public final class Lane implements CarriedLane
         final boolean peersIdSpace = (frame.flags() & FrameFlags.FROM_ACCEPTOR) != mineFlag;
         final boolean request = type == FrameType.REQUEST || type == FrameType.CANCEL ||
             type == FrameType.DATA_DESCRIPTOR || type == FrameType.RESPONSE_ACK;
-        if (request != peersIdSpace)
+        // A stream's frames carry its opener's id space, whichever side sends them.
+        final boolean stream = type == FrameType.STREAM_DATA || type == FrameType.CREDIT;
+        if (!stream && request != peersIdSpace)
         {
             throw new ProtocolViolationException(FrameType.name(type) + " with a request id of the wrong side " +
                 "(flags " + frame.flags() + ") on session " + session.id());
         }
-        if ((frame.flags() & FrameFlags.CONTEXT) != 0 && (type == FrameType.REQUEST || type == FrameType.RESPONSE))
+        if ((frame.flags() & FrameFlags.CONTEXT) != 0 &&
+            (type == FrameType.REQUEST || type == FrameType.RESPONSE || type == FrameType.STREAM_DATA))
         {
             final String problem = CallContext.check(frame, maxMetadataBytes);
             if (problem != null)
@@ -417,7 +426,15 @@ public final class Lane implements CarriedLane
         {
             case FrameType.DATA_DESCRIPTOR -> fence.onDataDescriptor(frame);
             case FrameType.REQUEST -> inbound.onRequest(frame, slab);
-            case FrameType.RESPONSE -> responses.onResponse(frame, slab);
+            case FrameType.RESPONSE ->
+            {
+                if (!streams.onResponse(frame))
+                {
+                    responses.onResponse(frame, slab);
+                }
+            }
+            case FrameType.STREAM_DATA -> streams.onData(frame, slab);
+            case FrameType.CREDIT -> streams.onCredit(frame);
             case FrameType.RECEIPT -> responses.onReceipt(frame);
             case FrameType.CANCEL -> inbound.onCancel(frame);
             case FrameType.CANCEL_RESULT -> responses.onCancelResult(frame);

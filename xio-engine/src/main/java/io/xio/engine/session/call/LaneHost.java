@@ -52,6 +52,9 @@ public interface LaneHost
     /** A request went out again, on a connection other than its first. */
     void retransmitted();
 
+    /** Whether the session may carry streams: both sides announced them at set-up. */
+    boolean streams();
+
     /** The limits the engine holds its peers and itself to. */
     Limits limits();
 }

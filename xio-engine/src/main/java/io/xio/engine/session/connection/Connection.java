@@ -11,8 +11,10 @@ import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.SetupCodec;
 import io.xio.engine.session.EngineCore;
+import io.xio.engine.session.admission.ByteBudget;
 import io.xio.engine.session.admission.PeerCounts;
 import io.xio.engine.session.admission.Refusals;
+import io.xio.engine.session.admission.StreamAdmission;
 import io.xio.engine.transport.LinkHandler;
 import io.xio.engine.transport.TransportLink;
 import org.slf4j.Logger;
@@ -60,6 +62,8 @@ public final class Connection implements LinkHandler
     static final int MAX_STRANGE_FRAMES = 4096;
     /** Whether this accepted connection may stay, and its place in its portal's and its host's shares. */
     private final ConnectionAdmission admission;
+    /** The streams the peer opened on this connection and that are still open: their count is bounded. */
+    public final ByteBudget peerStreams;
 
     /**
      * @param endpoint the address dialled (client side), or null
@@ -80,6 +84,7 @@ public final class Connection implements LinkHandler
         this.admission = portal == null ? null : new ConnectionAdmission(engine.limits, engine.refusals,
             engine.connectionsByPeer, engine.tlsHandshakeFailures, portal, link.remoteAddress(), peerHost());
         this.output = new ConnectionOutput(link, engine.limits, peers.loop, this::refuse);
+        this.peerStreams = StreamAdmission.connectionStreams(engine.limits.streams());
         lastReceived = lanelessSince = peers.loop.nanoTime();
     }
 
@@ -244,6 +249,12 @@ public final class Connection implements LinkHandler
         return output.sendMessage(type, flags, sessionId, id, status, message, remaining, completion, always);
     }
 
+    /** What streams write on this connection. */
+    public StreamOutput streamOutput()
+    {
+        return output;
+    }
+
     /** Offers {@code into} for the response to request {@code id}; the bytes offered, or -1 (not offered). */
     public int exposeOutput(final int flags, final long sessionId, final long id, final java.nio.ByteBuffer into)
     {
@@ -323,7 +334,8 @@ public final class Connection implements LinkHandler
         switch (type)
         {
             case FrameType.REQUEST, FrameType.RESPONSE, FrameType.RECEIPT, FrameType.CANCEL,
-                FrameType.CANCEL_RESULT, FrameType.DATA_DESCRIPTOR, FrameType.RESPONSE_ACK -> toLane(type, slab);
+                FrameType.CANCEL_RESULT, FrameType.DATA_DESCRIPTOR, FrameType.RESPONSE_ACK, FrameType.STREAM_DATA,
+                FrameType.CREDIT -> toLane(type, slab);
             case FrameType.KEEPALIVE ->
             {
             }

@@ -19,7 +19,7 @@ import java.util.function.BiConsumer;
  * mid-send); until then, and once the connection closed, sends are refused. Owned by the connection's context
  * thread.
  */
-final class ConnectionOutput
+final class ConnectionOutput implements StreamOutput
 {
     /** How long a peer over the unsent limit may go without reading anything before it is cut off. */
     static final long UNSENT_GRACE_NANOS = 1_000_000_000L;
@@ -114,6 +114,38 @@ final class ConnectionOutput
         checkUnsent();
         lastSent = loop.nanoTime();
         return encoder.encode(link, type, flags, sessionId, id, status, message, remaining, completion, always);
+    }
+
+    @Override
+    public int sendStream(final int flags, final long sessionId, final long streamId, final int status,
+        final long sequence, final Outbound message, final io.xio.engine.transport.SendCompletion completion)
+    {
+        if (!open || overflowed)
+        {
+            return FrameEncoder.NO_ROOM;
+        }
+        checkUnsent();
+        lastSent = loop.nanoTime();
+        return encoder.encodeStream(link, flags, sessionId, streamId, status, sequence, message, completion, false);
+    }
+
+    @Override
+    public boolean sendCredit(final int flags, final long sessionId, final long streamId, final long received,
+        final long limitSequence, final long limitBytes)
+    {
+        if (!open || overflowed)
+        {
+            return false;
+        }
+        checkUnsent();
+        lastSent = loop.nanoTime();
+        return encoder.encodeCredit(link, flags, sessionId, streamId, received, limitSequence, limitBytes);
+    }
+
+    @Override
+    public boolean inlines(final long frameLength)
+    {
+        return frameLength <= link.maxInlineFrame();
     }
 
     /** Offers {@code output} for the response to request {@code id}; the bytes offered, or -1 (not offered). */

@@ -52,9 +52,12 @@ public final class ClientHandshake implements Lane.Handshake
         /** The secret that proves a connection belongs to the session, once set up. */
         byte[] secret();
 
-        /** The server accepted: the session takes its id, its secret and the smaller of both sides' limits. */
+        /**
+         * The server accepted: the session takes its id, its secret, the smaller of both sides' limits and what the
+         * server understands ({@code features}, SetupCodec's bits).
+         */
         void accepted(long sessionId, byte[] secret, CallAdmission.Announced sizes, int peerMaxInFlight,
-            int peerDedupWindow);
+            int peerDedupWindow, int features);
 
         /** The session's first lane is up at {@code target}: the further ones attach, then it is open. */
         void established(java.util.Map<String, String> attributes, XioUri target, List<XioUri> connectionPortals);
@@ -250,8 +253,10 @@ public final class ClientHandshake implements Lane.Handshake
                 // A server from before connection portals ends here: the further connections go where this one did.
                 final List<XioUri> connectionPortals = body.remaining() > 0 ? unweakened(portals(body.strings(),
                     address, "SETUP_ACCEPT"), address) : List.of();
+                // A server from before streams ends here: it announces none.
+                final int features = body.remaining() > 0 ? body.u8() : 0;
                 target = address.endpoint();
-                session.accepted(frame.sessionId(), secret, sizes, peerMaxInFlight, peerDedupWindow);
+                session.accepted(frame.sessionId(), secret, sizes, peerMaxInFlight, peerDedupWindow, features);
                 lane.attach(c);
                 session.established(attributes, target, connectionPortals);
             }

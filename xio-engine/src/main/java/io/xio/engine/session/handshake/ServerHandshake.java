@@ -234,6 +234,7 @@ public final class ServerHandshake implements ServerSetups
         session.limitTo(clientMaxInFlight, clientDedupWindow);
         session.admission.limitSizesTo(clientSizes);
         session.drain.peerUnderstandsGoAway((features & SetupCodec.FEATURE_GOAWAY) != 0);
+        session.identity.streams = (features & SetupCodec.FEATURE_STREAMS) != 0;
         engine.accepted.put(session.id(), session);
         if (engine.drain.drainingAfterRegistering())
         {
@@ -251,7 +252,7 @@ public final class ServerHandshake implements ServerSetups
         connection.sendControl(FrameType.SETUP_ACCEPT, 0, session.id(), token, 0,
             CallAdmission.announce(new SetupCodec.Writer().map(accept.attributes()).i32(engine.limits.maxInFlight())
                 .i32(engine.limits.dedupWindow()).bytes(session.identity.secret()), engine.limits).strings(portals)
-                .toBytes());
+                .u8(SetupCodec.SERVER_FEATURES).toBytes());
         engine.fire(engine.listener, new SessionEvent(SessionEvent.Type.ESTABLISHED, session,
             "accepted session " + session.id() + " for '" + resource + "' from " + connection.remoteAddress(),
             null));

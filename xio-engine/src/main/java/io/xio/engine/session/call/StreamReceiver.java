@@ -1,0 +1,248 @@
+package io.xio.engine.session.call;
+
+import io.xio.engine.Message;
+import io.xio.engine.ProtocolViolationException;
+import io.xio.engine.memory.Slab;
+import io.xio.engine.protocol.Frame;
+import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.StreamFrames;
+import io.xio.engine.session.LeakTracker;
+import io.xio.engine.session.Messages;
+import org.agrona.collections.LongArrayQueue;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One stream's receiving direction: checks each message against the sequence and the credit granted (a sender
+ * beyond either breaks the protocol), holds what the application has not asked for yet (at most the window), hands
+ * the rest to the listener in order, and grants credit again as the application takes messages: absolute limits,
+ * half a window at a time. The end of the direction reaches the listener after the last message. The context
+ * thread's; {@link #request} any thread's.
+ */
+final class StreamReceiver
+{
+    private final LaneStream stream;
+    private final int windowMessages;
+    private final long windowBytes;
+    private final LeakTracker leaks;
+    private final ArrayDeque<Message> held = new ArrayDeque<>();
+    private final LongArrayQueue heldBytes = new LongArrayQueue();
+    private final AtomicLong demand = new AtomicLong();
+    private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
+    private final Runnable deliveryTask = this::deliveryDue;
+
+    private long received;
+    private long receivedBytes;
+    private long grantedSequence;
+    private long grantedBytes;
+    private long delivered;
+    private long deliveredBytes;
+    /** A credit that found no room on the connection: sent when there is. */
+    private boolean creditOwed;
+    /** The end arrived (its sequence number is {@link #received}); it goes to the listener after what is held. */
+    private boolean endArrived;
+    private boolean endDelivered;
+
+    StreamReceiver(final LaneStream stream, final int windowMessages, final long windowBytes, final LeakTracker leaks)
+    {
+        this.stream = stream;
+        this.windowMessages = windowMessages;
+        this.windowBytes = windowBytes;
+        this.leaks = leaks;
+    }
+
+    /** The window the sender may fill before the application takes anything: granted when the stream opens. */
+    void grantWindow()
+    {
+        grantedSequence = windowMessages;
+        grantedBytes = windowBytes;
+        sendCredit();
+    }
+
+    /** Messages held for the application now; the context thread. */
+    int held()
+    {
+        return held.size();
+    }
+
+    /** One STREAM_DATA of this direction; the context thread. */
+    void onData(final Frame frame, final Slab slab)
+    {
+        final long sequence = StreamFrames.sequence(frame);
+        if (sequence <= received)
+        {
+            return; // a message had twice, as after a resend elsewhere: the first counted
+        }
+        if (endArrived)
+        {
+            throw violation(frame, "message " + sequence + " after the end of the direction at " + received);
+        }
+        if (sequence != received + 1)
+        {
+            throw violation(frame, "message " + sequence + " where " + (received + 1) + " was due");
+        }
+        final boolean end = (frame.flags() & FrameFlags.END) != 0;
+        if (end)
+        {
+            received = sequence;
+            endArrived = true;
+            stream.endArrived(frame, slab);
+            deliver();
+            return;
+        }
+        if (sequence > grantedSequence)
+        {
+            throw violation(frame, "message " + sequence + " beyond the credit of " + grantedSequence + " messages");
+        }
+        if (receivedBytes >= grantedBytes)
+        {
+            throw violation(frame, "message " + sequence + " beyond the credit of " + grantedBytes + " bytes, " +
+                receivedBytes + " received");
+        }
+        final long bytes = bytes(frame);
+        received = sequence;
+        receivedBytes += bytes;
+        final Message message = Messages.of(slab, frame, leaks);
+        if (held.isEmpty() && stream.listening() && take())
+        {
+            handOut(message, bytes);
+            return;
+        }
+        held.add(message);
+        heldBytes.addLong(bytes);
+    }
+
+    private ProtocolViolationException violation(final Frame frame, final String problem)
+    {
+        return new ProtocolViolationException("STREAM_DATA on stream " + stream.id + " of session " +
+            frame.sessionId() + ": " + problem);
+    }
+
+    /** Bytes a frame counts against the byte credit, whatever way its data came (inline, shared, written). */
+    private static long bytes(final Frame frame)
+    {
+        long bytes = frame.headerLength();
+        for (int i = 0, n = frame.segmentCount(); i < n; i++)
+        {
+            bytes += frame.segmentLength(i);
+        }
+        return bytes;
+    }
+
+    /** Lets {@code count} more messages go to the listener. Any thread. */
+    void request(final long count)
+    {
+        if (count <= 0)
+        {
+            throw new IllegalArgumentException("a stream is asked for a positive number of messages, not " + count);
+        }
+        demand.accumulateAndGet(count, (now, more) -> now + more < 0 ? Long.MAX_VALUE : now + more);
+        deliverSoon();
+    }
+
+    /** Delivery is due on the context thread (a request, a start). Any thread. */
+    void deliverSoon()
+    {
+        if (stream.onContextThread())
+        {
+            deliver();
+        }
+        else if (deliveryScheduled.compareAndSet(false, true))
+        {
+            stream.execute(deliveryTask);
+        }
+    }
+
+    private void deliveryDue()
+    {
+        deliveryScheduled.set(false);
+        deliver();
+    }
+
+    /** Takes one of the application's demand, if it has any. */
+    private boolean take()
+    {
+        while (true)
+        {
+            final long now = demand.get();
+            if (now == 0)
+            {
+                return false;
+            }
+            if (now == Long.MAX_VALUE || demand.compareAndSet(now, now - 1))
+            {
+                return true;
+            }
+        }
+    }
+
+    /** The context thread: held messages as far as asked for, then the end when nothing is held. */
+    void deliver()
+    {
+        while (!held.isEmpty() && stream.listening() && !stream.isFinished())
+        {
+            if (!take())
+            {
+                break;
+            }
+            handOut(held.poll(), heldBytes.pollLong());
+        }
+        if (endArrived && !endDelivered && held.isEmpty() && stream.listening() && !stream.isFinished())
+        {
+            endDelivered = true;
+            stream.deliverEnd();
+        }
+    }
+
+    private void handOut(final Message message, final long bytes)
+    {
+        delivered++;
+        deliveredBytes += bytes;
+        stream.deliver(message);
+        if (!endArrived && (delivered + windowMessages - grantedSequence >= Math.max(1, windowMessages / 2) ||
+            deliveredBytes + windowBytes - grantedBytes >= Math.max(1, windowBytes / 2)))
+        {
+            grantedSequence = delivered + windowMessages;
+            grantedBytes = deliveredBytes + windowBytes;
+            sendCredit();
+        }
+    }
+
+    /** Says what was received and granted; owed till later when the connection has no room. */
+    void sendCredit()
+    {
+        creditOwed = !stream.sendCredit(received, grantedSequence, grantedBytes);
+        if (creditOwed)
+        {
+            stream.waitForRoom();
+        }
+    }
+
+    /** The connection has room again: a credit owed goes now. */
+    void resume()
+    {
+        if (creditOwed)
+        {
+            sendCredit();
+        }
+    }
+
+    /** The end arrived: the sender learns it was had (a credit that acknowledges it). */
+    void acknowledgeEnd()
+    {
+        sendCredit();
+    }
+
+    /** The stream is over: what is held is released, unread. */
+    void drop()
+    {
+        Message message;
+        while ((message = held.poll()) != null)
+        {
+            message.close();
+        }
+        heldBytes.clear();
+    }
+}

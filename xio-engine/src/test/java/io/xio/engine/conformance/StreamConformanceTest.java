@@ -1,0 +1,740 @@
+package io.xio.engine.conformance;
+
+import io.xio.engine.InboundStream;
+import io.xio.engine.Limits;
+import io.xio.engine.Message;
+import io.xio.engine.Metadata;
+import io.xio.engine.Outbound;
+import io.xio.engine.Portal;
+import io.xio.engine.RemoteException;
+import io.xio.engine.RequestCancelledException;
+import io.xio.engine.RequestHandler;
+import io.xio.engine.Session;
+import io.xio.engine.StreamCall;
+import io.xio.engine.StreamLimits;
+import io.xio.engine.StreamListener;
+import io.xio.engine.TestEngines;
+import io.xio.engine.XioEngine;
+import io.xio.engine.XioException;
+import io.xio.engine.XioStream;
+import io.xio.engine.XioTimeoutException;
+import io.xio.engine.BackPressureException;
+import io.xio.engine.CallOptions;
+import io.xio.engine.SessionOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.xio.engine.TestEngines.text;
+import static io.xio.engine.TestEngines.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Streams on every transport, through the public API: server, client and bidirectional streams arriving whole and in
+ * order, flow control that keeps a producer within its consumer's window, cancel from either side, deadlines,
+ * metadata and trailers, failures and limits. A transport's test extends this class and names a portal.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class StreamConformanceTest
+{
+    /** Messages in the long streams: enough to turn every window over many times. */
+    protected static final int MANY = 100_000;
+    private static final int WINDOW = 64;
+
+    protected final TestEngines engines = new TestEngines();
+    protected XioEngine server;
+    protected XioEngine client;
+
+    /** A fresh portal address for this transport (port 0 / a unique name). */
+    protected abstract String portalAddress();
+
+    /** The engines' builder: a transport adds what it needs (TLS material, say). */
+    protected XioEngine.Builder configure(final XioEngine.Builder builder)
+    {
+        return builder;
+    }
+
+    @BeforeEach
+    void startEngines()
+    {
+        final Limits limits = TestEngines.LIMITS.withStreams(StreamLimits.builder().windowMessages(WINDOW)
+            .windowBytes(256 << 10).build());
+        server = engines.start(configure(engines.builder("server")).limits(limits));
+        client = engines.start(configure(engines.builder("client")).limits(limits));
+    }
+
+    @AfterEach
+    void closeEngines()
+    {
+        engines.close();
+    }
+
+    private Session open(final String resource, final RequestHandler handler)
+    {
+        server.register(resource, handler);
+        final Portal portal = server.bind(portalAddress());
+        return client.connect(portal.uri().withResource(resource).toString());
+    }
+
+    /** What {@code future} failed with, waiting for it. */
+    private static Throwable failure(final CompletableFuture<?> future) throws InterruptedException
+    {
+        try
+        {
+            future.get(30, TimeUnit.SECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            return ex.getCause();
+        }
+        catch (final java.util.concurrent.CancellationException ex)
+        {
+            return ex; // a RequestCancelledException is one, and a future hands it out as it is
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            throw new AssertionError("not failed within 30 s", ex);
+        }
+        throw new AssertionError("completed instead of failing");
+    }
+
+    private static Outbound number(final long value)
+    {
+        return Outbound.of(ByteBuffer.allocate(8).putLong(0, value));
+    }
+
+    private static long number(final Message message)
+    {
+        try (message)
+        {
+            return message.header().getLong(message.header().position());
+        }
+    }
+
+    /** Offers numbers 1..count as credit allows, resuming on the ready signal; then ends its direction. */
+    private static final class Feed
+    {
+        private final XioStream stream;
+        private final long count;
+        private final Runnable end;
+        private long next = 1;
+        final AtomicLong offered = new AtomicLong();
+
+        Feed(final XioStream stream, final long count, final Runnable end)
+        {
+            this.stream = stream;
+            this.count = count;
+            this.end = end;
+        }
+
+        synchronized void pump()
+        {
+            while (next <= count)
+            {
+                if (!stream.offer(number(next)))
+                {
+                    return;
+                }
+                offered.set(next);
+                next++;
+            }
+            if (next == count + 1)
+            {
+                next++;
+                end.run();
+            }
+        }
+    }
+
+    /** Collects numbers in order and the stream's last signal. */
+    private static class Collector implements StreamListener
+    {
+        final ConcurrentLinkedQueue<Long> numbers = new ConcurrentLinkedQueue<>();
+        final AtomicLong received = new AtomicLong();
+        final CompletableFuture<Metadata> done = new CompletableFuture<>();
+        volatile Runnable ready = () -> { };
+        volatile long expected = 1;
+        volatile boolean inOrder = true;
+
+        @Override
+        public void onMessage(final Message message)
+        {
+            final long value = number(message);
+            if (value != expected)
+            {
+                inOrder = false;
+            }
+            expected = value + 1;
+            received.incrementAndGet();
+        }
+
+        @Override
+        public void onReady()
+        {
+            ready.run();
+        }
+
+        @Override
+        public void onHalfClose()
+        {
+            done.complete(Metadata.EMPTY);
+        }
+
+        @Override
+        public void onComplete(final Metadata trailers)
+        {
+            done.complete(trailers);
+        }
+
+        @Override
+        public void onError(final Throwable error)
+        {
+            done.completeExceptionally(error);
+        }
+    }
+
+    /** A server stream: the handler sends as many numbers as the open asks for, then completes with a trailer. */
+    private static final RequestHandler COUNTER = new RequestHandler()
+    {
+        @Override
+        public void onRequest(final io.xio.engine.InboundRequest request)
+        {
+            request.message().close();
+            request.fail(new IllegalStateException("streams only"));
+        }
+
+        @Override
+        public void onStream(final InboundStream stream)
+        {
+            final long count = number(stream.open());
+            final Feed feed = new Feed(stream, count, () -> stream.complete(new Metadata()
+                .put("sent", Long.toString(count))));
+            stream.start(new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                }
+
+                @Override
+                public void onReady()
+                {
+                    feed.pump();
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                }
+            });
+            feed.pump();
+        }
+    };
+
+    @Test
+    void aServerStreamArrivesWholeAndInOrderWithItsTrailers() throws Exception
+    {
+        try (Session session = open("count", COUNTER))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(number(MANY), collector);
+            call.request(Long.MAX_VALUE);
+            final Metadata trailers = collector.done.get(60, TimeUnit.SECONDS);
+            assertThat(collector.received.get()).isEqualTo(MANY);
+            assertThat(collector.inOrder).isTrue();
+            assertThat(trailers.get("sent")).isEqualTo(Long.toString(MANY));
+            assertThat(call.isDone()).isTrue();
+        }
+    }
+
+    @Test
+    void aClientStreamArrivesWholeAndInOrderAndTheAcceptorAnswersAtTheHalfClose() throws Exception
+    {
+        final Collector atServer = new Collector();
+        final RequestHandler sink = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                atServer.done.whenComplete((ok, failed) ->
+                {
+                    if (failed == null)
+                    {
+                        stream.complete(new Metadata().put("received", Long.toString(atServer.received.get())));
+                    }
+                });
+                stream.start(atServer);
+                stream.request(Long.MAX_VALUE);
+            }
+        };
+        try (Session session = open("sink", sink))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            final Feed feed = new Feed(call, MANY, call::halfClose);
+            collector.ready = feed::pump;
+            feed.pump();
+            final Metadata trailers = collector.done.get(60, TimeUnit.SECONDS);
+            assertThat(trailers.get("received")).isEqualTo(Long.toString(MANY));
+            assertThat(atServer.inOrder).isTrue();
+            assertThat(collector.received.get()).isZero();
+        }
+    }
+
+    @Test
+    void aBidirectionalStreamEchoesEveryMessageInOrder() throws Exception
+    {
+        final RequestHandler echo = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                // Echo within the credit the opener grants: take a message only when it can go back at once.
+                final AtomicReference<StreamListener> self = new AtomicReference<>();
+                final StreamListener listener = new StreamListener()
+                {
+                    @Override
+                    public void onMessage(final Message message)
+                    {
+                        final long value = number(message);
+                        if (!stream.offer(number(value)))
+                        {
+                            stream.fail(new IllegalStateException("no credit for " + value));
+                            return;
+                        }
+                        if (stream.isReady())
+                        {
+                            stream.request(1);
+                        }
+                    }
+
+                    @Override
+                    public void onReady()
+                    {
+                        stream.request(1);
+                    }
+
+                    @Override
+                    public void onHalfClose()
+                    {
+                        stream.complete();
+                    }
+
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                    }
+                };
+                self.set(listener);
+                stream.start(listener);
+                stream.request(1);
+            }
+        };
+        try (Session session = open("echo", echo))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            call.request(Long.MAX_VALUE);
+            final Feed feed = new Feed(call, MANY, call::halfClose);
+            collector.ready = feed::pump;
+            feed.pump();
+            collector.done.get(60, TimeUnit.SECONDS);
+            assertThat(collector.received.get()).isEqualTo(MANY);
+            assertThat(collector.inOrder).isTrue();
+        }
+    }
+
+    @Test
+    void aConsumerThatTakesOneAtATimeHoldsTheProducerWithinItsWindow() throws Exception
+    {
+        final AtomicLong delivered = new AtomicLong();
+        final AtomicLong worst = new AtomicLong();
+        final AtomicReference<Feed> serverFeed = new AtomicReference<>();
+        final RequestHandler counter = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                final long count = number(stream.open());
+                final Feed feed = new Feed(stream, count, stream::complete);
+                serverFeed.set(feed);
+                stream.start(new StreamListener()
+                {
+                    @Override
+                    public void onMessage(final Message message)
+                    {
+                        message.close();
+                    }
+
+                    @Override
+                    public void onReady()
+                    {
+                        feed.pump();
+                        worst.accumulateAndGet(feed.offered.get() - delivered.get(), Math::max);
+                    }
+
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                    }
+                });
+                feed.pump();
+                worst.accumulateAndGet(feed.offered.get() - delivered.get(), Math::max);
+            }
+        };
+        final int count = 2_000;
+        try (Session session = open("slow", counter))
+        {
+            final AtomicReference<StreamCall> call = new AtomicReference<>();
+            final Collector collector = new Collector()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    super.onMessage(message);
+                    delivered.incrementAndGet();
+                    call.get().request(1); // one at a time, each after the last was taken
+                }
+            };
+            call.set(session.openStream(number(count), collector));
+            call.get().request(1);
+            collector.done.get(60, TimeUnit.SECONDS);
+            assertThat(collector.received.get()).isEqualTo(count);
+            assertThat(collector.inOrder).isTrue();
+            // Offered but not yet taken by the consumer: never more than its window.
+            assertThat(worst.get()).isPositive().isLessThanOrEqualTo(WINDOW);
+        }
+    }
+
+    @Test
+    void aConsumerThatStopsReadingStopsTheProducerAtItsWindow() throws Exception
+    {
+        final AtomicReference<Feed> serverFeed = new AtomicReference<>();
+        final CompletableFuture<Throwable> serverEnd = new CompletableFuture<>();
+        final RequestHandler counter = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                final Feed feed = new Feed(stream, Long.MAX_VALUE - 1, stream::complete);
+                serverFeed.set(feed);
+                stream.start(new StreamListener()
+                {
+                    @Override
+                    public void onMessage(final Message message)
+                    {
+                        message.close();
+                    }
+
+                    @Override
+                    public void onReady()
+                    {
+                        feed.pump();
+                    }
+
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                        serverEnd.complete(error);
+                    }
+                });
+                feed.pump();
+            }
+        };
+        try (Session session = open("endless", counter))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            call.request(10);
+            await().atMost(Duration.ofSeconds(30)).until(() -> collector.received.get() == 10);
+            await().atMost(Duration.ofSeconds(30)).until(() -> serverFeed.get() != null &&
+                serverFeed.get().offered.get() >= 10);
+            Thread.sleep(300); // nothing more may come while the consumer takes nothing
+            final long offered = serverFeed.get().offered.get();
+            Thread.sleep(300);
+            assertThat(serverFeed.get().offered.get()).isEqualTo(offered).isLessThanOrEqualTo(10 + WINDOW);
+            assertThat(collector.received.get()).isEqualTo(10);
+            call.cancel();
+            assertThat(serverEnd.get(30, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+            assertThat(failure(collector.done)).isInstanceOf(RequestCancelledException.class);
+        }
+    }
+
+    @Test
+    void theAcceptorsCancelEndsTheOpenersStream() throws Exception
+    {
+        final RequestHandler quitter = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                stream.start(new Collector());
+                stream.offer(number(1));
+                stream.cancel();
+            }
+        };
+        try (Session session = open("quit", quitter))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            call.request(Long.MAX_VALUE);
+            assertThat(failure(collector.done)).isInstanceOf(RequestCancelledException.class);
+            await().atMost(Duration.ofSeconds(5)).until(call::isDone);
+            assertThat(call.offer(number(1))).isFalse();
+        }
+    }
+
+    @Test
+    void aDeadlineEndsTheStreamOnBothSides() throws Exception
+    {
+        final CompletableFuture<Throwable> atServer = new CompletableFuture<>();
+        final RequestHandler idle = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                assertThat(stream.hasDeadline()).isTrue();
+                stream.start(new Collector()
+                {
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                        atServer.complete(error);
+                    }
+                });
+            }
+        };
+        try (Session session = open("idle", idle))
+        {
+            final Collector collector = new Collector();
+            session.openStream(Outbound.empty(), CallOptions.timeout(TestEngines.scaled(Duration.ofMillis(300))),
+                collector);
+            assertThat(failure(collector.done)).isInstanceOf(XioTimeoutException.class);
+            // The acceptor's own deadline, or the opener's cancel at its deadline, whichever comes first.
+            assertThat(atServer.get(30, TimeUnit.SECONDS)).isInstanceOfAny(XioTimeoutException.class,
+                RequestCancelledException.class);
+        }
+    }
+
+    @Test
+    void theOpensMetadataReachesTheAcceptorAndAFailureReachesTheOpener() throws Exception
+    {
+        final RequestHandler failing = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                final String tenant = stream.metadata().get("tenant");
+                final String header = text(stream.open().header());
+                stream.open().close();
+                stream.start(new Collector());
+                stream.offer(number(7));
+                stream.fail("com.acme.Refused", tenant + " may not read " + header);
+            }
+        };
+        try (Session session = open("failing", failing))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.of(utf8("ledger"))
+                .metadata(new Metadata().put("tenant", "acme")), collector);
+            call.request(Long.MAX_VALUE);
+            assertThat(failure(collector.done)).isInstanceOf(RemoteException.class)
+                .hasMessageContaining("acme may not read ledger");
+        }
+    }
+
+    @Test
+    void aServiceThatTakesNoStreamsRefusesThem() throws Exception
+    {
+        try (Session session = open("plain", TestEngines.ECHO))
+        {
+            final Collector collector = new Collector();
+            session.openStream(Outbound.empty(), collector).request(1);
+            assertThat(failure(collector.done)).isInstanceOf(RemoteException.class)
+                .hasMessageContaining("takes no streams");
+        }
+    }
+
+    @Test
+    void streamsOverTheSessionsLimitAreRefusedAndOthersStillOpen() throws Exception
+    {
+        final RequestHandler holder = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+                request.respond(Outbound.empty());
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                stream.start(new Collector());
+            }
+        };
+        engines.close();
+        final Limits limits = TestEngines.LIMITS.withStreams(StreamLimits.builder().maxStreamsPerSession(2).build());
+        server = engines.start(configure(engines.builder("server")).limits(limits));
+        client = engines.start(configure(engines.builder("client")));
+        try (Session session = open("holder", holder))
+        {
+            final Collector first = new Collector();
+            final Collector second = new Collector();
+            final Collector third = new Collector();
+            final StreamCall one = session.openStream(Outbound.empty(), first);
+            final StreamCall two = session.openStream(Outbound.empty(), second);
+            await().atMost(Duration.ofSeconds(30)).until(() -> one.isReady() && two.isReady());
+            session.openStream(Outbound.empty(), third);
+            assertThat(failure(third.done)).isInstanceOf(BackPressureException.class);
+            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+            one.cancel();
+            final Collector fourth = new Collector();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+            {
+                final Collector attempt = new Collector();
+                final StreamCall call = session.openStream(Outbound.empty(), attempt);
+                await().atMost(Duration.ofSeconds(5)).until(() -> call.isReady() || attempt.done.isDone());
+                assertThat(attempt.done).isNotDone();
+                call.cancel();
+            });
+            assertThat(fourth.done).isNotDone();
+        }
+    }
+
+    @Test
+    void theServerMayOpenAStreamToItsClient() throws Exception
+    {
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
+        server.register("back", request ->
+        {
+            request.message().close();
+            serverSide.complete(request.session());
+            request.respond(Outbound.empty());
+        });
+        final Portal portal = server.bind(portalAddress());
+        final RequestHandler clientHandler = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                final long count = number(stream.open());
+                final Feed feed = new Feed(stream, count, stream::complete);
+                stream.start(new Collector()
+                {
+                    @Override
+                    public void onReady()
+                    {
+                        feed.pump();
+                    }
+                });
+                feed.pump();
+            }
+        };
+        try (Session session = client.connect(portal.uri().withResource("back").toString(),
+            SessionOptions.DEFAULT.withHandler(clientHandler)))
+        {
+            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+            final Session atServer = serverSide.get(30, TimeUnit.SECONDS);
+            final Collector collector = new Collector();
+            atServer.openStream(number(1_000), collector).request(Long.MAX_VALUE);
+            collector.done.get(30, TimeUnit.SECONDS);
+            assertThat(collector.received.get()).isEqualTo(1_000);
+            assertThat(collector.inOrder).isTrue();
+        }
+    }
+
+    @Test
+    void aMessageOverThePeersLimitIsRefusedAtTheOffer() throws Exception
+    {
+        final RequestHandler holder = new RequestHandler()
+        {
+            @Override
+            public void onRequest(final io.xio.engine.InboundRequest request)
+            {
+                request.message().close();
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                stream.start(new Collector());
+            }
+        };
+        try (Session session = open("hold", holder))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            await().atMost(Duration.ofSeconds(30)).until(() -> call.isReady() || call.isDone());
+            final ByteBuffer huge = ByteBuffer.allocate(TestEngines.LIMITS.maxHeaderBytes() + 1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> call.offer(Outbound.of(huge)))
+                .isInstanceOf(XioException.class);
+        }
+    }
+}
