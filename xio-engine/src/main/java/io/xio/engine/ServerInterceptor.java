@@ -18,6 +18,15 @@ public interface ServerInterceptor
     /** Handles {@code request}, normally by calling {@code next.onRequest} with it (or a wrapper) once. */
     void intercept(InboundRequest request, RequestHandler next) throws Exception;
 
+    /**
+     * Handles a stream the peer opened, normally by calling {@code next.onStream} with it once; one that turns it away
+     * closes its opening message and fails it. By default streams pass through untouched.
+     */
+    default void interceptStream(final InboundStream stream, final RequestHandler next) throws Exception
+    {
+        next.onStream(stream);
+    }
+
     /** {@code handler} behind {@code interceptors}, the first one outermost: it sees each request first. */
     static RequestHandler wrap(final RequestHandler handler, final List<ServerInterceptor> interceptors)
     {
@@ -26,7 +35,20 @@ public interface ServerInterceptor
         {
             final ServerInterceptor interceptor = interceptors.get(i);
             final RequestHandler next = wrapped;
-            wrapped = request -> interceptor.intercept(request, next);
+            wrapped = new RequestHandler()
+            {
+                @Override
+                public void onRequest(final InboundRequest request) throws Exception
+                {
+                    interceptor.intercept(request, next);
+                }
+
+                @Override
+                public void onStream(final InboundStream stream) throws Exception
+                {
+                    interceptor.interceptStream(stream, next);
+                }
+            };
         }
         return wrapped;
     }

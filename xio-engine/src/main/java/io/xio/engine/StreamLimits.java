@@ -13,10 +13,12 @@ import java.util.Objects;
 public final class StreamLimits
 {
     /**
-     * 256 open streams per session, 1024 per connection, 65536 in the engine; windows of 1024 messages and 1 MiB (as
-     * gRPC's default flow-control window), so 64 MiB of windows per session and 1 GiB in the engine.
+     * 256 open streams per session, 1024 per connection, 65536 in the engine; windows of 1024 messages and 256 KiB, so
+     * that 256 streams' windows fit the 64 MiB a session may set aside, and 4096 streams' the engine's 1 GiB (more
+     * streams need smaller windows, or larger budgets). A stream of large messages (1 MiB chunks, say) wants a larger
+     * window: a message larger than the window goes only once the one before it was taken.
      */
-    public static final StreamLimits DEFAULT = new StreamLimits(256, 1024, 65536, 1024, 1 << 20, 64L << 20,
+    public static final StreamLimits DEFAULT = new StreamLimits(256, 1024, 65536, 1024, 256 << 10, 64L << 20,
         1L << 30);
 
     /** Most messages a sender keeps unacknowledged, and the largest window it takes: the size of a stream's queue. */

@@ -4,7 +4,10 @@ package io.xio.engine;
  * One stream of a session: messages in order in both directions between the side that opened it ({@link StreamCall})
  * and the side that accepted it ({@link InboundStream}), each direction paced by its receiver. A receiver holds at most
  * its window of messages (and bytes) that its application has not taken yet, and grants its sender credit as the
- * application takes them; a sender never sends beyond the credit it has.
+ * application takes them; a sender never sends beyond the credit it has, and keeps what it sent until the receiver
+ * acknowledged it. A connection loss does not end a stream while its session lives: it resumes on another connection
+ * of the session (or the same one, reconnected), each side sending again what the other had not acknowledged and the
+ * receiver dropping what it had, so that the application sees every message once and in order.
  *
  * <p>Sending: {@link #offer} takes a message when the stream has credit for it and returns false otherwise, after which
  * the listener's {@link StreamListener#onReady()} says when to offer again (the failed offer is the edge that arms it,
@@ -26,9 +29,9 @@ public interface XioStream
 
     /**
      * Sends {@code message} when the stream has credit for it: true when taken (its buffers are xio's until
-     * {@link Outbound#releaseAfterSend}'s resource is closed); false when not, because the receiver's window is full
-     * ({@link StreamListener#onReady()} follows once there is room) or the stream is over (its listener heard, or
-     * hears, why).
+     * {@link Outbound#releaseAfterSend}'s resource is closed, once the receiver acknowledged it); false when not,
+     * because the receiver's window is full ({@link StreamListener#onReady()} follows once there is room) or the stream
+     * is over (its listener heard, or hears, why).
      *
      * @throws IllegalStateException when this side already ended its direction
      * @throws XioException when the message exceeds the limits the peer takes
@@ -53,10 +56,14 @@ public interface XioStream
     /**
      * Stops the stream at once, both directions: the peer is told (the opener's cancel reaches the acceptor's
      * listener as a {@link RequestCancelledException}; the acceptor's ends the opener's stream with one), messages not
-     * yet sent are dropped and messages not yet delivered are released. Any thread; nothing once the stream is over.
+     * yet sent are dropped and messages not yet delivered are released; this side's listener hears a
+     * {@link RequestCancelledException}. Any thread; nothing once the listener had its last signal.
      */
     void cancel();
 
-    /** Whether the stream is over: completed, failed or cancelled. Any thread. */
+    /**
+     * Whether this side can send no more on the stream: it completed, failed or was cancelled (messages not taken yet
+     * may still go to the listener). Any thread.
+     */
     boolean isDone();
 }

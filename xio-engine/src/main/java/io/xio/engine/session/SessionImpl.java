@@ -28,6 +28,7 @@ import io.xio.engine.session.call.RangeCancels;
 import io.xio.engine.session.call.ReusingHandler;
 import io.xio.engine.session.call.ServerAnswers;
 import io.xio.engine.session.call.ServerCallContext;
+import io.xio.engine.session.call.SessionStreams;
 import io.xio.engine.session.call.StreamOpening;
 import io.xio.engine.session.connection.Peers;
 import io.xio.engine.session.handshake.ClientHandshake;
@@ -121,7 +122,7 @@ public final class SessionImpl implements Session
         this.laneContext = new LaneContext(host, initiator ? lane -> new ClientHandshake(lane, host) : null, lanes,
             new ServerCallContext(this, answers, window, engine.clock, this::rejected), this, engine.leaks,
             uri.withResource(resource), handler, engine.limits, requestsReceived, reuseCalls, streams,
-            admission::sendLimits);
+            admission::sendLimits, new SessionStreams());
         this.streamOpening = new StreamOpening(admission, streams, lanes, initiator, engine.clock,
             () -> identity.streams, this::describe);
     }

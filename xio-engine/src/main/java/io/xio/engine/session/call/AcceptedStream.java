@@ -7,10 +7,12 @@ import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.StreamListener;
+import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
-import io.xio.engine.memory.Slab;
-import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.Status;
+import io.xio.engine.protocol.StreamFrames;
+import io.xio.engine.session.Messages;
+import io.xio.engine.session.admission.CallAdmission;
 import io.xio.engine.session.admission.ByteBudget;
 
 import java.nio.ByteBuffer;
@@ -32,6 +34,8 @@ final class AcceptedStream extends LaneStream implements InboundStream
     /** Where the stream is counted among the streams its peer opened on one connection. */
     final ByteBudget connectionStreams;
     private final AtomicBoolean started = new AtomicBoolean();
+    /** After a connection loss, until the opener resumes the stream: nothing is written. */
+    private boolean dormant;
 
     /** @param remaining the time the opener said it has, in nanoseconds; 0 for none */
     AcceptedStream(final LaneStreams streams, final long id, final int flags, final Message open,
@@ -41,17 +45,44 @@ final class AcceptedStream extends LaneStream implements InboundStream
         this.open = open;
         this.hasDeadline = remaining > 0;
         this.deadline = streams.loop().nanoTime() + remaining;
+        this.dormant = false;
         this.connectionStreams = connectionStreams;
     }
 
-    /** The context thread: the stream was taken: its deadline runs and the opener gets this side's window. */
+    /** The owner's thread: the stream was taken: its deadline runs and the opener gets this side's window. */
     void begin()
     {
         if (hasDeadline)
         {
-            timer = streams.loop().schedule(deadline, this::expired);
+            deadline(deadline);
         }
         receiver.grantWindow();
+    }
+
+    @Override
+    boolean dormant()
+    {
+        return dormant;
+    }
+
+    /** The connection was lost: nothing is written until the opener resumes the stream (its open, sent again). */
+    void sleep()
+    {
+        dormant = true;
+    }
+
+    /** The opener sent its open again here: what it has not acknowledged is written again, then the rest. */
+    @Override
+    void resume()
+    {
+        dormant = false;
+        if (state() == StreamState.DONE)
+        {
+            return;
+        }
+        receiver.resume();
+        sender.replay();
+        sender.flush();
     }
 
     @Override
@@ -74,14 +105,63 @@ final class AcceptedStream extends LaneStream implements InboundStream
     @Override
     public void complete(final Metadata trailers)
     {
-        sender.end(Status.OK, Outbound.empty().metadata(trailers == null || trailers.isEmpty() ? null : trailers));
+        final Outbound end = Outbound.empty().metadata(trailers == null || trailers.isEmpty() ? null : trailers);
+        Messages.sealMetadata(end);
+        final String oversize = CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH, streams().sendLimits());
+        if (oversize != null)
+        {
+            sender.end(Status.APPLICATION_ERROR, error(XioException.class.getName(), "the stream's trailers " +
+                "exceed the limits the peer takes"));
+            throw new XioException(oversize + " (the trailers of stream " + id + "); it failed instead");
+        }
+        sender.end(Status.OK, end);
     }
 
     @Override
     public void fail(final String type, final String message)
     {
-        sender.end(Status.APPLICATION_ERROR, Outbound.of(ByteBuffer.wrap((type + "\n" + message)
-            .getBytes(StandardCharsets.UTF_8))));
+        final Outbound end = error(type, message);
+        if (CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH, streams().sendLimits()) != null)
+        {
+            // The peer would close the connection over it: it hears that the stream failed, and no more.
+            sender.end(Status.APPLICATION_ERROR, error(XioException.class.getName(), "the stream failed with an " +
+                "error larger than the peer takes"));
+            return;
+        }
+        sender.end(Status.APPLICATION_ERROR, end);
+    }
+
+    private static Outbound error(final String type, final String message)
+    {
+        return Outbound.of(ByteBuffer.wrap((type + "\n" + message).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** The handler threw: the stream fails with it, unless the handler ended it already. The owner's thread. */
+    void handlerFailed(final Throwable ex)
+    {
+        if (state() != StreamState.OPEN || sender.ended())
+        {
+            return;
+        }
+        final Outbound end = error(ex.getClass().getName(), ex.getMessage() == null ? "" : ex.getMessage());
+        sender.endNow(Status.APPLICATION_ERROR, CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH,
+            streams().sendLimits()) == null ? end : error(XioException.class.getName(), "the stream failed"));
+        moveTo(StreamState.ENDED);
+        failed(ex);
+    }
+
+    /** The opener acknowledged this ended stream's end on another lane. The owner's thread. */
+    void acknowledgedElsewhere(final long received)
+    {
+        if (!owns())
+        {
+            streams().loop().execute(() -> acknowledgedElsewhere(received));
+            return;
+        }
+        if (state() == StreamState.ENDED && received >= sender.lastWritten())
+        {
+            closeWire();
+        }
     }
 
     @Override
@@ -99,13 +179,13 @@ final class AcceptedStream extends LaneStream implements InboundStream
     @Override
     public Duration timeRemaining()
     {
-        return hasDeadline ? Duration.ofNanos(Math.max(0, deadline - streams.loop().nanoTime())) : null;
+        return hasDeadline ? Duration.ofNanos(Math.max(0, deadline - streams().loop().nanoTime())) : null;
     }
 
     @Override
-    void endArrived(final Frame frame, final Slab slab)
+    void endArrived(final StreamArrival end)
     {
-        // The opener half-closed: its listener hears it after the messages before it.
+        receiver.acknowledgeEnd(); // the opener half-closed: its listener hears it after the messages before it
     }
 
     @Override
@@ -125,48 +205,80 @@ final class AcceptedStream extends LaneStream implements InboundStream
     @Override
     void endWritten()
     {
-        closeWire();
+        // The end stays until the opener acknowledges it, to be written again after a loss; the rest goes now.
+        moveTo(StreamState.ENDED);
+        over();
         receiver.drop(); // the opener's messages not taken yet: nobody will take them now
-        completed(null);
+        completed(Metadata.EMPTY);
+    }
+
+    @Override
+    void endAcknowledged()
+    {
+        closeWire();
     }
 
     @Override
     void cancelled()
     {
-        endWith(Status.CANCELLED, new RequestCancelledException("stream " + id + " on " + streams.describe() +
+        endWith(Status.CANCELLED, new RequestCancelledException("stream " + id + " on " + streams().describe() +
             " was cancelled by this side"));
     }
 
     @Override
     void expired()
     {
-        timer = NO_TIMER;
-        endWith(Status.DEADLINE_EXCEEDED, new XioTimeoutException("stream " + id + " on " + streams.describe() +
+        endWith(Status.DEADLINE_EXCEEDED, new XioTimeoutException("stream " + id + " on " + streams().describe() +
             " reached its deadline"));
     }
 
-    /** The opener cancelled the stream (a CANCEL covering its id). */
+    /**
+     * The opener cancelled the stream (a CANCEL covering its id): it ends here at once. The opener hears a CANCELLED
+     * end too, which matters after a range cancel; it acknowledges nothing it has forgotten, so none is awaited.
+     */
     void peerCancelled()
     {
-        endWith(Status.CANCELLED, new RequestCancelledException("stream " + id + " on " + streams.describe() +
+        if (state() != StreamState.OPEN)
+        {
+            if (state() == StreamState.ENDED)
+            {
+                closeWire(); // its end was written: the opener will not acknowledge it now
+            }
+            return;
+        }
+        sender.endNow(Status.CANCELLED, Outbound.empty());
+        failed(new RequestCancelledException("stream " + id + " on " + streams().describe() +
             " was cancelled by the peer"));
+    }
+
+    /** {@link #peerCancelled} on the owner's thread, wherever the CANCEL arrived. Any thread. */
+    void peerCancelledHere()
+    {
+        if (!owns())
+        {
+            streams().loop().execute(this::peerCancelledHere);
+            return;
+        }
+        peerCancelled();
     }
 
     /** Ends the stream now, ahead of what waits: the opener gets {@code status}, the listener {@code why}. */
     private void endWith(final int status, final Throwable why)
     {
-        if (state() == StreamState.DONE)
+        if (state() != StreamState.OPEN)
         {
             return;
         }
         sender.endNow(status, Outbound.empty());
+        moveTo(StreamState.ENDED); // kept until the opener acknowledges the end
         failed(why);
     }
 
     @Override
     void connectionLost(final Throwable cause)
     {
-        failed(new ConnectionException("the connection of stream " + id + " on " + streams.describe() +
+        closeWire();
+        failed(new ConnectionException("the connection of stream " + id + " on " + streams().describe() +
             " was lost: " + cause.getMessage(), cause));
     }
 }

@@ -199,6 +199,7 @@ public final class Lane implements CarriedLane
             handshake.connected();
         }
         outbound.drainWaiting();
+        streams.attached();
         session.laneUp(this);
     }
 
@@ -211,6 +212,7 @@ public final class Lane implements CarriedLane
         if (!isUp() && !isClosed())
         {
             outbound.handOver(target);
+            streams.handOver(target);
             if (state == LaneState.PARKED)
             {
                 moveTo(LaneState.CLOSED);
@@ -250,13 +252,13 @@ public final class Lane implements CarriedLane
         // Down before anyone hears of it: the calls the fence releases may close the session or send again.
         fence.fenceAll();
         inbound.dropParked(); // never started: a retransmit on another connection runs them
-        streams.failAll(cause);
         if (state != down)
         {
             return; // closed by one of those callbacks
         }
         final Lane other = ring.open(this);
         outbound.connectionLost(other, cause);
+        streams.connectionLost(other, state != LaneState.CLOSED, cause);
         if (session.initiator())
         {
             session.fire(SessionEvent.Type.RECONNECTING, "connection of session " + session.describe() + " to " +

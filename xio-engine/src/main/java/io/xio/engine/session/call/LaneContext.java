@@ -25,9 +25,11 @@ import java.util.function.Supplier;
  * @param reuseCalls whether the lanes pool their calls ({@link io.xio.engine.RequestReuse#AFTER_ANSWER})
  * @param streams the session's open streams and what they may cost
  * @param sendLimits the limits on what this side sends, the peer's where they are smaller (known after the set-up)
+ * @param sessionStreams every stream of the session, whichever lane holds it
  */
 public record LaneContext(LaneHost session, Function<Lane, Lane.Handshake> client, LaneRing ring,
     ServerCallContext calls, Session api, LeakTracker leaks, XioUri target, RequestHandler handler, Limits limits,
-    AtomicLong requestsReceived, boolean reuseCalls, StreamAdmission streams, Supplier<Limits> sendLimits)
+    AtomicLong requestsReceived, boolean reuseCalls, StreamAdmission streams, Supplier<Limits> sendLimits,
+    SessionStreams sessionStreams)
 {
 }

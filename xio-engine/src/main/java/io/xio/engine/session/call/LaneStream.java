@@ -6,41 +6,49 @@ import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.StreamListener;
 import io.xio.engine.XioStream;
-import io.xio.engine.memory.Slab;
-import io.xio.engine.protocol.Frame;
 import io.xio.engine.session.connection.StreamOutput;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A stream as one side holds it, on the lane it lives on: its {@link StreamState}, its sending and receiving
- * directions, its deadline timer and its listener, which hears everything on the lane's context thread and at most
- * one last signal. The opener's side ({@link OpenedStream}) and the acceptor's ({@link AcceptedStream}) differ in how
- * the stream starts and ends. The application's methods ({@link XioStream}) may be called from any thread; the rest
- * runs on the lane's context thread.
+ * A stream as one side holds it, on the lane that owns it now: its {@link StreamState}, its sending and receiving
+ * directions, its deadline timer and its listener, which hears everything on the owning lane's context thread and at
+ * most one last signal. After a connection loss it moves to another lane of the session ({@link #moveTo}) and
+ * resumes there: the opener sends its open again and both sides write again what the other has not acknowledged. The
+ * opener's side ({@link OpenedStream}) and the acceptor's ({@link AcceptedStream}) differ in how the stream starts,
+ * resumes and ends. The application's methods ({@link XioStream}) may be called from any thread; the rest runs on the
+ * owning lane's context thread.
  */
 abstract class LaneStream implements XioStream
 {
     private static final Logger LOG = LoggerFactory.getLogger(LaneStream.class);
     static final long NO_TIMER = -1;
 
-    final LaneStreams streams;
+    /** The lane that owns the stream; it changes only on the owner's thread, when the stream moves. */
+    private volatile LaneStreams streams;
     final long id;
     /** The {@code FROM_ACCEPTOR} bit of the opener's id space: every frame of the stream carries it. */
     final int flags;
     final StreamSender sender;
     final StreamReceiver receiver;
     private volatile StreamListener listener;
-    private StreamState state;
+    /** Written by the owner only; read elsewhere as a hint. */
+    private volatile StreamState state;
     /** Over for the application: offers fail, cancels do nothing. */
     private volatile boolean over;
     /** The listener had its last signal (or will have none): nothing more is delivered. */
     private volatile boolean finished;
+    /** What it took of the limits was given back. */
+    private boolean released;
     /** A last signal that came before the listener (an acceptor's, before its handler started the stream). */
     private Throwable pendingFailure;
-    long timer = NO_TIMER;
+    /** On its way to another lane: nothing is written until it arrives. */
+    private volatile boolean moving;
+    private long deadline;
+    private boolean hasDeadline;
+    private long timer = NO_TIMER;
     private boolean waitingForRoom;
-    private final Runnable cancelTask = this::cancelled;
+    private final Runnable cancelTask = this::cancelNow;
 
     LaneStream(final LaneStreams streams, final long id, final int flags, final StreamState initial,
         final StreamListener listener)
@@ -90,9 +98,9 @@ abstract class LaneStream implements XioStream
     @Override
     public void cancel()
     {
-        if (!over)
+        if (!finished)
         {
-            runOnContext(cancelTask);
+            runOnOwner(cancelTask);
         }
     }
 
@@ -106,11 +114,16 @@ abstract class LaneStream implements XioStream
     void listen(final StreamListener value)
     {
         listener = value;
-        runOnContext(this::started);
+        runOnOwner(this::started);
     }
 
     private void started()
     {
+        if (!owns())
+        {
+            runOnOwner(this::started);
+            return;
+        }
         if (pendingFailure != null)
         {
             final Throwable failure = pendingFailure;
@@ -118,32 +131,122 @@ abstract class LaneStream implements XioStream
             signalError(failure);
             return;
         }
+        sender.readyIfWanted(); // an offer before the start may have armed it
         receiver.deliver();
     }
 
-    // ---- the context thread's ----
-
-    boolean onContextThread()
+    private void cancelNow()
     {
-        return streams.loop().inContextThread();
+        if (!owns())
+        {
+            runOnOwner(cancelTask);
+            return;
+        }
+        cancelled();
     }
 
-    void execute(final Runnable task)
+    // ---- where it lives ----
+
+    LaneStreams streams()
     {
-        streams.loop().execute(task);
+        return streams;
     }
 
-    void runOnContext(final Runnable task)
+    /** Whether the calling thread is the owning lane's, and the stream is not on its way elsewhere. */
+    boolean owns()
     {
-        if (onContextThread())
+        return !moving && streams.loop().inContextThread();
+    }
+
+    /** Runs {@code task} on the owning lane's thread (now, when that is this one). Any thread. */
+    void runOnOwner(final Runnable task)
+    {
+        if (owns())
         {
             task.run();
         }
         else
         {
-            execute(task);
+            streams.loop().execute(task); // a task that finds the stream moved on follows it
         }
     }
+
+    /**
+     * The owner's thread: the stream leaves its lane for {@code target}'s, where {@code target} takes it
+     * ({@link LaneStreams#adopt}); {@code resume} says whether it resumes there at once.
+     */
+    void moveTo(final LaneStreams target, final boolean resume)
+    {
+        final LaneStreams from = streams;
+        from.release(this);
+        cancelTimer();
+        waitingForRoom = false;
+        moving = true;
+        streams = target;
+        target.loop().execute(() -> target.adopt(this, resume));
+    }
+
+    /**
+     * Its opener resumed it on {@code target}'s lane: it moves there from its owner's thread and resumes (at once when
+     * it is there already). Any thread.
+     */
+    void moveHere(final LaneStreams target)
+    {
+        if (!owns())
+        {
+            streams.loop().execute(() -> moveHere(target));
+            return;
+        }
+        if (state == StreamState.DONE)
+        {
+            target.loop().execute(() -> target.dropArriving(id));
+            return;
+        }
+        if (streams == target)
+        {
+            resume();
+            return;
+        }
+        moveTo(target, true);
+    }
+
+    /** The new owner's thread: the stream arrived ({@link LaneStreams#adopt}). */
+    void arrived()
+    {
+        moving = false;
+        if (hasDeadline && state != StreamState.DONE)
+        {
+            timer = streams.loop().schedule(deadline, this::expiredNow);
+        }
+    }
+
+    /** The deadline, armed on the owning lane and moved with the stream. */
+    void deadline(final long value)
+    {
+        deadline = value;
+        hasDeadline = true;
+        timer = streams.loop().schedule(value, this::expiredNow);
+    }
+
+    private void expiredNow()
+    {
+        timer = NO_TIMER;
+        if (owns() && state != StreamState.DONE)
+        {
+            expired();
+        }
+    }
+
+    private void cancelTimer()
+    {
+        if (timer != NO_TIMER)
+        {
+            streams.loop().cancelTimer(timer);
+            timer = NO_TIMER;
+        }
+    }
+
+    // ---- the owner's thread ----
 
     StreamState state()
     {
@@ -164,10 +267,16 @@ abstract class LaneStream implements XioStream
         return streams.sessionId();
     }
 
-    /** The connection's stream output while the lane is up, else null. */
+    /** Where the stream writes: its lane's connection while it is up and the stream may write, else null. */
     StreamOutput output()
     {
-        return streams.output();
+        return moving || dormant() ? null : streams.output();
+    }
+
+    /** Whether the stream waits for its opener to resume it before it writes (an acceptor's, after a loss). */
+    boolean dormant()
+    {
+        return false;
     }
 
     boolean writable()
@@ -175,26 +284,20 @@ abstract class LaneStream implements XioStream
         return streams.writable();
     }
 
-    boolean inlines(final Outbound message)
-    {
-        final StreamOutput output = output();
-        return output != null && output.inlines(StreamSender.frameLength(message));
-    }
-
-    /** The sending thread offered or ended: the context thread writes it (now, when that is this thread). */
+    /** The sending thread offered or ended: the owner writes it (now, when that is this thread). */
     void flushSoon()
     {
-        if (onContextThread())
+        if (owns())
         {
             sender.flush();
         }
         else if (sender.scheduleFlush())
         {
-            execute(sender.flushTask());
+            runOnOwner(sender.flushTask());
         }
     }
 
-    /** Something could not be written for lack of room: the lane calls {@link #resume} when there is. */
+    /** Something could not be written for lack of room: the lane calls {@link #writeWaiting} when there is. */
     void waitForRoom()
     {
         if (!waitingForRoom)
@@ -205,21 +308,34 @@ abstract class LaneStream implements XioStream
     }
 
     /** The connection has room again. */
-    void resume()
+    void writeWaiting()
     {
+        if (!owns())
+        {
+            return; // moved on: its new lane writes it
+        }
         waitingForRoom = false;
         if (state != StreamState.DONE)
         {
-            resumeOpen();
-            receiver.resume();
+            writeOpenIfDue();
+            receiver.creditIfOwed();
             sender.flush();
         }
     }
 
+    /** The lane's connection went: the stream no longer waits in its queue for room. The owner's thread. */
+    void noRoomToWaitFor()
+    {
+        waitingForRoom = false;
+    }
+
     /** An opener writes its open if it could not before; nothing for an acceptor. */
-    void resumeOpen()
+    void writeOpenIfDue()
     {
     }
+
+    /** The lane is up again, or the stream arrived on one that is, or its opener came back: it goes on there. */
+    abstract void resume();
 
     boolean sendCredit(final long received, final long limitSequence, final long limitBytes)
     {
@@ -238,6 +354,12 @@ abstract class LaneStream implements XioStream
         return finished;
     }
 
+    /** Whether nothing more is written for the stream. */
+    boolean isFinishedSending()
+    {
+        return state == StreamState.DONE;
+    }
+
     /** A credit for this side's direction. */
     void onCredit(final long received, final long limitSequence, final long limitBytes)
     {
@@ -245,7 +367,7 @@ abstract class LaneStream implements XioStream
     }
 
     /** The peer's end of its direction arrived (in order, after its last message). */
-    abstract void endArrived(Frame frame, Slab slab);
+    abstract void endArrived(StreamArrival end);
 
     /** The peer's end goes to the listener, after every message before it. */
     abstract void deliverEnd();
@@ -253,17 +375,22 @@ abstract class LaneStream implements XioStream
     /** This side's end of its direction was written. */
     abstract void endWritten();
 
+    /** The peer has this side's end: nothing of the stream needs keeping for it any more. */
+    void endAcknowledged()
+    {
+    }
+
     /** The application cancelled the stream. */
     abstract void cancelled();
 
     /** The deadline passed. */
     abstract void expired();
 
-    /** The lane's connection was lost, or the session closed. */
+    /** The lane's connection was lost with no other to go on, or the session closed: the stream fails. */
     abstract void connectionLost(Throwable cause);
 
     /**
-     * The stream is over on the wire: nothing more is sent or taken for it, and its lane forgets it; what the
+     * The stream is over on the wire: nothing more is sent or taken for it, and the session forgets it; what the
      * application has not been given yet stays for it.
      */
     void closeWire()
@@ -274,24 +401,36 @@ abstract class LaneStream implements XioStream
         }
         moveTo(StreamState.DONE);
         over = true;
-        if (timer != NO_TIMER)
-        {
-            streams.loop().cancelTimer(timer);
-            timer = NO_TIMER;
-        }
-        sender.drop();
+        cancelTimer();
+        sender.dropAll();
         streams.forget(this);
+        releaseIfDone();
     }
 
-    /** The stream failed: what is held goes, and the listener hears {@code failure} (now, or once it is set). */
+    /** Over for the application (offers fail), while the wire may still need it (an end to acknowledge). */
+    void over()
+    {
+        over = true;
+    }
+
+    /**
+     * The stream failed: what is held goes, what it took of the limits is given back (once over on the wire), and the
+     * listener hears {@code failure}, now or once it is set.
+     */
     void failed(final Throwable failure)
     {
-        closeWire();
+        over = true;
+        if (state != StreamState.ENDED)
+        {
+            closeWire();
+        }
         if (finished)
         {
             return;
         }
+        finished = true;
         receiver.drop();
+        releaseIfDone();
         if (listener == null)
         {
             pendingFailure = failure;
@@ -302,8 +441,6 @@ abstract class LaneStream implements XioStream
 
     private void signalError(final Throwable failure)
     {
-        finished = true;
-        streams.released(this);
         try
         {
             listener.onError(failure);
@@ -322,7 +459,7 @@ abstract class LaneStream implements XioStream
             return;
         }
         finished = true;
-        streams.released(this);
+        releaseIfDone();
         final StreamListener current = listener;
         if (trailers == null || current == null)
         {
@@ -335,6 +472,16 @@ abstract class LaneStream implements XioStream
         catch (final RuntimeException ex)
         {
             LOG.warn("listener of stream {} on {} failed on its completion", id, streams.describe(), ex);
+        }
+    }
+
+    /** Once over on the wire and for the listener, what the stream took of the limits is free again. */
+    private void releaseIfDone()
+    {
+        if (!released && finished && state == StreamState.DONE)
+        {
+            released = true;
+            streams.released(this);
         }
     }
 

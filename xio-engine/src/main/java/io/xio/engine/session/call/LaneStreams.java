@@ -1,5 +1,6 @@
 package io.xio.engine.session.call;
 
+import io.xio.engine.ConnectionException;
 import io.xio.engine.Limits;
 import io.xio.engine.Outbound;
 import io.xio.engine.PeerRefusal;
@@ -33,11 +34,14 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The streams that live on one lane: those this side opened and those the peer opened, each found by its id in
- * its opener's id space. Takes the peer's opens (deduplicated through the session's window, admitted within the
- * stream limits, handed to the handler), routes STREAM_DATA and CREDIT to their stream, stops the peer's streams a
- * CANCEL covers, and writes what waited for room. A frame for a stream that ended is dropped; one for a stream never
- * opened is a violation. Owned by the lane's context thread.
+ * The streams one lane owns: those this side opened and those the peer opened, each found by its id in its opener's
+ * id space (the session's {@link SessionStreams} knows them all, wherever they live). Takes the peer's opens
+ * (deduplicated through the session's window, admitted within the stream limits, handed to the handler) and their
+ * re-sends after a connection loss (the stream moves here from the lane that had it and resumes), routes STREAM_DATA
+ * and CREDIT to their stream (holding them for a stream on its way here), stops the peer's streams a CANCEL covers,
+ * writes what waited for room, and after a loss moves its streams to a lane still up or keeps them for the reconnect.
+ * A frame for a stream that ended is dropped; one for a stream never opened is a violation. Owned by the lane's
+ * context thread.
  */
 final class LaneStreams
 {
@@ -52,12 +56,17 @@ final class LaneStreams
     private final XioUri target;
     private final Supplier<Limits> sendLimits;
     private final DedupWindow window;
-    /** Streams this side opened, and the highest id among all it ever opened here. */
+    /** Every stream of the session, wherever it lives. */
+    private final SessionStreams all;
+    /** Streams this side opened that this lane owns. */
     private final Long2ObjectHashMap<LaneStream> mine = new Long2ObjectHashMap<>();
-    private long highestMine;
-    /** Streams the peer opened, and the highest id among all the opens it sent here. */
+    /** Streams the peer opened that this lane owns. */
     private final Long2ObjectHashMap<LaneStream> peers = new Long2ObjectHashMap<>();
-    private long highestPeers;
+    /**
+     * The peer's streams on their way here (their opener resumed them on this lane): what arrives for them meanwhile,
+     * in order, at most about a window of it.
+     */
+    private final Long2ObjectHashMap<ArrayDeque<Object>> arriving = new Long2ObjectHashMap<>();
     private final ArrayDeque<LaneStream> waiting = new ArrayDeque<>();
 
     LaneStreams(final Lane lane, final LaneContext context)
@@ -71,6 +80,7 @@ final class LaneStreams
         this.target = context.target();
         this.sendLimits = context.sendLimits();
         this.window = context.calls().window();
+        this.all = context.sessionStreams();
     }
 
     // ---- what the lane's streams need ----
@@ -141,51 +151,85 @@ final class LaneStreams
         waiting.add(stream);
     }
 
-    /** A stream is over on the wire: it is forgotten here (its later frames are dropped). */
+    /** A stream is over on the wire: it is forgotten here and in the session (its later frames are dropped). */
     void forget(final LaneStream stream)
+    {
+        final boolean opened = stream instanceof OpenedStream;
+        (opened ? mine : peers).remove(stream.id, stream);
+        all.remove(stream, opened);
+    }
+
+    /** A stream leaves this lane for another ({@link LaneStream#moveTo}). */
+    void release(final LaneStream stream)
     {
         (stream instanceof OpenedStream ? mine : peers).remove(stream.id, stream);
     }
 
-    /** A stream had its last signal: what it took of the limits is free again. */
+    /** A stream had its last signal and is over on the wire: what it took of the limits is free again. */
     void released(final LaneStream stream)
     {
         admission.release(stream instanceof AcceptedStream accepted ? accepted.connectionStreams : null);
         session.drain().closeIfDrained();
     }
 
-    /** Writes an opener's REQUEST; false when the connection has no room now. */
-    boolean sendOpen(final OpenedStream stream, final Outbound open, final long remaining)
+    /**
+     * Writes an opener's REQUEST (again, after a resume): {@code FrameEncoder.NO_ROOM} when the connection has no room
+     * now, else {@code QUEUED} (the link tells {@code completion} when it is done with the buffers) or {@code COPIED}.
+     */
+    int sendOpen(final OpenedStream stream, final Outbound open, final long remaining, final boolean again,
+        final io.xio.engine.transport.SendCompletion completion)
     {
         if (!writable())
         {
-            return false;
+            return FrameEncoder.NO_ROOM;
         }
-        return lane.connection().sendMessage(FrameType.REQUEST, session.mineFlag() | FrameFlags.STREAM,
-            session.id(), stream.id, 0, open, remaining, null, false) != FrameEncoder.NO_ROOM;
+        return lane.connection().sendMessage(FrameType.REQUEST, session.mineFlag() | FrameFlags.STREAM |
+            (again ? FrameFlags.RETRANSMIT : 0), session.id(), stream.id, 0, open, remaining, completion, false);
     }
 
-    /** Tells the acceptor to stop stream {@code id} (a CANCEL, answered as any). */
+    /** Whether a frame of {@code frameLength} bytes is copied whole on this lane's connection (true when down). */
+    boolean inlines(final long frameLength)
+    {
+        return !lane.isUp() || lane.connection().streamOutput().inlines(frameLength);
+    }
+
+    /**
+     * Tells the acceptor to stop stream {@code id} (a CANCEL, answered as any); while the lane is down, the session
+     * sends it on the next connection that comes up, so that the acceptor does not keep the stream for a resume.
+     */
     void sendCancel(final long id)
     {
         if (lane.isUp())
         {
             lane.cancels.send(id, id);
         }
+        else
+        {
+            all.owe(id, 0);
+        }
+    }
+
+    /**
+     * This side had the acceptor's end of stream {@code id} at {@code sequence} and acknowledged it; the session says
+     * so again on the next connection that comes up, in case the acknowledgement went down with this one.
+     */
+    void ended(final long id, final long sequence)
+    {
+        all.owe(id, sequence);
     }
 
     // ---- this side's streams ----
 
-    /** The context thread: a stream this side opens takes its place here and its open goes out. */
+    /** The lane's thread: a stream this side opens takes its place here and its open goes out. */
     void open(final OpenedStream stream)
     {
-        if (!lane.isUp())
+        if (lane.isClosed())
         {
-            stream.connectionLost(new io.xio.engine.ConnectionException("no connection up"));
+            stream.connectionLost(new ConnectionException("session " + session.describe() + " is closed"));
             return;
         }
         mine.put(stream.id, stream);
-        highestMine = Math.max(highestMine, stream.id);
+        all.add(stream, true);
         stream.begin();
     }
 
@@ -197,7 +241,7 @@ final class LaneStreams
             return false;
         }
         final LaneStream stream = mine.get(frame.requestId());
-        if (stream instanceof OpenedStream opened && opened.state() == StreamState.OPENING)
+        if (stream instanceof OpenedStream opened && stream.state() != StreamState.DONE)
         {
             opened.refused(frame);
             return true;
@@ -205,9 +249,96 @@ final class LaneStreams
         return false;
     }
 
+    /**
+     * This lane's thread: {@code stream} arrived from another lane. It resumes here when {@code resume} says so and the
+     * lane is up (an opener always does), else waits: an acceptor for its opener, an opener for the lane to come up.
+     * Then what came for it meanwhile is taken (a violation in it closes this lane's connection).
+     */
+    void adopt(final LaneStream stream, final boolean resume)
+    {
+        final boolean opened = stream instanceof OpenedStream;
+        final ArrayDeque<Object> early = opened ? null : arriving.remove(stream.id);
+        if (stream.state() == StreamState.DONE)
+        {
+            discard(early);
+            return;
+        }
+        if (lane.isClosed())
+        {
+            discard(early);
+            stream.arrived();
+            stream.connectionLost(new ConnectionException("session " + session.describe() + " closed while stream " +
+                stream.id + " moved"));
+            return;
+        }
+        (opened ? mine : peers).put(stream.id, stream);
+        stream.arrived();
+        if (!opened && !resume)
+        {
+            ((AcceptedStream)stream).sleep();
+        }
+        if (lane.isUp() && (opened || resume))
+        {
+            stream.resume();
+        }
+        if (early == null)
+        {
+            return;
+        }
+        try
+        {
+            Object next;
+            while ((next = early.poll()) != null && stream.state() != StreamState.DONE)
+            {
+                if (next instanceof StreamArrival arrival)
+                {
+                    stream.receiver.arrive(arrival);
+                }
+                else
+                {
+                    final long[] credit = (long[])next;
+                    stream.onCredit(credit[0], credit[1], credit[2]);
+                }
+            }
+        }
+        catch (final ProtocolViolationException ex)
+        {
+            if (lane.isUp())
+            {
+                lane.connection().close(ex);
+            }
+        }
+        finally
+        {
+            discard(early);
+        }
+    }
+
+    /** A stream this lane held frames for ended before it came: they go. */
+    void dropArriving(final long id)
+    {
+        discard(arriving.remove(id));
+    }
+
+    private static void discard(final ArrayDeque<Object> early)
+    {
+        if (early == null)
+        {
+            return;
+        }
+        Object next;
+        while ((next = early.poll()) != null)
+        {
+            if (next instanceof StreamArrival arrival)
+            {
+                arrival.discard();
+            }
+        }
+    }
+
     // ---- the peer's streams ----
 
-    /** A REQUEST with the stream flag: the peer opens a stream. */
+    /** A REQUEST with the stream flag: the peer opens a stream, or resumes one after a connection loss. */
     void onOpen(final Frame frame, final Slab slab, final InboundCalls inbound)
     {
         requireStreams(frame);
@@ -218,13 +349,21 @@ final class LaneStreams
                 flags + ") on session " + session.id());
         }
         final long id = DedupWindow.checkedId(frame.requestId());
-        highestPeers = Math.max(highestPeers, id);
+        all.seen(id, false);
+        if (resumed(id))
+        {
+            return;
+        }
         switch (window.begin(id, this))
         {
             case NEW -> accept(frame, slab, inbound, id);
             case EXECUTING, DONE ->
             {
-                if (!peers.containsKey(id))
+                while (!window.isDone(id) && window.call(id) != null)
+                {
+                    Thread.onSpinWait(); // another lane takes the same open this moment: it registers the stream
+                }
+                if (!resumed(id))
                 {
                     inbound.answerStatus(id, flags, Status.RESPONSE_LOST);
                 }
@@ -232,6 +371,30 @@ final class LaneStreams
             case TOO_OLD -> inbound.answerStatus(id, flags, Status.OUTSIDE_WINDOW);
             case FULL -> inbound.answerStatus(id, flags, Status.BACK_PRESSURE);
         }
+    }
+
+    /**
+     * Whether the open of {@code id} is a re-send for a stream the session has (its opener resumes it after a
+     * connection loss): the stream then moves here, if it lives elsewhere, and resumes.
+     */
+    private boolean resumed(final long id)
+    {
+        final LaneStream stream = all.accepted.get(id);
+        if (stream == null)
+        {
+            return false;
+        }
+        if (peers.get(id) == stream)
+        {
+            stream.resume();
+            return true;
+        }
+        if (!arriving.containsKey(id))
+        {
+            arriving.put(id, new ArrayDeque<>());
+        }
+        stream.moveHere(this);
+        return true;
     }
 
     private void accept(final Frame frame, final Slab slab, final InboundCalls inbound, final long id)
@@ -253,12 +416,13 @@ final class LaneStreams
             inbound.answerStatus(id, flags, Status.BACK_PRESSURE);
             return;
         }
-        window.complete(id, Status.OK, null, 0); // the stream holds no place in the window while it lasts
         final long remaining = frame.contextLength() == 0 ? CallContext.NO_DEADLINE :
             CallContext.remaining(frame.buffer(), frame.contextOffset());
         final AcceptedStream stream = new AcceptedStream(this, id, flags & FrameFlags.FROM_ACCEPTOR,
             Messages.of(slab, frame, leaks), remaining, connection.peerStreams);
         peers.put(id, stream);
+        all.add(stream, false); // before the window says done: a re-send racing this on another lane finds it
+        window.complete(id, Status.OK, null, 0); // the stream holds no place in the window while it lasts
         stream.begin();
         try
         {
@@ -271,10 +435,7 @@ final class LaneStreams
                 throw error;
             }
             LOG.warn("handler of {} failed on stream {}", describe(), id, ex);
-            if (!stream.isDone())
-            {
-                stream.fail(ex);
-            }
+            stream.handlerFailed(ex);
         }
     }
 
@@ -286,6 +447,12 @@ final class LaneStreams
         if (stream != null)
         {
             stream.receiver.onData(frame, slab);
+            return;
+        }
+        final ArrayDeque<Object> early = early(frame);
+        if (early != null)
+        {
+            early.add(StreamArrival.of(frame, slab, leaks, target));
         }
     }
 
@@ -297,26 +464,63 @@ final class LaneStreams
             throw new ProtocolViolationException(problem + " on session " + session.id());
         }
         final LaneStream stream = find(frame);
+        final long received = StreamFrames.received(frame);
+        final long limitSequence = StreamFrames.limitSequence(frame);
+        final long limitBytes = StreamFrames.limitBytes(frame);
         if (stream != null)
         {
-            stream.onCredit(StreamFrames.received(frame), StreamFrames.limitSequence(frame),
-                StreamFrames.limitBytes(frame));
+            stream.onCredit(received, limitSequence, limitBytes);
+            return;
+        }
+        final boolean ours = (frame.flags() & FrameFlags.FROM_ACCEPTOR) == session.mineFlag();
+        final LaneStream elsewhere = ours ? null : all.accepted.get(frame.requestId());
+        if (elsewhere instanceof AcceptedStream accepted && accepted.state() == StreamState.ENDED)
+        {
+            // An ended stream waiting, on another lane, for its end to be acknowledged: this is that acknowledgement.
+            accepted.runOnOwner(() -> accepted.acknowledgedElsewhere(received));
+            return;
+        }
+        final ArrayDeque<Object> early = early(frame);
+        if (early != null)
+        {
+            early.add(new long[] {StreamFrames.received(frame), StreamFrames.limitSequence(frame),
+                StreamFrames.limitBytes(frame)});
         }
     }
 
-    /** The stream a STREAM_DATA or CREDIT is for; null for one that ended; a violation for one never opened. */
+    /** The stream a STREAM_DATA or CREDIT is for, if this lane owns it; a violation for one never opened. */
     private LaneStream find(final Frame frame)
     {
         requireStreams(frame);
         final long id = frame.requestId();
         final boolean ours = (frame.flags() & FrameFlags.FROM_ACCEPTOR) == session.mineFlag();
         final LaneStream stream = (ours ? mine : peers).get(id);
-        if (stream == null && (id < 1 || id > (ours ? highestMine : highestPeers)))
+        if (stream == null && !all.everOpened(id, ours))
         {
             throw new ProtocolViolationException(FrameType.name(frame.type()) + " for stream " + id + ", which " +
                 (ours ? "this side" : "the peer") + " never opened, on session " + session.id());
         }
         return stream;
+    }
+
+    /**
+     * Where a frame for a peer's stream on its way here waits, or null: the stream ended, or lives on another lane
+     * (the frame is dropped; its sender writes it again where the stream resumes). A peer that sends more than a
+     * window meanwhile breaks the protocol.
+     */
+    private ArrayDeque<Object> early(final Frame frame)
+    {
+        if ((frame.flags() & FrameFlags.FROM_ACCEPTOR) == session.mineFlag() || arriving.isEmpty())
+        {
+            return null;
+        }
+        final ArrayDeque<Object> early = arriving.get(frame.requestId());
+        if (early != null && early.size() > 2L * admission.limits().windowMessages() + 2)
+        {
+            throw new ProtocolViolationException(FrameType.name(frame.type()) + " for stream " + frame.requestId() +
+                ": more than a window of frames while it resumed");
+        }
+        return early;
     }
 
     private void requireStreams(final Frame frame)
@@ -328,54 +532,157 @@ final class LaneStreams
         }
     }
 
-    /** A CANCEL of ids {@code first..last}: the peer's streams among them end; how many did. */
+    /** A CANCEL of ids {@code first..last}: the peer's streams among them end, wherever they live; how many did. */
     int onCancel(final long first, final long last)
     {
-        if (peers.isEmpty())
+        if (all.accepted.isEmpty())
         {
             return 0;
         }
-        final List<LaneStream> covered = new ArrayList<>();
-        for (final LaneStream stream : peers.values())
+        if (first == last)
         {
-            if (stream.id >= first && stream.id <= last)
+            final LaneStream one = all.accepted.get(first);
+            if (one instanceof AcceptedStream accepted)
             {
-                covered.add(stream);
+                accepted.runOnOwner(accepted::peerCancelledHere);
+                return 1;
+            }
+            return 0;
+        }
+        int cancelled = 0;
+        for (final LaneStream stream : all.accepted.values())
+        {
+            if (stream.id >= first && stream.id <= last && stream instanceof AcceptedStream accepted)
+            {
+                cancelled++;
+                accepted.runOnOwner(accepted::peerCancelledHere);
             }
         }
-        for (final LaneStream stream : covered)
-        {
-            ((AcceptedStream)stream).peerCancelled();
-        }
-        return covered.size();
+        return cancelled;
     }
+
+    // ---- the lane's connection ----
 
     /** The connection has room again: what waited for it is written, as far as it goes. */
     void drainWaiting()
     {
         for (int n = waiting.size(); n > 0 && writable(); n--)
         {
-            waiting.poll().resume();
+            waiting.poll().writeWaiting();
         }
     }
 
-    /** The lane's connection was lost, or the lane closed: every stream on it fails. */
+    /**
+     * The lane's connection is up (a reconnect, or another lane of the session came up): this side's streams here
+     * resume on it, and what the session owes its peer about streams that ended goes on it.
+     */
+    void attached()
+    {
+        all.settle(this);
+        for (final LaneStream stream : new ArrayList<>(mine.values()))
+        {
+            stream.resume();
+        }
+    }
+
+    /** What the session owes the peer about stream {@code id}, ended here: a CANCEL (0) or an end acknowledgement. */
+    void settle(final long id, final long endSequence)
+    {
+        if (!lane.isUp())
+        {
+            all.owe(id, endSequence);
+            return;
+        }
+        if (endSequence == 0)
+        {
+            lane.cancels.send(id, id);
+            return;
+        }
+        lane.connection().streamOutput().sendCredit(session.mineFlag(), session.id(), id, endSequence, endSequence, 0);
+    }
+
+    /**
+     * The lane's connection was lost. With another lane of the session up ({@code other}) every stream moves there:
+     * this side's resume at once, the peer's wait for their opener to resume them. Without one they stay (a client
+     * lane reconnects, a server lane waits for its client to attach again), the peer's waiting the same way; on a
+     * lane that closed ({@code kept} false) they fail.
+     */
+    void connectionLost(final Lane other, final boolean kept, final Throwable cause)
+    {
+        clearWaiting();
+        if (!kept)
+        {
+            failAll(cause);
+            return;
+        }
+        for (final LaneStream stream : new ArrayList<>(peers.values()))
+        {
+            if (other != null)
+            {
+                stream.moveTo(other.streams, false);
+            }
+            else
+            {
+                ((AcceptedStream)stream).sleep();
+            }
+        }
+        if (other != null)
+        {
+            for (final LaneStream stream : new ArrayList<>(mine.values()))
+            {
+                stream.moveTo(other.streams, true);
+            }
+        }
+    }
+
+    /** Another lane of the session is up while this one is not: it takes this lane's streams. */
+    void handOver(final Lane target)
+    {
+        target.loop.execute(() -> all.settle(target.streams));
+        for (final LaneStream stream : new ArrayList<>(mine.values()))
+        {
+            stream.moveTo(target.streams, true);
+        }
+        for (final LaneStream stream : new ArrayList<>(peers.values()))
+        {
+            stream.moveTo(target.streams, false);
+        }
+    }
+
+    private void clearWaiting()
+    {
+        LaneStream stream;
+        while ((stream = waiting.poll()) != null)
+        {
+            if (stream.owns())
+            {
+                stream.noRoomToWaitFor();
+            }
+        }
+    }
+
+    /** The lane closed: every stream on it fails. */
     void failAll(final Throwable cause)
     {
-        waiting.clear();
+        clearWaiting();
+        for (final ArrayDeque<Object> early : arriving.values())
+        {
+            discard(early);
+        }
+        arriving.clear();
         if (mine.isEmpty() && peers.isEmpty())
         {
             return;
         }
-        final List<LaneStream> all = new ArrayList<>(mine.values());
-        all.addAll(peers.values());
-        for (final LaneStream stream : all)
+        final List<LaneStream> here = new ArrayList<>(mine.values());
+        here.addAll(peers.values());
+        for (final LaneStream stream : here)
         {
             stream.connectionLost(cause);
         }
     }
 
-    /** Streams open on this lane now (for monitoring; the context thread). */
+    /** Streams this lane owns now (for monitoring; the lane's thread). */
     int open()
     {
         return mine.size() + peers.size();

@@ -7,12 +7,15 @@ import io.xio.engine.RequestCancelledException;
 import io.xio.engine.StreamCall;
 import io.xio.engine.StreamListener;
 import io.xio.engine.XioTimeoutException;
-import io.xio.engine.memory.Slab;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
-import io.xio.engine.protocol.FrameFlags;
+import io.xio.engine.protocol.FrameEncoder;
 import io.xio.engine.protocol.Status;
+import io.xio.engine.session.connection.StreamOutput;
+import io.xio.engine.transport.SendCompletion;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 /**
@@ -23,7 +26,7 @@ import java.util.function.LongConsumer;
  * cancel from either side, the deadline or the session's end. Owned by its lane's context thread but for the
  * application's methods.
  */
-final class OpenedStream extends LaneStream implements StreamCall
+final class OpenedStream extends LaneStream implements StreamCall, SendCompletion
 {
     private final Outbound open;
     private final long deadline;
@@ -31,6 +34,14 @@ final class OpenedStream extends LaneStream implements StreamCall
     /** Gives the open's id (and its place in flight) back to the session. */
     private final LongConsumer finished;
     private boolean openWritten;
+    /** The acceptor's end arrived (OK): the stream waits only for the application to take what is held. */
+    private boolean wireEnded;
+    /** Links that reference the open's buffers (it was written without a copy); told on the links' threads. */
+    private final AtomicInteger openInLinks = new AtomicInteger();
+    private volatile boolean openLetGo;
+    private final AtomicBoolean openReleased = new AtomicBoolean();
+    /** The open is to be written (first, or again after a resume) before anything else of the stream. */
+    private boolean openDue;
     private boolean idFinished;
     private Metadata trailers;
 
@@ -48,36 +59,74 @@ final class OpenedStream extends LaneStream implements StreamCall
         this.finished = finished;
     }
 
-    /** The context thread: the lane took the stream; its open goes out. */
+    /** The owner's thread: the lane took the stream; its open goes out. */
     void begin()
     {
         if (hasDeadline)
         {
-            timer = streams.loop().schedule(deadline, this::expired);
+            deadline(deadline);
         }
-        writeOpen();
+        openDue = true;
+        writeOpenIfDue();
     }
 
-    private void writeOpen()
+    /**
+     * The open goes out (again, with RETRANSMIT, after a resume), then this side's credit and what the acceptor had
+     * not acknowledged; nothing of the stream is written before it.
+     */
+    @Override
+    void writeOpenIfDue()
     {
-        final long remaining = hasDeadline ? Math.max(1, deadline - streams.loop().nanoTime()) :
+        if (!openDue || state() == StreamState.DONE)
+        {
+            return;
+        }
+        final long remaining = hasDeadline ? Math.max(1, deadline - streams().loop().nanoTime()) :
             CallContext.NO_DEADLINE;
-        if (!streams.sendOpen(this, open, remaining))
+        // Once the acceptor took the stream, a re-send only names it: its opening message is not needed again.
+        final Outbound message = idFinished ? Outbound.empty() : open;
+        final boolean referenced = !idFinished && !streams().inlines(StreamSender.frameLength(message));
+        if (referenced)
+        {
+            openInLinks.incrementAndGet();
+        }
+        final int result = streams().sendOpen(this, message, remaining, openWritten, referenced ? this : null);
+        if (referenced && result != FrameEncoder.QUEUED)
+        {
+            onSendComplete(false); // copied after all, or not written: no link holds it
+        }
+        if (result == FrameEncoder.NO_ROOM)
         {
             waitForRoom();
             return;
         }
-        openWritten = true;
-        receiver.grantWindow();
+        openDue = false;
+        if (!openWritten)
+        {
+            openWritten = true;
+            receiver.grantWindow();
+            return;
+        }
+        receiver.resume();
+        sender.replay();
+        sender.flush();
     }
 
     @Override
-    void resumeOpen()
+    StreamOutput output()
     {
-        if (!openWritten && state() == StreamState.OPENING)
+        return openDue ? null : super.output();
+    }
+
+    @Override
+    void resume()
+    {
+        if (state() == StreamState.DONE)
         {
-            writeOpen();
+            return;
         }
+        openDue = true;
+        writeOpenIfDue();
     }
 
     @Override
@@ -95,7 +144,7 @@ final class OpenedStream extends LaneStream implements StreamCall
     void refused(final Frame frame)
     {
         idDone();
-        failed(InboundResponses.remoteFailure(frame, frame.status(), streams.target()));
+        failed(InboundResponses.remoteFailure(frame, frame.status(), streams().target()));
     }
 
     @Override
@@ -105,27 +154,29 @@ final class OpenedStream extends LaneStream implements StreamCall
     }
 
     @Override
-    void endArrived(final Frame frame, final Slab slab)
+    void endArrived(final StreamArrival end)
     {
         idDone();
         receiver.acknowledgeEnd();
-        final int status = frame.status();
-        if (status == Status.OK)
+        streams().ended(id, end.sequence()); // said again on the next connection, in case this one goes now
+        if (end.status() == Status.OK)
         {
-            trailers = (frame.flags() & FrameFlags.CONTEXT) == 0 ? Metadata.EMPTY :
-                CallContext.decode(frame.buffer(), frame.contextOffset());
-            closeWire(); // the messages before the end still go to the listener, then the completion
+            // The messages before the end still go to the listener, then the completion, then the stream is gone.
+            trailers = end.trailers();
+            wireEnded = true;
+            over();
+            sender.dropAll();
             return;
         }
-        failed(status == Status.CANCELLED ? new RequestCancelledException("stream " + id + " on " +
-            streams.describe() + " was cancelled by the peer") :
-            InboundResponses.remoteFailure(frame, status, streams.target()));
+        failed(end.failure() != null ? end.failure() : new RequestCancelledException("stream " + id + " on " +
+            streams().describe() + " was cancelled by the peer"));
     }
 
     @Override
     void deliverEnd()
     {
         completed(trailers == null ? Metadata.EMPTY : trailers);
+        closeWire();
     }
 
     @Override
@@ -137,14 +188,13 @@ final class OpenedStream extends LaneStream implements StreamCall
     @Override
     void cancelled()
     {
-        stop(new RequestCancelledException("stream " + id + " on " + streams.describe() + " was cancelled"));
+        stop(new RequestCancelledException("stream " + id + " on " + streams().describe() + " was cancelled"));
     }
 
     @Override
     void expired()
     {
-        timer = NO_TIMER;
-        stop(new XioTimeoutException("stream " + id + " on " + streams.describe() + " reached its deadline; the " +
+        stop(new XioTimeoutException("stream " + id + " on " + streams().describe() + " reached its deadline; the " +
             "peer was told to cancel it"));
     }
 
@@ -155,9 +205,9 @@ final class OpenedStream extends LaneStream implements StreamCall
         {
             return;
         }
-        if (openWritten)
+        if (openWritten && !wireEnded)
         {
-            streams.sendCancel(id);
+            streams().sendCancel(id);
         }
         idDone();
         failed(why);
@@ -167,24 +217,46 @@ final class OpenedStream extends LaneStream implements StreamCall
     void connectionLost(final Throwable cause)
     {
         idDone();
-        failed(new ConnectionException("the connection of stream " + id + " on " + streams.describe() +
+        failed(new ConnectionException("the connection of stream " + id + " on " + streams().describe() +
             " was lost: " + cause.getMessage(), cause));
     }
 
-    /** The open's id is the session's again, and its message the application's. */
+    /** The open's id is the session's again, and its message the application's once no link reads it. */
     private void idDone()
     {
         if (!idFinished)
         {
             idFinished = true;
             finished.accept(id);
+            openLetGo = true;
+            if (openInLinks.get() == 0)
+            {
+                releaseOpen();
+            }
+        }
+    }
+
+    /** A link is done with the open's buffers. The link's thread. */
+    @Override
+    public void onSendComplete(final boolean written)
+    {
+        if (openInLinks.decrementAndGet() == 0 && openLetGo)
+        {
+            releaseOpen();
+        }
+    }
+
+    private void releaseOpen()
+    {
+        if (openReleased.compareAndSet(false, true))
+        {
             try
             {
                 open.released();
             }
             catch (final RuntimeException ex)
             {
-                streams.log("releasing the open of stream " + id, ex);
+                streams().log("releasing the open of stream " + id, ex);
             }
         }
     }

@@ -14,4 +14,10 @@ public record ReusingHandler(RequestHandler handler) implements RequestHandler
     {
         handler.onRequest(request);
     }
+
+    @Override
+    public void onStream(final io.xio.engine.InboundStream stream) throws Exception
+    {
+        handler.onStream(stream);
+    }
 }

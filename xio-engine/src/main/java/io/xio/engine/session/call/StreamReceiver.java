@@ -44,6 +44,8 @@ final class StreamReceiver
     /** The end arrived (its sequence number is {@link #received}); it goes to the listener after what is held. */
     private boolean endArrived;
     private boolean endDelivered;
+    /** Inside {@link #deliver}: a request from the listener adds demand, the loop takes it. */
+    private boolean delivering;
 
     StreamReceiver(final LaneStream stream, final int windowMessages, final long windowBytes, final LeakTracker leaks)
     {
@@ -67,45 +69,91 @@ final class StreamReceiver
         return held.size();
     }
 
-    /** One STREAM_DATA of this direction; the context thread. */
+    /** One STREAM_DATA of this direction, read now; the context thread. */
     void onData(final Frame frame, final Slab slab)
     {
         final long sequence = StreamFrames.sequence(frame);
         if (sequence <= received)
         {
-            return; // a message had twice, as after a resend elsewhere: the first counted
+            return; // had already, as after a resend on another connection: the first counted
         }
+        if ((frame.flags() & FrameFlags.END) != 0)
+        {
+            arrive(StreamArrival.of(frame, slab, leaks, stream.streams().target()));
+            return;
+        }
+        check(sequence, false);
+        long bytes = frame.headerLength();
+        for (int i = 0, n = frame.segmentCount(); i < n; i++)
+        {
+            bytes += frame.segmentLength(i);
+        }
+        take(sequence, bytes, Messages.of(slab, frame, leaks));
+    }
+
+    /** One STREAM_DATA read out before the stream was here (it was moving to this lane); the context thread. */
+    void arrive(final StreamArrival arrival)
+    {
+        if (arrival.sequence() <= received)
+        {
+            arrival.discard();
+            return;
+        }
+        try
+        {
+            check(arrival.sequence(), arrival.end());
+        }
+        catch (final ProtocolViolationException ex)
+        {
+            arrival.discard();
+            throw ex;
+        }
+        if (arrival.end())
+        {
+            received = arrival.sequence();
+            endArrived = true;
+            stream.endArrived(arrival);
+            deliver();
+            return;
+        }
+        take(arrival.sequence(), arrival.bytes(), arrival.message());
+    }
+
+    private void check(final long sequence, final boolean end)
+    {
         if (endArrived)
         {
-            throw violation(frame, "message " + sequence + " after the end of the direction at " + received);
+            throw violation("message " + sequence + " after the end of the direction at " + received);
         }
         if (sequence != received + 1)
         {
-            throw violation(frame, "message " + sequence + " where " + (received + 1) + " was due");
+            throw violation("message " + sequence + " where " + (received + 1) + " was due");
         }
-        final boolean end = (frame.flags() & FrameFlags.END) != 0;
         if (end)
         {
-            received = sequence;
-            endArrived = true;
-            stream.endArrived(frame, slab);
-            deliver();
             return;
         }
         if (sequence > grantedSequence)
         {
-            throw violation(frame, "message " + sequence + " beyond the credit of " + grantedSequence + " messages");
+            throw violation("message " + sequence + " beyond the credit of " + grantedSequence + " messages");
         }
         if (receivedBytes >= grantedBytes)
         {
-            throw violation(frame, "message " + sequence + " beyond the credit of " + grantedBytes + " bytes, " +
+            throw violation("message " + sequence + " beyond the credit of " + grantedBytes + " bytes, " +
                 receivedBytes + " received");
         }
-        final long bytes = bytes(frame);
+    }
+
+    private void take(final long sequence, final long bytes, final Message message)
+    {
         received = sequence;
         receivedBytes += bytes;
-        final Message message = Messages.of(slab, frame, leaks);
-        if (held.isEmpty() && stream.listening() && take())
+        if (stream.isFinished())
+        {
+            message.close(); // nobody takes it any more (this side ended the stream)
+            return;
+        }
+        if (held.isEmpty() && stream.listening() && !stream.isFinished() && take())
         {
             handOut(message, bytes);
             return;
@@ -114,21 +162,10 @@ final class StreamReceiver
         heldBytes.addLong(bytes);
     }
 
-    private ProtocolViolationException violation(final Frame frame, final String problem)
+    private ProtocolViolationException violation(final String problem)
     {
-        return new ProtocolViolationException("STREAM_DATA on stream " + stream.id + " of session " +
-            frame.sessionId() + ": " + problem);
-    }
-
-    /** Bytes a frame counts against the byte credit, whatever way its data came (inline, shared, written). */
-    private static long bytes(final Frame frame)
-    {
-        long bytes = frame.headerLength();
-        for (int i = 0, n = frame.segmentCount(); i < n; i++)
-        {
-            bytes += frame.segmentLength(i);
-        }
-        return bytes;
+        return new ProtocolViolationException("STREAM_DATA on stream " + stream.id + " of " +
+            stream.streams().describe() + ": " + problem);
     }
 
     /** Lets {@code count} more messages go to the listener. Any thread. */
@@ -145,19 +182,24 @@ final class StreamReceiver
     /** Delivery is due on the context thread (a request, a start). Any thread. */
     void deliverSoon()
     {
-        if (stream.onContextThread())
+        if (stream.owns())
         {
             deliver();
         }
         else if (deliveryScheduled.compareAndSet(false, true))
         {
-            stream.execute(deliveryTask);
+            stream.runOnOwner(deliveryTask);
         }
     }
 
     private void deliveryDue()
     {
         deliveryScheduled.set(false);
+        if (!stream.owns())
+        {
+            deliverSoon(); // moved to another lane meanwhile
+            return;
+        }
         deliver();
     }
 
@@ -178,8 +220,28 @@ final class StreamReceiver
         }
     }
 
-    /** The context thread: held messages as far as asked for, then the end when nothing is held. */
+    /**
+     * The context thread: held messages as far as asked for, then the end when nothing is held. A listener that asks
+     * for more from inside {@code onMessage} only adds demand: this loop goes on (no recursion per message).
+     */
     void deliver()
+    {
+        if (delivering)
+        {
+            return;
+        }
+        delivering = true;
+        try
+        {
+            deliverHeld();
+        }
+        finally
+        {
+            delivering = false;
+        }
+    }
+
+    private void deliverHeld()
     {
         while (!held.isEmpty() && stream.listening() && !stream.isFinished())
         {
@@ -213,19 +275,11 @@ final class StreamReceiver
     /** Says what was received and granted; owed till later when the connection has no room. */
     void sendCredit()
     {
-        creditOwed = !stream.sendCredit(received, grantedSequence, grantedBytes);
+        // An end needs no credit, so what was received may pass what was granted by one: never below it.
+        creditOwed = !stream.sendCredit(received, Math.max(grantedSequence, received), grantedBytes);
         if (creditOwed)
         {
             stream.waitForRoom();
-        }
-    }
-
-    /** The connection has room again: a credit owed goes now. */
-    void resume()
-    {
-        if (creditOwed)
-        {
-            sendCredit();
         }
     }
 
@@ -233,6 +287,21 @@ final class StreamReceiver
     void acknowledgeEnd()
     {
         sendCredit();
+    }
+
+    /** After a resume: the sender learns what was had here and what it may send (a credit, the same as before). */
+    void resume()
+    {
+        sendCredit();
+    }
+
+    /** The connection has room again: a credit owed goes now. */
+    void creditIfOwed()
+    {
+        if (creditOwed)
+        {
+            sendCredit();
+        }
     }
 
     /** The stream is over: what is held is released, unread. */

@@ -16,21 +16,31 @@ import io.xio.engine.transport.SendCompletion;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One stream's sending direction: the messages the application offered, each taken only within the credit the
- * receiver granted ({@code limitSequence}, {@code limitBytes}, absolute) and within the sender's own window, queued
- * for the stream's context thread, which writes them in order with their sequence numbers, then the end of the
- * direction. A failed offer arms the ready signal ({@link LaneStream#ready}), which a credit or written messages fire.
- * The application's thread offers and ends (one at a time); everything else is the context thread's.
+ * receiver granted ({@code limitSequence}, {@code limitBytes}, absolute) and within the sender's own window of
+ * unacknowledged messages, queued for the stream's context thread, which writes them in order with their sequence
+ * numbers, then the end of the direction. What was written stays (the application's buffers, not copies) until the
+ * receiver acknowledges it, so that after a connection loss it is written again, from the first unacknowledged, on
+ * the connection the stream resumes on ({@link #replay}); the receiver drops what it had. A failed offer arms the
+ * ready signal ({@link LaneStream#ready}), which a credit or written messages fire. The application's thread offers
+ * and ends (one at a time); everything else is the context thread's.
  */
 final class StreamSender
 {
     private final LaneStream stream;
     /** Room for the window's messages and the end. */
     private final ManyToOneConcurrentArrayQueue<Outbound> queue;
-    /** Most messages offered and not yet written. */
+    /** Most messages offered and not yet acknowledged. */
     private final int window;
+    /**
+     * Written and not acknowledged, by sequence number: {@code sent[seq & mask]}, an {@link Outbound}, or a
+     * {@link LinkHold} for one a link referenced (written without a copy).
+     */
+    private final Object[] sent;
+    private final int mask;
     private final Runnable flushTask = this::flush;
     private final AtomicBoolean flushScheduled = new AtomicBoolean();
 
@@ -41,15 +51,21 @@ final class StreamSender
     private volatile long offeredBytes;
     private boolean ended;
     /** The end's message (its status is {@link #endStatus}); set before it is queued, so the context thread sees it. */
-    private Outbound endMessage;
-    private int endStatus;
+    private volatile Outbound endMessage;
+    private volatile int endStatus;
 
     // The context thread's, read by the sending thread.
+    /** Highest sequence number written. */
     private volatile long written;
+    /** Highest sequence number the receiver acknowledged. */
+    private volatile long acknowledged;
     private volatile long limitSequence;
     private volatile long limitBytes;
-    private volatile boolean wantReady;
-    /** The message the connection had no room for; written first when there is. */
+    /** A failed offer (or a false isReady) armed the ready signal; whoever clears it first owns the outcome. */
+    private final AtomicBoolean wantReady = new AtomicBoolean();
+    /** Next sequence number to write again after a resume, up to {@link #written}; past it, none. */
+    private long resend = Long.MAX_VALUE;
+    /** The new message the connection had no room for; written first when there is. */
     private Outbound stalled;
     private boolean endWritten;
 
@@ -58,6 +74,9 @@ final class StreamSender
         this.stream = stream;
         this.window = window;
         this.queue = new ManyToOneConcurrentArrayQueue<>(window + 1);
+        final int capacity = Integer.highestOneBit(window + 1) << 1;
+        this.sent = new Object[capacity];
+        this.mask = capacity - 1;
     }
 
     /** Bytes a message counts against a byte credit: its frame less the fixed header and the segment table. */
@@ -77,15 +96,16 @@ final class StreamSender
         {
             return true;
         }
-        wantReady = true;
-        return hasCredit();
+        wantReady.set(true);
+        // Credit that came meanwhile: keep it only if no ready signal was sent for it (one on its way says go on).
+        return hasCredit() && wantReady.compareAndSet(true, false);
     }
 
     /** Whether a message may be offered now; a hint to any thread, the truth to the sending one. */
     boolean hasCredit()
     {
         final long next = offered + 1;
-        return next <= limitSequence && offeredBytes < limitBytes && next - written <= window;
+        return next <= limitSequence && offeredBytes < limitBytes && next - acknowledged <= window;
     }
 
     /** The sending thread: {@link io.xio.engine.XioStream#offer}. */
@@ -106,12 +126,11 @@ final class StreamSender
         }
         if (!hasCredit())
         {
-            wantReady = true; // then look again: a credit that came meanwhile saw the flag, or is seen here
-            if (!hasCredit())
+            wantReady.set(true); // then look again: a credit that came meanwhile saw the flag, or is seen here
+            if (!hasCredit() || !wantReady.compareAndSet(true, false))
             {
-                return false;
+                return false; // no credit, or a ready signal is on its way: the listener offers again there
             }
-            wantReady = false;
         }
         Messages.sealMetadata(message);
         offeredBytes += bytes(message);
@@ -146,6 +165,18 @@ final class StreamSender
         return ended;
     }
 
+    /** Highest sequence number written (the end's, once it was). */
+    long lastWritten()
+    {
+        return written;
+    }
+
+    /** Whether this direction's end was written (it may still be written again after a resume). */
+    boolean endWritten()
+    {
+        return endWritten;
+    }
+
     Runnable flushTask()
     {
         return flushTask;
@@ -157,50 +188,67 @@ final class StreamSender
         return flushScheduled.compareAndSet(false, true);
     }
 
+    /** The context thread, after a resume: what was written and not acknowledged is written again first. */
+    void replay()
+    {
+        resend = acknowledged + 1;
+    }
+
     /**
-     * The context thread: writes what waits, in order, as far as the connection takes it; what it cannot take waits
-     * for {@link LaneStreams#drainWaiting}.
+     * The context thread: writes what waits, in order (messages to write again first, then new ones), as far as the
+     * connection takes it; what it cannot take waits for {@link LaneStreams#drainWaiting}.
      */
     void flush()
     {
         flushScheduled.set(false);
-        if (stream.isDone() || endWritten)
+        if (!stream.owns())
+        {
+            stream.runOnOwner(flushTask); // moved to another lane meanwhile
+            return;
+        }
+        if (stream.isFinishedSending())
         {
             drop();
             return;
         }
         final StreamOutput output = stream.output();
-        while (true)
+        if (output == null)
+        {
+            return; // no connection to write on: a resume writes what waits
+        }
+        while (resend <= written)
+        {
+            final int at = (int)(resend & mask);
+            final Object held = sent[at];
+            final Outbound message = held instanceof LinkHold hold ? hold.message : (Outbound)held;
+            if (!stream.writable() || !write(output, message, resend, at))
+            {
+                stream.waitForRoom();
+                return;
+            }
+            resend++;
+        }
+        resend = Long.MAX_VALUE;
+        while (!endWritten)
         {
             final Outbound message = stalled != null ? stalled : queue.poll();
             if (message == null)
             {
                 break;
             }
-            if (output == null || !stream.writable())
-            {
-                stalled = message;
-                stream.waitForRoom();
-                return;
-            }
-            final boolean end = message == endMessage;
             final long sequence = written + 1;
-            final SendCompletion release = end || stream.inlines(message) ? null : written -> message.released();
-            final int result = output.sendStream(stream.flags | (end ? FrameFlags.END : 0), stream.sessionId(),
-                stream.id, end ? endStatus : 0, sequence, message, release);
-            if (result == FrameEncoder.NO_ROOM)
+            final int at = (int)(sequence & mask);
+            sent[at] = message;
+            if (!stream.writable() || !write(output, message, sequence, at))
             {
+                sent[at] = null;
                 stalled = message;
                 stream.waitForRoom();
                 return;
             }
             stalled = null;
             written = sequence;
-            if (result == FrameEncoder.COPIED)
-            {
-                message.released();
-            }
-            if (end)
+            if (message == endMessage)
             {
                 endWritten = true;
                 stream.endWritten();
@@ -211,25 +259,62 @@ final class StreamSender
     }
 
     /**
-     * The context thread: the end goes now, ahead of what waits (dropped): a cancel, a deadline, a failure. False when
-     * the connection has no room for it (the stream ends all the same; its receiver learns by other means).
+     * Writes one message; one the link references rather than copies is held at {@code sent[at]} until the link is done
+     * with it, as well as until acknowledged.
      */
-    boolean endNow(final int status, final Outbound message)
+    private boolean write(final StreamOutput output, final Outbound message, final long sequence, final int at)
     {
-        drop();
-        final StreamOutput output = stream.output();
-        if (endWritten || output == null)
+        final boolean end = message == endMessage;
+        final int flags = stream.flags | (end ? FrameFlags.END : 0);
+        final int status = end ? endStatus : 0;
+        if (output.inlines(frameLength(message)))
         {
-            return false;
+            return output.sendStream(flags, stream.sessionId(), stream.id, status, sequence, message, null) !=
+                FrameEncoder.NO_ROOM;
         }
+        final LinkHold hold = sent[at] instanceof LinkHold held ? held : new LinkHold(message);
+        hold.lent();
+        final int result = output.sendStream(flags, stream.sessionId(), stream.id, status, sequence, message, hold);
+        if (result != FrameEncoder.QUEUED)
+        {
+            hold.onSendComplete(false); // copied after all, or not written: the link holds nothing
+        }
+        sent[at] = hold;
+        return result != FrameEncoder.NO_ROOM;
+    }
+
+    /**
+     * The context thread: the end goes now, ahead of what waits (dropped): a cancel, a deadline, a failure. It is kept
+     * as any written message, for a resume to write again until acknowledged.
+     */
+    void endNow(final int status, final Outbound message)
+    {
+        if (endWritten)
+        {
+            return;
+        }
+        drop();
+        endStatus = status;
+        endMessage = message;
+        final long sequence = written + 1;
+        final int at = (int)(sequence & mask);
+        sent[at] = message;
+        written = sequence;
         endWritten = true;
-        return output.sendStream(stream.flags | FrameFlags.END, stream.sessionId(), stream.id, status, written + 1,
-            message, null) != FrameEncoder.NO_ROOM;
+        final StreamOutput output = stream.output();
+        if (output != null && resend > written - 1)
+        {
+            if (!write(output, message, sequence, at))
+            {
+                resend = sequence; // written again when there is room, or at the resume
+                stream.waitForRoom();
+            }
+        }
     }
 
     /**
      * The context thread: the receiver's credit. Values below earlier ones are stale and ignored; a receiver that
-     * says it has messages never written is a violation.
+     * says it has messages never written is a violation. What it acknowledges is let go.
      */
     void onCredit(final long received, final long sequence, final long bytes)
     {
@@ -237,6 +322,14 @@ final class StreamSender
         {
             throw new ProtocolViolationException("CREDIT for stream " + stream.id + " acknowledges message " +
                 received + ", but " + written + " were sent");
+        }
+        for (long at = acknowledged + 1; at <= received; at++)
+        {
+            letGo((int)(at & mask));
+        }
+        if (received > acknowledged)
+        {
+            acknowledged = received;
         }
         if (sequence > limitSequence)
         {
@@ -246,19 +339,23 @@ final class StreamSender
         {
             limitBytes = bytes;
         }
+        if (endWritten && acknowledged == written)
+        {
+            stream.endAcknowledged();
+        }
         readyIfWanted();
     }
 
-    private void readyIfWanted()
+    /** Fires the ready signal when it was armed and there is credit now; kept armed while nobody listens. */
+    void readyIfWanted()
     {
-        if (wantReady && hasCredit())
+        if (stream.listening() && wantReady.get() && hasCredit() && wantReady.compareAndSet(true, false))
         {
-            wantReady = false;
             stream.ready();
         }
     }
 
-    /** The context thread: what waits is dropped, its buffers released (the stream is over). */
+    /** The context thread: what waits to be written for the first time is dropped, its buffers released. */
     void drop()
     {
         if (stalled != null)
@@ -269,7 +366,84 @@ final class StreamSender
         Outbound message;
         while ((message = queue.poll()) != null)
         {
-            releaseQuietly(message);
+            if (message != endMessage)
+            {
+                releaseQuietly(message);
+            }
+        }
+    }
+
+    /** The context thread: the stream is over: everything it holds is let go. */
+    void dropAll()
+    {
+        drop();
+        for (long at = acknowledged + 1; at <= written; at++)
+        {
+            letGo((int)(at & mask));
+        }
+        acknowledged = written;
+    }
+
+    /** The message at {@code sent[at]} is not needed any more: released, once no link reads it either. */
+    private void letGo(final int at)
+    {
+        final Object held = sent[at];
+        sent[at] = null;
+        if (held instanceof LinkHold hold)
+        {
+            hold.letGo();
+        }
+        else if (held != null && held != endMessage)
+        {
+            releaseQuietly((Outbound)held);
+        }
+    }
+
+    /**
+     * A message a link references (it was written without a copy), perhaps more than once after resumes: released when
+     * the stream lets it go and every link is done with it. The links tell on their own threads.
+     */
+    private static final class LinkHold implements SendCompletion
+    {
+        final Outbound message;
+        private final AtomicInteger inLinks = new AtomicInteger();
+        private volatile boolean letGo;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        LinkHold(final Outbound message)
+        {
+            this.message = message;
+        }
+
+        void lent()
+        {
+            inLinks.incrementAndGet();
+        }
+
+        @Override
+        public void onSendComplete(final boolean written)
+        {
+            if (inLinks.decrementAndGet() == 0 && letGo)
+            {
+                release();
+            }
+        }
+
+        void letGo()
+        {
+            letGo = true;
+            if (inLinks.get() == 0)
+            {
+                release();
+            }
+        }
+
+        private void release()
+        {
+            if (released.compareAndSet(false, true))
+            {
+                releaseQuietly(message);
+            }
         }
     }
 
@@ -281,7 +455,7 @@ final class StreamSender
         }
         catch (final RuntimeException ignored)
         {
-            // The application's resource failed to close: nothing more to do for a message never sent.
+            // The application's resource failed to close: nothing more to do for a message xio is done with.
         }
     }
 
