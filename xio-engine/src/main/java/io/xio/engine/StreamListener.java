@@ -10,7 +10,8 @@ public interface StreamListener
 {
     /**
      * The next message. The listener owns it and must close it, here or later (it holds a part of a receive
-     * buffer until then).
+     * buffer until then). Once closed, the same {@link Message} object may carry a later message of the stream (so
+     * that a stream read as it comes allocates nothing): do not keep it, or read it, after closing it.
      */
     void onMessage(Message message);
 

@@ -1028,4 +1028,120 @@ public abstract class StreamConformanceTest
             assertThat(released.get()).isEqualTo(1);
         }
     }
+
+    /** Bytes a streamed message may allocate on the engine's path, both ends together; a transport may add its own. */
+    protected double allocationBudget()
+    {
+        return 16.0;
+    }
+
+    /** Messages per measured round of the allocation test; an emulated transport may ask for fewer. */
+    protected int allocationMessages()
+    {
+        return 100_000;
+    }
+
+    /**
+     * Not a timing: bytes every thread allocated (com.sun.management) per message of a server stream whose producer
+     * reuses its messages (each back from xio once acknowledged) and whose consumer closes each as it comes, after
+     * warm-up. The best of a few rounds counts, as the JIT may still be compiling in the first.
+     */
+    @Test
+    void aStreamsMessagesAllocateAtMostSixteenBytesEach() throws Exception
+    {
+        final int perRound = allocationMessages();
+        final AtomicReference<CompletableFuture<Void>> roundDone = new AtomicReference<>();
+        final RequestHandler producer = holding(stream ->
+        {
+            stream.open().close();
+            final org.agrona.concurrent.ManyToOneConcurrentArrayQueue<Outbound> pool =
+                new org.agrona.concurrent.ManyToOneConcurrentArrayQueue<>(4 * WINDOW);
+            final java.util.IdentityHashMap<Outbound, AutoCloseable> back = new java.util.IdentityHashMap<>();
+            for (int i = 0; i < 3 * WINDOW; i++)
+            {
+                final Outbound message = Outbound.of(ByteBuffer.allocate(64));
+                back.put(message, () -> pool.offer(message));
+                pool.offer(message);
+            }
+            final long[] next = {1};
+            final Runnable pump = () ->
+            {
+                Outbound message;
+                while ((message = pool.poll()) != null)
+                {
+                    message.header().putLong(0, next[0]);
+                    if (!stream.offer(message.releaseAfterSend(back.get(message))))
+                    {
+                        message.released(); // not taken: straight back to the pool
+                        return;
+                    }
+                    next[0]++;
+                }
+            };
+            stream.start(new Collector()
+            {
+                @Override
+                public void onReady()
+                {
+                    pump.run();
+                }
+            });
+            pump.run();
+        });
+        engines.close(); // again without leak detection, which records a stack trace per message
+        final Limits limits = TestEngines.LIMITS.withStreams(StreamLimits.builder().windowMessages(WINDOW).build());
+        server = engines.start(configure(engines.builder("server")).limits(limits).leakDetection(false));
+        client = engines.start(configure(engines.builder("client")).limits(limits).leakDetection(false));
+        try (Session session = open("alloc", producer))
+        {
+            final AtomicLong taken = new AtomicLong();
+            final StreamListener consumer = new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                    final long now = taken.incrementAndGet();
+                    if (now % perRound == 0)
+                    {
+                        roundDone.get().complete(null);
+                    }
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    roundDone.get().completeExceptionally(error);
+                }
+            };
+            roundDone.set(new CompletableFuture<>());
+            final StreamCall call = session.openStream(Outbound.empty(), consumer);
+            call.request(perRound); // warm-up round
+            roundDone.get().get(60, TimeUnit.SECONDS);
+            final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+            double best = Double.MAX_VALUE;
+            for (int round = 0; round < 3; round++)
+            {
+                final CompletableFuture<Void> done = new CompletableFuture<>();
+                roundDone.set(done);
+                final long[] ids = threads.getAllThreadIds();
+                final long[] before = threads.getThreadAllocatedBytes(ids);
+                call.request(perRound);
+                done.get(60, TimeUnit.SECONDS);
+                final long[] after = threads.getThreadAllocatedBytes(ids);
+                long bytes = 0;
+                for (int i = 0; i < ids.length; i++)
+                {
+                    if (before[i] >= 0 && after[i] >= 0)
+                    {
+                        bytes += after[i] - before[i];
+                    }
+                }
+                best = Math.min(best, (double)bytes / perRound);
+            }
+            call.cancel();
+            assertThat(best).as("bytes allocated per streamed message").isLessThanOrEqualTo(allocationBudget());
+        }
+    }
 }

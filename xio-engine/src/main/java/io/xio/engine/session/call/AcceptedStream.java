@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A stream as the side that accepted it holds it: granted this side's window at once, handed to the handler, started
@@ -36,6 +37,10 @@ final class AcceptedStream extends LaneStream implements InboundStream
     private final AtomicBoolean started = new AtomicBoolean();
     /** After a connection loss, until the opener resumes the stream: nothing is written. */
     private boolean dormant;
+    /** The count of the latest re-sent open that resumed the stream (0: the first open); any lane reads it. */
+    private final AtomicInteger lastResume = new AtomicInteger();
+    /** The connection the stream last began or resumed on: it resumes at most once on each. The owner's. */
+    private Object resumedOn;
 
     /** @param remaining the time the opener said it has, in nanoseconds; 0 for none */
     AcceptedStream(final LaneStreams streams, final long id, final int flags, final Message open,
@@ -56,7 +61,34 @@ final class AcceptedStream extends LaneStream implements InboundStream
         {
             deadline(deadline);
         }
+        resumedOn = streams().connectionIdentity();
         receiver.grantWindow();
+    }
+
+    /**
+     * Whether a re-sent open with resume count {@code count} (16 bits, counting on from 1) is newer than every one
+     * that resumed the stream before; it is then the latest. Any thread.
+     */
+    boolean newerResume(final int count)
+    {
+        while (true)
+        {
+            final int last = lastResume.get();
+            if ((short)(count - last) <= 0)
+            {
+                return false;
+            }
+            if (lastResume.compareAndSet(last, count))
+            {
+                return true;
+            }
+        }
+    }
+
+    /** Whether the stream began or resumed on {@code connection} already. The owner's thread. */
+    boolean resumedOn(final Object connection)
+    {
+        return resumedOn == connection;
     }
 
     @Override
@@ -80,6 +112,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
         {
             return;
         }
+        resumedOn = streams().connectionIdentity();
         receiver.resume();
         sender.replay();
         sender.flush();

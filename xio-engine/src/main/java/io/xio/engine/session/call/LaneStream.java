@@ -42,6 +42,7 @@ abstract class LaneStream implements XioStream
     private boolean released;
     /** A last signal that came before the listener (an acceptor's, before its handler started the stream). */
     private Throwable pendingFailure;
+    private Metadata pendingCompletion;
     /** On its way to another lane: nothing is written until it arrives. */
     private volatile boolean moving;
     private long deadline;
@@ -131,6 +132,13 @@ abstract class LaneStream implements XioStream
             signalError(failure);
             return;
         }
+        if (pendingCompletion != null)
+        {
+            final Metadata trailers = pendingCompletion;
+            pendingCompletion = null;
+            complete(trailers);
+            return;
+        }
         sender.readyIfWanted(); // an offer before the start may have armed it
         receiver.deliver();
     }
@@ -208,6 +216,13 @@ abstract class LaneStream implements XioStream
             return;
         }
         moveTo(target, true);
+    }
+
+    /** On its way to {@code next} instead: the lane it was moving to closed. The way's thread. */
+    void redirect(final LaneStreams next)
+    {
+        moving = true;
+        streams = next;
     }
 
     /** The new owner's thread: the stream arrived ({@link LaneStreams#adopt}). */
@@ -315,12 +330,14 @@ abstract class LaneStream implements XioStream
             return; // moved on: its new lane writes it
         }
         waitingForRoom = false;
-        if (state != StreamState.DONE)
+        if (state == StreamState.DONE)
         {
-            writeOpenIfDue();
-            receiver.creditIfOwed();
-            sender.flush();
+            receiver.creditIfOwed(); // an end's acknowledgement that found no room
+            return;
         }
+        writeOpenIfDue();
+        receiver.creditIfOwed();
+        sender.flush();
     }
 
     /** The lane's connection went: the stream no longer waits in its queue for room. The owner's thread. */
@@ -451,7 +468,10 @@ abstract class LaneStream implements XioStream
         }
     }
 
-    /** The stream completed: the opener's listener hears the acceptor's trailers; an acceptor's hears nothing. */
+    /**
+     * The stream completed: the opener's listener hears the acceptor's trailers, an acceptor's that its own end was
+     * written (now, or at its start if the handler has not started it yet).
+     */
     void completed(final Metadata trailers)
     {
         if (finished)
@@ -460,14 +480,19 @@ abstract class LaneStream implements XioStream
         }
         finished = true;
         releaseIfDone();
-        final StreamListener current = listener;
-        if (trailers == null || current == null)
+        if (listener == null)
         {
+            pendingCompletion = trailers;
             return;
         }
+        complete(trailers);
+    }
+
+    private void complete(final Metadata trailers)
+    {
         try
         {
-            current.onComplete(trailers);
+            listener.onComplete(trailers);
         }
         catch (final RuntimeException ex)
         {

@@ -46,6 +46,8 @@ import java.util.function.Supplier;
 final class LaneStreams
 {
     private static final Logger LOG = LoggerFactory.getLogger(LaneStreams.class);
+    /** How long a lane waits for another taking the same open ({@link #onOpen}): a bound, not a wait for work. */
+    private static final int MAX_SPINS = 100_000;
 
     private final Lane lane;
     private final LaneHost session;
@@ -68,6 +70,8 @@ final class LaneStreams
      */
     private final Long2ObjectHashMap<ArrayDeque<Object>> arriving = new Long2ObjectHashMap<>();
     private final ArrayDeque<LaneStream> waiting = new ArrayDeque<>();
+    /** Ends of the acceptor's this side acknowledged on the current connection: owed again if it goes down. */
+    private final ArrayDeque<long[]> acknowledged = new ArrayDeque<>();
 
     LaneStreams(final Lane lane, final LaneContext context)
     {
@@ -146,6 +150,12 @@ final class LaneStreams
         return lane.isUp() && lane.connection().writable();
     }
 
+    /** The lane's connection now, as an identity to compare (a stream resumes once per connection), or null. */
+    Object connectionIdentity()
+    {
+        return lane.isUp() ? lane.connection() : null;
+    }
+
     void waitForRoom(final LaneStream stream)
     {
         waiting.add(stream);
@@ -176,15 +186,17 @@ final class LaneStreams
      * Writes an opener's REQUEST (again, after a resume): {@code FrameEncoder.NO_ROOM} when the connection has no room
      * now, else {@code QUEUED} (the link tells {@code completion} when it is done with the buffers) or {@code COPIED}.
      */
-    int sendOpen(final OpenedStream stream, final Outbound open, final long remaining, final boolean again,
+    int sendOpen(final OpenedStream stream, final Outbound open, final long remaining, final int resume,
         final io.xio.engine.transport.SendCompletion completion)
     {
         if (!writable())
         {
             return FrameEncoder.NO_ROOM;
         }
+        // A re-sent open carries its resume count in the status field, so that the acceptor can tell a late one.
         return lane.connection().sendMessage(FrameType.REQUEST, session.mineFlag() | FrameFlags.STREAM |
-            (again ? FrameFlags.RETRANSMIT : 0), session.id(), stream.id, 0, open, remaining, completion, false);
+            (resume > 0 ? FrameFlags.RETRANSMIT : 0), session.id(), stream.id, resume, open, remaining, completion,
+            false);
     }
 
     /** Whether a frame of {@code frameLength} bytes is copied whole on this lane's connection (true when down). */
@@ -210,12 +222,17 @@ final class LaneStreams
     }
 
     /**
-     * This side had the acceptor's end of stream {@code id} at {@code sequence} and acknowledged it; the session says
-     * so again on the next connection that comes up, in case the acknowledgement went down with this one.
+     * This side had the acceptor's end of stream {@code id} at {@code sequence} and acknowledged it on this lane's
+     * connection: if that connection goes down, the session says it again on the next one, in case the acknowledgement
+     * went down with it. The last {@link SessionStreams#OWED} are remembered.
      */
     void ended(final long id, final long sequence)
     {
-        all.owe(id, sequence);
+        if (acknowledged.size() >= SessionStreams.OWED)
+        {
+            acknowledged.pollFirst();
+        }
+        acknowledged.add(new long[] {id, sequence});
     }
 
     // ---- this side's streams ----
@@ -223,6 +240,13 @@ final class LaneStreams
     /** The lane's thread: a stream this side opens takes its place here and its open goes out. */
     void open(final OpenedStream stream)
     {
+        final Lane next = lane.isClosed() && session.isOpen() ? lane.ring.openOrParked(lane) : null;
+        if (next != null)
+        {
+            stream.redirect(next.streams);
+            next.loop.execute(() -> next.streams.open(stream));
+            return;
+        }
         if (lane.isClosed())
         {
             stream.connectionLost(new ConnectionException("session " + session.describe() + " is closed"));
@@ -241,7 +265,7 @@ final class LaneStreams
             return false;
         }
         final LaneStream stream = mine.get(frame.requestId());
-        if (stream instanceof OpenedStream opened && stream.state() != StreamState.DONE)
+        if (stream instanceof OpenedStream opened && stream.state() != StreamState.DONE && !opened.wireEnded())
         {
             opened.refused(frame);
             return true;
@@ -265,6 +289,18 @@ final class LaneStreams
         }
         if (lane.isClosed())
         {
+            final Lane next = session.isOpen() ? lane.ring.openOrParked(lane) : null;
+            if (next != null)
+            {
+                // This lane closed meanwhile (another was up when its connection went): the stream goes on there.
+                if (early != null)
+                {
+                    next.loop.execute(() -> next.streams.carry(stream.id, early));
+                }
+                stream.redirect(next.streams);
+                next.loop.execute(() -> next.streams.adopt(stream, resume));
+                return;
+            }
             discard(early);
             stream.arrived();
             stream.connectionLost(new ConnectionException("session " + session.describe() + " closed while stream " +
@@ -314,10 +350,36 @@ final class LaneStreams
         }
     }
 
-    /** A stream this lane held frames for ended before it came: they go. */
+    /**
+     * A stream this lane held frames for ended before it came: they go, and its opener, which sent its open again
+     * here, hears that the stream is not there to resume.
+     */
     void dropArriving(final long id)
     {
-        discard(arriving.remove(id));
+        if (arriving.containsKey(id))
+        {
+            discard(arriving.remove(id));
+            inbound().answerStatus(id, session.mineFlag() ^ FrameFlags.FROM_ACCEPTOR, Status.RESPONSE_LOST);
+        }
+    }
+
+    /** Frames held on a lane that closed for a stream on its way: held here now, for the stream's arrival. */
+    void carry(final long id, final ArrayDeque<Object> early)
+    {
+        final ArrayDeque<Object> here = arriving.get(id);
+        if (here == null)
+        {
+            arriving.put(id, early);
+        }
+        else
+        {
+            here.addAll(early);
+        }
+    }
+
+    private InboundCalls inbound()
+    {
+        return lane.inbound;
     }
 
     private static void discard(final ArrayDeque<Object> early)
@@ -350,7 +412,7 @@ final class LaneStreams
         }
         final long id = DedupWindow.checkedId(frame.requestId());
         all.seen(id, false);
-        if (resumed(id))
+        if (resumed(id, (flags & FrameFlags.RETRANSMIT) != 0 ? frame.status() : -1))
         {
             return;
         }
@@ -359,11 +421,13 @@ final class LaneStreams
             case NEW -> accept(frame, slab, inbound, id);
             case EXECUTING, DONE ->
             {
-                while (!window.isDone(id) && window.call(id) != null)
+                // Another lane may be taking the same open this moment (it registers the stream without blocking,
+                // then marks the slot done): wait those few instructions, no longer. A call of that id is no stream.
+                for (int spins = 0; spins < MAX_SPINS && window.call(id) instanceof LaneStreams; spins++)
                 {
-                    Thread.onSpinWait(); // another lane takes the same open this moment: it registers the stream
+                    Thread.onSpinWait();
                 }
-                if (!resumed(id))
+                if (!resumed(id, (flags & FrameFlags.RETRANSMIT) != 0 ? frame.status() : -1))
                 {
                     inbound.answerStatus(id, flags, Status.RESPONSE_LOST);
                 }
@@ -374,18 +438,29 @@ final class LaneStreams
     }
 
     /**
-     * Whether the open of {@code id} is a re-send for a stream the session has (its opener resumes it after a
-     * connection loss): the stream then moves here, if it lives elsewhere, and resumes.
+     * Whether the open of {@code id} is one for a stream the session has: a re-send (its opener resumes it after a
+     * connection loss, {@code resume} its count) moves it here, if it lives elsewhere, and resumes it there; an older
+     * re-send read late from a connection that died, or a first open read after its re-send, changes nothing. A
+     * stream resumes at most once per connection: more is a violation (each resume writes a window again).
      */
-    private boolean resumed(final long id)
+    private boolean resumed(final long id, final int resume)
     {
         final LaneStream stream = all.accepted.get(id);
         if (stream == null)
         {
             return false;
         }
+        if (resume < 0 || !((AcceptedStream)stream).newerResume(resume))
+        {
+            return true; // stale: the stream already resumed from a later one
+        }
         if (peers.get(id) == stream)
         {
+            if (((AcceptedStream)stream).resumedOn(lane.connection()))
+            {
+                throw new ProtocolViolationException("stream " + id + " resumed twice on one connection of session " +
+                    session.id());
+            }
             stream.resume();
             return true;
         }
@@ -398,6 +473,18 @@ final class LaneStreams
     }
 
     private void accept(final Frame frame, final Slab slab, final InboundCalls inbound, final long id)
+    {
+        try
+        {
+            take(frame, slab, inbound, id);
+        }
+        finally
+        {
+            window.abandon(id); // only if it is still executing here: a failure half-way leaves no slot taken
+        }
+    }
+
+    private void take(final Frame frame, final Slab slab, final InboundCalls inbound, final long id)
     {
         final int flags = frame.flags();
         if (handler == null)
@@ -518,7 +605,7 @@ final class LaneStreams
         if (early != null && early.size() > 2L * admission.limits().windowMessages() + 2)
         {
             throw new ProtocolViolationException(FrameType.name(frame.type()) + " for stream " + frame.requestId() +
-                ": more than a window of frames while it resumed");
+                ": more than two windows of frames while it moved to resume");
         }
         return early;
     }
@@ -598,7 +685,11 @@ final class LaneStreams
             lane.cancels.send(id, id);
             return;
         }
-        lane.connection().streamOutput().sendCredit(session.mineFlag(), session.id(), id, endSequence, endSequence, 0);
+        if (!lane.connection().streamOutput().sendCredit(session.mineFlag(), session.id(), id, endSequence,
+            endSequence, 0))
+        {
+            all.owe(id, endSequence);
+        }
     }
 
     /**
@@ -610,6 +701,11 @@ final class LaneStreams
     void connectionLost(final Lane other, final boolean kept, final Throwable cause)
     {
         clearWaiting();
+        long[] entry;
+        while ((entry = acknowledged.poll()) != null)
+        {
+            all.owe(entry[0], entry[1]);
+        }
         if (!kept)
         {
             failAll(cause);

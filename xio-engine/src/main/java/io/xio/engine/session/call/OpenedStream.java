@@ -36,6 +36,8 @@ final class OpenedStream extends LaneStream implements StreamCall, SendCompletio
     private boolean openWritten;
     /** The acceptor's end arrived (OK): the stream waits only for the application to take what is held. */
     private boolean wireEnded;
+    /** Re-sends of the open so far, counted on in 16 bits from 1: the acceptor takes only a newer one. */
+    private int resumes;
     /** Links that reference the open's buffers (it was written without a copy); told on the links' threads. */
     private final AtomicInteger openInLinks = new AtomicInteger();
     private volatile boolean openLetGo;
@@ -90,7 +92,13 @@ final class OpenedStream extends LaneStream implements StreamCall, SendCompletio
         {
             openInLinks.incrementAndGet();
         }
-        final int result = streams().sendOpen(this, message, remaining, openWritten, referenced ? this : null);
+        if (openWritten)
+        {
+            resumes = (resumes + 1) & 0xFFFF;
+            resumes = resumes == 0 ? 1 : resumes;
+        }
+        final int result = streams().sendOpen(this, message, remaining, openWritten ? resumes : 0,
+            referenced ? this : null);
         if (referenced && result != FrameEncoder.QUEUED)
         {
             onSendComplete(false); // copied after all, or not written: no link holds it
@@ -118,12 +126,18 @@ final class OpenedStream extends LaneStream implements StreamCall, SendCompletio
         return openDue ? null : super.output();
     }
 
+    /** Whether the acceptor's end arrived: nothing more of the stream goes on the wire. */
+    boolean wireEnded()
+    {
+        return wireEnded;
+    }
+
     @Override
     void resume()
     {
-        if (state() == StreamState.DONE)
+        if (state() == StreamState.DONE || wireEnded)
         {
-            return;
+            return; // over on the wire: what is held goes to the listener, the end's acknowledgement is owed
         }
         openDue = true;
         writeOpenIfDue();

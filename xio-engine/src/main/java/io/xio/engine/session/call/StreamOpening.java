@@ -57,13 +57,13 @@ public final class StreamOpening
         Objects.requireNonNull(listener, "listener");
         if (!negotiated.getAsBoolean())
         {
-            return refused(listener, new XioException("the peer of session " + describe.get() +
+            return refused(open, listener, new XioException("the peer of session " + describe.get() +
                 " does not take streams (it does not announce them)"));
         }
         final String over = streams.admit(null);
         if (over != null)
         {
-            return refused(listener, new BackPressureException("no more streams on session " + describe.get() +
+            return refused(open, listener, new BackPressureException("no more streams on session " + describe.get() +
                 ": over the limit of " + over));
         }
         Messages.sealMetadata(open);
@@ -78,14 +78,15 @@ public final class StreamOpening
         catch (final XioException refused)
         {
             streams.release(null);
-            return refused(listener, refused);
+            return refused(open, listener, refused);
         }
         final Lane lane = lanes.pick(initiator);
         if (lane == null)
         {
             admission.finished(id);
             streams.release(null);
-            return refused(listener, new ConnectionException("session " + describe.get() + " has no connection up"));
+            return refused(open, listener, new ConnectionException("session " + describe.get() +
+                " has no connection up"));
         }
         final OpenedStream stream = new OpenedStream(lane.streams, id, listener, open,
             timeout == null ? 0 : now + timeout.toNanos(), timeout != null, admission::finished);
@@ -100,9 +101,17 @@ public final class StreamOpening
         return stream;
     }
 
-    private static StreamCall refused(final StreamListener listener, final XioException why)
+    /** The stream never opened: its open's buffers are the application's again, and the listener hears why. */
+    private static StreamCall refused(final Outbound open, final StreamListener listener, final XioException why)
     {
-        listener.onError(why);
+        try
+        {
+            open.released();
+        }
+        finally
+        {
+            listener.onError(why);
+        }
         return Refused.INSTANCE;
     }
 

@@ -9,6 +9,7 @@ import io.xio.engine.protocol.StreamFrames;
 import io.xio.engine.session.LeakTracker;
 import io.xio.engine.session.Messages;
 import org.agrona.collections.LongArrayQueue;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,6 +29,8 @@ final class StreamReceiver
     private final long windowBytes;
     private final LeakTracker leaks;
     private final ArrayDeque<Message> held = new ArrayDeque<>();
+    /** Messages the application closed, to wrap the next ones in (closed on any thread). */
+    private final ManyToOneConcurrentArrayQueue<Recycled> idle = new ManyToOneConcurrentArrayQueue<>(64);
     private final LongArrayQueue heldBytes = new LongArrayQueue();
     private final AtomicLong demand = new AtomicLong();
     private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
@@ -88,7 +91,39 @@ final class StreamReceiver
         {
             bytes += frame.segmentLength(i);
         }
-        take(sequence, bytes, Messages.of(slab, frame, leaks));
+        take(sequence, bytes, message(slab, frame));
+    }
+
+    /**
+     * The message in {@code frame}: one the application closed before, wrapped again, so that a stream whose messages
+     * are closed as they come allocates none.
+     */
+    private Message message(final Slab slab, final Frame frame)
+    {
+        Recycled recycled = idle.poll();
+        if (recycled == null)
+        {
+            recycled = new Recycled(idle);
+        }
+        return Messages.rewrap(recycled.message, slab, frame, leaks, recycled);
+    }
+
+    /** A message of this stream's, and what puts it back for the next once the application closed it. */
+    private static final class Recycled implements Runnable
+    {
+        final Message message = Messages.released();
+        private final ManyToOneConcurrentArrayQueue<Recycled> idle;
+
+        Recycled(final ManyToOneConcurrentArrayQueue<Recycled> idle)
+        {
+            this.idle = idle;
+        }
+
+        @Override
+        public void run()
+        {
+            idle.offer(this); // when full, left to the garbage collector
+        }
     }
 
     /** One STREAM_DATA read out before the stream was here (it was moving to this lane); the context thread. */

@@ -68,6 +68,12 @@ final class StreamSender
     /** The new message the connection had no room for; written first when there is. */
     private Outbound stalled;
     private boolean endWritten;
+    /**
+     * The end's sequence number and status once it has one (the context thread's): what makes a write an end, the
+     * first time and on a resume, whatever the sending thread does meanwhile.
+     */
+    private long endSequence;
+    private int endSequenceStatus;
 
     StreamSender(final LaneStream stream, final int window)
     {
@@ -239,6 +245,12 @@ final class StreamSender
             final long sequence = written + 1;
             final int at = (int)(sequence & mask);
             sent[at] = message;
+            final boolean end = message == endMessage;
+            if (end)
+            {
+                endSequence = sequence;
+                endSequenceStatus = endStatus;
+            }
             if (!stream.writable() || !write(output, message, sequence, at))
             {
                 sent[at] = null;
@@ -248,7 +260,7 @@ final class StreamSender
             }
             stalled = null;
             written = sequence;
-            if (message == endMessage)
+            if (end)
             {
                 endWritten = true;
                 stream.endWritten();
@@ -264,9 +276,9 @@ final class StreamSender
      */
     private boolean write(final StreamOutput output, final Outbound message, final long sequence, final int at)
     {
-        final boolean end = message == endMessage;
+        final boolean end = sequence == endSequence;
         final int flags = stream.flags | (end ? FrameFlags.END : 0);
-        final int status = end ? endStatus : 0;
+        final int status = end ? endSequenceStatus : 0;
         if (output.inlines(frameLength(message)))
         {
             return output.sendStream(flags, stream.sessionId(), stream.id, status, sequence, message, null) !=
@@ -294,11 +306,11 @@ final class StreamSender
             return;
         }
         drop();
-        endStatus = status;
-        endMessage = message;
         final long sequence = written + 1;
         final int at = (int)(sequence & mask);
         sent[at] = message;
+        endSequence = sequence;
+        endSequenceStatus = status;
         written = sequence;
         endWritten = true;
         final StreamOutput output = stream.output();
