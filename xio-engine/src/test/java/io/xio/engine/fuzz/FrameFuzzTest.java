@@ -121,7 +121,10 @@ class FrameFuzzTest
         return type == FrameType.RESPONSE && (flags & FrameFlags.DATA_WRITTEN) != 0;
     }
 
-    /** §7, step 1, from the document: the first rule broken, in the document's words, or null. */
+    /**
+     * §7, step 1, from the document: the first rule broken, in the document's words, or null. With streams (type 19,
+     * STREAM_DATA, whose header area starts with its {@code i64} sequence number), which §7 does not describe yet.
+     */
     static String specHeaderProblem(final byte[] bytes, final Limits limits)
     {
         final ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
@@ -134,7 +137,7 @@ class FrameFuzzTest
         {
             return "unsupported protocol version " + version + " (this side speaks 2)";
         }
-        if (type < 1 || type > 18)
+        if (type < 1 || type > 19)
         {
             return "unknown frame type " + type;
         }
@@ -158,6 +161,10 @@ class FrameFuzzTest
         {
             return "frame length " + frameLength + " too short for " + segments + " segments and a " + headerLength +
                 "-byte header";
+        }
+        if (type == 19 && headerLength < 8)
+        {
+            return "STREAM_DATA with a " + headerLength + "-byte header, too short for its sequence number";
         }
         return null;
     }

@@ -45,7 +45,7 @@ final class SeedCorpus
         return all;
     }
 
-    /** One of each frame type that a v2 stream carries, and two the checks must refuse. */
+    /** One of each frame type that a v2 stream carries (streams' included), and three the checks must refuse. */
     static Map<String, byte[]> frames()
     {
         final Map<String, byte[]> frames = new LinkedHashMap<>();
@@ -72,6 +72,19 @@ final class SeedCorpus
             new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes()));
         frames.put("valid-close", frame(FrameType.CLOSE, 0, SESSION, 0, 0,
             new SetupCodec.Writer().string("closed by the application").toBytes()));
+        frames.put("valid-setup-accept-streams", frame(FrameType.SETUP_ACCEPT, 0, SESSION, 1, 0,
+            acceptWithFeaturesBody()));
+        frames.put("valid-stream-open", frame(FrameType.REQUEST, FrameFlags.STREAM | FrameFlags.CONTEXT, SESSION, 9,
+            0, withContext(true, "subscribe prices")));
+        frames.put("valid-stream-data", frame(FrameType.STREAM_DATA, 0, SESSION, 9, 0,
+            sequenced(1, utf8("tick")), utf8("EUR 1.08")));
+        frames.put("valid-stream-data-context", frame(FrameType.STREAM_DATA, FrameFlags.CONTEXT, SESSION, 9, 0,
+            sequenced(2, withContext(false, "tick")), utf8("EUR 1.09")));
+        frames.put("valid-stream-end", frame(FrameType.STREAM_DATA, FrameFlags.END | FrameFlags.FROM_ACCEPTOR,
+            SESSION, 4, Status.CANCELLED, sequenced(3, new byte[0])));
+        frames.put("valid-credit", frame(FrameType.CREDIT, 0, SESSION, 9, 0,
+            new SetupCodec.Writer().i64(2).i64(1026).i64(1 << 20).toBytes()));
+        frames.put("invalid-stream-data-short", frame(FrameType.STREAM_DATA, 0, SESSION, 9, 0, new byte[4]));
         final byte[] version1 = frame(FrameType.KEEPALIVE, 0, 0, 0, 0, new byte[0]);
         version1[Frame.VERSION_OFFSET] = 1;
         frames.put("invalid-version-1", version1);
@@ -96,6 +109,13 @@ final class SeedCorpus
         io.xio.engine.protocol.CallContext.write(bytes, 0, remaining, metadata);
         bytes.putBytes(block, text);
         return bytes.byteArray();
+    }
+
+    /** A STREAM_DATA's application-header area: the {@code i64} sequence number, then {@code rest}. */
+    static byte[] sequenced(final long sequence, final byte[] rest)
+    {
+        return ByteBuffer.allocate(8 + rest.length).order(ByteOrder.LITTLE_ENDIAN).putLong(sequence).put(rest)
+            .array();
     }
 
     /** Programs for {@link FrameAssemblerFuzzTest} (its Javadoc has the commands). */
@@ -183,6 +203,30 @@ final class SeedCorpus
             frame(FrameType.SETUP, 0, 0, 5, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(0).string("nothing-here")
                 .map(Map.of()).i32(1).i32(1)).credentials(Credentials.NONE).toBytes()),
             frame(FrameType.ATTACH, 0, first, 6, 0, new byte[0])));
+        // a session of its own on a service that takes streams: a stream opened, credited, fed (a message twice),
+        // half-closed and completed; another opened and cancelled, then credited late; then a stream frame on the
+        // first session, which announced no streams
+        final byte[] streamsSetup = frame(FrameType.SETUP, 0, 0, 7, 0, PeerFrames.sizes(new SetupCodec.Writer().u8(0)
+            .string("streams").map(Map.of()).i32(1024).i32(2048)).credentials(Credentials.NONE)
+            .u8(SetupCodec.FEATURES).toBytes());
+        talks.put("streams", concat(streamsSetup,
+            frame(FrameType.REQUEST, FrameFlags.STREAM | FrameFlags.CONTEXT, latest, 1, 0,
+                withContext(true, "subscribe")),
+            frame(FrameType.CREDIT, 0, latest, 1, 0, new SetupCodec.Writer().i64(0).i64(64).i64(65536).toBytes()),
+            frame(FrameType.STREAM_DATA, 0, latest, 1, 0, sequenced(1, utf8("tick")), utf8("data")),
+            frame(FrameType.STREAM_DATA, 0, latest, 1, 0, sequenced(1, utf8("tick again"))),
+            frame(FrameType.STREAM_DATA, FrameFlags.CONTEXT, latest, 1, 0, sequenced(2, withContext(false, "tock"))),
+            frame(FrameType.STREAM_DATA, FrameFlags.END, latest, 1, 0, sequenced(3, new byte[0])),
+            frame(FrameType.CREDIT, 0, latest, 1, 0, new SetupCodec.Writer().i64(3).i64(66).i64(65536).toBytes()),
+            frame(FrameType.REQUEST, FrameFlags.STREAM, latest, 2, 0, utf8("another")),
+            frame(FrameType.CANCEL, 0, latest, 2, 0, new SetupCodec.Writer().i64(2).toBytes()),
+            frame(FrameType.CREDIT, 0, latest, 2, 0, new SetupCodec.Writer().i64(1).i64(64).i64(65536).toBytes()),
+            frame(FrameType.STREAM_DATA, 0, first, 1, 0, sequenced(1, utf8("no streams here")))));
+        // a sequence gap, which closes the connection, with a message held for the service
+        talks.put("stream-sequence-gap", concat(streamsSetup,
+            frame(FrameType.REQUEST, FrameFlags.STREAM, latest, 1, 0, utf8("open")),
+            frame(FrameType.STREAM_DATA, 0, latest, 1, 0, sequenced(1, utf8("one"))),
+            frame(FrameType.STREAM_DATA, 0, latest, 1, 0, sequenced(3, utf8("three")))));
         talks.put("answers-a-server-never-gets", concat(
             frame(FrameType.RESPONSE, FrameFlags.FROM_ACCEPTOR, first, 1, Status.OK, utf8("?")),
             frame(FrameType.SETUP_ACCEPT, 0, first, 1, 0, acceptBody()),
@@ -210,6 +254,7 @@ final class SeedCorpus
         bodies.put("setup-reject", rejectBody());
         bodies.put("redirect", redirectBody());
         bodies.put("setup-accept-connection-portals", acceptWithPortalsBody());
+        bodies.put("setup-accept-features", acceptWithFeaturesBody());
         bodies.put("goaway", goAwayBody());
         bodies.put("cancel-result", new SetupCodec.Writer().i64(9).i32(2).toBytes());
         bodies.put("data-descriptor", new SetupCodec.Writer().i64(0x7F00_0000_1000L).i32(42).i32(65536).toBytes());
@@ -244,6 +289,13 @@ final class SeedCorpus
     {
         return PeerFrames.sizes(new SetupCodec.Writer().map(Map.of("node", "a")).i32(1024).i32(2048)
             .bytes(new byte[16])).strings(List.of("tcp://127.0.0.1:7071", "tcp://127.0.0.1:7072")).toBytes();
+    }
+
+    /** A SETUP_ACCEPT of a server with streams: no connection portals, then its features. */
+    private static byte[] acceptWithFeaturesBody()
+    {
+        return PeerFrames.sizes(new SetupCodec.Writer().map(Map.of("node", "a")).i32(1024).i32(2048)
+            .bytes(new byte[16])).strings(List.of()).u8(SetupCodec.SERVER_FEATURES).toBytes();
     }
 
     /** A GOAWAY that redirects to one portal. */

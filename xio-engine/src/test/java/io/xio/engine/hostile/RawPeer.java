@@ -33,6 +33,18 @@ final class RawPeer implements AutoCloseable
         {
             return new SetupCodec.Reader(new UnsafeBuffer(body), 0, body.length);
         }
+
+        /** The {@code i64} at {@code at} of the body: a STREAM_DATA's sequence number at 0, a CREDIT's fields. */
+        long i64(final int at)
+        {
+            return ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN).getLong(at);
+        }
+
+        /** Whether this is a STREAM_DATA, with the END flag when {@code end}. */
+        boolean isStreamData(final boolean end)
+        {
+            return type == FrameType.STREAM_DATA && ((flags & FrameFlags.END) != 0) == end;
+        }
     }
 
     private final Socket socket;
@@ -123,9 +135,14 @@ final class RawPeer implements AutoCloseable
     /** A REQUEST with {@code context} (from {@link #context}) before the application header {@code header}. */
     static byte[] request(final long sessionId, final long id, final byte[] context, final byte[] header)
     {
-        final byte[] both = java.util.Arrays.copyOf(context, context.length + header.length);
-        System.arraycopy(header, 0, both, context.length, header.length);
-        return frame(FrameType.REQUEST, FrameFlags.CONTEXT, sessionId, id, both);
+        return frame(FrameType.REQUEST, FrameFlags.CONTEXT, sessionId, id, concat(context, header));
+    }
+
+    private static byte[] concat(final byte[] first, final byte[] second)
+    {
+        final byte[] both = java.util.Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 
     static byte[] setup(final long token, final String resource)
@@ -148,6 +165,46 @@ final class RawPeer implements AutoCloseable
         final byte[] body = java.util.Arrays.copyOf(fields, fields.length + credentials.length);
         System.arraycopy(credentials, 0, body, fields.length, credentials.length);
         return frame(FrameType.SETUP, 0, 0, token, body);
+    }
+
+    /**
+     * Opens stream {@code id} (a REQUEST with the STREAM flag, in the client's id space): {@code context} (from
+     * {@link #context}, or null for none) before the opening message's header {@code header}.
+     */
+    static byte[] streamOpen(final long sessionId, final long id, final byte[] context, final byte[] header)
+    {
+        return context == null ? frame(FrameType.REQUEST, FrameFlags.STREAM, sessionId, id, header) :
+            frame(FrameType.REQUEST, FrameFlags.STREAM | FrameFlags.CONTEXT, sessionId, id, concat(context, header));
+    }
+
+    /**
+     * A STREAM_DATA of stream {@code id}: {@code flags} (FROM_ACCEPTOR for a stream the server opened, END),
+     * {@code status}, the {@code i64 sequence} and then {@code header} as the application-header area, then
+     * {@code segments}.
+     */
+    static byte[] streamData(final long sessionId, final long id, final int flags, final int status,
+        final long sequence, final byte[] header, final byte[]... segments)
+    {
+        final byte[] prefixed = ByteBuffer.allocate(8 + header.length).order(ByteOrder.LITTLE_ENDIAN)
+            .putLong(sequence).put(header).array();
+        final byte[] frame = frame(FrameType.STREAM_DATA, flags, sessionId, id, prefixed, segments);
+        ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).putShort(30, (short)status);
+        return frame;
+    }
+
+    /** A message of stream {@code id} (a client-opened one) with sequence number {@code sequence}. */
+    static byte[] streamData(final long sessionId, final long id, final long sequence, final byte[] header,
+        final byte[]... segments)
+    {
+        return streamData(sessionId, id, 0, 0, sequence, header, segments);
+    }
+
+    /** A CREDIT of stream {@code id}, {@code flags} as its opener's id space: its three {@code i64}s. */
+    static byte[] credit(final long sessionId, final long id, final int flags, final long received,
+        final long limitSequence, final long limitBytes)
+    {
+        return frame(FrameType.CREDIT, flags, sessionId, id, new SetupCodec.Writer().i64(received).i64(limitSequence)
+            .i64(limitBytes).toBytes());
     }
 
     static byte[] attach(final long token, final long sessionId, final byte[] proof)
@@ -227,8 +284,24 @@ final class RawPeer implements AutoCloseable
     /** Sets a session up for {@code resource}: its id; fails unless the server accepts. */
     long setUp(final String resource) throws IOException
     {
-        send(setup(1, resource));
-        final Received accept = read(Duration.ofSeconds(5));
+        return setUp(setup(1, resource), resource);
+    }
+
+    /** {@link #setUp(String)} for a client that announces {@code features} (SetupCodec's bits) after no credentials. */
+    long setUp(final String resource, final int features) throws IOException
+    {
+        return setUp(setup(1, resource, new byte[] {SetupCodec.CREDENTIALS_NONE, (byte)features}), resource);
+    }
+
+    private long setUp(final byte[] setup, final String resource) throws IOException
+    {
+        send(setup);
+        Received accept;
+        do
+        {
+            accept = read(Duration.ofSeconds(5)); // a connection with a session already has KEEPALIVEs coming
+        }
+        while (accept != null && accept.type() == FrameType.KEEPALIVE);
         if (accept == null || accept.type() != FrameType.SETUP_ACCEPT)
         {
             throw new AssertionError("expected SETUP_ACCEPT for '" + resource + "', got " + accept);

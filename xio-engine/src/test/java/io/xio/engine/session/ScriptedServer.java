@@ -12,9 +12,10 @@ import java.util.List;
 /**
  * A server engine on a {@link ScriptedEngine} with one client connection whose far end is the caller, for tests
  * outside this package (the fuzz targets in {@code io.xio.engine.fuzz}). Services: {@code echo} answers with
- * the request's header, {@code hold} keeps requests unanswered until {@link #close}, {@code fail} throws. The
- * leak detector is on, so {@link #close} fails if the engine kept a received buffer. Test thread only: it runs
- * the engine's context.
+ * the request's header, {@code hold} keeps requests unanswered until {@link #close}, {@code fail} throws,
+ * {@code streams} takes streams (it answers each message with an empty one as credit allows and completes at the
+ * half-close). The leak detector is on, so {@link #close} fails if the engine kept a received buffer. Test thread
+ * only: it runs the engine's context.
  */
 public final class ScriptedServer implements AutoCloseable
 {
@@ -40,6 +41,42 @@ public final class ScriptedServer implements AutoCloseable
         {
             request.message().close();
             throw new IllegalStateException("the fail service fails");
+        });
+        server.engine.register("streams", new io.xio.engine.RequestHandler()
+        {
+            @Override
+            public void onRequest(final InboundRequest request)
+            {
+                request.message().close();
+                request.respond(Outbound.empty());
+            }
+
+            @Override
+            public void onStream(final io.xio.engine.InboundStream stream)
+            {
+                stream.open().close();
+                stream.start(new io.xio.engine.StreamListener()
+                {
+                    @Override
+                    public void onMessage(final io.xio.engine.Message message)
+                    {
+                        message.close();
+                        stream.offer(Outbound.empty());
+                    }
+
+                    @Override
+                    public void onHalfClose()
+                    {
+                        stream.complete();
+                    }
+
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                    }
+                });
+                stream.request(Long.MAX_VALUE);
+            }
         });
         server.engine.bindAsync("wire://here", PortalOptions.DEFAULT.withContext(0));
         server.turn();
