@@ -13,12 +13,13 @@ import java.util.Objects;
 public final class StreamLimits
 {
     /**
-     * 256 open streams per session, 1024 per connection, 65536 in the engine; windows of 1024 messages and 256 KiB, so
-     * that 256 streams' windows fit the 64 MiB a session may set aside, and 4096 streams' the engine's 1 GiB (more
-     * streams need smaller windows, or larger budgets). A stream of large messages (1 MiB chunks, say) wants a larger
-     * window: a message larger than the window goes only once the one before it was taken.
+     * 256 open streams per session, 1024 per connection, 1024 from one peer host (a quarter of what the engine's window
+     * budget allows with the default windows, so that one host cannot take them all), 65536 in the engine; windows of
+     * 1024 messages and 256 KiB, so that 256 streams' windows fit the 64 MiB a session may set aside, and 4096 streams'
+     * the engine's 1 GiB (more streams need smaller windows, or larger budgets). A stream of large messages (1 MiB
+     * chunks, say) wants a larger window: a message larger than the window goes only once the one before it was taken.
      */
-    public static final StreamLimits DEFAULT = new StreamLimits(256, 1024, 65536, 1024, 256 << 10, 64L << 20,
+    public static final StreamLimits DEFAULT = new StreamLimits(256, 1024, 1024, 65536, 1024, 256 << 10, 64L << 20,
         1L << 30);
 
     /** Most messages a sender keeps unacknowledged, and the largest window it takes: the size of a stream's queue. */
@@ -26,18 +27,20 @@ public final class StreamLimits
 
     private final int maxStreamsPerSession;
     private final int maxStreamsPerConnection;
+    private final int maxStreamsPerPeer;
     private final int maxStreams;
     private final int windowMessages;
     private final int windowBytes;
     private final long maxWindowBytesPerSession;
     private final long maxWindowBytes;
 
-    private StreamLimits(final int maxStreamsPerSession, final int maxStreamsPerConnection, final int maxStreams,
-        final int windowMessages, final int windowBytes, final long maxWindowBytesPerSession,
-        final long maxWindowBytes)
+    private StreamLimits(final int maxStreamsPerSession, final int maxStreamsPerConnection,
+        final int maxStreamsPerPeer, final int maxStreams, final int windowMessages, final int windowBytes,
+        final long maxWindowBytesPerSession, final long maxWindowBytes)
     {
         this.maxStreamsPerSession = positive("maxStreamsPerSession", maxStreamsPerSession);
         this.maxStreamsPerConnection = positive("maxStreamsPerConnection", maxStreamsPerConnection);
+        this.maxStreamsPerPeer = positive("maxStreamsPerPeer", maxStreamsPerPeer);
         this.maxStreams = positive("maxStreams", maxStreams);
         this.windowMessages = positive("windowMessages", windowMessages);
         this.windowBytes = positive("windowBytes", windowBytes);
@@ -78,6 +81,12 @@ public final class StreamLimits
         return maxStreamsPerConnection;
     }
 
+    /** Streams the peers on one host (as maxSessionsPerPeer counts hosts) may have opened and open at once. */
+    public int maxStreamsPerPeer()
+    {
+        return maxStreamsPerPeer;
+    }
+
     /** Streams open at once in the engine. */
     public int maxStreams()
     {
@@ -115,7 +124,8 @@ public final class StreamLimits
     public boolean equals(final Object other)
     {
         return other instanceof StreamLimits that && maxStreamsPerSession == that.maxStreamsPerSession &&
-            maxStreamsPerConnection == that.maxStreamsPerConnection && maxStreams == that.maxStreams &&
+            maxStreamsPerConnection == that.maxStreamsPerConnection && maxStreamsPerPeer == that.maxStreamsPerPeer &&
+            maxStreams == that.maxStreams &&
             windowMessages == that.windowMessages && windowBytes == that.windowBytes &&
             maxWindowBytesPerSession == that.maxWindowBytesPerSession && maxWindowBytes == that.maxWindowBytes;
     }
@@ -123,16 +133,17 @@ public final class StreamLimits
     @Override
     public int hashCode()
     {
-        return Objects.hash(maxStreamsPerSession, maxStreamsPerConnection, maxStreams, windowMessages, windowBytes,
-            maxWindowBytesPerSession, maxWindowBytes);
+        return Objects.hash(maxStreamsPerSession, maxStreamsPerConnection, maxStreamsPerPeer, maxStreams,
+            windowMessages, windowBytes, maxWindowBytesPerSession, maxWindowBytes);
     }
 
     @Override
     public String toString()
     {
         return "StreamLimits[maxStreamsPerSession=" + maxStreamsPerSession + ", maxStreamsPerConnection=" +
-            maxStreamsPerConnection + ", maxStreams=" + maxStreams + ", windowMessages=" + windowMessages +
-            ", windowBytes=" + windowBytes + ", maxWindowBytesPerSession=" + maxWindowBytesPerSession +
+            maxStreamsPerConnection + ", maxStreamsPerPeer=" + maxStreamsPerPeer + ", maxStreams=" + maxStreams +
+            ", windowMessages=" + windowMessages + ", windowBytes=" + windowBytes + ", maxWindowBytesPerSession=" +
+            maxWindowBytesPerSession +
             ", maxWindowBytes=" + maxWindowBytes + "]";
     }
 
@@ -159,6 +170,7 @@ public final class StreamLimits
     {
         private int maxStreamsPerSession;
         private int maxStreamsPerConnection;
+        private int maxStreamsPerPeer;
         private int maxStreams;
         private int windowMessages;
         private int windowBytes;
@@ -169,6 +181,7 @@ public final class StreamLimits
         {
             maxStreamsPerSession = from.maxStreamsPerSession;
             maxStreamsPerConnection = from.maxStreamsPerConnection;
+            maxStreamsPerPeer = from.maxStreamsPerPeer;
             maxStreams = from.maxStreams;
             windowMessages = from.windowMessages;
             windowBytes = from.windowBytes;
@@ -185,6 +198,12 @@ public final class StreamLimits
         public Builder maxStreamsPerConnection(final int value)
         {
             maxStreamsPerConnection = value;
+            return this;
+        }
+
+        public Builder maxStreamsPerPeer(final int value)
+        {
+            maxStreamsPerPeer = value;
             return this;
         }
 
@@ -221,8 +240,8 @@ public final class StreamLimits
         /** The limits, checked: throws IllegalArgumentException naming the first that is out of range. */
         public StreamLimits build()
         {
-            return new StreamLimits(maxStreamsPerSession, maxStreamsPerConnection, maxStreams, windowMessages,
-                windowBytes, maxWindowBytesPerSession, maxWindowBytes);
+            return new StreamLimits(maxStreamsPerSession, maxStreamsPerConnection, maxStreamsPerPeer, maxStreams,
+                windowMessages, windowBytes, maxWindowBytesPerSession, maxWindowBytes);
         }
     }
 }

@@ -95,6 +95,8 @@ public final class EngineCore
     /** The engine's open streams, and the bytes their receive windows set aside, which its sessions share. */
     final ByteBudget streams;
     final ByteBudget streamWindows;
+    /** The streams each peer host opened, engine-wide. */
+    final PeerCounts streamsByPeer = new PeerCounts();
     /**
      * Where the reconnect backoff draws its jitter from ({@link ClientHandshake#RECONNECT}); read on context
      * threads. Tests that drive a manual context pin it before a connection is lost, to know each wait exactly.

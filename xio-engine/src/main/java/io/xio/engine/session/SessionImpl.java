@@ -111,7 +111,8 @@ public final class SessionImpl implements Session
         final SessionHost host = new SessionHost(this);
         this.joined = new SessionLanes(lanes, host);
         this.admission = new CallAdmission(host, engine.limits, engine.clock);
-        this.streams = new StreamAdmission(engine.limits.streams(), engine.streams, engine.streamWindows);
+        this.streams = new StreamAdmission(engine.limits.streams(), engine.streams, engine.streamWindows,
+            engine.streamsByPeer);
         this.drain = new SessionDrain(initiator, lanes, admission, executing, streams, host);
         this.calls = new CallSubmission(this, engine.calls, admission, lanes, rangeCancels, drain, initiator,
             defaultTimeout, this::describe);

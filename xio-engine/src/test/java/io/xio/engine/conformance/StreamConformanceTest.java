@@ -219,25 +219,7 @@ public abstract class StreamConformanceTest
             final long count = number(stream.open());
             final Feed feed = new Feed(stream, count, () -> stream.complete(new Metadata()
                 .put("sent", Long.toString(count))));
-            stream.start(new StreamListener()
-            {
-                @Override
-                public void onMessage(final Message message)
-                {
-                    message.close();
-                }
-
-                @Override
-                public void onReady()
-                {
-                    feed.pump();
-                }
-
-                @Override
-                public void onError(final Throwable error)
-                {
-                }
-            });
+            stream.start(pumping(feed));
             feed.pump();
         }
     };
@@ -262,29 +244,19 @@ public abstract class StreamConformanceTest
     void aClientStreamArrivesWholeAndInOrderAndTheAcceptorAnswersAtTheHalfClose() throws Exception
     {
         final Collector atServer = new Collector();
-        final RequestHandler sink = new RequestHandler()
+        final RequestHandler sink = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
+            stream.open().close();
+            atServer.done.whenComplete((ok, failed) ->
             {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                atServer.done.whenComplete((ok, failed) ->
+                if (failed == null)
                 {
-                    if (failed == null)
-                    {
-                        stream.complete(new Metadata().put("received", Long.toString(atServer.received.get())));
-                    }
-                });
-                stream.start(atServer);
-                stream.request(Long.MAX_VALUE);
-            }
-        };
+                    stream.complete(new Metadata().put("received", Long.toString(atServer.received.get())));
+                }
+            });
+            stream.start(atServer);
+            stream.request(Long.MAX_VALUE);
+        });
         try (Session session = open("sink", sink))
         {
             final Collector collector = new Collector();
@@ -302,59 +274,49 @@ public abstract class StreamConformanceTest
     @Test
     void aBidirectionalStreamEchoesEveryMessageInOrder() throws Exception
     {
-        final RequestHandler echo = new RequestHandler()
+        final RequestHandler echo = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
+            stream.open().close();
+            // Echo within the credit the opener grants: take a message only when it can go back at once.
+            final AtomicReference<StreamListener> self = new AtomicReference<>();
+            final StreamListener listener = new StreamListener()
             {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                // Echo within the credit the opener grants: take a message only when it can go back at once.
-                final AtomicReference<StreamListener> self = new AtomicReference<>();
-                final StreamListener listener = new StreamListener()
+                @Override
+                public void onMessage(final Message message)
                 {
-                    @Override
-                    public void onMessage(final Message message)
+                    final long value = number(message);
+                    if (!stream.offer(number(value)))
                     {
-                        final long value = number(message);
-                        if (!stream.offer(number(value)))
-                        {
-                            stream.fail(new IllegalStateException("no credit for " + value));
-                            return;
-                        }
-                        if (stream.isReady())
-                        {
-                            stream.request(1);
-                        }
+                        stream.fail(new IllegalStateException("no credit for " + value));
+                        return;
                     }
-
-                    @Override
-                    public void onReady()
+                    if (stream.isReady())
                     {
                         stream.request(1);
                     }
+                }
 
-                    @Override
-                    public void onHalfClose()
-                    {
-                        stream.complete();
-                    }
+                @Override
+                public void onReady()
+                {
+                    stream.request(1);
+                }
 
-                    @Override
-                    public void onError(final Throwable error)
-                    {
-                    }
-                };
-                self.set(listener);
-                stream.start(listener);
-                stream.request(1);
-            }
-        };
+                @Override
+                public void onHalfClose()
+                {
+                    stream.complete();
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                }
+            };
+            self.set(listener);
+            stream.start(listener);
+            stream.request(1);
+        });
         try (Session session = open("echo", echo))
         {
             final Collector collector = new Collector();
@@ -375,44 +337,34 @@ public abstract class StreamConformanceTest
         final AtomicLong delivered = new AtomicLong();
         final AtomicLong worst = new AtomicLong();
         final AtomicReference<Feed> serverFeed = new AtomicReference<>();
-        final RequestHandler counter = new RequestHandler()
+        final RequestHandler counter = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
+            final long count = number(stream.open());
+            final Feed feed = new Feed(stream, count, stream::complete);
+            serverFeed.set(feed);
+            stream.start(new StreamListener()
             {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                final long count = number(stream.open());
-                final Feed feed = new Feed(stream, count, stream::complete);
-                serverFeed.set(feed);
-                stream.start(new StreamListener()
+                @Override
+                public void onMessage(final Message message)
                 {
-                    @Override
-                    public void onMessage(final Message message)
-                    {
-                        message.close();
-                    }
+                    message.close();
+                }
 
-                    @Override
-                    public void onReady()
-                    {
-                        feed.pump();
-                        worst.accumulateAndGet(feed.offered.get() - delivered.get(), Math::max);
-                    }
+                @Override
+                public void onReady()
+                {
+                    feed.pump();
+                    worst.accumulateAndGet(feed.offered.get() - delivered.get(), Math::max);
+                }
 
-                    @Override
-                    public void onError(final Throwable error)
-                    {
-                    }
-                });
-                feed.pump();
-                worst.accumulateAndGet(feed.offered.get() - delivered.get(), Math::max);
-            }
-        };
+                @Override
+                public void onError(final Throwable error)
+                {
+                }
+            });
+            feed.pump();
+            worst.accumulateAndGet(feed.offered.get() - delivered.get(), Math::max);
+        });
         final int count = 2_000;
         try (Session session = open("slow", counter))
         {
@@ -442,43 +394,33 @@ public abstract class StreamConformanceTest
     {
         final AtomicReference<Feed> serverFeed = new AtomicReference<>();
         final CompletableFuture<Throwable> serverEnd = new CompletableFuture<>();
-        final RequestHandler counter = new RequestHandler()
+        final RequestHandler counter = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
+            stream.open().close();
+            final Feed feed = new Feed(stream, Long.MAX_VALUE - 1, stream::complete);
+            serverFeed.set(feed);
+            stream.start(new StreamListener()
             {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                final Feed feed = new Feed(stream, Long.MAX_VALUE - 1, stream::complete);
-                serverFeed.set(feed);
-                stream.start(new StreamListener()
+                @Override
+                public void onMessage(final Message message)
                 {
-                    @Override
-                    public void onMessage(final Message message)
-                    {
-                        message.close();
-                    }
+                    message.close();
+                }
 
-                    @Override
-                    public void onReady()
-                    {
-                        feed.pump();
-                    }
+                @Override
+                public void onReady()
+                {
+                    feed.pump();
+                }
 
-                    @Override
-                    public void onError(final Throwable error)
-                    {
-                        serverEnd.complete(error);
-                    }
-                });
-                feed.pump();
-            }
-        };
+                @Override
+                public void onError(final Throwable error)
+                {
+                    serverEnd.complete(error);
+                }
+            });
+            feed.pump();
+        });
         try (Session session = open("endless", counter))
         {
             final Collector collector = new Collector();
@@ -501,23 +443,13 @@ public abstract class StreamConformanceTest
     @Test
     void theAcceptorsCancelEndsTheOpenersStream() throws Exception
     {
-        final RequestHandler quitter = new RequestHandler()
+        final RequestHandler quitter = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
-            {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                stream.start(new Collector());
-                stream.offer(number(1));
-                stream.cancel();
-            }
-        };
+            stream.open().close();
+            stream.start(new Collector());
+            stream.offer(number(1));
+            stream.cancel();
+        });
         try (Session session = open("quit", quitter))
         {
             final Collector collector = new Collector();
@@ -533,29 +465,19 @@ public abstract class StreamConformanceTest
     void aDeadlineEndsTheStreamOnBothSides() throws Exception
     {
         final CompletableFuture<Throwable> atServer = new CompletableFuture<>();
-        final RequestHandler idle = new RequestHandler()
+        final RequestHandler idle = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
+            stream.open().close();
+            assertThat(stream.hasDeadline()).isTrue();
+            stream.start(new Collector()
             {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                assertThat(stream.hasDeadline()).isTrue();
-                stream.start(new Collector()
+                @Override
+                public void onError(final Throwable error)
                 {
-                    @Override
-                    public void onError(final Throwable error)
-                    {
-                        atServer.complete(error);
-                    }
-                });
-            }
-        };
+                    atServer.complete(error);
+                }
+            });
+        });
         try (Session session = open("idle", idle))
         {
             final Collector collector = new Collector();
@@ -571,25 +493,15 @@ public abstract class StreamConformanceTest
     @Test
     void theOpensMetadataReachesTheAcceptorAndAFailureReachesTheOpener() throws Exception
     {
-        final RequestHandler failing = new RequestHandler()
+        final RequestHandler failing = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
-            {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                final String tenant = stream.metadata().get("tenant");
-                final String header = text(stream.open().header());
-                stream.open().close();
-                stream.start(new Collector());
-                stream.offer(number(7));
-                stream.fail("com.acme.Refused", tenant + " may not read " + header);
-            }
-        };
+            final String tenant = stream.metadata().get("tenant");
+            final String header = text(stream.open().header());
+            stream.open().close();
+            stream.start(new Collector());
+            stream.offer(number(7));
+            stream.fail("com.acme.Refused", tenant + " may not read " + header);
+        });
         try (Session session = open("failing", failing))
         {
             final Collector collector = new Collector();
@@ -671,30 +583,20 @@ public abstract class StreamConformanceTest
             request.respond(Outbound.empty());
         });
         final Portal portal = server.bind(portalAddress());
-        final RequestHandler clientHandler = new RequestHandler()
+        final RequestHandler clientHandler = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
+            final long count = number(stream.open());
+            final Feed feed = new Feed(stream, count, stream::complete);
+            stream.start(new Collector()
             {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                final long count = number(stream.open());
-                final Feed feed = new Feed(stream, count, stream::complete);
-                stream.start(new Collector()
+                @Override
+                public void onReady()
                 {
-                    @Override
-                    public void onReady()
-                    {
-                        feed.pump();
-                    }
-                });
-                feed.pump();
-            }
-        };
+                    feed.pump();
+                }
+            });
+            feed.pump();
+        });
         try (Session session = client.connect(portal.uri().withResource("back").toString(),
             SessionOptions.DEFAULT.withHandler(clientHandler)))
         {
@@ -711,21 +613,11 @@ public abstract class StreamConformanceTest
     @Test
     void aMessageOverThePeersLimitIsRefusedAtTheOffer() throws Exception
     {
-        final RequestHandler holder = new RequestHandler()
+        final RequestHandler holder = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
-            {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                stream.start(new Collector());
-            }
-        };
+            stream.open().close();
+            stream.start(new Collector());
+        });
         try (Session session = open("hold", holder))
         {
             final Collector collector = new Collector();
@@ -793,27 +685,17 @@ public abstract class StreamConformanceTest
     void aBidirectionalStreamSurvivesConnectionKillsEvery100msExactlyOnceAndInOrder() throws Exception
     {
         final Collector atServer = new Collector();
-        final RequestHandler sink = new RequestHandler()
+        final RequestHandler sink = holding(stream ->
         {
-            @Override
-            public void onRequest(final io.xio.engine.InboundRequest request)
-            {
-                request.message().close();
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                final Feed feed = new Feed(stream, MANY / 4, () -> stream.complete(new Metadata()
-                    .put("received", Long.toString(atServer.received.get()))));
-                atServer.ready = feed::pump;
-                // Completes after the opener's last message and its own last one, whichever is later.
-                atServer.done.whenComplete((ok, failed) -> feed.pump());
-                stream.start(atServer);
-                stream.request(Long.MAX_VALUE);
-            }
-        };
+            stream.open().close();
+            final Feed feed = new Feed(stream, MANY / 4, () -> stream.complete(new Metadata()
+                .put("received", Long.toString(atServer.received.get()))));
+            atServer.ready = feed::pump;
+            // Completes after the opener's last message and its own last one, whichever is later.
+            atServer.done.whenComplete((ok, failed) -> feed.pump());
+            stream.start(atServer);
+            stream.request(Long.MAX_VALUE);
+        });
         try (Session session = open("both", sink))
         {
             final Collector collector = new Collector();
@@ -834,7 +716,31 @@ public abstract class StreamConformanceTest
         }
     }
 
-    /** A handler that takes streams and does nothing with them: they stay open until cancelled. */
+    /** A listener that closes what comes and pumps {@code feed} whenever the stream has credit again. */
+    private static StreamListener pumping(final Feed feed)
+    {
+        return new StreamListener()
+        {
+            @Override
+            public void onMessage(final Message message)
+            {
+                message.close();
+            }
+
+            @Override
+            public void onReady()
+            {
+                feed.pump();
+            }
+
+            @Override
+            public void onError(final Throwable error)
+            {
+            }
+        };
+    }
+
+    /** A handler whose streams {@code onOpen} takes; its requests are answered empty. */
     private static RequestHandler holding(final java.util.function.Consumer<InboundStream> onOpen)
     {
         return new RequestHandler()

@@ -15,13 +15,17 @@ public final class StreamAdmission
     private final ByteBudget streams;
     /** This session's receive windows' bytes, within the engine's. */
     private final ByteBudget windows;
+    /** The engine's count of the streams each peer host opened. */
+    private final PeerCounts byPeer;
 
     /**
      * @param engineStreams the engine's open streams ({@link #engineStreams})
      * @param engineWindows the engine's receive windows' bytes ({@link #engineWindows})
      */
-    public StreamAdmission(final StreamLimits limits, final ByteBudget engineStreams, final ByteBudget engineWindows)
+    public StreamAdmission(final StreamLimits limits, final ByteBudget engineStreams, final ByteBudget engineWindows,
+        final PeerCounts byPeer)
     {
+        this.byPeer = byPeer;
         this.limits = limits;
         this.streams = new ByteBudget(limits.maxStreamsPerSession(), engineStreams);
         this.windows = new ByteBudget(limits.maxWindowBytesPerSession(), engineWindows);
@@ -52,10 +56,25 @@ public final class StreamAdmission
     }
 
     /**
-     * Takes what one more stream needs, counting it on {@code connection} too when not null (a stream the peer opened
-     * there): null when taken, else which limit refused it (for this side's log; nothing was taken then).
+     * Takes what one more stream needs, counting it on {@code connection} and for {@code host} too when not null (a
+     * stream the peer opened there): null when taken, else which limit refused it (for this side's log; nothing was
+     * taken then).
      */
-    public String admit(final ByteBudget connection)
+    public String admit(final ByteBudget connection, final String host)
+    {
+        if (host != null && !byPeer.tryAcquire(host, limits.maxStreamsPerPeer()))
+        {
+            return limits.maxStreamsPerPeer() + " streams from one host";
+        }
+        final String refused = admitCounted(connection);
+        if (refused != null && host != null)
+        {
+            byPeer.release(host);
+        }
+        return refused;
+    }
+
+    private String admitCounted(final ByteBudget connection)
     {
         if (connection != null && !connection.tryTake(1))
         {
@@ -77,9 +96,13 @@ public final class StreamAdmission
         return null;
     }
 
-    /** A stream admitted with {@code connection} (the same as at {@link #admit}) ended: what it took is free again. */
-    public void release(final ByteBudget connection)
+    /** A stream admitted with {@code connection} and {@code host} (as at {@link #admit}) ended: all is free again. */
+    public void release(final ByteBudget connection, final String host)
     {
+        if (host != null)
+        {
+            byPeer.release(host);
+        }
         windows.giveBack(limits.windowBytes());
         streams.giveBack(1);
         giveBack(connection);

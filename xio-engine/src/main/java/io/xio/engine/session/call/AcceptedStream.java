@@ -32,8 +32,9 @@ final class AcceptedStream extends LaneStream implements InboundStream
     private final Message open;
     private final long deadline;
     private final boolean hasDeadline;
-    /** Where the stream is counted among the streams its peer opened on one connection. */
+    /** Where the stream is counted among the streams its peer opened on one connection, and from one host. */
     final ByteBudget connectionStreams;
+    final String host;
     private final AtomicBoolean started = new AtomicBoolean();
     /** After a connection loss, until the opener resumes the stream: nothing is written. */
     private boolean dormant;
@@ -44,9 +45,10 @@ final class AcceptedStream extends LaneStream implements InboundStream
 
     /** @param remaining the time the opener said it has, in nanoseconds; 0 for none */
     AcceptedStream(final LaneStreams streams, final long id, final int flags, final Message open,
-        final long remaining, final ByteBudget connectionStreams)
+        final long remaining, final ByteBudget connectionStreams, final String host)
     {
         super(streams, id, flags, StreamState.OPEN, null);
+        this.host = host;
         this.open = open;
         this.hasDeadline = remaining > 0;
         this.deadline = streams.loop().nanoTime() + remaining;

@@ -178,7 +178,14 @@ final class LaneStreams
     /** A stream had its last signal and is over on the wire: what it took of the limits is free again. */
     void released(final LaneStream stream)
     {
-        admission.release(stream instanceof AcceptedStream accepted ? accepted.connectionStreams : null);
+        if (stream instanceof AcceptedStream accepted)
+        {
+            admission.release(accepted.connectionStreams, accepted.host);
+        }
+        else
+        {
+            admission.release(null, null);
+        }
         session.drain().closeIfDrained();
     }
 
@@ -494,7 +501,7 @@ final class LaneStreams
             return;
         }
         final Connection connection = lane.connection();
-        final String refused = admission.admit(connection.peerStreams);
+        final String refused = admission.admit(connection.peerStreams, connection.peerHost());
         if (refused != null)
         {
             window.abandon(id); // refused unrun: a later open of it may be taken
@@ -506,7 +513,7 @@ final class LaneStreams
         final long remaining = frame.contextLength() == 0 ? CallContext.NO_DEADLINE :
             CallContext.remaining(frame.buffer(), frame.contextOffset());
         final AcceptedStream stream = new AcceptedStream(this, id, flags & FrameFlags.FROM_ACCEPTOR,
-            Messages.of(slab, frame, leaks), remaining, connection.peerStreams);
+            Messages.of(slab, frame, leaks), remaining, connection.peerStreams, connection.peerHost());
         peers.put(id, stream);
         all.add(stream, false); // before the window says done: a re-send racing this on another lane finds it
         window.complete(id, Status.OK, null, 0); // the stream holds no place in the window while it lasts

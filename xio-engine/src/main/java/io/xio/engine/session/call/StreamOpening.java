@@ -60,7 +60,7 @@ public final class StreamOpening
             return refused(open, listener, new XioException("the peer of session " + describe.get() +
                 " does not take streams (it does not announce them)"));
         }
-        final String over = streams.admit(null);
+        final String over = streams.admit(null, null);
         if (over != null)
         {
             return refused(open, listener, new BackPressureException("no more streams on session " + describe.get() +
@@ -77,14 +77,14 @@ public final class StreamOpening
         }
         catch (final XioException refused)
         {
-            streams.release(null);
+            streams.release(null, null);
             return refused(open, listener, refused);
         }
         final Lane lane = lanes.pick(initiator);
         if (lane == null)
         {
             admission.finished(id);
-            streams.release(null);
+            streams.release(null, null);
             return refused(open, listener, new ConnectionException("session " + describe.get() +
                 " has no connection up"));
         }

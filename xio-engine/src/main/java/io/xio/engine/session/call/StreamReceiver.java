@@ -199,8 +199,8 @@ final class StreamReceiver
 
     private ProtocolViolationException violation(final String problem)
     {
-        return new ProtocolViolationException("STREAM_DATA on stream " + stream.id + " of " +
-            stream.streams().describe() + ": " + problem);
+        return new ProtocolViolationException("STREAM_DATA on stream " + stream.id + " of session " +
+            stream.sessionId() + ": " + problem);
     }
 
     /** Lets {@code count} more messages go to the listener. Any thread. */
