@@ -1,6 +1,7 @@
 /**
  * The xio engine. Applications use {@code io.xio.engine} (and the helpers built on it in
- * {@code io.xio.engine.support}); transports plug in through the SPI in
+ * {@code io.xio.engine.support}, and the {@link java.util.concurrent.Flow} view of streams in
+ * {@code io.xio.engine.flow}); transports plug in through the SPI in
  * {@code io.xio.engine.transport} (with the stream-link base and the buffer pools it hands out). Contexts,
  * sessions, the wire protocol and the built-in transports' classes are not exported: on the class path, where
  * the module system does not enforce this, the architecture tests do.
@@ -13,6 +14,7 @@ module io.xio.engine
     requires jdk.net; // SO_PEERCRED: the user of an shm portal's peer, without native code
 
     exports io.xio.engine;
+    exports io.xio.engine.flow;
     exports io.xio.engine.memory;
     exports io.xio.engine.support;
     exports io.xio.engine.transport;

@@ -37,6 +37,16 @@ class ArchitectureTest
     }
 
     @Test
+    void theFlowViewOfStreamsIsBuiltOnTheApiAloneAndNothingInTheEngineNeedsIt()
+    {
+        // io.xio.engine.flow is a layer on top, as code outside the engine would write it: no session, context,
+        // protocol or transport class, and the engine runs without it.
+        EngineArchitecture.onlyTheApiIsUsedBy("io.xio.engine.flow..").check(ENGINE);
+        noClasses().that().resideOutsideOfPackage("io.xio.engine.flow..")
+            .should().dependOnClassesThat().resideInAPackage("io.xio.engine.flow..").check(ENGINE);
+    }
+
+    @Test
     void theSpiDependsOnNoBuiltInTransport()
     {
         noClasses().that().resideInAnyPackage("io.xio.engine.transport", "io.xio.engine.transport.stream",

@@ -23,9 +23,12 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
  */
 public final class EngineArchitecture
 {
-    /** The exported packages: application API, helpers on it, transport SPI, stream-link base, buffers. */
+    /**
+     * The exported packages: application API, helpers on it, the Flow view of streams, transport SPI, stream-link
+     * base, buffers.
+     */
     public static final List<String> EXPORTED = List.of("io.xio.engine", "io.xio.engine.support",
-        "io.xio.engine.transport", "io.xio.engine.transport.stream", "io.xio.engine.memory");
+        "io.xio.engine.flow", "io.xio.engine.transport", "io.xio.engine.transport.stream", "io.xio.engine.memory");
 
     /** The engine's packages that nothing outside it may use. */
     public static final String[] INTERNAL = {"io.xio.engine.context..", "io.xio.engine.session..",

@@ -1,0 +1,14 @@
+package io.xio.engine.flow;
+
+/**
+ * The TCK's white-box subscriber rules for the opener's view: the acceptor takes every message and completes the
+ * stream at the half-close.
+ */
+public class OpenerSubscriberWhiteboxTckTest extends StreamSubscriberWhiteboxVerification
+{
+    @Override
+    FlowStream intoSink(final FlowPeers peers)
+    {
+        return peers.openerIntoSink();
+    }
+}
