@@ -24,7 +24,8 @@ import static io.xio.benchmarks.compare.Workload.MIB;
  *
  * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile -Prun
  * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
- * (a few cases, short windows, one repetition, into {@code target/smoke}; exits non-zero if a case fails),
+ * (a few cases and every stream case, short windows, one repetition, into {@code target/smoke}; exits non-zero if a
+ * case fails),
  * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N} (shortest warm-up),
  * {@code --warmup-max-ms N} (longest, when the JIT compiler does not settle), {@code --measure-ms N}, {@code --jfr}
  * (a JFR profile of both JVMs of every run, next to the logs in {@code OUT/logs}).
@@ -83,6 +84,12 @@ public final class Comparison
                 try
                 {
                     results[i][rep] = c.peer().equals("qperf") ? Qperf.run(c, pin, logs, tag) : JvmRun.run(c, pin, jfr, logs, tag);
+                    if (c.workload().isStream())
+                    {
+                        System.err.printf(Locale.ROOT, "rep %d/%d %-28s %,12.0f msgs/s  %8.1f MiB/s%n", rep + 1, reps,
+                            c.id(), results[i][rep].get(Figures.CALLS_PER_S), results[i][rep].get(Figures.MIB_PER_S));
+                        continue;
+                    }
                     System.err.printf(Locale.ROOT, "rep %d/%d %-28s p50 %9.2f us  %,12.0f calls/s  %8.1f MiB/s%n", rep + 1,
                         reps, c.id(), results[i][rep].get(Figures.P50_US), results[i][rep].get(Figures.CALLS_PER_S),
                         results[i][rep].get(Figures.MIB_PER_S));
@@ -267,7 +274,7 @@ public final class Comparison
         final List<Case> cases = new ArrayList<>();
         for (final String transport : new String[] {"tcp", "shm", "local"})
         {
-            cases.add(new Case("xio-" + transport + "-64-stream", STREAM64, "xio", transport, small,
+            cases.add(new Case("xio-" + transport + "-64-stream", STREAM64, "xio", transport + ",window=1m", small,
                 "xio " + transport + " stream, window 1024 msgs / 1 MiB"));
         }
         cases.add(new Case("grpc-64-stream", STREAM64, "grpc", "", small,
@@ -284,7 +291,8 @@ public final class Comparison
         cases.add(new Case("rsocket-1m-stream", STREAM1M, "rsocket", "", chunks, "RSocket request-stream"));
         for (final String transport : new String[] {"tcp", "shm", "local"})
         {
-            cases.add(new Case("xio-" + transport + "-64-stream-one", STREAM_ONE, "xio", transport + ",held", one,
+            cases.add(new Case("xio-" + transport + "-64-stream-one", STREAM_ONE, "xio", transport + ",window=1m,held",
+                one,
                 "xio " + transport + " stream, request(1) each, window 1024 msgs / 1 MiB"));
         }
         cases.add(new Case("grpc-64-stream-one", STREAM_ONE, "grpc", "", one,

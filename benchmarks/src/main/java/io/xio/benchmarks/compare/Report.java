@@ -71,9 +71,9 @@ final class Report
         - **xio streams**: `Session.openStream` on the client, whose listener closes each message and calls
           `request(n)`; the server's handler offers until `offer()` returns false and resumes in `onReady()`, each
           message an `Outbound` from a pool over one direct buffer (back in the pool when xio releases it), so neither
-          side allocates per message in the benchmark's own code. One context per side, default poll. Windows: the
-          engine's default `StreamLimits` (1024 messages, 1 MiB) for 64 B; for 1 MiB chunks `window=8m`, i.e.
-          `StreamLimits.windowBytes` 8 MiB on both engines (1024 messages as by default). *local*: both ends in the
+          side allocates per message in the benchmark's own code. One context per side, default poll. Windows, on
+          both engines: `StreamLimits.windowBytes` 1 MiB for 64 B (`window=1m`; 1024 messages bind first), 8 MiB for
+          the 1 MiB chunks (`window=8m`); `windowMessages` 1024, the default. *local*: both ends in the
           client JVM, one engine of one context connected to its own `local://` portal (the server JVM idles; its
           CPU and allocation are the client's). *request(1)*: the client asks for one message after each it took; the
           producer counts what it offered minus what the consumer took (the consumer writes its count into 16 bytes
