@@ -272,7 +272,7 @@ public final class CallLoop
      * Ends the warm-up once the shortest one is over and this JVM's JIT compiler has been quiet for a second (a
      * large client such as gRPC compiles for seconds on its one core), or at the longest warm-up.
      */
-    private static final class WarmUp
+    static final class WarmUp
     {
         private static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
         private static final long QUIET_COMPILE_MILLIS = 10;
@@ -331,7 +331,7 @@ public final class CallLoop
         }
     }
 
-    private static void announceStart()
+    static void announceStart()
     {
         System.out.println("START");
         System.out.flush();

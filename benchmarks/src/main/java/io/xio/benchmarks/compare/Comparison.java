@@ -16,13 +16,16 @@ import static io.xio.benchmarks.compare.Workload.MIB;
 
 /**
  * The side-by-side comparison: xio (tcp, shm, the Spring proxy) against the floors (a busy-spinning NIO socket,
- * Aeron IPC, single-thread memory bandwidth) and its peers (raw Java sockets, Netty epoll, gRPC-java, qperf), each case in a fresh server JVM on CPU 0 and client JVM on CPU 1, repetitions
+ * Aeron IPC, single-thread memory bandwidth) and its peers (raw Java sockets, Netty epoll, gRPC-java, qperf), and
+ * xio's server streams (tcp, shm, local) against gRPC-java server streaming, RSocket request-stream and an Aeron IPC
+ * stream, each case in a fresh server JVM on CPU 0 and client JVM on CPU 1, repetitions
  * interleaved so that every repetition compares cases run minutes apart at most. Writes {@code latest.md} (the
  * tables, ratios pair by pair, goals met or missed) and {@code latency-percentiles.png} to the output directory.
  *
  * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile -Prun
  * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
- * (a few cases, short windows, one repetition, into {@code target/smoke}; exits non-zero if a case fails),
+ * (a few cases and every stream case, short windows, one repetition, into {@code target/smoke}; exits non-zero if a
+ * case fails),
  * {@code --reps N}, {@code --only REGEX} (case ids), {@code --out DIR}, {@code --warmup-ms N} (shortest warm-up),
  * {@code --warmup-max-ms N} (longest, when the JIT compiler does not settle), {@code --measure-ms N}, {@code --jfr}
  * (a JFR profile of both JVMs of every run, next to the logs in {@code OUT/logs}).
@@ -81,6 +84,12 @@ public final class Comparison
                 try
                 {
                     results[i][rep] = c.peer().equals("qperf") ? Qperf.run(c, pin, logs, tag) : JvmRun.run(c, pin, jfr, logs, tag);
+                    if (c.workload().isStream())
+                    {
+                        System.err.printf(Locale.ROOT, "rep %d/%d %-28s %,12.0f msgs/s  %8.1f MiB/s%n", rep + 1, reps,
+                            c.id(), results[i][rep].get(Figures.CALLS_PER_S), results[i][rep].get(Figures.MIB_PER_S));
+                        continue;
+                    }
                     System.err.printf(Locale.ROOT, "rep %d/%d %-28s p50 %9.2f us  %,12.0f calls/s  %8.1f MiB/s%n", rep + 1,
                         reps, c.id(), results[i][rep].get(Figures.P50_US), results[i][rep].get(Figures.CALLS_PER_S),
                         results[i][rep].get(Figures.MIB_PER_S));
@@ -150,6 +159,9 @@ public final class Comparison
     private static final String RATE4K = "4 KiB, 64 outstanding";
     private static final String PACED64 = "64 B at 1,000 calls/s";
     private static final String BULK = "1 MiB transfers";
+    private static final String STREAM64 = "64 B server stream, demand 1024";
+    private static final String STREAM1M = "1 MiB server stream, demand 16";
+    private static final String STREAM_ONE = "64 B server stream, the consumer asks for 1 message at a time";
     /** The shm case the 1 MiB bandwidth goals judge (a registered shared buffer's case, once there is one). */
     static final String SHM_1M_GOAL_CASE = "xio-shm-1m-registered";
 
@@ -246,6 +258,47 @@ public final class Comparison
         cases.add(new Case("xio-shm-1m", BULK, "xio", "shm", bulk, "xio shm, 4 outstanding"));
         cases.add(new Case("xio-shm-1m-registered", BULK, "xio", "shm,shared", bulk,
             "xio shm, registered shared buffer, 4 outstanding"));
+        cases.addAll(streamCases(t));
+        return cases;
+    }
+
+    /**
+     * Server streams, the same in the full run and the smoke run: 64 B messages as fast as the consumer takes them,
+     * 1 MiB chunks, and a consumer that asks for one message at a time (what the producer holds against the window).
+     */
+    static List<Case> streamCases(final Workload.Timing t)
+    {
+        final Workload small = Workload.serverStream(64, 1024, t);
+        final Workload chunks = Workload.serverStream(MIB, 16, t);
+        final Workload one = Workload.serverStream(64, 1, t);
+        final List<Case> cases = new ArrayList<>();
+        for (final String transport : new String[] {"tcp", "shm", "local"})
+        {
+            cases.add(new Case("xio-" + transport + "-64-stream", STREAM64, "xio", transport + ",window=1m", small,
+                "xio " + transport + " stream, window 1024 msgs / 1 MiB"));
+        }
+        cases.add(new Case("grpc-64-stream", STREAM64, "grpc", "", small,
+            "gRPC server streaming, manual flow control"));
+        cases.add(new Case("rsocket-64-stream", STREAM64, "rsocket", "", small, "RSocket request-stream"));
+        cases.add(new Case("aeron-64-stream", STREAM64, "aeron", "", small, "Aeron IPC stream (no demand)"));
+        for (final String transport : new String[] {"tcp", "shm", "local"})
+        {
+            cases.add(new Case("xio-" + transport + "-1m-stream", STREAM1M, "xio", transport + ",window=8m", chunks,
+                "xio " + transport + " stream, window 1024 msgs / 8 MiB"));
+        }
+        cases.add(new Case("grpc-1m-stream", STREAM1M, "grpc", "", chunks,
+            "gRPC server streaming, manual flow control"));
+        cases.add(new Case("rsocket-1m-stream", STREAM1M, "rsocket", "", chunks, "RSocket request-stream"));
+        for (final String transport : new String[] {"tcp", "shm", "local"})
+        {
+            cases.add(new Case("xio-" + transport + "-64-stream-one", STREAM_ONE, "xio", transport + ",window=1m,held",
+                one,
+                "xio " + transport + " stream, request(1) each, window 1024 msgs / 1 MiB"));
+        }
+        cases.add(new Case("grpc-64-stream-one", STREAM_ONE, "grpc", "", one,
+            "gRPC server streaming, request(1) each"));
+        cases.add(new Case("rsocket-64-stream-one", STREAM_ONE, "rsocket", "", one,
+            "RSocket request-stream, request(1) each"));
         return cases;
     }
 
@@ -253,7 +306,7 @@ public final class Comparison
     {
         final Workload one = Workload.echo(64, 1, t);
         final Workload eight = Workload.echo(64, 8, t);
-        return List.of(
+        final List<Case> cases = new ArrayList<>(List.of(
             new Case("spin-socket-64-lat", LAT64, "spin-socket", "", one, "spinning NIO socket (the tcp floor)"),
             new Case("raw-socket-64-lat", LAT64, "raw-socket", "", one, "raw socket, blocking"),
             new Case("netty-64-lat", LAT64, "netty", "", one, "Netty epoll echo"),
@@ -269,7 +322,9 @@ public final class Comparison
                 "xio tcp, default poll, paced from the main thread"),
             new Case("memcpy-1m", BULK, "memcpy", "", Workload.transfer(MIB, 1, t),
                 "memory bandwidth, ByteBuffer.put direct to direct (1 thread)"),
-            new Case("xio-shm-1m", BULK, "xio", "shm", Workload.transfer(MIB, 4, t), "xio shm, 4 outstanding"));
+            new Case("xio-shm-1m", BULK, "xio", "shm", Workload.transfer(MIB, 4, t), "xio shm, 4 outstanding")));
+        cases.addAll(streamCases(t));
+        return cases;
     }
 
     /**
@@ -312,6 +367,18 @@ public final class Comparison
                 Figures.P50_US, 1 / 3.0, true),
             new Goal("tcp, 64 B, 64 outstanding: >= 5x gRPC-java async calls/s", "xio-tcp-64-rate", "grpc-64-rate",
                 Figures.CALLS_PER_S, 5.0, false),
-            new Goal("tcp, 1 MiB: >= 0.9x qperf tcp_bw", "xio-tcp-1m", "qperf-1m-bw", Figures.MIB_PER_S, 0.9, false));
+            new Goal("tcp, 1 MiB: >= 0.9x qperf tcp_bw", "xio-tcp-1m", "qperf-1m-bw", Figures.MIB_PER_S, 0.9, false),
+            new Goal("stream, tcp, 64 B: >= 5x gRPC-java server streaming's messages/s", "xio-tcp-64-stream",
+                "grpc-64-stream", Figures.CALLS_PER_S, 5.0, false),
+            new Goal("stream, tcp, 64 B: >= 2x RSocket request-stream's messages/s", "xio-tcp-64-stream",
+                "rsocket-64-stream", Figures.CALLS_PER_S, 2.0, false),
+            new Goal("stream, shm, 64 B: >= 0.3x Aeron IPC's messages/s", "xio-shm-64-stream", "aeron-64-stream",
+                Figures.CALLS_PER_S, 0.3, false),
+            new Goal("stream, tcp, 64 B: <= 16 B allocated per message (both JVMs)", "xio-tcp-64-stream", null,
+                Figures.ALLOC_B_PER_CALL, 16, true),
+            new Goal("stream, shm, 64 B: <= 16 B allocated per message (both JVMs)", "xio-shm-64-stream", null,
+                Figures.ALLOC_B_PER_CALL, 16, true),
+            new Goal("stream, local, 64 B: <= 16 B allocated per message (one JVM)", "xio-local-64-stream", null,
+                Figures.ALLOC_B_PER_CALL, 16, true));
     }
 }

@@ -25,7 +25,9 @@ record Figures(double[] values, Histogram latency)
     static final int CLIENT_CPU_PCT = 13;
     /** The busier side's CPU percentage: what a bound on "CPU per side" compares. */
     static final int MAX_SIDE_CPU_PCT = 14;
-    static final int COUNT = 15;
+    /** A stream's most messages offered by the producer and not yet taken by the consumer; NaN where not watched. */
+    static final int HELD_PEAK = 15;
+    static final int COUNT = 16;
 
     static final double GIB = 1024.0 * 1024 * 1024;
 
@@ -45,7 +47,7 @@ record Figures(double[] values, Histogram latency)
         v[P99_US] = h.getValueAtPercentile(99) / 1000.0;
         v[P999_US] = h.getValueAtPercentile(99.9) / 1000.0;
         v[CALLS_PER_S] = m.callsPerSecond();
-        final double bytes = (double)m.calls() * workload.requestBytes();
+        final double bytes = (double)m.calls() * workload.payloadBytes();
         v[MIB_PER_S] = bytes / (1024.0 * 1024) / windowSeconds;
         v[CPU_S_PER_GIB] = cpuSeconds < 0 ? Double.NaN : cpuSeconds / (bytes / GIB);
         v[CPU_US_PER_CALL] = cpuSeconds < 0 ? Double.NaN : cpuSeconds * 1e6 / m.calls();
@@ -58,6 +60,7 @@ record Figures(double[] values, Histogram latency)
         v[SERVER_CPU_PCT] = cpuKnown ? 100 * serverCpuSeconds / windowSeconds : Double.NaN;
         v[CLIENT_CPU_PCT] = cpuKnown ? 100 * clientCpuSeconds / windowSeconds : Double.NaN;
         v[MAX_SIDE_CPU_PCT] = Math.max(v[SERVER_CPU_PCT], v[CLIENT_CPU_PCT]);
+        v[HELD_PEAK] = m.heldPeak() < 0 ? Double.NaN : m.heldPeak();
         return new Figures(v, h);
     }
 
@@ -76,6 +79,7 @@ record Figures(double[] values, Histogram latency)
             case P50_US, P99_US, P999_US, CPU_US_PER_CALL -> " µs";
             case CALLS_PER_S -> " calls/s";
             case MIB_PER_S -> " MiB/s";
+            case HELD_PEAK -> " messages";
             default -> "";
         };
     }

@@ -4,6 +4,7 @@ import io.xio.benchmarks.compare.peers.AeronIpcPeer;
 import io.xio.benchmarks.compare.peers.GrpcPeer;
 import io.xio.benchmarks.compare.peers.MemoryCopyPeer;
 import io.xio.benchmarks.compare.peers.NettyEchoPeer;
+import io.xio.benchmarks.compare.peers.RSocketPeer;
 import io.xio.benchmarks.compare.peers.RawSocketPeer;
 import io.xio.benchmarks.compare.peers.SpinningSocketPeer;
 import io.xio.benchmarks.compare.peers.SpringProxyPeer;
@@ -30,6 +31,7 @@ public final class PeerMain
         "memcpy", new MemoryCopyPeer(),
         "netty", new NettyEchoPeer(),
         "grpc", new GrpcPeer(),
+        "rsocket", new RSocketPeer(),
         "aeron", new AeronIpcPeer());
 
     private PeerMain()

@@ -49,7 +49,9 @@ final class Report
         - **Netty**: 4.2 native epoll, one event loop per side, the canonical echo handler; the client issues from its
           event loop.
         - **gRPC-java**: grpc-netty-shaded (epoll), one unary method with a byte[] marshaller, direct executor on both
-          sides (its fastest setting); blocking stub call, or async call with a callback.
+          sides (its fastest setting); blocking stub call, or async call with a callback. The marshaller's stream is
+          `KnownLength` and `Drainable` (written in one go, as protobuf's are) and it parses into one array of the
+          known length.
         - **TLS**: TLS 1.3 over loopback with a throwaway self-signed EC P-256 certificate the server half makes with
           `keytool`, no client certificate. xio runs the JDK's `SSLEngine` inside its link; gRPC uses its default
           provider (BoringSSL through its shaded netty-tcnative where that loads, else the JDK's).
@@ -59,6 +61,37 @@ final class Report
           own CPU accounting).
         - Transfers: the server does not read the 1 MiB it receives. Over tcp every byte is still copied into and out
           of the kernel; over shm the receiver gets a view of the ring, so one copy (into the ring) remains.
+
+        Server streams (groups named "server stream"): the client opens one stream with an 8-byte request and the
+        server sends messages on it without end, as fast as the client's flow control lets it; the client closes or
+        releases each message unread and keeps the group's *demand* asked for (all of it at the start, then half of it
+        each time half was taken; one by one for a demand of 1). A "call" in the figures is one message taken by the
+        client: msgs/s at the consumer, CPU µs/msg of both processes, alloc B/msg of both JVMs (and each side's).
+
+        - **xio streams**: `Session.openStream` on the client, whose listener closes each message and calls
+          `request(n)`; the server's handler offers until `offer()` returns false and resumes in `onReady()`, each
+          message an `Outbound` from a pool over one direct buffer (back in the pool when xio releases it), so neither
+          side allocates per message in the benchmark's own code. One context per side, default poll. Windows, on
+          both engines: `StreamLimits.windowBytes` 1 MiB for 64 B (`window=1m`; 1024 messages bind first), 8 MiB for
+          the 1 MiB chunks (`window=8m`); `windowMessages` 1024, the default. *local*: both ends in the
+          client JVM, one engine of one context connected to its own `local://` portal (the server JVM idles; its
+          CPU and allocation are the client's). *request(1)*: the client asks for one message after each it took; the
+          producer counts what it offered minus what the consumer took (the consumer writes its count into 16 bytes
+          of a file in /dev/shm both JVMs map, before it asks for more; not part of xio, whose API gives a producer
+          no such count) and the client reports the most: *peak held msgs*, against the window of 1024 messages.
+        - **gRPC-java server streaming**: a SERVER_STREAMING method with the byte[] marshaller, direct executor on
+          both sides, manual flow control: the server calls `onNext` while `ServerCallStreamObserver.isReady()` and
+          resumes in `setOnReadyHandler`; the client drives a `ClientCall` and asks with `request(n)`. gRPC's own
+          HTTP/2 window as it comes (default, auto-tuned).
+        - **RSocket request-stream**: rsocket-java 1.1.5 over its Netty TCP transport (reactor-netty, epoll),
+          `PayloadDecoder.ZERO_COPY` on both sides; the server answers with `Flux.generate` (one payload over a
+          retained slice of one direct buffer per message, only as REQUEST_N allows); the client's `BaseSubscriber`
+          releases each payload and asks with `request(n)`.
+        - **Aeron IPC stream** (the shm floor): one exclusive publication offering back to back (yielding when
+          back-pressured, since the driver's conductor shares its CPU) to a subscription busy-polled by a thread of the
+          client JVM, through the media driver embedded in the server JVM. No demand: Aeron's flow control is the
+          subscriber's position against the term window. Not in the 1 MiB row: the peer's IPC term is 4 MiB, so its
+          largest message is 512 KiB (a term's eighth), and its subscriber reassembles no fragments.
         """;
 
     private final List<Case> cases;
@@ -84,7 +117,8 @@ final class Report
     String markdown()
     {
         final StringBuilder md = new StringBuilder();
-        md.append("# xio side by side: gRPC-java, Netty, raw and spinning sockets, Aeron, qperf, memory bandwidth\n\n");
+        md.append("# xio side by side: gRPC-java, RSocket, Netty, raw and spinning sockets, Aeron, qperf, memory " +
+            "bandwidth\n\n");
         if (smoke)
         {
             md.append("**Smoke run**: short windows, one repetition, few cases. Checks that the harness works; its " +
@@ -105,7 +139,7 @@ final class Report
             .append(environment.loadAfter).append(" (the machine is shared: only same-run ratios count)\n");
         md.append("- latency: HdrHistogram of each call's round trip, recorded by the client; CPU: both processes' " +
             "user+system time from /proc over the window (per side in % of a core for paced cases); allocation: both JVMs' per-thread allocation counters over " +
-            "the window, divided by the calls\n\n");
+            "the window, divided by the calls (for streams: by the messages the consumer took in the window)\n\n");
 
         md.append("## Goals: xio against the floors and its own paths\n\n");
         md.append("| goal | xio case | compared with | measured | bound | |\n| --- | --- | --- | --- | --- | --- |\n");
@@ -360,7 +394,15 @@ final class Report
         TRANSFER("MiB/s / peer's MiB/s (above 1: xio faster)", Figures.MIB_PER_S,
             new Column("MiB/s", Figures.MIB_PER_S), new Column("CPU s/GiB", Figures.CPU_S_PER_GIB),
             new Column("p50 µs", Figures.P50_US), new Column("alloc B/call", Figures.ALLOC_B_PER_CALL),
-            new Column("warm-up s", Figures.WARMUP_S));
+            new Column("warm-up s", Figures.WARMUP_S)),
+        STREAM("messages/s / peer's messages/s at the consumer (above 1: xio faster; the same ratio as MiB/s)",
+            Figures.CALLS_PER_S,
+            new Column("msgs/s", Figures.CALLS_PER_S), new Column("MiB/s", Figures.MIB_PER_S),
+            new Column("CPU µs/msg", Figures.CPU_US_PER_CALL), new Column("CPU s/GiB", Figures.CPU_S_PER_GIB),
+            new Column("alloc B/msg", Figures.ALLOC_B_PER_CALL),
+            new Column("server alloc B/msg", Figures.SERVER_ALLOC_B_PER_CALL),
+            new Column("client alloc B/msg", Figures.CLIENT_ALLOC_B_PER_CALL),
+            new Column("peak held msgs", Figures.HELD_PEAK), new Column("warm-up s", Figures.WARMUP_S));
 
         private final String ratioText;
         private final int ratioFigure;
@@ -375,6 +417,10 @@ final class Report
 
         static Kind of(final Workload workload)
         {
+            if (workload.isStream())
+            {
+                return STREAM;
+            }
             return workload.isTransfer() ? TRANSFER : workload.isPaced() ? PACED : workload.outstanding() > 1 ? RATE :
                 LATENCY;
         }

@@ -103,6 +103,58 @@ class ComparisonPeersTest
         assertThat(CallLoop.Pacer.slotAfter(10 * period, 9 * period, period)).isEqualTo(10 * period);
     }
 
+    @Test
+    void xioStreamsOverTcpAndLocalAndTheProducerHoldsNoMoreThanTheWindowForAOneByOneConsumer() throws Exception
+    {
+        final Peer peer = PeerMain.peer("xio");
+        final Workload fast = Workload.serverStream(64, 1024, SHORT);
+        final Workload one = Workload.serverStream(64, 1, SHORT);
+        try (Peer.Server server = peer.serve("tcp,held", one))
+        {
+            final Measurement m = peer.run("tcp,held", server.address(), one);
+
+            assertThat(m.calls()).isPositive();
+            // the default window: 1024 messages (64 B messages fill 1 MiB far later)
+            assertThat(m.heldPeak()).isPositive().isLessThanOrEqualTo(1024);
+        }
+        for (final String variant : new String[] {"local", "local,window=8m"})
+        {
+            try (Peer.Server server = peer.serve(variant, fast))
+            {
+                final Measurement m = peer.run(variant, server.address(), fast);
+
+                assertThat(m.calls()).isPositive();
+                assertThat(m.heldPeak()).isEqualTo(-1);
+                assertThat(m.latency().getTotalCount()).isZero();
+            }
+        }
+        final Measurement local = peer.run("local,held", "none", one);
+        assertThat(local.heldPeak()).isPositive().isLessThanOrEqualTo(1024);
+    }
+
+    @Test
+    void grpcRsocketAndAeronStreamToTheirConsumers() throws Exception
+    {
+        for (final String name : new String[] {"grpc", "rsocket", "aeron"})
+        {
+            final Peer peer = PeerMain.peer(name);
+            for (final Workload workload : new Workload[] {Workload.serverStream(64, 1024, SHORT),
+                Workload.serverStream(64, 1, SHORT)})
+            {
+                try (Peer.Server server = peer.serve("", workload))
+                {
+                    final Measurement m = peer.run("", server.address(), workload);
+
+                    assertThat(m.calls()).as(name).isPositive();
+                }
+            }
+        }
+        assertThatThrownBy(() -> PeerMain.peer("aeron").serve("", Workload.serverStream(Workload.MIB, 16, SHORT)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 524288 B");
+        assertThatThrownBy(() -> PeerMain.peer("rsocket").serve("", Workload.echo(64, 1, SHORT)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("server streams only");
+    }
+
     private static long maxPacedCalls(final Workload paced, final Measurement m)
     {
         return (long)Math.ceil(paced.callsPerSecond() * (m.nanos() / 1e9)) + 1;

@@ -31,6 +31,79 @@ class ComparisonReportTest
         assertThat(received.warmupNanos()).isEqualTo(3_000_000_000L);
         assertThat(received.latency().getValueAtPercentile(100)).isEqualTo(latency.getValueAtPercentile(100));
         assertThat(received.callsPerSecond()).isEqualTo(2.0);
+        assertThat(received.heldPeak()).isEqualTo(-1);
+        final Measurement held = new Measurement(2, 1_000_000_000L, 0, Double.NaN, 0, latency, 1024);
+        assertThat(Measurement.parse(held.toLine()).heldPeak()).isEqualTo(1024);
+    }
+
+    @Test
+    void aStreamWorkloadTravelsAsOneArgumentAndCountsItsMessagesData()
+    {
+        final Workload stream = Workload.serverStream(Workload.MIB, 16, TIMING);
+
+        assertThat(Workload.parse(stream.toArg())).isEqualTo(stream);
+        assertThat(stream.isStream()).isTrue();
+        assertThat(stream.isEcho()).isFalse();
+        assertThat(stream.isTransfer()).isFalse();
+        assertThat(stream.payloadBytes()).isEqualTo(Workload.MIB);
+        assertThat(stream.shape()).isEqualTo("1 MiB server stream, demand 16");
+        assertThat(Workload.parse(Workload.echo(64, 1, TIMING).toArg()).isStream()).isFalse();
+        assertThatThrownBy(() -> Workload.parse("8:64:1:1:2:1000:0:bogus"))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[:stream]");
+
+        // 2000 messages of 1 MiB in 2 s: 1000 MiB/s, whatever the 8-byte open
+        final Histogram none = new Histogram(3);
+        final Figures figures = Figures.of(stream, new Measurement(2000, 2_000_000_000L, 0, Double.NaN, 0, none, 7),
+            0.5, 0.5, 0);
+        assertThat(figures.get(Figures.MIB_PER_S)).isCloseTo(1000.0, within(1e-9));
+        assertThat(figures.get(Figures.CPU_US_PER_CALL)).isCloseTo(500.0, within(1e-9));
+        assertThat(figures.get(Figures.HELD_PEAK)).isEqualTo(7.0);
+    }
+
+    @Test
+    void aConsumerKeepsItsDemandAskedForByHalvesOrOneByOne()
+    {
+        final StreamLoop.Demand many = new StreamLoop.Demand(8);
+        assertThat(many.initial()).isEqualTo(8);
+        assertThat(new int[] {many.taken(), many.taken(), many.taken(), many.taken(), many.taken()})
+            .containsExactly(0, 0, 0, 4, 0);
+        final StreamLoop.Demand one = new StreamLoop.Demand(1);
+        assertThat(new int[] {one.initial(), one.taken(), one.taken()}).containsExactly(1, 1, 1);
+        assertThatThrownBy(() -> new StreamLoop.Demand(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void streamGroupsShowMessagesCpuAllocationAndHeldAndTheirRatiosToEachPeer()
+    {
+        final Workload stream = Workload.serverStream(64, 1024, TIMING);
+        final List<Case> cases = List.of(
+            new Case("xio-tcp-64-stream", "64 B server stream", "xio", "tcp", stream, "xio tcp stream"),
+            new Case("grpc-64-stream", "64 B server stream", "grpc", "", stream, "gRPC stream"),
+            new Case("rsocket-64-stream", "64 B server stream", "rsocket", "", stream, "RSocket stream"));
+        // two repetitions: xio 10 M and 12 M msgs/s against gRPC's 1 M and 2 M, RSocket's 4 M and 4 M
+        final Figures[][] results = {
+            {figure(Figures.CALLS_PER_S, 10e6, Figures.ALLOC_B_PER_CALL, 80, Figures.HELD_PEAK, 1024),
+                figure(Figures.CALLS_PER_S, 12e6, Figures.ALLOC_B_PER_CALL, 80, Figures.HELD_PEAK, 1000)},
+            {figure(Figures.CALLS_PER_S, 1e6), figure(Figures.CALLS_PER_S, 2e6)},
+            {figure(Figures.CALLS_PER_S, 4e6), figure(Figures.CALLS_PER_S, 4e6)}};
+        final List<Goal> goals = List.of(
+            new Goal("5x gRPC", "xio-tcp-64-stream", "grpc-64-stream", Figures.CALLS_PER_S, 5, false),
+            new Goal("2x RSocket", "xio-tcp-64-stream", "rsocket-64-stream", Figures.CALLS_PER_S, 2, false),
+            new Goal("16 B a message", "xio-tcp-64-stream", null, Figures.ALLOC_B_PER_CALL, 16, true));
+
+        final String markdown = new Report(cases, results, Map.of(), Map.of(), goals,
+            Environment.capture("", true, 2, TIMING), false).markdown();
+
+        assertThat(markdown).contains("| case | msgs/s | MiB/s | CPU µs/msg | CPU s/GiB | alloc B/msg | " +
+            "server alloc B/msg | client alloc B/msg | peak held msgs | warm-up s |");
+        assertThat(markdown).contains("| xio tcp stream | 12,000,000 [10,000,000-12,000,000] | - | - | - | " +
+            "80.0 [80.0-80.0] | - | - | 1024 [1000-1024] | - |");
+        assertThat(markdown).contains("messages/s / peer's messages/s at the consumer");
+        // per repetition: 10x and 6x gRPC (median of two: the higher), 2.5x and 3x RSocket
+        assertThat(markdown).contains("| xio tcp stream | 10.0 [6.00-10.0] | 3.00 [2.50-3.00] |");
+        assertThat(markdown)
+            .contains("| 5x gRPC | xio tcp stream | gRPC stream | 10.0 [6.00-10.0]x | >= 5.00 | **met** |")
+            .contains("| 16 B a message | xio tcp stream | - | 80.0 [80.0-80.0] B | <= 16.0 | **missed** |");
     }
 
     @Test
@@ -184,6 +257,17 @@ class ComparisonReportTest
         assertThat(ids).doesNotHaveDuplicates();
         assertThat(Comparison.smokeCases(TIMING).stream().map(Case::id))
             .contains("spin-socket-64-lat", "memcpy-1m", "xio-tcp-64-paced-default");
+        // every stream case runs in the smoke run too, so that none of their peers rots
+        final List<String> streams = Comparison.streamCases(TIMING).stream().map(Case::id).toList();
+        assertThat(streams).contains("xio-tcp-64-stream", "xio-shm-64-stream", "xio-local-64-stream", "grpc-64-stream",
+            "rsocket-64-stream", "aeron-64-stream", "xio-tcp-1m-stream", "grpc-1m-stream", "rsocket-1m-stream",
+            "xio-tcp-64-stream-one");
+        assertThat(ids).containsAll(streams);
+        assertThat(Comparison.smokeCases(TIMING).stream().map(Case::id).toList()).containsAll(streams)
+            .doesNotHaveDuplicates();
+        assertThat(Comparison.streamCases(TIMING)).allSatisfy(c -> assertThat(PeerMain.peer(c.peer())).isNotNull());
+        // Aeron's IPC peer takes messages of up to 512 KiB: it has no 1 MiB stream
+        assertThat(streams).doesNotContain("aeron-1m-stream");
     }
 
     /** Figures with the given (index, value) pairs set and every other figure unknown. */

@@ -6,19 +6,32 @@ import io.xio.cluster.ServiceClient;
 import io.xio.cluster.StaticEndpointResolver;
 import io.xio.engine.PortalOptions;
 import io.xio.benchmarks.compare.CallLoop;
+import io.xio.benchmarks.compare.HeldProbe;
 import io.xio.benchmarks.compare.Measurement;
 import io.xio.benchmarks.compare.Peer;
+import io.xio.benchmarks.compare.StreamLoop;
 import io.xio.benchmarks.compare.Variant;
 import io.xio.benchmarks.compare.Workload;
 import io.xio.engine.CallOptions;
 import io.xio.engine.EngineStatistics;
+import io.xio.engine.InboundRequest;
+import io.xio.engine.InboundStream;
+import io.xio.engine.Limits;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
+import io.xio.engine.RequestHandler;
 import io.xio.engine.RequestReuse;
 import io.xio.engine.Session;
+import io.xio.engine.StreamCall;
+import io.xio.engine.StreamLimits;
+import io.xio.engine.StreamListener;
 import io.xio.engine.XioEngine;
+import io.xio.engine.XioStream;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,28 +55,50 @@ import java.util.function.BiConsumer;
  * calls keep one {@link Outbound} per slot, sent again once its call completed. {@code shared} gives each slot a
  * payload from {@link XioEngine#allocateShared} (over shm it then travels as a reference, read in place), which the
  * client writes before each call: the application's own copy, which the other cases do not pay.
+ *
+ * <p>A {@link Workload#isStream() stream} workload: the client opens one stream ({@link Session#openStream}); the
+ * server's handler offers messages of the workload's size on it until {@link XioStream#offer} returns false and
+ * resumes in {@link StreamListener#onReady()}, each message an {@link Outbound} from a pool (back in it when xio
+ * releases it), all over the same direct buffer; the client's listener closes each message and keeps the workload's
+ * demand asked for ({@link StreamLoop.Demand}). Transport {@code local} runs both ends in the client JVM, in one
+ * engine of one context that connects to its own {@code local://} portal (the server JVM idles). {@code window=N}
+ * (a number of bytes, or with a k or m suffix) sets both engines' stream window in bytes ({@link StreamLimits},
+ * messages as by default). {@code held}: the producer watches how many messages it offered that the consumer has not
+ * taken yet, through a {@link HeldProbe}, and the client reports the most.
  */
 public final class XioPeer implements Peer
 {
     private static final ByteBuffer NO_HEADER = ByteBuffer.allocate(0);
     private static final String RESOURCE = "bench";
+    /** Between the server's URIs and the path of its {@link HeldProbe} in its address. */
+    private static final String PROBE = "|probe=";
 
     @Override
     public Server serve(final String variantText, final Workload workload) throws Exception
     {
         final Variant variant = Variant.parse(variantText);
+        if (transport(variant).equals("local"))
+        {
+            if (!workload.isStream())
+            {
+                throw new IllegalArgumentException("xio transport local runs streams only");
+            }
+            return idle(); // the client JVM runs both ends
+        }
         final int contexts = variant.integer("ctx", 1);
         final int servers = variant.integer("servers", 1);
         final java.nio.file.Path store = transport(variant).equals("tls") ? BenchTls.create() : null;
+        final HeldProbe probe = workload.isStream() && variant.has("held") ? HeldProbe.create() : null;
         final List<XioEngine> engines = new ArrayList<>();
         final List<String> uris = new ArrayList<>();
         for (int s = 0; s < servers; s++)
         {
             final XioEngine engine = engine("bench-server-" + s, variant, contexts, store);
             engines.add(engine);
-            uris.addAll(serve(engine, variant, workload, contexts));
+            uris.addAll(serve(engine, variant, workload, contexts, probe));
         }
-        final String address = store == null ? String.join(",", uris) : BenchTls.withStore(String.join(",", uris), store);
+        final String served = probe == null ? String.join(",", uris) : String.join(",", uris) + PROBE + probe.path();
+        final String address = store == null ? served : BenchTls.withStore(served, store);
         return new Server()
         {
             @Override
@@ -80,14 +115,40 @@ public final class XioPeer implements Peer
                 {
                     BenchTls.delete(store);
                 }
+                if (probe != null)
+                {
+                    probe.close();
+                }
+            }
+        };
+    }
+
+    private static Server idle()
+    {
+        return new Server()
+        {
+            @Override
+            public String address()
+            {
+                return "none";
+            }
+
+            @Override
+            public void close()
+            {
             }
         };
     }
 
     /** Registers the benchmark's handler on {@code engine} and binds one portal per context; their URIs. */
     private static List<String> serve(final XioEngine engine, final Variant variant, final Workload workload,
-        final int contexts)
+        final int contexts, final HeldProbe probe)
     {
+        if (workload.isStream())
+        {
+            engine.register(RESOURCE, new StreamingService(engine, workload, probe));
+            return bind(engine, variant, contexts);
+        }
         final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
         final boolean traced = variant.has("traceparent");
         final RequestReuse reuse = variant.oneOf("reuse", "never", "never", "after").equals("after") ?
@@ -123,12 +184,21 @@ public final class XioPeer implements Peer
                 request.respond(Outbound.of(NO_HEADER, ack));
             }
         }, reuse);
+        return bind(engine, variant, contexts);
+    }
+
+    /** One portal per context for the variant's transport; their URIs with the benchmark's resource. */
+    private static List<String> bind(final XioEngine engine, final Variant variant, final int contexts)
+    {
         final List<String> uris = new ArrayList<>();
         for (int i = 0; i < contexts; i++)
         {
-            final String portal = transport(variant).equals("shm")
-                ? "shm://bench-" + UUID.randomUUID().toString().substring(0, 8)
-                : transport(variant) + "://127.0.0.1:0";
+            final String portal = switch (transport(variant))
+            {
+                case "shm" -> "shm://bench-" + UUID.randomUUID().toString().substring(0, 8);
+                case "local" -> "local://bench-" + UUID.randomUUID().toString().substring(0, 8);
+                default -> transport(variant) + "://127.0.0.1:0";
+            };
             uris.add(engine.bind(portal, PortalOptions.DEFAULT.withContext(i)).uri().withResource(RESOURCE).toString());
         }
         return uris;
@@ -142,6 +212,10 @@ public final class XioPeer implements Peer
         final String style = variant.oneOf("style", "context", "context", "caller");
         final CallOptions options = variant.oneOf("future", "plain", "plain", "recycled").equals("recycled") ?
             CallOptions.DEFAULT.withRecycledFuture() : CallOptions.DEFAULT;
+        if (workload.isStream())
+        {
+            return runStream(variant, address, workload);
+        }
         try (XioEngine engine = engine("bench-client", variant, contexts, BenchTls.store(address)))
         {
             final List<Session> sessions = new ArrayList<>();
@@ -239,6 +313,206 @@ public final class XioPeer implements Peer
         }
     }
 
+    /**
+     * The client of a stream workload: opens the stream (over the server JVM's portal, or for {@code local} to a
+     * portal of its own engine that serves it too), takes every message and measures.
+     */
+    private static Measurement runStream(final Variant variant, final String address, final Workload workload)
+        throws Exception
+    {
+        final boolean local = transport(variant).equals("local");
+        final String served = BenchTls.address(address);
+        final int cut = served.indexOf(PROBE);
+        try (XioEngine engine = engine(local ? "bench-local" : "bench-client", variant, 1, BenchTls.store(address));
+             HeldProbe probe = !variant.has("held") ? null : local ? HeldProbe.inMemory() :
+                 HeldProbe.open(Path.of(served.substring(cut + PROBE.length()))))
+        {
+            final String uri;
+            if (local)
+            {
+                engine.register(RESOURCE, new StreamingService(engine, workload, probe));
+                uri = bind(engine, variant, 1).get(0);
+            }
+            else
+            {
+                uri = cut < 0 ? served : served.substring(0, cut);
+            }
+            try (Session session = engine.connect(uri))
+            {
+                final StreamLoop.Counter counter = new StreamLoop.Counter();
+                final Consumer consumer = new Consumer(counter, new StreamLoop.Demand(workload.outstanding()), probe);
+                final StreamCall call = session.openStream(Outbound.of(ByteBuffer.allocate(Workload.OPEN_BYTES)),
+                    consumer);
+                consumer.call = call;
+                call.request(consumer.demand.initial());
+                try
+                {
+                    return StreamLoop.measure(workload, counter, probe == null ? () -> -1 : probe::peak);
+                }
+                finally
+                {
+                    call.cancel();
+                }
+            }
+        }
+    }
+
+    /** The server's side of the stream workload: every stream opened gets a {@link Producer}. */
+    private static final class StreamingService implements RequestHandler
+    {
+        private final ByteBuffer payload;
+        private final HeldProbe probe;
+
+        StreamingService(final XioEngine engine, final Workload workload, final HeldProbe probe)
+        {
+            // one buffer under every message: xio reads it and never changes it (positions stay)
+            this.payload = engine.registerMemory(ByteBuffer.allocateDirect(workload.responseBytes()));
+            this.probe = probe;
+        }
+
+        @Override
+        public void onRequest(final InboundRequest request)
+        {
+            request.message().close();
+            request.fail(new IllegalStateException("this service takes streams only"));
+        }
+
+        @Override
+        public void onStream(final InboundStream stream)
+        {
+            stream.open().close();
+            final Producer producer = new Producer(stream, payload, probe);
+            stream.start(producer);
+            producer.pump();
+        }
+    }
+
+    /**
+     * Offers as long as the stream takes messages and goes on when it is ready again. Each message is an
+     * {@link Outbound} from a pool, back in it when xio releases it ({@link Outbound#releaseAfterSend}), so a
+     * producer allocates nothing per message once the pool holds what is in flight. The stream's context thread.
+     */
+    private static final class Producer implements StreamListener
+    {
+        private final XioStream stream;
+        private final ByteBuffer payload;
+        private final HeldProbe probe;
+        private final ManyToManyConcurrentArrayQueue<Pooled> pool = new ManyToManyConcurrentArrayQueue<>(8192);
+        private long offered;
+
+        Producer(final XioStream stream, final ByteBuffer payload, final HeldProbe probe)
+        {
+            this.stream = stream;
+            this.payload = payload;
+            this.probe = probe;
+        }
+
+        void pump()
+        {
+            while (!stream.isDone())
+            {
+                Pooled message = pool.poll();
+                if (message == null)
+                {
+                    message = new Pooled(payload, pool);
+                }
+                if (!stream.offer(message.outbound.releaseAfterSend(message)))
+                {
+                    message.close(); // not taken: xio releases nothing
+                    return;
+                }
+                offered++;
+                if (probe != null)
+                {
+                    probe.offered(offered);
+                }
+            }
+        }
+
+        @Override
+        public void onMessage(final Message message)
+        {
+            message.close();
+        }
+
+        @Override
+        public void onReady()
+        {
+            pump();
+        }
+
+        @Override
+        public void onError(final Throwable error)
+        {
+            // the client cancelled or went away: the run is over
+        }
+    }
+
+    /** A message of the producer's pool: one {@link Outbound} over the shared payload, sent again and again. */
+    private static final class Pooled implements AutoCloseable
+    {
+        private final Outbound outbound;
+        private final java.util.Queue<Pooled> pool;
+
+        Pooled(final ByteBuffer payload, final java.util.Queue<Pooled> pool)
+        {
+            this.outbound = Outbound.of(NO_HEADER, payload);
+            this.pool = pool;
+        }
+
+        @Override
+        public void close()
+        {
+            pool.offer(this);
+        }
+    }
+
+    /** The client's listener: closes each message, counts it, and keeps the demand asked for. */
+    private static final class Consumer implements StreamListener
+    {
+        private final StreamLoop.Counter counter;
+        private final StreamLoop.Demand demand;
+        private final HeldProbe probe;
+        private volatile StreamCall call;
+        private long taken;
+
+        Consumer(final StreamLoop.Counter counter, final StreamLoop.Demand demand, final HeldProbe probe)
+        {
+            this.counter = counter;
+            this.demand = demand;
+            this.probe = probe;
+        }
+
+        @Override
+        public void onMessage(final Message message)
+        {
+            message.close();
+            taken++;
+            counter.add(1);
+            if (probe != null)
+            {
+                probe.taken(taken); // before asking for more: credit for more follows what it says
+            }
+            final int more = demand.taken();
+            if (more > 0)
+            {
+                call.request(more);
+            }
+        }
+
+        @Override
+        public void onComplete(final Metadata trailers)
+        {
+            counter.failed(new IllegalStateException("the server completed the endless stream"));
+        }
+
+        @Override
+        public void onError(final Throwable error)
+        {
+            counter.failed(error);
+        }
+    }
+
     /** A pooled echo answer: a copy of the request's one segment, back in its pool once written. */
     private static final class EchoReply implements AutoCloseable
     {
@@ -291,10 +565,19 @@ public final class XioPeer implements Peer
         return client;
     }
 
+    /** A number of bytes, with an optional k (KiB) or m (MiB) suffix. */
+    static int bytes(final String text)
+    {
+        final String lower = text.toLowerCase(java.util.Locale.ROOT);
+        final int scale = lower.endsWith("m") ? Workload.MIB : lower.endsWith("k") ? Workload.KIB : 1;
+        return Math.multiplyExact(Integer.parseInt(scale == 1 ? lower : lower.substring(0, lower.length() - 1)),
+            scale);
+    }
+
     private static String transport(final Variant variant)
     {
         final List<String> named = new ArrayList<>();
-        for (final String scheme : new String[] {"tcp", "tls", "shm"})
+        for (final String scheme : new String[] {"tcp", "tls", "shm", "local"})
         {
             if (variant.has(scheme))
             {
@@ -303,7 +586,7 @@ public final class XioPeer implements Peer
         }
         if (named.size() != 1)
         {
-            throw new IllegalArgumentException("xio variant needs exactly one transport, tcp, tls or shm");
+            throw new IllegalArgumentException("xio variant needs exactly one transport, tcp, tls, shm or local");
         }
         return named.get(0);
     }
@@ -318,6 +601,11 @@ public final class XioPeer implements Peer
             default -> XioEngine.DEFAULT_BUSY_POLL;
         };
         final XioEngine.Builder builder = XioEngine.builder().name(name).contexts(contexts).busyPoll(busyPoll);
+        if (variant.has("window"))
+        {
+            builder.limits(Limits.DEFAULT.withStreams(StreamLimits.builder()
+                .windowBytes(bytes(variant.get("window", ""))).build()));
+        }
         if (store != null)
         {
             builder.tls(io.xio.engine.TlsOptions.of(BenchTls.context(store)));
