@@ -29,6 +29,12 @@ class RdmaStreamConformanceTest extends StreamConformanceTest
     }
 
     @Override
+    protected java.time.Duration killInterval()
+    {
+        return java.time.Duration.ofSeconds(1); // an emulated rdma_cm connection takes a while to come back
+    }
+
+    @Override
     protected int allocationMessages()
     {
         return 10_000; // Soft-RoCE under QEMU emulation is slow

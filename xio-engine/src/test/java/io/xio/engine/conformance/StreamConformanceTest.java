@@ -629,20 +629,28 @@ public abstract class StreamConformanceTest
         }
     }
 
+    /** How often the connection-kill tests drop every connection: 100 ms; an emulated transport may need longer. */
+    protected Duration killInterval()
+    {
+        return Duration.ofMillis(100);
+    }
+
     /**
-     * Drops every connection of {@code session} every 100 ms until {@code done}, counting the kills, and lets
-     * {@code afterKill} run after each (a consumer that asks for more only then makes the stream outlive many kills).
+     * Drops every connection of {@code session} every {@link #killInterval()} until {@code done}, counting the kills,
+     * and lets {@code afterKill} run after each (a consumer that asks for more only then makes the stream outlive many
+     * kills).
      */
-    private static Thread killer(final Session session, final CompletableFuture<?> done, final AtomicLong kills,
+    private Thread killer(final Session session, final CompletableFuture<?> done, final AtomicLong kills,
         final Runnable afterKill)
     {
+        final long interval = killInterval().toMillis();
         final Thread thread = new Thread(() ->
         {
             while (!done.isDone())
             {
                 try
                 {
-                    Thread.sleep(100);
+                    Thread.sleep(interval);
                 }
                 catch (final InterruptedException ex)
                 {

@@ -74,7 +74,7 @@ final class InboundCalls
         final int flags = frame.flags();
         if ((flags & FrameFlags.STREAM) != 0)
         {
-            lane.streams.onOpen(frame, slab, this);
+            lane.streams.opens.onOpen(frame, slab, this);
             return;
         }
         final long id = DedupWindow.checkedId(frame.requestId());

@@ -199,7 +199,7 @@ public final class Lane implements CarriedLane
             handshake.connected();
         }
         outbound.drainWaiting();
-        streams.attached();
+        streams.moves.attached();
         session.laneUp(this);
     }
 
@@ -212,7 +212,7 @@ public final class Lane implements CarriedLane
         if (!isUp() && !isClosed())
         {
             outbound.handOver(target);
-            streams.handOver(target);
+            streams.moves.handOver(target);
             if (state == LaneState.PARKED)
             {
                 moveTo(LaneState.CLOSED);
@@ -258,7 +258,7 @@ public final class Lane implements CarriedLane
         }
         final Lane other = ring.open(this);
         outbound.connectionLost(other, cause);
-        streams.connectionLost(other, state != LaneState.CLOSED, cause);
+        streams.moves.connectionLost(other, state != LaneState.CLOSED, cause);
         if (session.initiator())
         {
             session.fire(SessionEvent.Type.RECONNECTING, "connection of session " + session.describe() + " to " +
@@ -320,7 +320,7 @@ public final class Lane implements CarriedLane
         }
         outbound.failAll(cause);
         inbound.dropParked();
-        streams.failAll(cause);
+        streams.moves.failAll(cause);
     }
 
     /** Server side: a GOAWAY of this lane's session on its connection, if it has one up. */

@@ -7,8 +7,6 @@ import io.xio.engine.Session;
 import io.xio.engine.StreamListener;
 import io.xio.engine.XioStream;
 import io.xio.engine.session.connection.StreamOutput;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A stream as one side holds it, on the lane that owns it now: its {@link StreamState}, its sending and receiving
@@ -21,7 +19,6 @@ import org.slf4j.LoggerFactory;
  */
 abstract class LaneStream implements XioStream
 {
-    private static final Logger LOG = LoggerFactory.getLogger(LaneStream.class);
     static final long NO_TIMER = -1;
 
     /** The lane that owns the stream; it changes only on the owner's thread, when the stream moves. */
@@ -31,18 +28,14 @@ abstract class LaneStream implements XioStream
     final int flags;
     final StreamSender sender;
     final StreamReceiver receiver;
-    private volatile StreamListener listener;
+    /** What its listener hears. */
+    final StreamSignals signals;
     /** Written by the owner only; read elsewhere as a hint. */
     private volatile StreamState state;
     /** Over for the application: offers fail, cancels do nothing. */
     private volatile boolean over;
-    /** The listener had its last signal (or will have none): nothing more is delivered. */
-    private volatile boolean finished;
     /** What it took of the limits was given back. */
     private boolean released;
-    /** A last signal that came before the listener (an acceptor's, before its handler started the stream). */
-    private Throwable pendingFailure;
-    private Metadata pendingCompletion;
     /** On its way to another lane: nothing is written until it arrives. */
     private volatile boolean moving;
     private long deadline;
@@ -58,7 +51,7 @@ abstract class LaneStream implements XioStream
         this.id = id;
         this.flags = flags;
         this.state = initial;
-        this.listener = listener;
+        this.signals = new StreamSignals(this, listener);
         this.sender = new StreamSender(this, streams.limits().windowMessages());
         this.receiver = new StreamReceiver(this, streams.limits().windowMessages(), streams.limits().windowBytes(),
             streams.leaks());
@@ -99,7 +92,7 @@ abstract class LaneStream implements XioStream
     @Override
     public void cancel()
     {
-        if (!finished)
+        if (!signals.finished())
         {
             runOnOwner(cancelTask);
         }
@@ -114,7 +107,7 @@ abstract class LaneStream implements XioStream
     /** The listener, set once (an acceptor's by its start). */
     void listen(final StreamListener value)
     {
-        listener = value;
+        signals.listener(value);
         runOnOwner(this::started);
     }
 
@@ -125,18 +118,8 @@ abstract class LaneStream implements XioStream
             runOnOwner(this::started);
             return;
         }
-        if (pendingFailure != null)
+        if (signals.signalWaiting())
         {
-            final Throwable failure = pendingFailure;
-            pendingFailure = null;
-            signalError(failure);
-            return;
-        }
-        if (pendingCompletion != null)
-        {
-            final Metadata trailers = pendingCompletion;
-            pendingCompletion = null;
-            complete(trailers);
             return;
         }
         sender.readyIfWanted(); // an offer before the start may have armed it
@@ -191,7 +174,7 @@ abstract class LaneStream implements XioStream
         waitingForRoom = false;
         moving = true;
         streams = target;
-        target.loop().execute(() -> target.adopt(this, resume));
+        target.loop().execute(() -> target.moves.adopt(this, resume));
     }
 
     /**
@@ -207,7 +190,7 @@ abstract class LaneStream implements XioStream
         }
         if (state == StreamState.DONE)
         {
-            target.loop().execute(() -> target.dropArriving(id));
+            target.loop().execute(() -> target.moves.dropArriving(id));
             return;
         }
         if (streams == target)
@@ -362,13 +345,13 @@ abstract class LaneStream implements XioStream
 
     boolean listening()
     {
-        return listener != null;
+        return signals.listening();
     }
 
     /** Whether the listener had its last signal. */
     boolean isFinished()
     {
-        return finished;
+        return signals.finished();
     }
 
     /** Whether nothing more is written for the stream. */
@@ -441,31 +424,13 @@ abstract class LaneStream implements XioStream
         {
             closeWire();
         }
-        if (finished)
+        if (!signals.finish())
         {
             return;
         }
-        finished = true;
         receiver.drop();
         releaseIfDone();
-        if (listener == null)
-        {
-            pendingFailure = failure;
-            return;
-        }
-        signalError(failure);
-    }
-
-    private void signalError(final Throwable failure)
-    {
-        try
-        {
-            listener.onError(failure);
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.warn("listener of stream {} on {} failed on its error", id, streams.describe(), ex);
-        }
+        signals.error(failure);
     }
 
     /**
@@ -474,36 +439,17 @@ abstract class LaneStream implements XioStream
      */
     void completed(final Metadata trailers)
     {
-        if (finished)
+        if (signals.finish())
         {
-            return;
-        }
-        finished = true;
-        releaseIfDone();
-        if (listener == null)
-        {
-            pendingCompletion = trailers;
-            return;
-        }
-        complete(trailers);
-    }
-
-    private void complete(final Metadata trailers)
-    {
-        try
-        {
-            listener.onComplete(trailers);
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.warn("listener of stream {} on {} failed on its completion", id, streams.describe(), ex);
+            releaseIfDone();
+            signals.complete(trailers);
         }
     }
 
     /** Once over on the wire and for the listener, what the stream took of the limits is free again. */
     private void releaseIfDone()
     {
-        if (!released && finished && state == StreamState.DONE)
+        if (!released && signals.finished() && state == StreamState.DONE)
         {
             released = true;
             streams.released(this);
@@ -513,43 +459,23 @@ abstract class LaneStream implements XioStream
     /** A message for the listener. */
     void deliver(final Message message)
     {
-        try
-        {
-            listener.onMessage(message);
-        }
-        catch (final RuntimeException ex)
-        {
-            listenerFailed(ex);
-        }
+        signals.message(message);
     }
 
     /** The sender has credit again after a failed offer. */
     void ready()
     {
-        final StreamListener current = listener;
-        if (current == null || finished)
-        {
-            return;
-        }
-        try
-        {
-            current.onReady();
-        }
-        catch (final RuntimeException ex)
-        {
-            listenerFailed(ex);
-        }
+        signals.ready();
     }
 
     StreamListener listener()
     {
-        return listener;
+        return signals.listener();
     }
 
-    /** A listener that threw: logged, and the stream is cancelled (the application cannot follow it any more). */
+    /** A listener that threw: logged, and the stream is cancelled. */
     void listenerFailed(final RuntimeException ex)
     {
-        LOG.warn("listener of stream {} on {} failed; the stream is cancelled", id, streams.describe(), ex);
-        cancelled();
+        signals.failedOn(ex);
     }
 }

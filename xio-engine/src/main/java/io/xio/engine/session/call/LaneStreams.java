@@ -3,7 +3,6 @@ package io.xio.engine.session.call;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Limits;
 import io.xio.engine.Outbound;
-import io.xio.engine.PeerRefusal;
 import io.xio.engine.ProtocolViolationException;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.Session;
@@ -11,26 +10,20 @@ import io.xio.engine.StreamLimits;
 import io.xio.engine.XioUri;
 import io.xio.engine.context.EventLoop;
 import io.xio.engine.memory.Slab;
-import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.FrameEncoder;
 import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
-import io.xio.engine.protocol.Status;
 import io.xio.engine.protocol.StreamFrames;
 import io.xio.engine.session.LeakTracker;
-import io.xio.engine.session.Messages;
 import io.xio.engine.session.admission.DedupWindow;
 import io.xio.engine.session.admission.StreamAdmission;
-import io.xio.engine.session.connection.Connection;
 import io.xio.engine.session.connection.StreamOutput;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -46,8 +39,6 @@ import java.util.function.Supplier;
 final class LaneStreams
 {
     private static final Logger LOG = LoggerFactory.getLogger(LaneStreams.class);
-    /** How long a lane waits for another taking the same open ({@link #onOpen}): a bound, not a wait for work. */
-    private static final int MAX_SPINS = 100_000;
 
     private final Lane lane;
     private final LaneHost session;
@@ -61,17 +52,19 @@ final class LaneStreams
     /** Every stream of the session, wherever it lives. */
     private final SessionStreams all;
     /** Streams this side opened that this lane owns. */
-    private final Long2ObjectHashMap<LaneStream> mine = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<LaneStream> mine = new Long2ObjectHashMap<>();
     /** Streams the peer opened that this lane owns. */
-    private final Long2ObjectHashMap<LaneStream> peers = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<LaneStream> peers = new Long2ObjectHashMap<>();
     /**
      * The peer's streams on their way here (their opener resumed them on this lane): what arrives for them meanwhile,
      * in order, at most about a window of it.
      */
-    private final Long2ObjectHashMap<ArrayDeque<Object>> arriving = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<ArrayDeque<Object>> arriving = new Long2ObjectHashMap<>();
     private final ArrayDeque<LaneStream> waiting = new ArrayDeque<>();
-    /** Ends of the acceptor's this side acknowledged on the current connection: owed again if it goes down. */
-    private final ArrayDeque<long[]> acknowledged = new ArrayDeque<>();
+    /** The streams' moves between lanes: after a loss, on a resume, and what the session owes its peer. */
+    final StreamMoves moves;
+    /** The peer's opens, first and re-sent. */
+    final PeerOpens opens;
 
     LaneStreams(final Lane lane, final LaneContext context)
     {
@@ -85,6 +78,8 @@ final class LaneStreams
         this.sendLimits = context.sendLimits();
         this.window = context.calls().window();
         this.all = context.sessionStreams();
+        this.moves = new StreamMoves(this, lane, all);
+        this.opens = new PeerOpens(this, lane, context);
     }
 
     // ---- what the lane's streams need ----
@@ -228,20 +223,6 @@ final class LaneStreams
         }
     }
 
-    /**
-     * This side had the acceptor's end of stream {@code id} at {@code sequence} and acknowledged it on this lane's
-     * connection: if that connection goes down, the session says it again on the next one, in case the acknowledgement
-     * went down with it. The last {@link SessionStreams#OWED} are remembered.
-     */
-    void ended(final long id, final long sequence)
-    {
-        if (acknowledged.size() >= SessionStreams.OWED)
-        {
-            acknowledged.pollFirst();
-        }
-        acknowledged.add(new long[] {id, sequence});
-    }
-
     // ---- this side's streams ----
 
     /** The lane's thread: a stream this side opens takes its place here and its open goes out. */
@@ -280,258 +261,6 @@ final class LaneStreams
         return false;
     }
 
-    /**
-     * This lane's thread: {@code stream} arrived from another lane. It resumes here when {@code resume} says so and the
-     * lane is up (an opener always does), else waits: an acceptor for its opener, an opener for the lane to come up.
-     * Then what came for it meanwhile is taken (a violation in it closes this lane's connection).
-     */
-    void adopt(final LaneStream stream, final boolean resume)
-    {
-        final boolean opened = stream instanceof OpenedStream;
-        final ArrayDeque<Object> early = opened ? null : arriving.remove(stream.id);
-        if (stream.state() == StreamState.DONE)
-        {
-            discard(early);
-            return;
-        }
-        if (lane.isClosed())
-        {
-            final Lane next = session.isOpen() ? lane.ring.openOrParked(lane) : null;
-            if (next != null)
-            {
-                // This lane closed meanwhile (another was up when its connection went): the stream goes on there.
-                if (early != null)
-                {
-                    next.loop.execute(() -> next.streams.carry(stream.id, early));
-                }
-                stream.redirect(next.streams);
-                next.loop.execute(() -> next.streams.adopt(stream, resume));
-                return;
-            }
-            discard(early);
-            stream.arrived();
-            stream.connectionLost(new ConnectionException("session " + session.describe() + " closed while stream " +
-                stream.id + " moved"));
-            return;
-        }
-        (opened ? mine : peers).put(stream.id, stream);
-        stream.arrived();
-        if (!opened && !resume)
-        {
-            ((AcceptedStream)stream).sleep();
-        }
-        if (lane.isUp() && (opened || resume))
-        {
-            stream.resume();
-        }
-        if (early == null)
-        {
-            return;
-        }
-        try
-        {
-            Object next;
-            while ((next = early.poll()) != null && stream.state() != StreamState.DONE)
-            {
-                if (next instanceof StreamArrival arrival)
-                {
-                    stream.receiver.arrive(arrival);
-                }
-                else
-                {
-                    final long[] credit = (long[])next;
-                    stream.onCredit(credit[0], credit[1], credit[2]);
-                }
-            }
-        }
-        catch (final ProtocolViolationException ex)
-        {
-            if (lane.isUp())
-            {
-                lane.connection().close(ex);
-            }
-        }
-        finally
-        {
-            discard(early);
-        }
-    }
-
-    /**
-     * A stream this lane held frames for ended before it came: they go, and its opener, which sent its open again
-     * here, hears that the stream is not there to resume.
-     */
-    void dropArriving(final long id)
-    {
-        if (arriving.containsKey(id))
-        {
-            discard(arriving.remove(id));
-            inbound().answerStatus(id, session.mineFlag() ^ FrameFlags.FROM_ACCEPTOR, Status.RESPONSE_LOST);
-        }
-    }
-
-    /** Frames held on a lane that closed for a stream on its way: held here now, for the stream's arrival. */
-    void carry(final long id, final ArrayDeque<Object> early)
-    {
-        final ArrayDeque<Object> here = arriving.get(id);
-        if (here == null)
-        {
-            arriving.put(id, early);
-        }
-        else
-        {
-            here.addAll(early);
-        }
-    }
-
-    private InboundCalls inbound()
-    {
-        return lane.inbound;
-    }
-
-    private static void discard(final ArrayDeque<Object> early)
-    {
-        if (early == null)
-        {
-            return;
-        }
-        Object next;
-        while ((next = early.poll()) != null)
-        {
-            if (next instanceof StreamArrival arrival)
-            {
-                arrival.discard();
-            }
-        }
-    }
-
-    // ---- the peer's streams ----
-
-    /** A REQUEST with the stream flag: the peer opens a stream, or resumes one after a connection loss. */
-    void onOpen(final Frame frame, final Slab slab, final InboundCalls inbound)
-    {
-        requireStreams(frame);
-        final int flags = frame.flags();
-        if ((flags & (FrameFlags.ONE_WAY | FrameFlags.RECEIPT_REQUESTED)) != 0)
-        {
-            throw new ProtocolViolationException("a stream open that is one-way or asks for a receipt (flags " +
-                flags + ") on session " + session.id());
-        }
-        final long id = DedupWindow.checkedId(frame.requestId());
-        all.seen(id, false);
-        if (resumed(id, (flags & FrameFlags.RETRANSMIT) != 0 ? frame.status() : -1))
-        {
-            return;
-        }
-        switch (window.begin(id, this))
-        {
-            case NEW -> accept(frame, slab, inbound, id);
-            case EXECUTING, DONE ->
-            {
-                // Another lane may be taking the same open this moment (it registers the stream without blocking,
-                // then marks the slot done): wait those few instructions, no longer. A call of that id is no stream.
-                for (int spins = 0; spins < MAX_SPINS && window.call(id) instanceof LaneStreams; spins++)
-                {
-                    Thread.onSpinWait();
-                }
-                if (!resumed(id, (flags & FrameFlags.RETRANSMIT) != 0 ? frame.status() : -1))
-                {
-                    inbound.answerStatus(id, flags, Status.RESPONSE_LOST);
-                }
-            }
-            case TOO_OLD -> inbound.answerStatus(id, flags, Status.OUTSIDE_WINDOW);
-            case FULL -> inbound.answerStatus(id, flags, Status.BACK_PRESSURE);
-        }
-    }
-
-    /**
-     * Whether the open of {@code id} is one for a stream the session has: a re-send (its opener resumes it after a
-     * connection loss, {@code resume} its count) moves it here, if it lives elsewhere, and resumes it there; an older
-     * re-send read late from a connection that died, or a first open read after its re-send, changes nothing. A
-     * stream resumes at most once per connection: more is a violation (each resume writes a window again).
-     */
-    private boolean resumed(final long id, final int resume)
-    {
-        final LaneStream stream = all.accepted.get(id);
-        if (stream == null)
-        {
-            return false;
-        }
-        if (resume < 0 || !((AcceptedStream)stream).newerResume(resume))
-        {
-            return true; // stale: the stream already resumed from a later one
-        }
-        if (peers.get(id) == stream)
-        {
-            if (((AcceptedStream)stream).resumedOn(lane.connection()))
-            {
-                throw new ProtocolViolationException("stream " + id + " resumed twice on one connection of session " +
-                    session.id());
-            }
-            stream.resume();
-            return true;
-        }
-        if (!arriving.containsKey(id))
-        {
-            arriving.put(id, new ArrayDeque<>());
-        }
-        stream.moveHere(this);
-        return true;
-    }
-
-    private void accept(final Frame frame, final Slab slab, final InboundCalls inbound, final long id)
-    {
-        try
-        {
-            take(frame, slab, inbound, id);
-        }
-        finally
-        {
-            window.abandon(id); // only if it is still executing here: a failure half-way leaves no slot taken
-        }
-    }
-
-    private void take(final Frame frame, final Slab slab, final InboundCalls inbound, final long id)
-    {
-        final int flags = frame.flags();
-        if (handler == null)
-        {
-            window.complete(id, Status.NO_HANDLER, null, 0);
-            inbound.answerStatus(id, flags, Status.NO_HANDLER);
-            return;
-        }
-        final Connection connection = lane.connection();
-        final String refused = admission.admit(connection.peerStreams, connection.peerHost());
-        if (refused != null)
-        {
-            window.abandon(id); // refused unrun: a later open of it may be taken
-            lane.loop.refused(PeerRefusal.STREAM_LIMIT, connection.remoteAddress(), "stream open over the " +
-                "limit of " + refused);
-            inbound.answerStatus(id, flags, Status.BACK_PRESSURE);
-            return;
-        }
-        final long remaining = frame.contextLength() == 0 ? CallContext.NO_DEADLINE :
-            CallContext.remaining(frame.buffer(), frame.contextOffset());
-        final AcceptedStream stream = new AcceptedStream(this, id, flags & FrameFlags.FROM_ACCEPTOR,
-            Messages.of(slab, frame, leaks), remaining, connection.peerStreams, connection.peerHost());
-        peers.put(id, stream);
-        all.add(stream, false); // before the window says done: a re-send racing this on another lane finds it
-        window.complete(id, Status.OK, null, 0); // the stream holds no place in the window while it lasts
-        stream.begin();
-        try
-        {
-            handler.onStream(stream);
-        }
-        catch (final Throwable ex)
-        {
-            if (ex instanceof VirtualMachineError error)
-            {
-                throw error;
-            }
-            LOG.warn("handler of {} failed on stream {}", describe(), id, ex);
-            stream.handlerFailed(ex);
-        }
-    }
 
     // ---- frames of either side's streams ----
 
@@ -617,7 +346,7 @@ final class LaneStreams
         return early;
     }
 
-    private void requireStreams(final Frame frame)
+    void requireStreams(final Frame frame)
     {
         if (!session.streams())
         {
@@ -666,93 +395,8 @@ final class LaneStreams
         }
     }
 
-    /**
-     * The lane's connection is up (a reconnect, or another lane of the session came up): this side's streams here
-     * resume on it, and what the session owes its peer about streams that ended goes on it.
-     */
-    void attached()
-    {
-        all.settle(this);
-        for (final LaneStream stream : new ArrayList<>(mine.values()))
-        {
-            stream.resume();
-        }
-    }
 
-    /** What the session owes the peer about stream {@code id}, ended here: a CANCEL (0) or an end acknowledgement. */
-    void settle(final long id, final long endSequence)
-    {
-        if (!lane.isUp())
-        {
-            all.owe(id, endSequence);
-            return;
-        }
-        if (endSequence == 0)
-        {
-            lane.cancels.send(id, id);
-            return;
-        }
-        if (!lane.connection().streamOutput().sendCredit(session.mineFlag(), session.id(), id, endSequence,
-            endSequence, 0))
-        {
-            all.owe(id, endSequence);
-        }
-    }
-
-    /**
-     * The lane's connection was lost. With another lane of the session up ({@code other}) every stream moves there:
-     * this side's resume at once, the peer's wait for their opener to resume them. Without one they stay (a client
-     * lane reconnects, a server lane waits for its client to attach again), the peer's waiting the same way; on a
-     * lane that closed ({@code kept} false) they fail.
-     */
-    void connectionLost(final Lane other, final boolean kept, final Throwable cause)
-    {
-        clearWaiting();
-        long[] entry;
-        while ((entry = acknowledged.poll()) != null)
-        {
-            all.owe(entry[0], entry[1]);
-        }
-        if (!kept)
-        {
-            failAll(cause);
-            return;
-        }
-        for (final LaneStream stream : new ArrayList<>(peers.values()))
-        {
-            if (other != null)
-            {
-                stream.moveTo(other.streams, false);
-            }
-            else
-            {
-                ((AcceptedStream)stream).sleep();
-            }
-        }
-        if (other != null)
-        {
-            for (final LaneStream stream : new ArrayList<>(mine.values()))
-            {
-                stream.moveTo(other.streams, true);
-            }
-        }
-    }
-
-    /** Another lane of the session is up while this one is not: it takes this lane's streams. */
-    void handOver(final Lane target)
-    {
-        target.loop.execute(() -> all.settle(target.streams));
-        for (final LaneStream stream : new ArrayList<>(mine.values()))
-        {
-            stream.moveTo(target.streams, true);
-        }
-        for (final LaneStream stream : new ArrayList<>(peers.values()))
-        {
-            stream.moveTo(target.streams, false);
-        }
-    }
-
-    private void clearWaiting()
+    void clearWaiting()
     {
         LaneStream stream;
         while ((stream = waiting.poll()) != null)
@@ -761,27 +405,6 @@ final class LaneStreams
             {
                 stream.noRoomToWaitFor();
             }
-        }
-    }
-
-    /** The lane closed: every stream on it fails. */
-    void failAll(final Throwable cause)
-    {
-        clearWaiting();
-        for (final ArrayDeque<Object> early : arriving.values())
-        {
-            discard(early);
-        }
-        arriving.clear();
-        if (mine.isEmpty() && peers.isEmpty())
-        {
-            return;
-        }
-        final List<LaneStream> here = new ArrayList<>(mine.values());
-        here.addAll(peers.values());
-        for (final LaneStream stream : here)
-        {
-            stream.connectionLost(cause);
         }
     }
 

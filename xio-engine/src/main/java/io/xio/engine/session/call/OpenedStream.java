@@ -172,7 +172,7 @@ final class OpenedStream extends LaneStream implements StreamCall, SendCompletio
     {
         idDone();
         receiver.acknowledgeEnd();
-        streams().ended(id, end.sequence()); // said again on the next connection, in case this one goes now
+        streams().moves.ended(id, end.sequence()); // said again on the next connection, in case this one goes now
         if (end.status() == Status.OK)
         {
             // The messages before the end still go to the listener, then the completion, then the stream is gone.

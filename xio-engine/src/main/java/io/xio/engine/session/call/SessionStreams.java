@@ -61,7 +61,7 @@ public final class SessionStreams
     }
 
     /** Says on {@code lane}'s connection what is owed, and forgets it. That lane's thread. */
-    void settle(final LaneStreams lane)
+    void settle(final StreamMoves lane)
     {
         final java.util.List<long[]> due;
         synchronized (owed)
