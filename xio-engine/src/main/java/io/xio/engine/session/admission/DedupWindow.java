@@ -382,8 +382,12 @@ public final class DedupWindow
         if (segment != null)
         {
             final int slot = slot(id);
-            segment.calls.set(slot, null);
-            segment.states.compareAndSet(slot, id << 2 | EXECUTING, FREE);
+            final long executing = id << 2 | EXECUTING;
+            if (segment.states.get(slot) == executing)
+            {
+                segment.calls.set(slot, null); // only while the slot is still this id's: not a newer call's entry
+                segment.states.compareAndSet(slot, executing, FREE);
+            }
         }
     }
 

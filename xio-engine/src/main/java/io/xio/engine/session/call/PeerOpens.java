@@ -125,13 +125,18 @@ final class PeerOpens
 
     private void accept(final Frame frame, final Slab slab, final InboundCalls inbound, final long id)
     {
+        boolean settled = false;
         try
         {
             take(frame, slab, inbound, id);
+            settled = true;
         }
         finally
         {
-            window.abandon(id); // only if it is still executing here: a failure half-way leaves no slot taken
+            if (!settled)
+            {
+                window.abandon(id); // a failure half-way leaves no slot taken (a settled slot is not ours to free)
+            }
         }
     }
 
