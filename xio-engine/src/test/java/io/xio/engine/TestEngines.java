@@ -118,4 +118,31 @@ public final class TestEngines implements AutoCloseable
         }
         request.respond(Outbound.of(message.header(), segments).releaseAfterSend(message));
     };
+
+    /**
+     * What {@code future} failed with, waiting up to 30 s: the cause of its failure, or the
+     * {@link java.util.concurrent.CancellationException} (a {@code RequestCancelledException} is one) a future hands
+     * out as it is.
+     */
+    public static Throwable failure(final java.util.concurrent.CompletableFuture<?> future)
+        throws InterruptedException
+    {
+        try
+        {
+            future.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            return ex.getCause();
+        }
+        catch (final java.util.concurrent.CancellationException ex)
+        {
+            return ex;
+        }
+        catch (final java.util.concurrent.TimeoutException ex)
+        {
+            throw new AssertionError("not failed within 30 s", ex);
+        }
+        throw new AssertionError("completed instead of failing");
+    }
 }

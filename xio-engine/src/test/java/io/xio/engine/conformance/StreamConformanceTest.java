@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.xio.engine.TestEngines.failure;
 import static io.xio.engine.TestEngines.text;
 import static io.xio.engine.TestEngines.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,28 +85,6 @@ public abstract class StreamConformanceTest
         server.register(resource, handler);
         final Portal portal = server.bind(portalAddress());
         return client.connect(portal.uri().withResource(resource).toString());
-    }
-
-    /** What {@code future} failed with, waiting for it. */
-    private static Throwable failure(final CompletableFuture<?> future) throws InterruptedException
-    {
-        try
-        {
-            future.get(30, TimeUnit.SECONDS);
-        }
-        catch (final java.util.concurrent.ExecutionException ex)
-        {
-            return ex.getCause();
-        }
-        catch (final java.util.concurrent.CancellationException ex)
-        {
-            return ex; // a RequestCancelledException is one, and a future hands it out as it is
-        }
-        catch (final java.util.concurrent.TimeoutException ex)
-        {
-            throw new AssertionError("not failed within 30 s", ex);
-        }
-        throw new AssertionError("completed instead of failing");
     }
 
     private static Outbound number(final long value)
@@ -789,7 +768,8 @@ public abstract class StreamConformanceTest
         {
             final Collector collector = new Collector();
             final StreamCall call = session.openStream(Outbound.empty(), collector);
-            Thread.sleep(200); // the whole window and the end arrive while nothing is asked for
+            // The whole window and the end arrive while nothing is asked for: the end makes the stream done here.
+            await().atMost(Duration.ofSeconds(30)).until(call::isDone);
             call.request(Long.MAX_VALUE);
             collector.done.get(30, TimeUnit.SECONDS);
             assertThat(collector.received.get()).isEqualTo(WINDOW);
@@ -842,7 +822,8 @@ public abstract class StreamConformanceTest
         {
             final Collector first = new Collector();
             final StreamCall call = session.openStream(number(5), first);
-            Thread.sleep(200); // five messages and the end arrive; none is asked for
+            // Five messages and the end came, none asked for: the end makes the stream done here.
+            await().atMost(Duration.ofSeconds(30)).until(call::isDone);
             assertThat(first.done).isNotDone();
             call.cancel();
             assertThat(failure(first.done)).isInstanceOf(RequestCancelledException.class);

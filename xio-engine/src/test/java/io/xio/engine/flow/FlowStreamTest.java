@@ -17,9 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
@@ -29,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 
+import static io.xio.engine.TestEngines.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -209,24 +208,6 @@ class FlowStreamTest
         assertThat(second.subscription).isNotNull();
         assertThat(failure(second.done)).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("one subscriber");
-    }
-
-    /** What {@code future} failed with. */
-    private static Throwable failure(final CompletableFuture<?> future) throws Exception
-    {
-        try
-        {
-            future.get(30, TimeUnit.SECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            return ex.getCause();
-        }
-        catch (final CancellationException ex)
-        {
-            return ex; // a RequestCancelledException is one, and a future hands it out as it is
-        }
-        throw new AssertionError("completed instead of failing");
     }
 
     private static void pause(final long millis)
