@@ -121,8 +121,8 @@ public final class TestEngines implements AutoCloseable
 
     /**
      * What {@code future} failed with, waiting up to 30 s: the cause of its failure, or the
-     * {@link java.util.concurrent.CancellationException} (a {@code RequestCancelledException} is one) a future hands
-     * out as it is.
+     * {@link java.util.concurrent.CancellationException} (a {@code RequestCancelledException} is one) it was completed
+     * with (from JDK 25 on, {@code get} wraps that in a new one; this hands back the stored one on every JDK).
      */
     public static Throwable failure(final java.util.concurrent.CompletableFuture<?> future)
         throws InterruptedException
@@ -137,7 +137,7 @@ public final class TestEngines implements AutoCloseable
         }
         catch (final java.util.concurrent.CancellationException ex)
         {
-            return ex;
+            return ex.getCause() instanceof java.util.concurrent.CancellationException stored ? stored : ex;
         }
         catch (final java.util.concurrent.TimeoutException ex)
         {
