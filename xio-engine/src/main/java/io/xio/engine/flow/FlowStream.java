@@ -57,13 +57,14 @@ public final class FlowStream
     public static final int DEFAULT_MAX_REQUESTED = 8;
 
     private final boolean opener;
+    private final AcceptorEnd end;
     private final StreamPublisher publisher;
     private final StreamSubscriber subscriber;
     private final CompletableFuture<Metadata> outcome = new CompletableFuture<>();
     private final StreamListener listener = new Listener();
     private volatile XioStream stream;
 
-    private FlowStream(final boolean opener, final int maxRequested)
+    private FlowStream(final boolean opener, final int maxRequested, final AcceptorEnd end)
     {
         if (maxRequested < 1)
         {
@@ -71,6 +72,7 @@ public final class FlowStream
                 maxRequested);
         }
         this.opener = opener;
+        this.end = Objects.requireNonNull(end, "end");
         this.publisher = new StreamPublisher(this);
         this.subscriber = new StreamSubscriber(this, maxRequested);
     }
@@ -97,7 +99,7 @@ public final class FlowStream
     public static FlowStream open(final Session session, final Outbound open, final CallOptions options,
         final int maxRequested)
     {
-        final FlowStream flow = new FlowStream(true, maxRequested);
+        final FlowStream flow = new FlowStream(true, maxRequested, AcceptorEnd.AS_TOLD);
         final StreamCall call = session.openStream(open, options, flow.listener);
         flow.stream = call;
         flow.subscriber.attached(); // a signal that came before the stream was known
@@ -120,8 +122,17 @@ public final class FlowStream
      */
     public static FlowStream accept(final InboundStream stream, final int maxRequested)
     {
+        return accept(stream, maxRequested, AcceptorEnd.AS_TOLD);
+    }
+
+    /**
+     * Takes a stream the peer opened, as {@link #accept(InboundStream, int)}, ending it as {@code end} says once the
+     * subscriber's upstream finished: with trailers, say, or with a failure told in the application's own terms.
+     */
+    public static FlowStream accept(final InboundStream stream, final int maxRequested, final AcceptorEnd end)
+    {
         Objects.requireNonNull(stream, "stream");
-        final FlowStream flow = new FlowStream(false, maxRequested);
+        final FlowStream flow = new FlowStream(false, maxRequested, end);
         flow.stream = stream;
         stream.start(flow.listener);
         return flow;
@@ -172,6 +183,37 @@ public final class FlowStream
         if (current != null)
         {
             current.cancel();
+        }
+    }
+
+    /** How the acceptor's stream ends once the subscriber's upstream finished. */
+    AcceptorEnd end()
+    {
+        return end;
+    }
+
+    /**
+     * How the acceptor's subscriber ends its stream once its upstream finished: it completes it, or fails it with the
+     * upstream's error ({@link #AS_TOLD}). Called once, on the subscriber's sending thread (see
+     * {@link StreamSubscriber}); it must end the stream ({@link InboundStream#complete} or {@link InboundStream#fail}).
+     */
+    public interface AcceptorEnd
+    {
+        /** {@link InboundStream#complete()} and {@link InboundStream#fail(Throwable)}. */
+        AcceptorEnd AS_TOLD = new AcceptorEnd()
+        {
+        };
+
+        /** The upstream completed. */
+        default void complete(final InboundStream stream)
+        {
+            stream.complete();
+        }
+
+        /** The upstream failed with {@code error}. */
+        default void fail(final InboundStream stream, final Throwable error)
+        {
+            stream.fail(error);
         }
     }
 

@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link io.xio.engine.StreamListener#onReady() onReady}). The upstream's {@code onComplete} ends this side's direction
  * after what it sent ({@link StreamCall#halfClose()}, or {@link InboundStream#complete()} for the acceptor); its
  * {@code onError} cancels the stream (opener) or fails it with that error ({@link InboundStream#fail(Throwable)},
- * acceptor). When the stream ends otherwise, the upstream's subscription is cancelled and the messages waiting here
- * are {@linkplain Outbound#released() released}, as the engine releases those it drops. A message the stream refuses
+ * acceptor; an acceptor's {@link FlowStream.AcceptorEnd} may end it otherwise). When the stream ends otherwise, the
+ * upstream's subscription is cancelled and the messages waiting here are {@linkplain Outbound#released() released},
+ * as the engine releases those it drops. A message the stream refuses
  * (larger than the peer takes) fails the stream as an upstream error would.
  *
  * <p>Reactive Streams rules kept here: one subscription (a second is cancelled, 2.5), no call on the subscription
@@ -246,12 +247,12 @@ public final class StreamSubscriber implements Flow.Subscriber<Outbound>
                 }
                 else
                 {
-                    ((InboundStream)stream).complete();
+                    flow.end().complete((InboundStream)stream);
                 }
             }
             else if (stream instanceof InboundStream)
             {
-                ((InboundStream)stream).fail(error);
+                flow.end().fail((InboundStream)stream, error);
             }
             else
             {

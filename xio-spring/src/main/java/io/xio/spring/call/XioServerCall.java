@@ -26,17 +26,118 @@ public final class XioServerCall
     private final @Nullable Object[] argumentValues;
     /** Made when first asked for: most calls never are. */
     private @Nullable List<@Nullable Object> arguments;
-    private final InboundRequest request;
-    private @Nullable Metadata trailers;
+    private final Served request;
+    private final boolean stream;
+    private volatile @Nullable Metadata trailers;
 
     /** For xio's dispatcher, and for tests of interceptors. */
     public XioServerCall(final String service, final Method method, final @Nullable Object[] arguments,
         final InboundRequest request)
     {
+        this(service, method, arguments, new Served()
+        {
+            @Override
+            public Metadata metadata()
+            {
+                return request.metadata();
+            }
+
+            @Override
+            public io.xio.engine.Session session()
+            {
+                return request.session();
+            }
+
+            @Override
+            public @Nullable Duration timeRemaining()
+            {
+                return request.timeRemaining();
+            }
+
+            @Override
+            public boolean isExpired()
+            {
+                return request.isExpired();
+            }
+
+            @Override
+            public boolean isCancelled()
+            {
+                return request.isCancelled();
+            }
+        }, false);
+    }
+
+    /**
+     * A stream's call, for xio's dispatcher and for tests of interceptors: the method runs once, as the stream opens,
+     * and returns the {@code Flux} (or {@code Mono}) that answers it; {@code metadata} is the opening message's, read
+     * before that message was let go.
+     */
+    public XioServerCall(final String service, final Method method, final @Nullable Object[] arguments,
+        final io.xio.engine.InboundStream stream, final Metadata metadata)
+    {
+        this(service, method, arguments, new Served()
+        {
+            @Override
+            public Metadata metadata()
+            {
+                return metadata;
+            }
+
+            @Override
+            public io.xio.engine.Session session()
+            {
+                return stream.session();
+            }
+
+            @Override
+            public @Nullable Duration timeRemaining()
+            {
+                return stream.timeRemaining();
+            }
+
+            @Override
+            public boolean isExpired()
+            {
+                return stream.hasDeadline() && stream.timeRemaining().isZero();
+            }
+
+            @Override
+            public boolean isCancelled()
+            {
+                return stream.isDone();
+            }
+        }, true);
+    }
+
+    private XioServerCall(final String service, final Method method, final @Nullable Object[] arguments,
+        final Served served, final boolean stream)
+    {
         this.service = service;
         this.method = method;
         this.argumentValues = arguments;
-        this.request = request;
+        this.request = served;
+        this.stream = stream;
+    }
+
+    /** What a call reads of the request or stream it serves. */
+    private interface Served
+    {
+        Metadata metadata();
+
+        io.xio.engine.Session session();
+
+        @Nullable Duration timeRemaining();
+
+        boolean isExpired();
+
+        boolean isCancelled();
+    }
+
+    /** Whether this call is a stream's: its method returned, or takes, a {@code Flux}. */
+    public boolean isStream()
+    {
+        return stream;
     }
 
     /** The call this thread is serving now (inside a service method or its interceptors), or null. */
@@ -119,7 +220,7 @@ public final class XioServerCall
         return request.isExpired();
     }
 
-    /** Whether the caller cancelled the call: its answer would be dropped. */
+    /** Whether the caller cancelled the call: its answer would be dropped (a stream's: the stream is over). */
     public boolean isCancelled()
     {
         return request.isCancelled();
@@ -127,7 +228,8 @@ public final class XioServerCall
 
     /**
      * Trailers to send with the result, made on first use: add to it before the method returns (or, for a method
-     * returning a {@code CompletionStage}, before the stage completes). Not sent with an error answer.
+     * returning a {@code CompletionStage}, before the stage completes; for a stream, before its {@code Flux}
+     * completes). Not sent with an error answer.
      */
     public Metadata trailers()
     {

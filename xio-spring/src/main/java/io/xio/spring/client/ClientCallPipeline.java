@@ -8,6 +8,7 @@ import io.xio.spring.call.XioClientCall;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
+import io.xio.spring.stream.ReactorStreams;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.Method;
@@ -33,11 +34,14 @@ final class ClientCallPipeline
     private final BlockingCompletion blocking;
     private final AsyncCompletion async;
     private final CallFailures failures;
+    /** The calls of stream methods; null for a client without them (it may run without Reactor). */
+    private final @Nullable StreamingCalls streams;
 
     ClientCallPipeline(final ClientInterceptors interceptors, final CallingThread caller,
         final RequestEncoder encoder, final BlockingCompletion blocking, final AsyncCompletion async,
-        final CallFailures failures)
+        final CallFailures failures, final @Nullable StreamingCalls streams)
     {
+        this.streams = streams;
         this.interceptors = interceptors;
         this.caller = caller;
         this.encoder = encoder;
@@ -53,6 +57,32 @@ final class ClientCallPipeline
     @Nullable Object call(final ClientMethodState state, final Method method, final @Nullable Object[] arguments)
         throws Throwable
     {
+        if (state.call.isStream())
+        {
+            return streams.call(state, method, arguments);
+        }
+        if (state.call.returnKind() == ServiceMethod.ReturnKind.MONO)
+        {
+            // Made when subscribed, cancelled with the subscription: what a Mono's subscriber expects.
+            return ReactorStreams.mono(() ->
+            {
+                try
+                {
+                    return (CompletableFuture<?>)callNow(state, method, arguments);
+                }
+                catch (final Throwable ex)
+                {
+                    return CompletableFuture.failedFuture(ex);
+                }
+            });
+        }
+        return callNow(state, method, arguments);
+    }
+
+    /** One call of {@code method}, made now. */
+    private @Nullable Object callNow(final ClientMethodState state, final Method method,
+        final @Nullable Object[] arguments) throws Throwable
+    {
         final CallRecorder recorder = state.recorder;
         final long start = System.nanoTime();
         // One metadata for the call: the tracer writes its context into it at start, interceptors add theirs.
@@ -60,7 +90,7 @@ final class ClientCallPipeline
         // Before the recording starts: should resolving the interceptors throw, no observation is left open.
         final boolean intercepted = !interceptors.isEmpty();
         final Object started = recorder.start(outgoing);
-        return state.call.returnKind() == ServiceMethod.ReturnKind.FUTURE
+        return state.call.answersLater()
             ? callAsync(state, method, arguments, outgoing, intercepted, started, start)
             : callBlocking(state, method, arguments, outgoing, intercepted, started, start);
     }
@@ -196,7 +226,7 @@ final class ClientCallPipeline
         @Override
         public @Nullable Object proceed() throws Throwable
         {
-            if (state.call.returnKind() != ServiceMethod.ReturnKind.FUTURE)
+            if (!state.call.answersLater())
             {
                 // A blocking call whose proceed threw may have been sent all the same: its answer is what failed.
                 interceptors.once(proceeded, method);

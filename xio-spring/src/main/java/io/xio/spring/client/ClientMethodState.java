@@ -57,7 +57,7 @@ final class ClientMethodState
                 codec.encodeArguments(new Object[segmentArguments], call.parameterTypes())).array()
             : null;
         this.sharedHeader = constantHeader != null ? ByteBuffer.wrap(constantHeader) : null;
-        this.free = sharedHeader != null && call.returnKind() == ServiceMethod.ReturnKind.FUTURE
+        this.free = sharedHeader != null && call.answersLater()
             ? new org.agrona.concurrent.ManyToManyConcurrentArrayQueue<>(SegmentRequest.POOLED)
             : null;
         this.timeout = call.timeout() != null ? call.timeout() : clientTimeout;

@@ -63,13 +63,18 @@ final class XioClientInvocationHandler implements InvocationHandler
         final AttemptSessions attemptSessions = new AttemptSessions(sessions);
         final ResponseDecoder decoder = new ResponseDecoder(codec);
         final CallFailures failures = new CallFailures(api, sessions.target(), allowedExceptions);
+        final ClientInterceptors chain =
+            new ClientInterceptors(interceptors, api, this.name.isEmpty() ? sessions.target() : this.name, resource);
+        final RequestEncoder encoder = new RequestEncoder(codec, retry);
         this.pipeline = new ClientCallPipeline(
-            new ClientInterceptors(interceptors, api, this.name.isEmpty() ? sessions.target() : this.name, resource),
+            chain,
             new CallingThread(api, engine),
-            new RequestEncoder(codec, retry),
+            encoder,
             new BlockingCompletion(attemptSessions, retry, decoder, engine.callerSpin().toNanos()),
             new AsyncCompletion(attemptSessions, retry, decoder, failures, new EngineContextExecutor(engine)),
-            failures);
+            failures,
+            states.values().stream().anyMatch(state -> state.call.isStream())
+                ? new StreamingCalls(chain, attemptSessions, encoder, codec, failures) : null);
     }
 
     @Override

@@ -20,12 +20,21 @@ import java.util.stream.Collectors;
  * method's name and parameter types, so overloads differ), which parameters travel as data segments
  * ({@code byte[]}, {@code ByteBuffer}), how the result returns, and its call settings. Immutable.
  *
+ * <p>A method is a <em>stream</em> when it returns a {@code Flux} or a {@code Publisher} (the server streams its
+ * result), or takes one {@code Flux} or {@code Publisher} parameter (the client streams it; the method then returns a
+ * {@code Flux} or {@code Publisher} for a bidirectional stream, or a {@code Mono} for one answer). A {@code Mono}
+ * result without a streamed parameter is an ordinary call, answered later like a {@code CompletableFuture}. These
+ * types are Reactor's ({@code reactor-core}, an optional dependency) and Reactive Streams'; they are recognised by
+ * name, so an application without Reactor loads none of them.
+ *
  * @param method the interface method
  * @param wireName name on the wire
  * @param parameterTypes generic parameter types
  * @param segments which parameters are data segments
- * @param returnKind plain, future or void
- * @param resultType the result's generic type (unwrapped from {@code CompletableFuture})
+ * @param returnKind plain, future, void, stream or mono
+ * @param resultType the result's generic type (unwrapped from {@code CompletableFuture}, {@code Mono}, or a stream's
+ *                   {@code Flux} or {@code Publisher}: the type of one message)
+ * @param streamParameter the index of the parameter the client streams, or -1
  * @param timeout the method's deadline, or null for the client's
  * @param oneWay sent as a one-way message
  * @param receipt with {@code oneWay}: wait for the server's receipt
@@ -33,12 +42,25 @@ import java.util.stream.Collectors;
  */
 public record ServiceMethod(Method method, String wireName, Type[] parameterTypes, boolean[] segments,
     ReturnKind returnKind, Type resultType, @Nullable Duration timeout, boolean oneWay, boolean receipt,
-    boolean idempotent)
+    boolean idempotent, int streamParameter)
 {
+    private static final String FLUX = "reactor.core.publisher.Flux";
+    private static final String MONO = "reactor.core.publisher.Mono";
+    private static final String PUBLISHER = "org.reactivestreams.Publisher";
+
     /** How a result comes back to the caller. */
     public enum ReturnKind
     {
-        PLAIN, FUTURE, VOID
+        /** The value itself, the caller waiting for it. */
+        PLAIN,
+        /** A {@code CompletableFuture} or {@code CompletionStage} of it. */
+        FUTURE,
+        /** Nothing. */
+        VOID,
+        /** A {@code Flux} or {@code Publisher} of messages the server streams. */
+        STREAM,
+        /** A {@code Mono} of it: an ordinary call, or the one answer to a stream the client sends. */
+        MONO
     }
 
     /**
@@ -56,14 +78,41 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         final Type genericReturn = GenericTypeResolver.resolveType(method.getGenericReturnType(), api);
         final boolean[] segments = new boolean[parameters.length];
         final Class<?>[] raw = method.getParameterTypes();
+        int streamParameter = -1;
         for (int i = 0; i < raw.length; i++)
         {
             segments[i] = isSegment(parameters[i]);
+            if (raw[i].getName().equals(FLUX) || raw[i].getName().equals(PUBLISHER))
+            {
+                if (streamParameter >= 0)
+                {
+                    throw new IllegalArgumentException(method + " takes two streams; a method streams one " +
+                        "parameter at most");
+                }
+                streamParameter = i;
+                parameters[i] = elementType(parameters[i]);
+            }
         }
         final Class<?> returns = method.getReturnType();
         final ReturnKind kind;
         final Type result;
-        if (returns == void.class)
+        if (returns.getName().equals(FLUX) || returns.getName().equals(PUBLISHER))
+        {
+            kind = ReturnKind.STREAM;
+            result = elementType(genericReturn);
+        }
+        else if (returns.getName().equals(MONO))
+        {
+            kind = ReturnKind.MONO;
+            result = elementType(genericReturn);
+        }
+        else if (streamParameter >= 0)
+        {
+            throw new IllegalArgumentException(method + " streams a parameter and returns " + returns.getName() +
+                "; a method that takes a Flux or Publisher returns a Flux or Publisher (a bidirectional stream) or a " +
+                "Mono (one answer)");
+        }
+        else if (returns == void.class)
         {
             kind = ReturnKind.VOID;
             result = void.class;
@@ -108,6 +157,12 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             oneWay = settings.oneWay();
             receipt = settings.receipt();
             idempotent = settings.idempotent();
+            if ((oneWay || idempotent) && (kind == ReturnKind.STREAM || streamParameter >= 0))
+            {
+                throw new IllegalArgumentException("@XioMethod(" + (oneWay ? "oneWay" : "idempotent") +
+                    " = true) on " + method + ", a stream; a stream is never one-way, and survives a connection " +
+                    "loss without being sent again");
+            }
             if (oneWay && kind != ReturnKind.VOID)
             {
                 throw new IllegalArgumentException("@XioMethod(oneWay = true) on " + method + " needs a void method");
@@ -122,7 +177,31 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             }
         }
         return new ServiceMethod(method, name, parameters, segments, kind, result, timeout, oneWay, receipt,
-            idempotent);
+            idempotent, streamParameter);
+    }
+
+    /** The type of one message of a {@code Flux<T>}, {@code Publisher<T>} or {@code Mono<T>}: {@code T}. */
+    private static Type elementType(final Type reactive)
+    {
+        if (reactive instanceof ParameterizedType parameterized)
+        {
+            final Type element = parameterized.getActualTypeArguments()[0];
+            // Publisher<? extends Quote> carries Quotes.
+            return element instanceof java.lang.reflect.WildcardType wildcard ? wildcard.getUpperBounds()[0] : element;
+        }
+        return Object.class;
+    }
+
+    /** Whether calls of this method are streams: it streams its result, a parameter, or both. */
+    public boolean isStream()
+    {
+        return returnKind == ReturnKind.STREAM || streamParameter >= 0;
+    }
+
+    /** Whether the caller gets a future of an ordinary call's answer ({@code CompletableFuture} or {@code Mono}). */
+    public boolean answersLater()
+    {
+        return returnKind == ReturnKind.FUTURE || returnKind == ReturnKind.MONO && streamParameter < 0;
     }
 
     /** Whether values of this type travel as a data segment, untouched by the codec. */
@@ -136,9 +215,18 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         return isSegment(resultType);
     }
 
-    /** How callers see the method: {@code one-way}, or its return kind in lower case ({@code blocking}, ...). */
+    /**
+     * How callers see the method: {@code one-way}; for a stream, {@code server-stream}, {@code client-stream} or
+     * {@code bidi-stream}; else its return kind in lower case ({@code plain}, {@code future}, {@code void},
+     * {@code mono}).
+     */
     public String kind()
     {
+        if (isStream())
+        {
+            return streamParameter < 0 ? "server-stream" : returnKind == ReturnKind.STREAM ? "bidi-stream"
+                : "client-stream";
+        }
         return oneWay() ? "one-way" : returnKind().name().toLowerCase(java.util.Locale.ROOT);
     }
 }

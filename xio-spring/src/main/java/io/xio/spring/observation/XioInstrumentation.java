@@ -79,6 +79,16 @@ public interface XioInstrumentation
          */
         void stop(@Nullable Object started, long startNanos, XioCallOutcome outcome, @Nullable Throwable failure);
 
+        /**
+         * A stream's call is about to {@link #stop}: it sent {@code sent} messages and received {@code received}
+         * (beside its opening message). Called once per stream, just before {@code stop}, on the thread that stops it.
+         *
+         * @param started what {@link #start} returned
+         */
+        default void streamed(final @Nullable Object started, final long sent, final long received)
+        {
+        }
+
         /** {@link #stop}, but a recorder that fails is logged, never allowed to disturb the call it records. */
         default void stopSafely(final @Nullable Object started, final long startNanos, final XioCallOutcome outcome,
             final @Nullable Throwable failure)

@@ -24,12 +24,14 @@ import java.util.function.Supplier;
  * with {@code ROLE_ANONYMOUS}, so that {@code isAnonymous()} and {@code hasRole(..)} decide (denied) instead of
  * failing for want of an authentication. Outermost of the server interceptors.
  *
- * <p>The context is set through the application's {@link SecurityContextHolderStrategy} bean, else
- * {@link SecurityContextHolder#getContextHolderStrategy()}, on the thread that runs the method, and what the thread
- * had before is restored when the method returns, whatever it did, so that nothing of one call is left for the next
- * call on the same worker or context thread. For a method returning a {@code CompletionStage}, only its synchronous
- * part sees it: work the method hands to other threads carries it only if they propagate it
- * ({@code DelegatingSecurityContextExecutor}). Thread-safe.
+ * <p>The context is set through the application's {@link SecurityContextHolderStrategy} bean, else {@link
+ * SecurityContextHolder#getContextHolderStrategy()}, on the thread that runs the method, and what the thread had before
+ * is restored when the method returns, whatever it did, so that nothing of one call is left for the next call on the
+ * same worker or context thread. For a method returning a {@code CompletionStage}, only its synchronous part sees it:
+ * work the method hands to other threads carries it only if they propagate it ({@code
+ * DelegatingSecurityContextExecutor}). A {@code Flux} or {@code Mono} the method returns (a stream, say) carries the
+ * context in its Reactor context instead, where {@code ReactiveSecurityContextHolder} finds it while it runs.
+ * Thread-safe.
  */
 public final class XioSecurityContextInterceptor implements XioServerInterceptor, Ordered
 {
@@ -67,7 +69,9 @@ public final class XioSecurityContextInterceptor implements XioServerInterceptor
         holder.setContext(context);
         try
         {
-            return chain.proceed();
+            final Object result = chain.proceed();
+            return result != null && ReactorSecurityContext.PRESENT ? ReactorSecurityContext.carry(result, context)
+                : result;
         }
         finally
         {

@@ -20,6 +20,7 @@ import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import io.xio.spring.observation.XioInstrumentation;
+import io.xio.spring.stream.ReactorStreams;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.InvocationTargetException;
@@ -43,7 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@value #JSON} sends its arguments and takes its answer as JSON, whatever the configured codec (where the
  * server accepts JSON calls): the same call otherwise, through the same bounds, interceptors and observations.
  * The context a call arrives with on the engine thread (see {@link XioCallContext}) is current on the worker while
- * it runs. Thread-safe.
+ * it runs. A service with stream methods serves its streams through {@link ServiceStreams}. Thread-safe.
  */
 public final class ServiceDispatcher implements RequestHandler
 {
@@ -87,6 +88,9 @@ public final class ServiceDispatcher implements RequestHandler
     private final Map<InboundRequest, XioCallContext.Captured> arrivedWith = new ConcurrentHashMap<>();
 
     private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger streaming = new AtomicInteger();
+    /** Serves the streams of a service with stream methods; null for one without, which refuses streams. */
+    private final @Nullable ServiceStreams streams;
     private volatile boolean draining;
     /** Completes once draining and no call is running. */
     private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
@@ -172,6 +176,38 @@ public final class ServiceDispatcher implements RequestHandler
             " calls in progress and " + maxQueuedCalls + " waiting, its bounds" +
             (settings.boundsProperty() == null ? "" : " (" + settings.boundsProperty() + ".*)"));
         this.methods = new ServiceMethods(api, codec);
+        this.streams = methods.sorted().values().stream().anyMatch(ServiceMethod::isStream)
+            ? new ServiceStreams(resource, methods, this::invokeMethod, this::codecOf, handlers, interceptors, inline,
+                worker, callContext, this::recorder, new StreamCalls())
+            : null;
+    }
+
+    /**
+     * Streams in progress, counted apart from calls (which the service's bounds and {@link #MAX_QUEUED} count): a
+     * drain waits for both.
+     */
+    private final class StreamCalls implements ServiceStreams.Calls
+    {
+        @Override
+        public boolean begin()
+        {
+            streaming.incrementAndGet();
+            if (draining)
+            {
+                end();
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void end()
+        {
+            if (streaming.decrementAndGet() == 0 && running.get() == 0 && draining)
+            {
+                idle.complete(null);
+            }
+        }
     }
 
     /**
@@ -208,6 +244,12 @@ public final class ServiceDispatcher implements RequestHandler
         return running.get();
     }
 
+    /** Streams opened on this service and not over yet. */
+    public int streaming()
+    {
+        return streaming.get();
+    }
+
     /** Calls waiting for a worker now: at most the bound, and always 0 when the calls are not bounded. */
     public int queued()
     {
@@ -217,12 +259,12 @@ public final class ServiceDispatcher implements RequestHandler
     /**
      * Refuse new calls from now on: the application is shutting down. Any thread.
      *
-     * @return completes once no call is running any more (on the thread that finished the last one)
+     * @return completes once no call is running and no stream open any more (on the thread that ended the last one)
      */
     public java.util.concurrent.CompletableFuture<Void> drain()
     {
         draining = true;
-        if (running.get() == 0) // else the last call to end completes it
+        if (running.get() == 0 && streaming.get() == 0) // else the last call or stream to end completes it
         {
             idle.complete(null);
         }
@@ -232,10 +274,21 @@ public final class ServiceDispatcher implements RequestHandler
     /** A call is over, answered or not. */
     private void ended()
     {
-        if (running.decrementAndGet() == 0 && draining)
+        if (running.decrementAndGet() == 0 && streaming.get() == 0 && draining)
         {
             idle.complete(null);
         }
+    }
+
+    @Override
+    public void onStream(final io.xio.engine.InboundStream stream) throws Exception
+    {
+        if (streams == null)
+        {
+            RequestHandler.super.onStream(stream);
+            return;
+        }
+        streams.onStream(stream);
     }
 
     @Override
@@ -404,7 +457,7 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
             }
-            final XioCodec callCodec = codecOf(request);
+            final XioCodec callCodec = codecOf(request.metadata());
             final @Nullable Object[] arguments = callCodec == codec && methods.hasConstantArguments(message, found)
                 ? Invocation.segmentArguments(method, message)
                 : Invocation.arguments(method, callCodec, methods.argumentsOf(message, found), segments(message));
@@ -432,7 +485,9 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 scope.close();
             }
-            if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE && result instanceof CompletionStage<?> stage)
+            final Object answerLater = method.returnKind() == ServiceMethod.ReturnKind.MONO && result != null
+                ? ReactorStreams.toFuture(result) : result;
+            if (method.answersLater() && answerLater instanceof CompletionStage<?> stage)
             {
                 if (stage instanceof java.util.concurrent.CompletableFuture<?> done && done.isDone())
                 {
@@ -561,7 +616,13 @@ public final class ServiceDispatcher implements RequestHandler
     /** The recorder of calls to {@code method} over the request's transport; unknown names share one. */
     private CallRecorder recorder(final InboundRequest request, final String method)
     {
-        final String transport = request.session().uri().scheme();
+        return recorder(request.session(), method);
+    }
+
+    /** The recorder of calls to {@code method} over {@code session}'s transport; unknown names share one. */
+    private CallRecorder recorder(final io.xio.engine.Session session, final String method)
+    {
+        final String transport = session.uri().scheme();
         Map<String, CallRecorder> byMethod = recorders.get(transport);
         if (byMethod == null)
         {
@@ -614,7 +675,7 @@ public final class ServiceDispatcher implements RequestHandler
             }
             else
             {
-                final byte[] encoded = codecOf(request).encode(value, method.resultType());
+                final byte[] encoded = codecOf(request.metadata()).encode(value, method.resultType());
                 message.close();
                 request.respond(Outbound.of(encoded).metadata(trailers));
             }
@@ -679,10 +740,10 @@ public final class ServiceDispatcher implements RequestHandler
         }
     }
 
-    /** The codec of a call: the configured one, unless its caller asked for JSON. */
-    private XioCodec codecOf(final InboundRequest request)
+    /** The codec of a call with {@code metadata}: the configured one, unless its caller asked for JSON. */
+    private XioCodec codecOf(final Metadata metadata)
     {
-        final String asked = request.metadata().get(CODEC_KEY);
+        final String asked = metadata.get(CODEC_KEY);
         if (asked == null)
         {
             return codec;
