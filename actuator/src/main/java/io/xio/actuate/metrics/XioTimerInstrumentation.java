@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link XioObservationDocumentation} lists ({@code rpc.system}, {@code rpc.service}, {@code rpc.method},
  * {@code rpc.xio.status}, {@code xio.transport}, and service, method, outcome and transport). Each kind of call
  * keeps its timers (one per outcome, made on first use), so recording a call is one clock read and one timer
- * update: nothing is allocated per call. Used when
+ * update: nothing is allocated per call. A stream is one call, timed from its opening to its end; the messages it
+ * sent and received add to the counters {@code xio.client.stream.messages} and {@code xio.server.stream.messages}
+ * (tagged as the timers, but for the outcome, and with {@code direction}). Used when
  * the application has no tracer; with one, {@link io.xio.actuate.observation.XioObservationInstrumentation}
  * records the same timers through the Observation API. Thread-safe.
  */
@@ -31,6 +33,10 @@ public final class XioTimerInstrumentation implements XioInstrumentation
     public static final String CLIENT_REQUESTS = "xio.client.requests";
     /** Timer of calls served by exported beans. */
     public static final String SERVER_REQUESTS = "xio.server.requests";
+    /** Counter of the messages of streams made through client proxies, tagged {@code direction} sent or received. */
+    public static final String CLIENT_STREAM_MESSAGES = "xio.client.stream.messages";
+    /** Counter of the messages of streams served by exported beans, tagged {@code direction} sent or received. */
+    public static final String SERVER_STREAM_MESSAGES = "xio.server.stream.messages";
 
     private static final XioCallOutcome[] OUTCOMES = XioCallOutcome.values();
 
@@ -68,6 +74,9 @@ public final class XioTimerInstrumentation implements XioInstrumentation
     {
         private final XioCall call;
         private final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(OUTCOMES.length);
+        /** The counters of sent and received stream messages, made when the first stream of the kind ends. */
+        private volatile io.micrometer.core.instrument.@Nullable Counter sent;
+        private volatile io.micrometer.core.instrument.@Nullable Counter received;
 
         TimerRecorder(final XioCall call)
         {
@@ -85,6 +94,37 @@ public final class XioTimerInstrumentation implements XioInstrumentation
             final Throwable failure)
         {
             timer(outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void streamed(final @Nullable Object started, final long sentMessages, final long receivedMessages)
+        {
+            if (sent == null)
+            {
+                sent = counter("sent");
+                received = counter("received");
+            }
+            sent.increment(sentMessages);
+            received.increment(receivedMessages);
+        }
+
+        private io.micrometer.core.instrument.Counter counter(final String direction)
+        {
+            final List<Tag> tags = new ArrayList<>();
+            for (final Tag tag : tags(call, XioCallOutcome.SUCCESS))
+            {
+                if (!tag.getKey().equals(XioObservationDocumentation.LowCardinalityKeyNames.STATUS.asString()) &&
+                    !tag.getKey().equals(XioObservationDocumentation.LowCardinalityKeyNames.OUTCOME.asString()))
+                {
+                    tags.add(tag);
+                }
+            }
+            tags.add(Tag.of("direction", direction));
+            return io.micrometer.core.instrument.Counter.builder(call.side() == XioCall.Side.CLIENT
+                    ? CLIENT_STREAM_MESSAGES : SERVER_STREAM_MESSAGES)
+                .description("Messages of xio streams, " + direction)
+                .tags(tags)
+                .register(registry);
         }
 
         private Timer timer(final XioCallOutcome outcome)

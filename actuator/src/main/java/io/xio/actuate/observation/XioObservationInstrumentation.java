@@ -14,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * conventions name them), so that a tracer makes CLIENT and SERVER spans of them and Boot's meter handler the
  * same timers {@link XioTimerInstrumentation} would. The trace crosses the wire: the client's observation writes
  * the trace context into the request's metadata, the server's reads it from there, and the server's is current
- * (a scope) while the service method runs. An observation is a few objects per call: used only when the
+ * (a scope) while the service method runs. A stream is one observation, from its opening to its end, with the
+ * messages it sent and received as high-cardinality key values ({@code xio.stream.messages.sent},
+ * {@code xio.stream.messages.received}). An observation is a few objects per call: used only when the
  * application has a tracer. Thread-safe.
  */
 public final class XioObservationInstrumentation implements XioInstrumentation
@@ -93,7 +95,7 @@ public final class XioObservationInstrumentation implements XioInstrumentation
         }
     }
 
-    /** What both sides' recorders share: stopping. */
+    /** What both sides' recorders share: a stream's messages and stopping. */
     private abstract static class ObservationRecorder implements CallRecorder
     {
         final XioCall call;
@@ -101,6 +103,14 @@ public final class XioObservationInstrumentation implements XioInstrumentation
         ObservationRecorder(final XioCall call)
         {
             this.call = call;
+        }
+
+        @Override
+        public void streamed(final @Nullable Object started, final long sent, final long received)
+        {
+            // On the span (high cardinality): the counts differ per stream.
+            ((Observation)started).highCardinalityKeyValue("xio.stream.messages.sent", Long.toString(sent))
+                .highCardinalityKeyValue("xio.stream.messages.received", Long.toString(received));
         }
 
         @Override

@@ -98,6 +98,26 @@ class XioMetricsTest
         assertThat(perCall).as("bytes allocated per recorded call").isZero();
     }
 
+    @Test
+    void aStreamsMessagesAddUpPerDirectionBesideItsOneTimedCall()
+    {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final XioInstrumentation.CallRecorder recorder = new XioTimerInstrumentation(registry)
+            .recorder(new XioCall(XioCall.Side.SERVER, "quotes", "feed", "tcp"));
+        for (int stream = 0; stream < 2; stream++)
+        {
+            final Object started = recorder.start(null);
+            recorder.streamed(started, 3, 5);
+            recorder.stop(started, System.nanoTime(), XioCallOutcome.SUCCESS, null);
+        }
+        assertThat(registry.get(XioTimerInstrumentation.SERVER_STREAM_MESSAGES).tags("service", "quotes",
+            "method", "feed", "transport", "tcp", "direction", "sent").counter().count()).isEqualTo(6);
+        assertThat(registry.get(XioTimerInstrumentation.SERVER_STREAM_MESSAGES).tags("direction", "received")
+            .counter().count()).isEqualTo(10);
+        assertThat(registry.get(XioTimerInstrumentation.SERVER_REQUESTS).timer().count()).isEqualTo(2);
+        assertThat(registry.find(XioTimerInstrumentation.CLIENT_STREAM_MESSAGES).counters()).isEmpty();
+    }
+
     private static Timer timer(final MeterRegistry registry, final String name, final String method,
         final String outcome)
     {

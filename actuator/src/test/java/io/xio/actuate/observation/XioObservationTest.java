@@ -70,6 +70,24 @@ class XioObservationTest
             }));
     }
 
+    @Test
+    void aStreamIsOneObservationCarryingItsMessageCounts()
+    {
+        final TestObservationRegistry registry = TestObservationRegistry.create();
+        final XioInstrumentation.CallRecorder recorder = new XioObservationInstrumentation(registry)
+            .recorder(new io.xio.spring.observation.XioCall(io.xio.spring.observation.XioCall.Side.SERVER, "quotes",
+                "feed", "feed(String)", "tcp"));
+        final Object started = recorder.start(io.xio.engine.Metadata.EMPTY);
+        recorder.streamed(started, 7, 1);
+        recorder.stop(started, System.nanoTime(), io.xio.spring.observation.XioCallOutcome.SUCCESS, null);
+        TestObservationRegistryAssert.assertThat(registry)
+            .hasNumberOfObservationsWithNameEqualTo("xio.server.requests", 1)
+            .hasAnObservation(observation -> observation.hasContextualNameEqualTo("quotes/feed(String)")
+                .hasHighCardinalityKeyValue("xio.stream.messages.sent", "7")
+                .hasHighCardinalityKeyValue("xio.stream.messages.received", "1")
+                .hasLowCardinalityKeyValue("rpc.xio.status", "SUCCESS"));
+    }
+
     /** Names the server's observations its own way, as an application's convention bean would. */
     static final class TenantConvention extends DefaultXioServerObservationConvention
     {
