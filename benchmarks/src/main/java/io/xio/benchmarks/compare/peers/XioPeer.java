@@ -62,8 +62,8 @@ import java.util.function.BiConsumer;
  * releases it), all over the same direct buffer; the client's listener closes each message and keeps the workload's
  * demand asked for ({@link StreamLoop.Demand}). Transport {@code local} runs both ends in the client JVM, in one
  * engine of one context that connects to its own {@code local://} portal (the server JVM idles). {@code window=N}
- * (a number of bytes, or with a k or m suffix) sets both engines' stream window in bytes ({@link StreamLimits},
- * messages as by default). {@code held}: the producer watches how many messages it offered that the consumer has not
+ * (a number of bytes, or with a k or m suffix) sets both engines' stream window in bytes ({@link StreamLimits}),
+ * {@code messages=N} in messages (1024 unless set). {@code held}: the producer watches how many messages it offered that the consumer has not
  * taken yet, through a {@link HeldProbe}, and the client reports the most.
  */
 public final class XioPeer implements Peer
@@ -397,7 +397,9 @@ public final class XioPeer implements Peer
         private final XioStream stream;
         private final ByteBuffer payload;
         private final HeldProbe probe;
-        private final ManyToManyConcurrentArrayQueue<Pooled> pool = new ManyToManyConcurrentArrayQueue<>(8192);
+        /** Room for the largest window's messages in flight: one that finds the pool full is garbage. */
+        private final ManyToManyConcurrentArrayQueue<Pooled> pool =
+            new ManyToManyConcurrentArrayQueue<>(StreamLimits.MAX_WINDOW_MESSAGES + 1024);
         private long offered;
 
         Producer(final XioStream stream, final ByteBuffer payload, final HeldProbe probe)
@@ -603,8 +605,12 @@ public final class XioPeer implements Peer
         final XioEngine.Builder builder = XioEngine.builder().name(name).contexts(contexts).busyPoll(busyPoll);
         if (variant.has("window"))
         {
-            builder.limits(Limits.DEFAULT.withStreams(StreamLimits.builder()
-                .windowBytes(bytes(variant.get("window", ""))).build()));
+            final StreamLimits.Builder streams = StreamLimits.builder().windowBytes(bytes(variant.get("window", "")));
+            if (variant.has("messages"))
+            {
+                streams.windowMessages(Integer.parseInt(variant.get("messages", "")));
+            }
+            builder.limits(Limits.DEFAULT.withStreams(streams.build()));
         }
         if (store != null)
         {
