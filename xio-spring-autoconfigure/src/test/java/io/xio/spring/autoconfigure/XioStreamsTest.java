@@ -55,7 +55,13 @@ class XioStreamsTest
 
     private static void withClient(final UnaryOperator<ApplicationContextRunner> client, final Both test)
     {
-        runner(QuotesServerApplication.class)
+        withClient(UnaryOperator.identity(), client, test);
+    }
+
+    private static void withClient(final UnaryOperator<ApplicationContextRunner> serverSide,
+        final UnaryOperator<ApplicationContextRunner> client, final Both test)
+    {
+        serverSide.apply(runner(QuotesServerApplication.class))
             .withConfiguration(AutoConfigurations.of(XioSecurityAutoConfiguration.class))
             .withPropertyValues("xio.portals[0].uri=tcp://127.0.0.1:0",
             "xio.server.error.include-message=always").run(server ->
@@ -63,7 +69,8 @@ class XioStreamsTest
                 assertThat(server).hasNotFailed();
                 final int port = server.getBean(XioServiceExporter.class).portals().get(0).uri().port();
                 client.apply(runner(QuotesClientApplication.class)
-                    .withPropertyValues("xio.clients.quotes.uri=tcp://127.0.0.1:" + port + "/quotes"))
+                    .withPropertyValues("xio.clients.quotes.uri=tcp://127.0.0.1:" + port + "/quotes",
+                        "xio.clients.mismatched.uri=tcp://127.0.0.1:" + port + "/quotes"))
                     .run(context ->
                     {
                         assertThat(context).hasNotFailed();
@@ -127,6 +134,42 @@ class XioStreamsTest
                 assertThat(chunks.get(i)[99_999]).isEqualTo(fill);
             }
         });
+    }
+
+    @Test
+    void aDataArgumentOutlivesTheOpeningMessageForAsLongAsTheStreamRuns()
+    {
+        withClient(client ->
+        {
+            final byte[] blob = new byte[4 * 65_536];
+            for (int i = 0; i < blob.length; i++)
+            {
+                blob[i] = (byte)(i / 65_536 + 1);
+            }
+            // Slow enough that many other messages go through the receive buffers the opening message came in.
+            final List<java.nio.ByteBuffer> parts = client.getBean(QuotesClient.class)
+                .split(java.nio.ByteBuffer.wrap(blob), 4).delayElements(Duration.ofMillis(20)).collectList()
+                .block(WAIT);
+            assertThat(parts).hasSize(4);
+            for (int i = 0; i < 4; i++)
+            {
+                final java.nio.ByteBuffer part = parts.get(i);
+                assertThat(part.remaining()).isEqualTo(65_536);
+                final byte fill = (byte)(i + 1);
+                assertThat(part.get(0)).isEqualTo(fill);
+                assertThat(part.get(65_535)).isEqualTo(fill);
+            }
+        });
+    }
+
+    @Test
+    void aMessageTheServiceCannotDecodeEndsTheStreamAsABadArgument()
+    {
+        withClient(client -> assertThatThrownBy(() -> client.getBean(
+            io.xio.spring.autoconfigure.sample.streams.client.MismatchedQuotesClient.class)
+            .total(Flux.just("not", "quotes")).block(WAIT))
+            .isInstanceOfSatisfying(XioRemoteException.class,
+                ex -> assertThat(ex.code()).isEqualTo(XioErrorCode.INVALID_ARGUMENT)));
     }
 
     @Test
@@ -245,6 +288,30 @@ class XioStreamsTest
         });
     }
 
+    @Test
+    void theServiceRecordsEachStreamsEndAsItWas()
+    {
+        final StreamRecords records = new StreamRecords();
+        withClient(server -> server.withBean(XioInstrumentation.class, () -> records), UnaryOperator.identity(),
+            (server, client) ->
+            {
+                final Quotes quotes = client.getBean(QuotesClient.class);
+                assertThat(quotes.feed("R", 3).count().block(WAIT)).isEqualTo(3);
+                await().atMost(WAIT).until(() -> records.recorded.size() == 1);
+                quotes.endless("R").take(2).blockLast(WAIT);
+                await().atMost(WAIT).until(() -> records.recorded.size() == 2);
+                assertThatThrownBy(() -> quotes.failing("overdrawn", 1).blockLast(WAIT));
+                await().atMost(WAIT).until(() -> records.recorded.size() == 3);
+                assertThatThrownBy(() -> quotes.endlessWithDeadline("D").blockLast(WAIT));
+                await().atMost(WAIT).until(() -> records.recorded.size() == 4);
+                assertThat(records.recorded).containsExactly(
+                    "feed(String,int) sent 3 received 0 " + XioCallOutcome.SUCCESS,
+                    "endless(String) " + XioCallOutcome.CANCELLED,
+                    "failing(String,int) sent 1 received 0 " + XioCallOutcome.SERVICE_ERROR,
+                    "endlessWithDeadline(String) " + XioCallOutcome.TIMEOUT);
+            });
+    }
+
     /** Records each call's method and outcome, with the messages of a stream. */
     private static final class StreamRecords implements XioInstrumentation
     {
@@ -264,7 +331,8 @@ class XioStreamsTest
                 @Override
                 public void streamed(final Object started, final long sent, final long received)
                 {
-                    if (!call.wireName().startsWith("doubled"))
+                    // Counts of streams cut short depend on how far they got: not recorded.
+                    if (!call.wireName().startsWith("doubled") && !call.wireName().startsWith("endless"))
                     {
                         ((StringBuilder)started).append(" sent ").append(sent).append(" received ").append(received);
                     }

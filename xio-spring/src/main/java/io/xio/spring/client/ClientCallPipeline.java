@@ -68,7 +68,9 @@ final class ClientCallPipeline
             {
                 try
                 {
-                    return (CompletableFuture<?>)callNow(state, method, arguments);
+                    // An interceptor may hand back another CompletionStage than the call's own future.
+                    return ((java.util.concurrent.CompletionStage<?>)callNow(state, method, arguments))
+                        .toCompletableFuture();
                 }
                 catch (final Throwable ex)
                 {

@@ -39,6 +39,8 @@ final class StreamingCalls
 {
     /** How many messages the streamed parameter is asked for ahead of the server's credit. */
     private static final int PREFETCH = 32;
+    /** What a subscription that left before its stream opened leaves behind. */
+    private static final Object CANCELLED = new Object();
 
     private final ClientInterceptors interceptors;
     private final AttemptSessions sessions;
@@ -93,8 +95,9 @@ final class StreamingCalls
                 {
                     interceptors.once(proceeded[0], method);
                     proceeded[0] = true;
+                    // A timeout an interceptor set (a new Duration, even of the same length) is the stream's deadline.
                     return open(state, arguments, intercepted.metadataIfAny(),
-                        intercepted.timeout().equals(state.timeout) ? null : intercepted.timeout(), sent, received);
+                        intercepted.timeout() == state.timeout ? null : intercepted.timeout(), sent, received);
                 };
                 final Object result = interceptors.run(intercepted, last);
                 if (!(result instanceof Flux<?> flux))
@@ -117,10 +120,9 @@ final class StreamingCalls
             .onErrorMap(ex -> failures.translate(ex, method))
             .doFinally(signal ->
             {
-                state.recorder.streamed(started, sent.get(), received.get());
                 final Throwable failed = failure.get();
-                state.recorder.stopSafely(started, start, signal == SignalType.CANCEL ? XioCallOutcome.CANCELLED
-                    : XioCallOutcome.of(failed), failed);
+                state.recorder.stopStreamSafely(started, start, sent.get(), received.get(),
+                    signal == SignalType.CANCEL ? XioCallOutcome.CANCELLED : XioCallOutcome.of(failed), failed);
             });
     }
 
@@ -146,26 +148,51 @@ final class StreamingCalls
         final CallOptions budget = CallOptions.timeout(limit != null ? limit : state.timeout);
         return Mono.<FlowStream>create(sink ->
         {
-            final java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
-            sink.onCancel(() -> cancelled.set(true));
+            // Cancelled (CANCELLED) while the session opened, or the stream opened (a FlowStream) when cancelled.
+            final AtomicReference<@Nullable Object> opened = new AtomicReference<>();
+            sink.onCancel(() ->
+            {
+                if (opened.getAndSet(CANCELLED) instanceof FlowStream flow)
+                {
+                    flow.cancel();
+                }
+            });
             sessions.whenOpen(message, budget, new AttemptSessions.AsyncSend()
             {
                 @Override
                 public void send(final Session session, final Outbound opening, final CallOptions options)
                 {
-                    if (cancelled.get())
+                    if (opened.get() == CANCELLED)
                     {
                         return; // the subscriber left while the session opened: no stream for nobody
                     }
-                    // The stream's deadline is its own, if it has one; else none, however long the session took.
-                    sink.success(FlowStream.open(session, opening, limit != null ? options : CallOptions.DEFAULT,
-                        PREFETCH));
+                    final FlowStream flow;
+                    try
+                    {
+                        // The stream's deadline is its own, if it has one; else none, however long the session took.
+                        flow = FlowStream.open(session, opening, limit != null ? options : CallOptions.DEFAULT,
+                            PREFETCH);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        sink.error(ex);
+                        return;
+                    }
+                    if (!opened.compareAndSet(null, flow))
+                    {
+                        flow.cancel(); // cancelled just now: the sink would drop it
+                        return;
+                    }
+                    sink.success(flow);
                 }
 
                 @Override
                 public void notSent(final Throwable failure)
                 {
-                    sink.error(failure);
+                    if (opened.get() != CANCELLED)
+                    {
+                        sink.error(failure);
+                    }
                 }
             });
         }).flatMapMany(flow ->

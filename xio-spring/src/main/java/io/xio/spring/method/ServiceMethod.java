@@ -82,6 +82,11 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         for (int i = 0; i < raw.length; i++)
         {
             segments[i] = isSegment(parameters[i]);
+            if (raw[i].getName().equals(MONO) || raw[i] == java.util.concurrent.Flow.Publisher.class)
+            {
+                throw new IllegalArgumentException(method + " takes a " + raw[i].getSimpleName() + "; a method " +
+                    "streams a Flux or Publisher parameter, and takes other values as they are");
+            }
             if (raw[i].getName().equals(FLUX) || raw[i].getName().equals(PUBLISHER))
             {
                 if (streamParameter >= 0)
@@ -90,7 +95,7 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
                         "parameter at most");
                 }
                 streamParameter = i;
-                parameters[i] = elementType(parameters[i]);
+                parameters[i] = elementType(parameters[i], method);
             }
         }
         final Class<?> returns = method.getReturnType();
@@ -99,12 +104,17 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         if (returns.getName().equals(FLUX) || returns.getName().equals(PUBLISHER))
         {
             kind = ReturnKind.STREAM;
-            result = elementType(genericReturn);
+            result = elementType(genericReturn, method);
         }
         else if (returns.getName().equals(MONO))
         {
             kind = ReturnKind.MONO;
-            result = elementType(genericReturn);
+            result = elementType(genericReturn, method);
+        }
+        else if (returns == java.util.concurrent.Flow.Publisher.class)
+        {
+            throw new IllegalArgumentException(method + " returns a Flow.Publisher; a stream method returns a Flux " +
+                "or a Reactive Streams Publisher");
         }
         else if (streamParameter >= 0)
         {
@@ -180,16 +190,30 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             idempotent, streamParameter);
     }
 
-    /** The type of one message of a {@code Flux<T>}, {@code Publisher<T>} or {@code Mono<T>}: {@code T}. */
-    private static Type elementType(final Type reactive)
+    /**
+     * The type of one message of a {@code Flux<T>}, {@code Publisher<T>} or {@code Mono<T>}: {@code T}, which must not
+     * be a stream or a future itself.
+     */
+    private static Type elementType(final Type reactive, final Method method)
     {
-        if (reactive instanceof ParameterizedType parameterized)
+        if (!(reactive instanceof ParameterizedType parameterized))
         {
-            final Type element = parameterized.getActualTypeArguments()[0];
-            // Publisher<? extends Quote> carries Quotes.
-            return element instanceof java.lang.reflect.WildcardType wildcard ? wildcard.getUpperBounds()[0] : element;
+            return Object.class;
         }
-        return Object.class;
+        final Type declared = parameterized.getActualTypeArguments()[0];
+        // Publisher<? extends Quote> carries Quotes.
+        final Type element = declared instanceof java.lang.reflect.WildcardType wildcard
+            ? wildcard.getUpperBounds()[0] : declared;
+        final Class<?> raw = element instanceof ParameterizedType nested && nested.getRawType() instanceof Class<?> c
+            ? c : element instanceof Class<?> c ? c : Object.class;
+        if (raw.getName().equals(FLUX) || raw.getName().equals(MONO) || raw.getName().equals(PUBLISHER) ||
+            java.util.concurrent.Future.class.isAssignableFrom(raw) || CompletionStage.class.isAssignableFrom(raw) ||
+            raw == java.util.concurrent.Flow.Publisher.class)
+        {
+            throw new IllegalArgumentException(method + " nests a " + raw.getSimpleName() + " in a " +
+                parameterized.getRawType().getTypeName() + "; its messages are values");
+        }
+        return element;
     }
 
     /** Whether calls of this method are streams: it streams its result, a parameter, or both. */

@@ -89,6 +89,24 @@ public interface XioInstrumentation
         {
         }
 
+        /**
+         * {@link #streamed} then {@link #stopSafely}: a stream's end. A recorder that fails is logged; the stop is
+         * recorded all the same.
+         */
+        default void stopStreamSafely(final @Nullable Object started, final long startNanos, final long sent,
+            final long received, final XioCallOutcome outcome, final @Nullable Throwable failure)
+        {
+            try
+            {
+                streamed(started, sent, received);
+            }
+            catch (final RuntimeException ex)
+            {
+                org.slf4j.LoggerFactory.getLogger(XioInstrumentation.class).warn("recording a stream failed", ex);
+            }
+            stopSafely(started, startNanos, outcome, failure);
+        }
+
         /** {@link #stop}, but a recorder that fails is logged, never allowed to disturb the call it records. */
         default void stopSafely(final @Nullable Object started, final long startNanos, final XioCallOutcome outcome,
             final @Nullable Throwable failure)

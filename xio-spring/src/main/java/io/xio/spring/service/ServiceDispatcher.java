@@ -453,9 +453,10 @@ public final class ServiceDispatcher implements RequestHandler
             recorder = recorder(request, name);
             started = recorder.start(request.metadata());
             method = found >= 0 ? methods.at(found) : methods.named(name);
-            if (method == null)
+            if (method == null || method.isStream())
             {
-                throw new NoSuchMethodException("service '" + resource + "' has no method " + name);
+                throw new NoSuchMethodException("service '" + resource + "' has no method " + name +
+                    (method == null ? "" : " to call; it is a stream, opened as one"));
             }
             final XioCodec callCodec = codecOf(request.metadata());
             final @Nullable Object[] arguments = callCodec == codec && methods.hasConstantArguments(message, found)
@@ -485,8 +486,9 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 scope.close();
             }
-            final Object answerLater = method.returnKind() == ServiceMethod.ReturnKind.MONO && result != null
-                ? ReactorStreams.toFuture(result) : result;
+            // A Mono is answered as a future; an interceptor of its method may have answered with a value instead.
+            final Object answerLater = method.returnKind() == ServiceMethod.ReturnKind.MONO &&
+                ReactorStreams.isPublisher(result) ? ReactorStreams.toFuture(result) : result;
             if (method.answersLater() && answerLater instanceof CompletionStage<?> stage)
             {
                 if (stage instanceof java.util.concurrent.CompletableFuture<?> done && done.isDone())

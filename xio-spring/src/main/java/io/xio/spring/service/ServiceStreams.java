@@ -23,6 +23,7 @@ import org.reactivestreams.Publisher;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,6 +45,8 @@ final class ServiceStreams
 {
     /** How many messages a stream asks what the method returned for, ahead of the opener's credit. */
     private static final int PREFETCH = 32;
+    /** How close to its deadline an opener's cancel counts as the deadline's: more than a transit time. */
+    private static final java.time.Duration DEADLINE_SLACK = java.time.Duration.ofMillis(100);
 
     private final String resource;
     private final ServiceMethods methods;
@@ -103,43 +106,15 @@ final class ServiceStreams
     /** A stream opened on this service; on the context thread that received its opening message. */
     void onStream(final InboundStream stream)
     {
-        final long start = System.nanoTime();
+        final Served served = new Served(stream, new Metadata(stream.metadata()), System.nanoTime());
         final Message open = stream.open();
-        final Metadata metadata = new Metadata(stream.metadata()); // outlives the opening message, which may be reused
         if (!calls.begin())
         {
             open.close();
-            final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource +
-                "' is shutting down");
-            recordRefusal(stream, metadata, start, refusal);
-            fail(stream, XioExceptionHandlers.unmapped(refusal, XioErrorCode.UNAVAILABLE));
+            served.refuse(new RejectedExecutionException("service '" + resource + "' is shutting down"));
             return;
         }
-        final int found;
-        final String name;
-        try
-        {
-            found = methods.find(open);
-            name = found >= 0 ? methods.at(found).wireName() : Invocation.readName(open.header());
-        }
-        catch (final RuntimeException unreadable)
-        {
-            calls.end();
-            open.close();
-            fail(stream, handlers.undecodable(unreadable));
-            return;
-        }
-        final ServiceMethod method = found >= 0 ? methods.at(found) : methods.named(name);
-        final Served served = new Served(stream, open, metadata, method, found,
-            recorders.recorder(stream.session(), method != null ? name : "unknown"), start);
-        served.open();
-    }
-
-    private void recordRefusal(final InboundStream stream, final Metadata metadata, final long start,
-        final Throwable why)
-    {
-        final CallRecorder recorder = recorders.recorder(stream.session(), "unknown");
-        recorder.stopSafely(recorder.start(metadata), start, XioCallOutcome.BACK_PRESSURE, why);
+        served.open(open);
     }
 
     /** Ends {@code stream} with {@code answer}, bounded as a call's failure is. */
@@ -153,62 +128,81 @@ final class ServiceStreams
     private final class Served implements FlowStream.AcceptorEnd
     {
         private final InboundStream stream;
-        private final Message open;
+        /** The opening message's, copied: the message itself is let go once the arguments are decoded. */
         private final Metadata metadata;
-        private final @Nullable ServiceMethod method;
-        /** Where the method is in {@link ServiceMethods}, or -1 when found by its name. */
-        private final int found;
-        private final CallRecorder recorder;
         private final long start;
         private final AtomicLong sent = new AtomicLong();
         private final AtomicLong received = new AtomicLong();
         private final AtomicBoolean ended = new AtomicBoolean();
+        private @Nullable ServiceMethod method;
+        private CallRecorder recorder = CallRecorder.NONE;
         private @Nullable Object started;
         private volatile @Nullable XioServerCall call;
-        /** Set when this side failed the stream: the service's failure, not the opener's or the transport's. */
-        private volatile @Nullable Throwable serviceFailure;
+        /**
+         * How this side ended the stream, when it did (the acceptor's outcome completes normally once its own failure
+         * was written): with the failure in {@link #endedWith}. Null for an end the opener or the transport made.
+         */
+        private volatile @Nullable XioCallOutcome endedAs;
+        private volatile @Nullable Throwable endedWith;
 
-        Served(final InboundStream stream, final Message open, final Metadata metadata,
-            final @Nullable ServiceMethod method, final int found, final CallRecorder recorder, final long start)
+        Served(final InboundStream stream, final Metadata metadata, final long start)
         {
             this.stream = stream;
-            this.open = open;
             this.metadata = metadata;
-            this.method = method;
-            this.found = found;
-            this.recorder = recorder;
             this.start = start;
         }
 
-        /** Checks the opening message, takes the stream and hands the method to the worker; on the context thread. */
-        void open()
+        /** The service stops: refused as a call is, counted as no stream. The context thread. */
+        void refuse(final RejectedExecutionException refusal)
         {
+            recorder = recorders.recorder(stream.session(), "unknown");
             started = recorder.start(metadata);
-            final FlowStream flow;
-            final @Nullable Object[] arguments;
+            recorder.stopSafely(started, start, XioCallOutcome.BACK_PRESSURE, refusal);
+            ServiceStreams.fail(stream, XioExceptionHandlers.unmapped(refusal, XioErrorCode.UNAVAILABLE));
+        }
+
+        /**
+         * Decodes the opening message (let go of here: segment arguments are copies), takes the stream and hands the
+         * method to the worker. The context thread.
+         */
+        void open(final Message open)
+        {
+            final ServiceMethod called;
             final XioCodec codec;
+            final @Nullable Object[] arguments;
             try
             {
+                final int found = methods.find(open);
+                final String name = found >= 0 ? methods.at(found).wireName() : Invocation.readName(open.header());
+                method = found >= 0 ? methods.at(found) : methods.named(name);
+                recorder = recorders.recorder(stream.session(), method != null ? name : "unknown");
+                started = recorder.start(metadata);
                 if (method == null || !method.isStream())
                 {
-                    throw new NoSuchMethodException("service '" + resource + "' has no stream method " +
-                        Invocation.readName(open.header()) + (method == null ? "" : "; it is called, not streamed"));
+                    throw new NoSuchMethodException("service '" + resource + "' has no stream method " + name +
+                        (method == null ? "" : "; it is called, not streamed"));
                 }
+                called = method;
                 codec = codecs.apply(metadata);
-                arguments = Invocation.arguments(method, codec, methods.argumentsOf(open, found), segments(open));
+                arguments = Invocation.arguments(called, codec, methods.argumentsOf(open, found), segments(open));
+                copySegments(called, arguments);
             }
-            catch (final Exception | LinkageError ex)
+            catch (final Throwable ex)
             {
-                end(ex instanceof NoSuchMethodException ? XioExceptionHandlers.unmapped(ex, XioErrorCode.UNIMPLEMENTED)
-                    : handlers.undecodable(ex), XioCallOutcome.ERROR, ex);
+                endEarly(ex instanceof NoSuchMethodException
+                    ? XioExceptionHandlers.unmapped(ex, XioErrorCode.UNIMPLEMENTED) : handlers.undecodable(ex), ex);
                 return;
             }
-            flow = FlowStream.accept(stream, PREFETCH, this);
-            flow.outcome().whenComplete((trailers, failure) -> ended(failure));
-            if (method.streamParameter() >= 0)
+            finally
             {
-                arguments[method.streamParameter()] = ReactorStreams.received(flow, codec,
-                    method.parameterTypes()[method.streamParameter()], received);
+                open.close();
+            }
+            final FlowStream flow = FlowStream.accept(stream, PREFETCH, this);
+            flow.outcome().whenComplete((trailers, failure) -> ended(failure));
+            if (called.streamParameter() >= 0)
+            {
+                arguments[called.streamParameter()] = ReactorStreams.receivedByService(flow, codec,
+                    called.parameterTypes()[called.streamParameter()], received);
             }
             final XioCallContext.Captured captured = callContext.capture();
             try
@@ -217,21 +211,26 @@ final class ServiceStreams
                 {
                     try (XioInstrumentation.Scope restored = captured.restore())
                     {
-                        run(flow, codec, arguments);
+                        run(flow, called, codec, arguments);
                     }
                 });
             }
             catch (final RejectedExecutionException ex)
             {
-                serviceFailure = ex;
+                endedWith = ex;
+                endedAs = XioCallOutcome.BACK_PRESSURE;
                 ServiceStreams.fail(stream, XioExceptionHandlers.unmapped(ex, XioErrorCode.UNAVAILABLE));
             }
         }
 
         /** Runs the method, then sends what it returned; on the worker. */
-        private void run(final FlowStream flow, final XioCodec codec, final @Nullable Object[] arguments)
+        private void run(final FlowStream flow, final ServiceMethod called, final XioCodec codec,
+            final @Nullable Object[] arguments)
         {
-            final ServiceMethod called = method;
+            if (stream.isDone())
+            {
+                return; // cancelled or expired as it waited for a worker: its end is recorded as such
+            }
             final Object result;
             final XioServerCall served = new XioServerCall(resource, called.method(), arguments, stream, metadata);
             call = served;
@@ -248,14 +247,17 @@ final class ServiceStreams
             }
             catch (final Throwable ex)
             {
-                serviceFailure = ex;
-                if (!stream.isDone())
-                {
-                    ServiceStreams.fail(stream, handlers.answer(ex, called.method()));
-                }
+                endedWith = ex;
+                endedAs = XioCallOutcome.SERVICE_ERROR;
+                ServiceStreams.fail(stream, handlers.answer(ex, called.method()));
                 return;
             }
-            ReactorStreams.send((Publisher<?>)result, flow, codec, called.resultType(), sent);
+            // Told before the stream's outcome, which the subscriber completes before it ends the stream.
+            ReactorStreams.send(ReactorStreams.onError((Publisher<?>)result, failure ->
+            {
+                endedWith = failure;
+                endedAs = ReactorStreams.isUndecodable(failure) ? XioCallOutcome.ERROR : XioCallOutcome.SERVICE_ERROR;
+            }), flow, codec, called.resultType(), sent);
         }
 
         @Override
@@ -263,29 +265,41 @@ final class ServiceStreams
         {
             final XioServerCall served = call;
             final Metadata trailers = served == null ? null : served.trailersIfAny();
-            ending.complete(trailers == null ? Metadata.EMPTY : trailers);
+            try
+            {
+                ending.complete(trailers == null ? Metadata.EMPTY : trailers);
+            }
+            catch (final RuntimeException ex)
+            {
+                endedWith = ex; // trailers larger than the opener takes, say
+                endedAs = XioCallOutcome.ERROR;
+                ServiceStreams.fail(ending, handlers.internal(ex, XioErrorCode.INTERNAL));
+            }
         }
 
         @Override
         public void fail(final InboundStream ending, final Throwable error)
         {
-            serviceFailure = error;
-            ServiceStreams.fail(ending, handlers.answer(error, method == null ? null : method.method()));
+            ServiceStreams.fail(ending, ReactorStreams.isUndecodable(error) ? handlers.undecodable(error.getCause())
+                : handlers.answer(error, method == null ? null : method.method()));
         }
 
-        /** The stream failed before the method could run: answered with {@code answer}. */
-        private void end(final XioExceptionHandlers.Answer answer, final XioCallOutcome outcome, final Throwable why)
+        /** The stream failed before the method could run: answered with {@code answer}. The context thread. */
+        private void endEarly(final XioExceptionHandlers.Answer answer, final Throwable why)
         {
-            ServiceStreams.fail(stream, answer);
-            if (ended.compareAndSet(false, true))
+            endedWith = why;
+            endedAs = XioCallOutcome.ERROR;
+            try
             {
-                calls.end();
-                open.close();
-                recorder.stopSafely(started, start, outcome, why);
+                ServiceStreams.fail(stream, answer);
+            }
+            finally
+            {
+                ended(null);
             }
         }
 
-        /** The stream is over, {@code failure} null when it completed. */
+        /** The stream is over, {@code failure} null when it completed (or this side ended it). */
         private void ended(final @Nullable Throwable failure)
         {
             if (!ended.compareAndSet(false, true))
@@ -293,16 +307,36 @@ final class ServiceStreams
                 return;
             }
             calls.end();
-            open.close();
-            recorder.streamed(started, sent.get(), received.get());
-            // An acceptor's stream it failed itself completes its outcome all the same (the end was written).
-            final Throwable serviceFailed = serviceFailure;
-            if (serviceFailed != null)
+            final XioCallOutcome ourEnd = endedAs;
+            // The outcome's stage wraps what failed it.
+            final Throwable why = ourEnd != null ? endedWith
+                : failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            recorder.stopStreamSafely(started, start, sent.get(), received.get(),
+                ourEnd != null ? ourEnd : outcomeOf(why), why);
+        }
+
+        /**
+         * How the peer or the transport ended the stream. The opener cancels at its deadline, which this side sees
+         * a transit time later than its own: a cancel that close to the deadline is the deadline's.
+         */
+        private XioCallOutcome outcomeOf(final @Nullable Throwable why)
+        {
+            final XioCallOutcome outcome = XioCallOutcome.of(why);
+            return outcome == XioCallOutcome.CANCELLED && stream.hasDeadline() &&
+                stream.timeRemaining().compareTo(DEADLINE_SLACK) <= 0 ? XioCallOutcome.TIMEOUT : outcome;
+        }
+    }
+
+    /** A stream's arguments outlive its opening message: a data segment is copied, not a view into it. */
+    private static void copySegments(final ServiceMethod method, final @Nullable Object[] arguments)
+    {
+        for (int i = 0; i < arguments.length; i++)
+        {
+            if (method.segments()[i] && arguments[i] instanceof ByteBuffer view)
             {
-                recorder.stopSafely(started, start, XioCallOutcome.SERVICE_ERROR, serviceFailed);
-                return;
+                final ByteBuffer copy = ByteBuffer.allocate(view.remaining()).put(view.duplicate()).flip();
+                arguments[i] = copy.asReadOnlyBuffer();
             }
-            recorder.stopSafely(started, start, XioCallOutcome.of(failure), failure);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.xio.spring.stream;
 
+import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.flow.FlowStream;
 import io.xio.spring.codec.XioCodec;
@@ -12,7 +13,9 @@ import reactor.core.publisher.Mono;
 
 import java.lang.reflect.Type;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Reactor on either end of a {@link FlowStream}: the messages the peer sends as a {@link Flux} of decoded values, and
@@ -38,13 +41,148 @@ public final class ReactorStreams
         return JdkFlowAdapter.flowPublisherToFlux(flow.publisher()).map(message ->
         {
             received.incrementAndGet();
-            final Object value = StreamMessages.decode(codec, message, type);
-            if (value == null)
-            {
-                throw new IllegalArgumentException("a stream message of " + type.getTypeName() + " is null");
-            }
-            return value;
+            return decoded(codec, message, type);
         });
+    }
+
+    /**
+     * What the opener sends, as the service's streamed parameter: {@link #received}, but a message that does not
+     * decode fails the flux with an {@link #isUndecodable undecodable} error <em>without</em> cancelling the stream
+     * (messages still arriving are let go), so that the stream ends with that error through what the method returns,
+     * as a call's bad argument does.
+     */
+    public static Flux<@Nullable Object> receivedByService(final FlowStream flow, final XioCodec codec,
+        final Type type, final AtomicLong received)
+    {
+        final BadInputKeepsStream guarded = new BadInputKeepsStream(flow.publisher());
+        return JdkFlowAdapter.flowPublisherToFlux(guarded).map(message ->
+        {
+            received.incrementAndGet();
+            try
+            {
+                return decoded(codec, message, type);
+            }
+            catch (final RuntimeException ex)
+            {
+                guarded.undecodable = true; // before map cancels its upstream for the error
+                throw new Undecodable(ex);
+            }
+        });
+    }
+
+    private static Object decoded(final XioCodec codec, final Message message, final Type type)
+    {
+        final Object value = StreamMessages.decode(codec, message, type);
+        if (value == null)
+        {
+            throw new IllegalArgumentException("a stream message of " + type.getTypeName() + " is null");
+        }
+        return value;
+    }
+
+    /** Whether {@code failure} is a message of the opener's that the service could not decode; its cause says why. */
+    public static boolean isUndecodable(final Throwable failure)
+    {
+        return failure instanceof Undecodable;
+    }
+
+    /** {@code source}, telling {@code failed} its error before its subscriber hears it. */
+    public static Publisher<?> onError(final Publisher<?> source, final Consumer<Throwable> failed)
+    {
+        return Flux.from(source).doOnError(failed);
+    }
+
+    /** A stream message that did not decode: the peer's error, not the service's. */
+    private static final class Undecodable extends IllegalArgumentException
+    {
+        private static final long serialVersionUID = 1L;
+
+        Undecodable(final RuntimeException cause)
+        {
+            super("a stream message could not be decoded: " + cause.getMessage(), cause);
+        }
+    }
+
+    /**
+     * The stream's messages, where a cancel that follows an undecodable message stops delivery instead of cancelling
+     * the stream: messages that still arrive are closed here. Signals pass through one at a time, as they come.
+     */
+    private static final class BadInputKeepsStream implements Flow.Publisher<Message>
+    {
+        private final Flow.Publisher<Message> messages;
+        volatile boolean undecodable;
+
+        BadInputKeepsStream(final Flow.Publisher<Message> messages)
+        {
+            this.messages = messages;
+        }
+
+        @Override
+        public void subscribe(final Flow.Subscriber<? super Message> downstream)
+        {
+            messages.subscribe(new Flow.Subscriber<Message>()
+            {
+                private volatile boolean stopped;
+
+                @Override
+                public void onSubscribe(final Flow.Subscription upstream)
+                {
+                    downstream.onSubscribe(new Flow.Subscription()
+                    {
+                        @Override
+                        public void request(final long n)
+                        {
+                            if (!stopped)
+                            {
+                                upstream.request(n);
+                            }
+                        }
+
+                        @Override
+                        public void cancel()
+                        {
+                            if (undecodable)
+                            {
+                                stopped = true;
+                            }
+                            else
+                            {
+                                upstream.cancel();
+                            }
+                        }
+                    });
+                }
+
+                @Override
+                public void onNext(final Message message)
+                {
+                    if (stopped)
+                    {
+                        message.close();
+                        return;
+                    }
+                    downstream.onNext(message);
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    if (!stopped)
+                    {
+                        downstream.onError(error);
+                    }
+                }
+
+                @Override
+                public void onComplete()
+                {
+                    if (!stopped)
+                    {
+                        downstream.onComplete();
+                    }
+                }
+            });
+        }
     }
 
     /**

@@ -29,6 +29,9 @@ public interface Quotes
     /** {@code count} chunks of {@code size} bytes, chunk {@code i} filled with {@code i}: data messages. */
     Flux<byte[]> chunks(int count, int size);
 
+    /** {@code blob} in {@code parts} equal parts, each a slice of the argument the service was given. */
+    Flux<java.nio.ByteBuffer> split(java.nio.ByteBuffer blob, int parts);
+
     /** {@code before} quotes, then a failure the service's handler maps: {@code "overdrawn"} or any other text. */
     Flux<Quote> failing(String kind, int before);
 

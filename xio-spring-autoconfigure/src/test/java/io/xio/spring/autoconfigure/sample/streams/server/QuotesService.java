@@ -86,6 +86,13 @@ public class QuotesService implements Quotes
     }
 
     @Override
+    public Flux<java.nio.ByteBuffer> split(final java.nio.ByteBuffer blob, final int parts)
+    {
+        final int part = blob.remaining() / parts;
+        return Flux.range(0, parts).map(i -> blob.slice(blob.position() + i * part, part));
+    }
+
+    @Override
     public Flux<Quote> failing(final String kind, final int before)
     {
         return feed("F", before).concatWith(Flux.error(
