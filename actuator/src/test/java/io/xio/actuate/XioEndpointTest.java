@@ -4,8 +4,15 @@ import io.xio.actuate.autoconfigure.endpoint.XioEndpointAutoConfiguration;
 import io.xio.actuate.endpoint.XioEndpoint;
 import io.xio.actuate.sample.Greeter;
 import io.xio.actuate.sample.GreeterApplications;
+import io.xio.engine.InboundRequest;
+import io.xio.engine.InboundStream;
+import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.RequestCancelledException;
+import io.xio.engine.RequestHandler;
 import io.xio.engine.Session;
+import io.xio.engine.StreamCall;
+import io.xio.engine.StreamListener;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import org.junit.jupiter.api.Test;
@@ -18,13 +25,19 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class XioEndpointTest
 {
@@ -111,6 +124,89 @@ class XioEndpointTest
                     assertThat(s.peers()).singleElement().asString().contains("127.0.0.1");
                     assertThat(s.counters().requestsReceived()).isEqualTo(1);
                     assertThat(s.connections()).isEqualTo(1);
+                });
+            }
+        });
+    }
+
+    /** Takes each stream and holds it open, its messages closed, until the opener ends it. */
+    private static final class HoldingStreams implements RequestHandler, StreamListener
+    {
+        final BlockingQueue<InboundStream> held = new LinkedBlockingQueue<>();
+
+        @Override
+        public void onRequest(final InboundRequest request)
+        {
+            request.message().close();
+            request.fail(new UnsupportedOperationException("open a stream"));
+        }
+
+        @Override
+        public void onStream(final InboundStream stream)
+        {
+            stream.open().close();
+            stream.start(this);
+            held.add(stream);
+        }
+
+        @Override
+        public void onMessage(final Message message)
+        {
+            message.close();
+        }
+
+        @Override
+        public void onError(final Throwable error)
+        {
+        }
+    }
+
+    @Test
+    void showsTheStreamsOpenOnEachSessionAndInTheEngine()
+    {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=xio").run(context ->
+        {
+            final XioEngine engine = context.getBean(XioEngine.class);
+            final HoldingStreams holder = new HoldingStreams();
+            engine.register("feed", holder);
+            final String uri = engine.portals().get(0).uri().withResource("feed").toString();
+            final XioEndpoint endpoint = context.getBean(XioEndpoint.class);
+            try (XioEngine client = XioEngine.builder().contexts(1).build();
+                 Session session = client.connect(uri))
+            {
+                final CompletableFuture<Throwable> ended = new CompletableFuture<>();
+                final StreamCall call = session.openStream(Outbound.empty(), new StreamListener()
+                {
+                    @Override
+                    public void onMessage(final Message message)
+                    {
+                        message.close();
+                    }
+
+                    @Override
+                    public void onError(final Throwable error)
+                    {
+                        ended.complete(error);
+                    }
+                });
+                assertThat(holder.held.poll(10, TimeUnit.SECONDS)).as("the stream at the server").isNotNull();
+                final XioEndpoint.XioDescriptor shown = endpoint.xio();
+                assertThat(shown.openStreams()).isEqualTo(1);
+                assertThat(shown.sessions()).singleElement()
+                    .satisfies(s -> assertThat(s.counters().openStreams()).isEqualTo(1));
+                // What the endpoint's JSON shows: the engine's total, and the session's among its counters.
+                final JsonNode json = new JsonMapper().readTree(new JsonMapper().writeValueAsString(shown));
+                assertThat(json.get("openStreams").asInt()).isEqualTo(1);
+                assertThat(json.get("sessions").get(0).get("counters").get("openStreams").asInt()).isEqualTo(1);
+
+                call.cancel();
+                assertThat(ended.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                {
+                    final XioEndpoint.XioDescriptor after = endpoint.xio();
+                    assertThat(after.openStreams()).isZero();
+                    assertThat(after.sessions()).singleElement()
+                        .satisfies(s -> assertThat(s.counters().openStreams()).isZero());
                 });
             }
         });

@@ -10,8 +10,12 @@ package io.xio.engine;
  * @param executing requests from the peer being handled here
  * @param retransmits requests sent again after a connection failure
  * @param backPressureRejections requests refused for lack of room, here or by the peer
+ * @param openStreams streams open on the session now, those of both sides (what {@code maxStreamsPerSession} bounds),
+ *     from their open until they are over on the wire (an acceptor's once the opener acknowledged its end): counted
+ *     up on the thread that opens a stream (the caller's for this side's, the context's for the peer's), down on the
+ *     thread of the context that holds it when it ends (the opening thread's, for an open that fails at once)
  */
 public record SessionStatistics(long requestsSent, long requestsReceived, int inFlight, int executing,
-    long retransmits, long backPressureRejections)
+    long retransmits, long backPressureRejections, int openStreams)
 {
 }

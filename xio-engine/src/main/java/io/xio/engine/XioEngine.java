@@ -372,6 +372,15 @@ public final class XioEngine implements AutoCloseable
         return contexts.statistics(core.backPressureRejections());
     }
 
+    /**
+     * Streams open now on all this engine's sessions, those of both sides, counted as each session's
+     * {@link SessionStatistics#openStreams()} (what {@code StreamLimits.maxStreams()} bounds). Any thread.
+     */
+    public int openStreams()
+    {
+        return core.openStreams();
+    }
+
     /** The bounds this engine holds its peers and itself to. */
     public Limits limits()
     {

@@ -22,11 +22,12 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The {@code xio} actuator endpoint: reading it shows the engine's totals, its contexts (running, busy and idle
- * time, traffic), its portals, the exported services with their methods (wire names, parameter and result types,
- * calls running and waiting), its sessions on both sides with their peers, resources, states, connections,
- * requests in flight and counters, and each client proxy with, for a client that names a service, every instance
- * with its state, portal, transport and why that transport. Reading takes a snapshot; it never blocks the engine.
+ * The {@code xio} actuator endpoint: reading it shows the engine's totals and streams open, its contexts (running,
+ * busy and idle time, traffic), its portals, the exported services with their methods (wire names, parameter and
+ * result types, calls running and waiting), its sessions on both sides with their peers, resources, states,
+ * connections, requests in flight, streams open and counters, and each client proxy with, for a client that names
+ * a service, every instance with its state, portal, transport and why that transport. Reading takes a snapshot; it
+ * never blocks the engine.
  * Writing to it ({@code POST /actuator/xio}) drains the server: it is deregistered from service discovery, every
  * session is sent GOAWAY and finishes its calls within {@code xio.shutdown.grace-period}, new sessions are
  * refused; the application keeps running, for a restart or a move of its load.
@@ -55,7 +56,7 @@ public class XioEndpoint
     @ReadOperation
     public XioDescriptor xio()
     {
-        return new XioDescriptor(engine.name(), engine.statistics(),
+        return new XioDescriptor(engine.name(), engine.statistics(), engine.openStreams(),
             engine.contexts().stream().map(XioEndpoint::context).toList(),
             engine.portals().stream().map(XioEndpoint::portal).toList(),
             engine.sessions().stream().map(XioEndpoint::session).toList(),
@@ -132,10 +133,13 @@ public class XioEndpoint
             session.statistics());
     }
 
-    /** Everything the endpoint shows. */
-    public record XioDescriptor(String engine, EngineStatistics totals, List<ContextDescriptor> contexts,
-        List<PortalDescriptor> portals, List<SessionDescriptor> sessions, List<ServiceDescriptor> services,
-        boolean draining, List<ClientDescriptor> clients)
+    /**
+     * Everything the endpoint shows; {@code openStreams} are the streams open on all the engine's sessions now (each
+     * session's are in its counters).
+     */
+    public record XioDescriptor(String engine, EngineStatistics totals, int openStreams,
+        List<ContextDescriptor> contexts, List<PortalDescriptor> portals, List<SessionDescriptor> sessions,
+        List<ServiceDescriptor> services, boolean draining, List<ClientDescriptor> clients)
     {
     }
 
@@ -201,7 +205,7 @@ public class XioEndpoint
     /**
      * One session, from this side's point of view: the address it was opened with (client) or arrived at
      * (server), the remote address of each connection, the name of who it belongs to (server side, once its set-up
-     * was authenticated; never credentials), and its counters.
+     * was authenticated; never credentials), and its counters (requests in flight and streams open among them).
      */
     public record SessionDescriptor(long id, String side, String uri, String resource, List<String> peers,
         String state, int connections, @Nullable String principal, SessionStatistics counters)

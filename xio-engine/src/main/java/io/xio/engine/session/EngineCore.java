@@ -149,6 +149,12 @@ public final class EngineCore
         return backPressureRejections.get();
     }
 
+    /** Streams open now on all sessions, both sides' (what {@code maxStreams} bounds). Any thread. */
+    public int openStreams()
+    {
+        return (int)streams.used();
+    }
+
     /** What was refused to peers, by kind, since the engine started. Any thread. */
     public Map<PeerRefusal, Long> refusals()
     {

@@ -417,7 +417,7 @@ public final class SessionImpl implements Session
     {
         return new SessionStatistics(calls.requestsSent.get(), requestsReceived.get(),
             admission.inFlight(), executing.get(), retransmits.get(),
-            backPressureRejections.get());
+            backPressureRejections.get(), streams.open());
     }
 
     @Override

@@ -28,8 +28,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -547,6 +549,53 @@ public abstract class StreamConformanceTest
                 await().atMost(Duration.ofSeconds(5)).until(() -> call.isReady() || attempt.done.isDone());
                 assertThat(attempt.done).isNotDone();
                 call.cancel();
+            });
+        }
+    }
+
+    @Test
+    void bothSidesCountEachSessionsOpenStreamsUntilTheyEnd() throws Exception
+    {
+        final BlockingQueue<InboundStream> arrived = new LinkedBlockingQueue<>();
+        try (Session session = open("held", holding(stream ->
+        {
+            stream.open().close();
+            stream.start(new Collector());
+            arrived.add(stream);
+        })))
+        {
+            assertThat(session.statistics().openStreams()).isZero();
+            final Collector first = new Collector();
+            final StreamCall one = session.openStream(Outbound.empty(), first);
+            one.request(Long.MAX_VALUE);
+            final InboundStream oneAtServer = arrived.poll(30, TimeUnit.SECONDS);
+            assertThat(oneAtServer).as("the first stream at the server").isNotNull();
+            final Collector second = new Collector();
+            final StreamCall two = session.openStream(Outbound.empty(), second);
+            assertThat(arrived.poll(30, TimeUnit.SECONDS)).as("the second stream at the server").isNotNull();
+            final Session atServer = server.sessions().get(0);
+            assertThat(session.statistics().openStreams()).isEqualTo(2);
+            assertThat(atServer.statistics().openStreams()).isEqualTo(2);
+            assertThat(client.openStreams()).isEqualTo(2);
+            assertThat(server.openStreams()).isEqualTo(2);
+
+            oneAtServer.complete();
+            first.done.get(30, TimeUnit.SECONDS);
+            // The acceptor's stream counts until the opener acknowledged its end.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+            {
+                assertThat(session.statistics().openStreams()).isEqualTo(1);
+                assertThat(atServer.statistics().openStreams()).isEqualTo(1);
+            });
+
+            two.cancel();
+            assertThat(failure(second.done)).isInstanceOf(RequestCancelledException.class);
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+            {
+                assertThat(session.statistics().openStreams()).isZero();
+                assertThat(atServer.statistics().openStreams()).isZero();
+                assertThat(client.openStreams()).isZero();
+                assertThat(server.openStreams()).isZero();
             });
         }
     }

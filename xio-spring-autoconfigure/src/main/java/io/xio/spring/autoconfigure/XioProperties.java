@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.cluster.TransportPreference;
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
+import io.xio.engine.StreamLimits;
 import io.xio.engine.XioUri;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -1153,6 +1154,8 @@ public class XioProperties
          */
         private @Nullable DataSize retainedResponseSize;
 
+        private final Streams streams = new Streams();
+
         public @Nullable DataSize getMaxHeaderSize()
         {
             return maxHeaderSize;
@@ -1420,6 +1423,11 @@ public class XioProperties
             this.retainedResponseSize = retainedResponseSize;
         }
 
+        public Streams getStreams()
+        {
+            return streams;
+        }
+
         private static @Nullable DataSize notNegative(final @Nullable DataSize value)
         {
             if (value != null && value.isNegative())
@@ -1445,6 +1453,134 @@ public class XioProperties
                 throw new IllegalArgumentException("must be from 1B to " + max + "B, was " + value);
             }
             return value;
+        }
+
+        /**
+         * Bounds on streams: how many may be open, and what each one's unread messages may hold. Each stream sets its
+         * window-size aside from max-window-size-per-session and max-window-size while it is open, so that many
+         * streams cannot add up to more than those; a stream over any of these limits is refused. Each one not set is
+         * the engine's ({@code io.xio.engine.StreamLimits.DEFAULT}).
+         */
+        public static class Streams
+        {
+            /** Most streams open at once in the application, all sessions together. */
+            private @Nullable Integer max;
+
+            /** Most streams open at once on one session, those this side opened and those the peer opened together. */
+            private @Nullable Integer maxPerSession;
+
+            /** Most streams the peer may have open on one connection, counted on the connection it opened them on. */
+            private @Nullable Integer maxPerConnection;
+
+            /** Most streams the peers on one host may have open at once, all their sessions together. */
+            private @Nullable Integer maxPerPeer;
+
+            /**
+             * Messages one stream's receiving direction holds for the application at most, and the most messages a
+             * sender keeps until the receiver acknowledged them. At most 65536.
+             */
+            private @Nullable Integer windowMessages;
+
+            /**
+             * Bytes one stream's receiving direction holds for the application at most (but for one message, which
+             * may start while any room is left, so that a message larger than the window still goes, one at a time).
+             * At most max-window-size-per-session.
+             */
+            private @Nullable DataSize windowSize;
+
+            /**
+             * Bytes of receive windows the streams of one session may have set aside together: the default has room
+             * for the default windows of 256 streams. At most max-window-size.
+             */
+            private @Nullable DataSize maxWindowSizePerSession;
+
+            /** The same as max-window-size-per-session, for all sessions of the application together. */
+            private @Nullable DataSize maxWindowSize;
+
+            public @Nullable Integer getMax()
+            {
+                return max;
+            }
+
+            public void setMax(final @Nullable Integer max)
+            {
+                this.max = atLeastOne(max);
+            }
+
+            public @Nullable Integer getMaxPerSession()
+            {
+                return maxPerSession;
+            }
+
+            public void setMaxPerSession(final @Nullable Integer maxPerSession)
+            {
+                this.maxPerSession = atLeastOne(maxPerSession);
+            }
+
+            public @Nullable Integer getMaxPerConnection()
+            {
+                return maxPerConnection;
+            }
+
+            public void setMaxPerConnection(final @Nullable Integer maxPerConnection)
+            {
+                this.maxPerConnection = atLeastOne(maxPerConnection);
+            }
+
+            public @Nullable Integer getMaxPerPeer()
+            {
+                return maxPerPeer;
+            }
+
+            public void setMaxPerPeer(final @Nullable Integer maxPerPeer)
+            {
+                this.maxPerPeer = atLeastOne(maxPerPeer);
+            }
+
+            public @Nullable Integer getWindowMessages()
+            {
+                return windowMessages;
+            }
+
+            public void setWindowMessages(final @Nullable Integer windowMessages)
+            {
+                if (windowMessages != null && (windowMessages < 1 || windowMessages > StreamLimits.MAX_WINDOW_MESSAGES))
+                {
+                    throw new IllegalArgumentException("must be from 1 to " + StreamLimits.MAX_WINDOW_MESSAGES +
+                        ", was " + windowMessages);
+                }
+                this.windowMessages = windowMessages;
+            }
+
+            public @Nullable DataSize getWindowSize()
+            {
+                return windowSize;
+            }
+
+            public void setWindowSize(final @Nullable DataSize windowSize)
+            {
+                this.windowSize = size(windowSize, Integer.MAX_VALUE);
+            }
+
+            public @Nullable DataSize getMaxWindowSizePerSession()
+            {
+                return maxWindowSizePerSession;
+            }
+
+            public void setMaxWindowSizePerSession(final @Nullable DataSize maxWindowSizePerSession)
+            {
+                this.maxWindowSizePerSession = size(maxWindowSizePerSession, Long.MAX_VALUE);
+            }
+
+            public @Nullable DataSize getMaxWindowSize()
+            {
+                return maxWindowSize;
+            }
+
+            public void setMaxWindowSize(final @Nullable DataSize maxWindowSize)
+            {
+                this.maxWindowSize = size(maxWindowSize, Long.MAX_VALUE);
+            }
         }
     }
 

@@ -235,6 +235,12 @@ class XioAutoConfigurationTest
         "xio.limits.max-sessions-per-peer=0|xio.limits.max-sessions-per-peer|0|must be at least 1",
         "xio.limits.write-stall-timeout=0s|xio.limits.write-stall-timeout|0s|must be positive",
         "xio.limits.max-unsent-size=0B|xio.limits.max-unsent-size|0B|must be from 1B",
+        "xio.limits.streams.max=-1|xio.limits.streams.max|-1|must be at least 1",
+        "xio.limits.streams.max-per-session=0|xio.limits.streams.max-per-session|0|must be at least 1",
+        "xio.limits.streams.window-messages=65537|xio.limits.streams.window-messages|65537|must be from 1 to 65536",
+        "xio.limits.streams.window-size=0B|xio.limits.streams.window-size|0B|must be from 1B",
+        "xio.limits.streams.window-size=2GB|xio.limits.streams.window-size|2GB|must be from 1B to 2147483647B",
+        "xio.limits.streams.max-window-size=-1MB|xio.limits.streams.max-window-size|-1MB|must be from 1B",
         "xio.codec=xml|xio.codec|xml|XML",
         "xio.on-context-failure=reboot|xio.on-context-failure|reboot|REBOOT"})
     void aBadPropertyFailsStartUpNamingThePropertyAndTheValue(final String setting, final String property,

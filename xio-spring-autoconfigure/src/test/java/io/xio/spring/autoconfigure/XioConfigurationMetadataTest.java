@@ -3,6 +3,7 @@ package io.xio.spring.autoconfigure;
 import io.xio.cluster.TransportPreference;
 import io.xio.engine.Limits;
 import io.xio.engine.SessionOptions;
+import io.xio.engine.StreamLimits;
 import io.xio.engine.XioEngine;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,8 @@ class XioConfigurationMetadataTest
 
     /** The property classes whose every property is an engine option. */
     private static final Set<String> ENGINE_OPTION_SOURCES = Set.of(XioProperties.Limits.class.getName(),
-        XioProperties.Idle.class.getName(), XioProperties.Keepalive.class.getName());
+        XioProperties.Limits.Streams.class.getName(), XioProperties.Idle.class.getName(),
+        XioProperties.Keepalive.class.getName());
 
     private static final ConversionService CONVERSION = ApplicationConversionService.getSharedInstance();
 
@@ -100,6 +102,16 @@ class XioConfigurationMetadataTest
         defaults.put("xio.limits.max-metadata-size", DataSize.ofBytes(limits.maxMetadataBytes()));
         defaults.put("xio.limits.max-retained-size-per-session", DataSize.ofBytes(limits.maxRetainedBytesPerSession()));
         defaults.put("xio.limits.max-retained-size", DataSize.ofBytes(limits.maxRetainedBytes()));
+        final StreamLimits streams = limits.streams();
+        defaults.put("xio.limits.streams.max", streams.maxStreams());
+        defaults.put("xio.limits.streams.max-per-session", streams.maxStreamsPerSession());
+        defaults.put("xio.limits.streams.max-per-connection", streams.maxStreamsPerConnection());
+        defaults.put("xio.limits.streams.max-per-peer", streams.maxStreamsPerPeer());
+        defaults.put("xio.limits.streams.window-messages", streams.windowMessages());
+        defaults.put("xio.limits.streams.window-size", DataSize.ofBytes(streams.windowBytes()));
+        defaults.put("xio.limits.streams.max-window-size-per-session",
+            DataSize.ofBytes(streams.maxWindowBytesPerSession()));
+        defaults.put("xio.limits.streams.max-window-size", DataSize.ofBytes(streams.maxWindowBytes()));
         return defaults;
     }
 

@@ -2,9 +2,12 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.Limits;
+import io.xio.engine.StreamLimits;
 import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.sample.server.ServerApplication;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -24,6 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Every engine option from {@code xio.*}: unset, the engine's default; set, the engine's value. */
 class XioEnginePropertiesTest
 {
+    private static final String STREAMS = "xio.limits.streams.";
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class))
         .withUserConfiguration(ServerApplication.class).withPropertyValues("xio.contexts=1");
@@ -101,18 +106,38 @@ class XioEnginePropertiesTest
         doubled.forEach((name, value) -> runner.withPropertyValues(name + "=" + value.text()).run(context ->
         {
             assertThat(context).hasNotFailed();
-            final Limits limits = context.getBean(XioEngine.class).limits();
-            final Object reached = Limits.class.getMethod(engineName(name)).invoke(limits);
+            final Object reached = reached(context.getBean(XioEngine.class).limits(), name);
             assertThat(((Object)(reached instanceof Number number ? number.longValue() : reached)))
                 .as(name + "=" + value.text()).isEqualTo(value.expected());
         }));
+        assertThat(doubled).as("the xio.limits.streams.* properties").containsKeys("xio.limits.streams.max",
+            "xio.limits.streams.window-size", "xio.limits.streams.max-window-size");
     }
 
-    /** The engine's name of a limit property: {@code xio.limits.max-unsent-size} is {@code maxUnsentBytes}. */
-    private static String engineName(final String property)
+    /** The engine's limit that {@code property} sets, read from {@code limits} (a stream limit from its streams). */
+    private static Object reached(final Limits limits, final String property) throws ReflectiveOperationException
     {
-        final String[] words = property.substring("xio.limits.".length()).split("-");
+        if (property.startsWith(STREAMS))
+        {
+            return StreamLimits.class.getMethod(engineName(property.substring(STREAMS.length()), true))
+                .invoke(limits.streams());
+        }
+        return Limits.class.getMethod(engineName(property.substring("xio.limits.".length()), false)).invoke(limits);
+    }
+
+    /**
+     * The engine's name of a limit property (after {@code xio.limits.} or {@code xio.limits.streams.}):
+     * {@code max-unsent-size} is {@code maxUnsentBytes}; a stream count leaves out its noun, so that
+     * {@code max-per-session} is {@code maxStreamsPerSession} and {@code max} is {@code maxStreams}.
+     */
+    private static String engineName(final String property, final boolean stream)
+    {
+        final String[] words = property.split("-");
         final StringBuilder name = new StringBuilder(words[0]);
+        if (stream && "max".equals(words[0]) && (words.length == 1 || "per".equals(words[1])))
+        {
+            name.append("Streams");
+        }
         for (int i = 1; i < words.length; i++)
         {
             final String word = "size".equals(words[i]) ? "bytes" : words[i];
@@ -212,6 +237,51 @@ class XioEnginePropertiesTest
                 .hasMessageContaining("xio.limits.max-unsent-size (1048576) must be at least "
                     + "xio.limits.max-queued-size (2097152)")
                 .hasMessageNotContaining("Bytes");
+        });
+    }
+
+    @Test
+    void streamLimitsSetTogetherReachTheEngineWhereEachAloneWouldContradictADefault()
+    {
+        // A session budget below the default window and an engine budget below the default session budget: only
+        // together with the smaller window do they fit.
+        runner.withPropertyValues("xio.limits.streams.max=100", "xio.limits.streams.max-per-session=10",
+            "xio.limits.streams.max-per-connection=20", "xio.limits.streams.max-per-peer=30",
+            "xio.limits.streams.window-messages=16", "xio.limits.streams.window-size=64KB",
+            "xio.limits.streams.max-window-size-per-session=128KB", "xio.limits.streams.max-window-size=1MB")
+            .run(context ->
+            {
+                assertThat(context).hasNotFailed();
+                final Limits limits = context.getBean(XioEngine.class).limits();
+                assertThat(limits.streams()).isEqualTo(StreamLimits.builder().maxStreams(100).maxStreamsPerSession(10)
+                    .maxStreamsPerConnection(20).maxStreamsPerPeer(30).windowMessages(16).windowBytes(64 << 10)
+                    .maxWindowBytesPerSession(128 << 10).maxWindowBytes(1 << 20).build());
+                assertThat(limits.withStreams(StreamLimits.DEFAULT)).as("the limits not set").isEqualTo(Limits.DEFAULT);
+            });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "xio.limits.streams.window-size=1MB,xio.limits.streams.max-window-size-per-session=512KB"
+            + "|xio.limits.streams.window-size|xio.limits.streams.window-size (1048576) must be at most "
+            + "xio.limits.streams.max-window-size-per-session (524288)",
+        "xio.limits.streams.max-window-size-per-session=128KB|xio.limits.streams.max-window-size-per-session"
+            + "|xio.limits.streams.window-size (262144) must be at most "
+            + "xio.limits.streams.max-window-size-per-session (131072)",
+        "xio.limits.streams.max-window-size=32MB|xio.limits.streams.max-window-size"
+            + "|xio.limits.streams.max-window-size-per-session (67108864), and that at most "
+            + "xio.limits.streams.max-window-size (33554432)"})
+    void aStreamWindowThatDoesNotFitItsBudgetFailsStartUpNamingThePropertySet(final String settings,
+        final String property, final String reason)
+    {
+        runner.withPropertyValues(settings.split(",")).run(context ->
+        {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, invalid ->
+                    assertThat(invalid.getName()).isEqualTo(property))
+                .hasMessageContaining(reason)
+                .hasMessageNotContaining("windowBytes").hasMessageNotContaining("maxWindowBytes");
         });
     }
 

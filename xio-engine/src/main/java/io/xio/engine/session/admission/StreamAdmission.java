@@ -108,7 +108,11 @@ public final class StreamAdmission
         giveBack(connection);
     }
 
-    /** Streams open on the session now. */
+    /**
+     * Streams open on the session now: {@link #admit} counts one on the thread that opens it (the caller's for this
+     * side's, the context's for the peer's), {@link #release} gives it back on the context thread that holds it (or
+     * the opening thread, for an open that failed at once). Any thread reads it.
+     */
     public int open()
     {
         return (int)streams.used();
