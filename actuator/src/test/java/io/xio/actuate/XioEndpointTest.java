@@ -225,12 +225,14 @@ class XioEndpointTest
                 assertThat(greeter.api()).isEqualTo(Greeter.class.getName());
                 assertThat(greeter.running()).isZero();
                 assertThat(greeter.methods()).extracting(XioEndpoint.MethodDescriptor::wireName)
-                    .containsExactly("fail(String)", "greet(String)", "greetLater(String)", "slow()");
+                    .containsExactly("fail(String)", "greet(String)", "greetLater(String)", "greetings(String,int)",
+                        "slow()");
                 final XioEndpoint.MethodDescriptor later = greeter.methods().get(2);
                 assertThat(later.parameters()).containsExactly("java.lang.String");
                 assertThat(later.returns()).isEqualTo("java.lang.String");
                 assertThat(later.kind()).isEqualTo("future");
-                assertThat(greeter.methods().get(3).timeout()).hasMillis(200);
+                assertThat(greeter.methods().get(3).kind()).isEqualTo("server-stream");
+                assertThat(greeter.methods().get(4).timeout()).hasMillis(200);
                 // What the endpoint's JSON shows (Boot writes it with a JsonMapper).
                 assertThat(new JsonMapper().writeValueAsString(shown)).contains("\"wireName\":\"greet(String)\"");
             });

@@ -18,9 +18,9 @@ import java.util.function.ToLongFunction;
 
 /**
  * The engine's own figures as meters: messages and bytes each way, writes and frames per write (coalescing),
- * retransmits, back-pressure refusals, each context's busy and idle time, and gauges of active sessions,
- * connections, requests in flight and executing. All are read from the engine's counters when scraped, so
- * the data path pays nothing for them.
+ * retransmits, back-pressure refusals, each context's busy and idle time, and gauges of active sessions, connections,
+ * requests in flight and executing, and open streams. All are read from the engine's counters when scraped, so the data
+ * path pays nothing for them.
  */
 public final class XioMetrics implements MeterBinder
 {
@@ -76,6 +76,8 @@ public final class XioMetrics implements MeterBinder
                 s -> s.statistics().inFlight());
             gauge(registry, "xio.requests.executing", "Requests from peers being handled here", side, serverSide,
                 s -> s.statistics().executing());
+            gauge(registry, "xio.streams.open", "Streams open, of either side", side, serverSide,
+                s -> s.statistics().openStreams());
         }
     }
 

@@ -59,6 +59,7 @@ class XioMetricsTest
             assertThat(serverMeters.get("xio.connections.active").tag("side", "server").gauge().value()).isEqualTo(1);
             assertThat(serverMeters.get("xio.context.idle").functionCounter().count()).isPositive();
             assertThat(clientMeters.get("xio.requests.in.flight").tag("side", "client").gauge().value()).isZero();
+            assertThat(clientMeters.get("xio.streams.open").tag("side", "client").gauge().value()).isZero();
             assertThat(clientMeters.find("xio.retransmits").functionCounter()).isNotNull();
             assertThat(clientMeters.find("xio.backpressure.rejections").functionCounter()).isNotNull();
             // A stranger's keepalive before any set-up: refused, and counted by kind.

@@ -11,6 +11,7 @@ import io.xio.actuate.sample.Relay;
 import io.xio.actuate.sample.RelayService;
 import io.xio.actuate.sample.Runners;
 import io.xio.spring.service.XioServiceExporter;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -107,6 +108,27 @@ class XioTracingTest
                             final SpanData overload = span(awaitSpans(4), SpanKind.SERVER, "relay/relay(String,int)");
                             assertThat(overload.getAttributes().get(RPC_METHOD)).isEqualTo("relay(String,int)");
                         })));
+    }
+
+    @Test
+    void aStreamIsOneSpanOnEachSideOfOneTraceWithItsMessagesCounted()
+    {
+        traced(Runners.server(), "server", "W3C").run(server ->
+            traced(Runners.client(Runners.greeterUri(server)), "client", "W3C").run(client ->
+            {
+                assertThat(Runners.greeter(client).greetings("s", 3).collectList().block(Duration.ofSeconds(10)))
+                    .containsExactly("hello s 0", "hello s 1", "hello s 2");
+                final List<SpanData> spans = awaitSpans(2);
+                final SpanData clientSpan = span(spans, SpanKind.CLIENT, "greeter/greetings(String,int)");
+                final SpanData serverSpan = span(spans, SpanKind.SERVER, "greeter/greetings(String,int)");
+                assertThat(serverSpan.getTraceId()).isEqualTo(clientSpan.getTraceId());
+                assertThat(serverSpan.getParentSpanId()).isEqualTo(clientSpan.getSpanId());
+                assertThat(clientSpan.getAttributes().get(AttributeKey.stringKey("xio.stream.messages.received")))
+                    .isEqualTo("3");
+                assertThat(serverSpan.getAttributes().get(AttributeKey.stringKey("xio.stream.messages.sent")))
+                    .isEqualTo("3");
+                assertThat(serverSpan.getAttributes().get(RPC_STATUS)).isEqualTo("SUCCESS");
+            }));
     }
 
     private List<SpanData> awaitSpans(final int count)

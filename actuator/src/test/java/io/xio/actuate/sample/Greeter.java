@@ -15,4 +15,7 @@ public interface Greeter
 
     @XioMethod(timeout = "200ms")
     void slow() throws InterruptedException;
+
+    /** {@code count} greetings of {@code name}: a stream. */
+    reactor.core.publisher.Flux<String> greetings(String name, int count);
 }

@@ -26,6 +26,12 @@ public class GreeterService implements Greeter
     }
 
     @Override
+    public reactor.core.publisher.Flux<String> greetings(final String name, final int count)
+    {
+        return reactor.core.publisher.Flux.range(0, count).map(i -> "hello " + name + " " + i);
+    }
+
+    @Override
     public void slow() throws InterruptedException
     {
         Thread.sleep(1_000);
