@@ -81,6 +81,43 @@ class FlowStreamTest
     }
 
     @Test
+    void aCancelWhileMessagesAreStillHandedOutEarnsTheProducerNoMoreCredit() throws Exception
+    {
+        for (int round = 0; round < 10; round++)
+        {
+            final FlowStream opener = peers.open("accept", Outbound.empty(), CallOptions.DEFAULT);
+            final FlowStream acceptor = peers.accepted();
+            final Numbers endless = new Numbers(Long.MAX_VALUE);
+            endless.subscribe(acceptor.subscriber());
+            // One more asked for and then the cancel, from another thread, as a timer's subscriber does: the
+            // delivery the request queued runs before the cancel and hands out the window that waits, to be closed.
+            // That must not grant the producer another window before the cancel reaches it.
+            final Collector collector = new Collector(1)
+            {
+                @Override
+                void next(final long number)
+                {
+                    if (number == 1)
+                    {
+                        executor.execute(() ->
+                        {
+                            subscription.request(1);
+                            subscription.cancel();
+                        });
+                    }
+                }
+            };
+            await().atMost(Duration.ofSeconds(30)).until(() -> endless.emitted.get() >= FlowPeers.WINDOW);
+            opener.publisher().subscribe(collector);
+
+            assertThat(failure(acceptor.outcome().toCompletableFuture())).isInstanceOf(RequestCancelledException.class);
+            assertThat(endless.cancelled.get(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(endless.emitted.get()).as("messages the producer made in round %d", round)
+                .isLessThanOrEqualTo(FlowPeers.WINDOW + FlowStream.DEFAULT_MAX_REQUESTED);
+        }
+    }
+
+    @Test
     void aDeadlineFailsTheSubscriberWithATimeoutAndCancelsTheUpstream() throws Exception
     {
         final FlowStream flow = peers.open("idle", Outbound.empty(),

@@ -34,6 +34,8 @@ abstract class LaneStream implements XioStream
     private volatile StreamState state;
     /** Over for the application: offers fail, cancels do nothing. */
     private volatile boolean over;
+    /** Set by {@link #cancel()}, on the calling thread: no more credit is granted from then on. */
+    private volatile boolean cancelling;
     /** What it took of the limits was given back. */
     private boolean released;
     /** On its way to another lane: nothing is written until it arrives. */
@@ -94,8 +96,16 @@ abstract class LaneStream implements XioStream
     {
         if (!signals.finished())
         {
+            // Before the cancel runs, messages already due may still be handed out: they must not earn more credit.
+            cancelling = true;
             runOnOwner(cancelTask);
         }
+    }
+
+    /** Whether this side asked to cancel the stream (the cancel may not have run yet). Any thread. */
+    boolean cancelling()
+    {
+        return cancelling;
     }
 
     @Override

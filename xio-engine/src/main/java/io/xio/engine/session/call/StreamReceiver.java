@@ -298,7 +298,8 @@ final class StreamReceiver
         delivered++;
         deliveredBytes += bytes;
         stream.deliver(message);
-        if (!endArrived && (delivered + windowMessages - grantedSequence >= Math.max(1, windowMessages / 2) ||
+        if (!endArrived && !stream.cancelling() &&
+            (delivered + windowMessages - grantedSequence >= Math.max(1, windowMessages / 2) ||
             deliveredBytes + windowBytes - grantedBytes >= Math.max(1, windowBytes / 2)))
         {
             grantedSequence = delivered + windowMessages;
