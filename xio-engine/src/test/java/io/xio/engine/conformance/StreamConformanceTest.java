@@ -657,6 +657,64 @@ public abstract class StreamConformanceTest
         }
     }
 
+    /**
+     * A message whose header area (its 8-byte sequence number and header) is exactly the peer's
+     * {@code maxHeaderBytes}, one whose metadata is exactly its {@code maxMetadataBytes}, and trailers of exactly that
+     * size are legal: offered, taken and delivered. The sequence number is no part of the call context.
+     */
+    @Test
+    void messagesAndTrailersExactlyAtThePeersLimitsAreSentAndTaken() throws Exception
+    {
+        final int headerBytes = TestEngines.LIMITS.maxHeaderBytes();
+        final int metadataBytes = TestEngines.LIMITS.maxMetadataBytes();
+        final Metadata full = new Metadata().put("k", "v".repeat(metadataBytes - Metadata.ENTRY_OVERHEAD - 1));
+        assertThat(full.encodedLength()).isEqualTo(metadataBytes);
+        final ConcurrentLinkedQueue<String> arrived = new ConcurrentLinkedQueue<>();
+        final RequestHandler sink = holding(stream ->
+        {
+            stream.open().close();
+            stream.start(new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    try (message)
+                    {
+                        arrived.add(message.header().remaining() + " " + message.metadata().encodedLength());
+                    }
+                }
+
+                @Override
+                public void onHalfClose()
+                {
+                    stream.complete(full);
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                }
+            });
+            stream.request(Long.MAX_VALUE);
+        });
+        try (Session session = open("exact", sink))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            await().atMost(Duration.ofSeconds(30)).until(() -> call.isReady() || call.isDone());
+            final int header = headerBytes - 8;
+            assertThat(call.offer(Outbound.of(ByteBuffer.allocate(header)))).as("a header area of exactly %d bytes",
+                headerBytes).isTrue();
+            assertThat(call.offer(Outbound.empty().metadata(new Metadata(full)))).as("metadata of exactly %d bytes",
+                metadataBytes).isTrue();
+            call.halfClose();
+            final Metadata trailers = collector.done.get(30, TimeUnit.SECONDS);
+            assertThat(arrived).containsExactly(header + " 0", "0 " + metadataBytes);
+            assertThat(trailers.encodedLength()).as("trailers of exactly %d bytes", metadataBytes)
+                .isEqualTo(metadataBytes);
+        }
+    }
+
     /** How often the connection-kill tests drop every connection: 100 ms; an emulated transport may need longer. */
     protected Duration killInterval()
     {

@@ -10,7 +10,6 @@ import io.xio.engine.StreamListener;
 import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.Status;
-import io.xio.engine.protocol.StreamFrames;
 import io.xio.engine.session.Messages;
 import io.xio.engine.session.admission.CallAdmission;
 import io.xio.engine.session.admission.ByteBudget;
@@ -142,7 +141,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
     {
         final Outbound end = Outbound.empty().metadata(trailers == null || trailers.isEmpty() ? null : trailers);
         Messages.sealMetadata(end);
-        final String oversize = CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH, streams().sendLimits());
+        final String oversize = CallAdmission.streamOversize(end, streams().sendLimits());
         if (oversize != null)
         {
             sender.end(Status.APPLICATION_ERROR, error(XioException.class.getName(), "the stream's trailers " +
@@ -156,7 +155,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
     public void fail(final String type, final String message)
     {
         final Outbound end = error(type, message);
-        if (CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH, streams().sendLimits()) != null)
+        if (CallAdmission.streamOversize(end, streams().sendLimits()) != null)
         {
             // The peer would close the connection over it: it hears that the stream failed, and no more.
             sender.end(Status.APPLICATION_ERROR, error(XioException.class.getName(), "the stream failed with an " +
@@ -179,8 +178,8 @@ final class AcceptedStream extends LaneStream implements InboundStream
             return;
         }
         final Outbound end = error(ex.getClass().getName(), ex.getMessage() == null ? "" : ex.getMessage());
-        sender.endNow(Status.APPLICATION_ERROR, CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH,
-            streams().sendLimits()) == null ? end : error(XioException.class.getName(), "the stream failed"));
+        sender.endNow(Status.APPLICATION_ERROR, CallAdmission.streamOversize(end, streams().sendLimits()) == null ?
+            end : error(XioException.class.getName(), "the stream failed"));
         moveTo(StreamState.ENDED);
         failed(ex);
     }
