@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 import static io.xio.engine.TestEngines.ECHO;
 import static io.xio.engine.TestEngines.text;
@@ -92,7 +93,14 @@ class StreamPeerTest
      */
     private void start(final Limits limits)
     {
-        server = engines.start(engines.builder("server").limits(limits).sessionListener(serverEvents::add));
+        start(limits, builder -> builder);
+    }
+
+    /** {@link #start(Limits)} on an engine {@code tune} changes (its timeouts, say). */
+    private void start(final Limits limits, final UnaryOperator<XioEngine.Builder> tune)
+    {
+        server = engines.start(tune.apply(engines.builder("server")).limits(limits)
+            .sessionListener(serverEvents::add));
         server.register("svc", new RequestHandler()
         {
             @Override
@@ -1090,5 +1098,87 @@ class StreamPeerTest
         assertThat(ack.i64(0)).as("the end acknowledged").isEqualTo(window + 1);
         assertThat(ack.i64(8)).as("limitSequence of the acknowledgement: below its received, the CREDIT is one " +
             "this engine closes a connection for (\"limit < received\")").isGreaterThanOrEqualTo(ack.i64(0));
+    }
+
+    // ---- an acceptor's ended streams ----
+
+    /** Keepalive timeout, write-stall timeout and reconnect timeout of {@link #startQuickly}: 1 s, 0.5 s and 3 s. */
+    private static final Duration QUICK_END_WAIT = Duration.ofMillis(1_000 + 500 + 3_000);
+
+    /**
+     * A server that waits {@link #QUICK_END_WAIT} (its keepalive timeout, write-stall timeout and reconnect timeout
+     * together) for the acknowledgement of a stream's end.
+     */
+    private void startQuickly(final StreamLimits streams)
+    {
+        start(TestEngines.LIMITS.withWriteStallTimeout(Duration.ofMillis(500)).withStreams(streams),
+            builder -> builder.keepalive(Duration.ofMillis(100), Duration.ofSeconds(1))
+                .reconnectTimeout(Duration.ofSeconds(3)));
+    }
+
+    /**
+     * A peer that never acknowledges the ends of the streams it opened cannot keep their places: once an end has
+     * waited for its acknowledgement longer than a well-behaved opener can take (the server's keepalive timeout,
+     * write-stall timeout and reconnect timeout), the server forgets the stream and its place is free again.
+     */
+    @Test
+    void endsNeverAcknowledgedHoldTheirStreamsPlacesOnlyUntilTheEndsWaitRunsOut() throws Exception
+    {
+        startQuickly(StreamLimits.builder().maxStreamsPerSession(2).build());
+        onStream = stream ->
+        {
+            hold(stream);
+            stream.complete();
+        };
+        final RawPeer peer = attacker();
+        final long session = session(peer);
+        for (long id = 1; id <= 2; id++)
+        {
+            open(peer, session, id);
+            assertThat(next(peer, frame -> frame.isStreamData(true)).requestId()).isEqualTo(id); // never acknowledged
+        }
+        assertThat(flood(peer, session, 3, 3)).as("the session's places, held by the two ended streams")
+            .containsExactly(false);
+        framesWithin(peer, QUICK_END_WAIT.plusSeconds(1));
+        assertThat(flood(peer, session, 3, 3)).as("free again once the ends waited long enough")
+            .containsExactly(true);
+        assertThat(next(peer, frame -> frame.isStreamData(true)).requestId()).isEqualTo(3);
+        peer.send(RawPeer.credit(session, 1, 0, 1, 1, 1 << 20)); // late: for a stream forgotten, dropped
+        served(peer, session, 4);
+        assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isOne();
+        assertNoViolation();
+    }
+
+    /**
+     * An opener whose connection went before it acknowledged the acceptor's end, and that resumes the stream later
+     * than the server's keepalive and write-stall timeouts but within its reconnect timeout, still gets the end:
+     * the server waits for an acknowledgement as long as it waits for its client.
+     */
+    @Test
+    void anOpenerThatResumesWithinTheReconnectTimeoutStillGetsTheEndItHadNotAcknowledged() throws Exception
+    {
+        startQuickly(StreamLimits.DEFAULT);
+        onStream = stream ->
+        {
+            hold(stream);
+            stream.complete(new Metadata().put("done", "yes"));
+        };
+        final RawPeer first = attacker();
+        final RawPeer.SetUp session = first.setUpWithSecret("svc", SetupCodec.FEATURES);
+        open(first, session.sessionId(), 1);
+        assertThat(next(first, frame -> frame.isStreamData(true)).i64(0)).isEqualTo(1);
+        first.close(); // before the end's acknowledgement
+        Thread.sleep(2_000); // more than 1 s + 0.5 s, less than the 3 s the server keeps the session
+        final RawPeer second = attacker();
+        second.attachTo(session);
+        second.send(RawPeer.streamResume(session.sessionId(), 1, 1));
+        final RawPeer.Received end = next(second, frame -> frame.requestId() == 1 &&
+            (frame.isStreamData(true) || frame.type() == FrameType.RESPONSE));
+        assertThat(end.type()).as("the end written again, not RESPONSE_LOST").isEqualTo(FrameType.STREAM_DATA);
+        assertThat(end.i64(0)).isEqualTo(1);
+        assertThat(end.status()).isEqualTo(Status.OK);
+        second.send(RawPeer.credit(session.sessionId(), 1, 0, 1, 1, 1 << 20));
+        served(second, session.sessionId(), 2);
+        assertNoViolation();
     }
 }

@@ -117,6 +117,10 @@ final class AcceptedStream extends LaneStream implements InboundStream
         receiver.resume();
         sender.replay();
         sender.flush();
+        if (state() == StreamState.ENDED)
+        {
+            awaitAcknowledgement(); // its end was written again
+        }
     }
 
     @Override
@@ -180,7 +184,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
         final Outbound end = error(ex.getClass().getName(), ex.getMessage() == null ? "" : ex.getMessage());
         sender.endNow(Status.APPLICATION_ERROR, CallAdmission.streamOversize(end, streams().sendLimits()) == null ?
             end : error(XioException.class.getName(), "the stream failed"));
-        moveTo(StreamState.ENDED);
+        ended();
         failed(ex);
     }
 
@@ -240,7 +244,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
     void endWritten()
     {
         // The end stays until the opener acknowledges it, to be written again after a loss; the rest goes now.
-        moveTo(StreamState.ENDED);
+        ended();
         over();
         receiver.drop(); // the opener's messages not taken yet: nobody will take them now
         completed(Metadata.EMPTY);
@@ -262,6 +266,13 @@ final class AcceptedStream extends LaneStream implements InboundStream
     @Override
     void expired()
     {
+        if (state() == StreamState.ENDED)
+        {
+            // The end waited longer than a well-behaved opener takes: this one forgot the stream, or never
+            // acknowledges. Forgotten, so that it cannot keep the stream's place in the limits.
+            closeWire();
+            return;
+        }
         endWith(Status.DEADLINE_EXCEEDED, new XioTimeoutException("stream " + id + " on " + streams().describe() +
             " reached its deadline"));
     }
@@ -304,8 +315,23 @@ final class AcceptedStream extends LaneStream implements InboundStream
             return;
         }
         sender.endNow(status, Outbound.empty());
-        moveTo(StreamState.ENDED); // kept until the opener acknowledges the end
+        ended();
         failed(why);
+    }
+
+    /**
+     * Its end is written (or will be, as soon as there is room): the stream is kept until the opener acknowledges the
+     * end, to write it again after a loss, but no longer than a well-behaved opener can take to.
+     */
+    private void ended()
+    {
+        moveTo(StreamState.ENDED);
+        awaitAcknowledgement();
+    }
+
+    private void awaitAcknowledgement()
+    {
+        timerAt(streams().loop().nanoTime() + streams().endWaitNanos());
     }
 
     @Override

@@ -65,6 +65,8 @@ final class LaneStreams
     final StreamMoves moves;
     /** The peer's opens, first and re-sent. */
     final PeerOpens opens;
+    /** {@link #endWaitNanos}. */
+    private final long endWait;
 
     LaneStreams(final Lane lane, final LaneContext context)
     {
@@ -80,6 +82,8 @@ final class LaneStreams
         this.all = context.sessionStreams();
         this.moves = new StreamMoves(this, lane, all);
         this.opens = new PeerOpens(this, lane, context);
+        this.endWait = session.keepaliveTimeout().plus(session.limits().writeStallTimeout())
+            .plus(session.reconnectTimeout()).toNanos();
     }
 
     // ---- what the lane's streams need ----
@@ -112,6 +116,18 @@ final class LaneStreams
     LeakTracker leaks()
     {
         return leaks;
+    }
+
+    /**
+     * How long an acceptor's ended stream waits for the acknowledgement of its end before it is forgotten: the longest
+     * a well-behaved opener can take. An end waits in a connection whose peer reads nothing at most the write-stall
+     * timeout before the connection is cut, a loss is seen within the keepalive timeout, and the opener attaches again
+     * within the reconnect timeout (or the session ends) and resumes the stream at once, which writes the end again
+     * and starts the wait over. A peer that never acknowledges keeps the stream's place in the limits no longer.
+     */
+    long endWaitNanos()
+    {
+        return endWait;
     }
 
     long sessionId()
