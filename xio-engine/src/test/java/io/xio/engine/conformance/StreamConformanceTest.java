@@ -600,10 +600,13 @@ public abstract class StreamConformanceTest
         }
     }
 
-    @Test
-    void theServerMayOpenAStreamToItsClient() throws Exception
+    /**
+     * A client session whose streams {@code clientHandler} takes, to the server's service {@code back}, which hands
+     * {@code serverSide} the server's side of the session once the client's first request (made here) arrives.
+     */
+    private Session connectBack(final RequestHandler clientHandler, final CompletableFuture<Session> serverSide)
+        throws Exception
     {
-        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
         server.register("back", request ->
         {
             request.message().close();
@@ -611,6 +614,16 @@ public abstract class StreamConformanceTest
             request.respond(Outbound.empty());
         });
         final Portal portal = server.bind(portalAddress());
+        final Session session = client.connect(portal.uri().withResource("back").toString(),
+            SessionOptions.DEFAULT.withHandler(clientHandler));
+        session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+        return session;
+    }
+
+    @Test
+    void theServerMayOpenAStreamToItsClient() throws Exception
+    {
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
         final RequestHandler clientHandler = holding(stream ->
         {
             final long count = number(stream.open());
@@ -625,10 +638,9 @@ public abstract class StreamConformanceTest
             });
             feed.pump();
         });
-        try (Session session = client.connect(portal.uri().withResource("back").toString(),
-            SessionOptions.DEFAULT.withHandler(clientHandler)))
+        final Session session = connectBack(clientHandler, serverSide);
+        try (session)
         {
-            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
             final Session atServer = serverSide.get(30, TimeUnit.SECONDS);
             final Collector collector = new Collector();
             atServer.openStream(number(1_000), collector).request(Long.MAX_VALUE);
@@ -807,6 +819,36 @@ public abstract class StreamConformanceTest
             assertThat(collector.received.get()).isEqualTo(MANY / 4);
             assertThat(trailers.get("received")).isEqualTo(Long.toString(MANY / 4));
             assertThat(kills.get()).isGreaterThanOrEqualTo(9);
+        }
+    }
+
+    /**
+     * A stream the server opened resumes on the connection its client attaches again: the server writes its open
+     * again there once the client's attach is accepted, so every message still arrives once and in order.
+     */
+    @Test
+    void aStreamTheServerOpenedSurvivesConnectionKillsExactlyOnceAndInOrder() throws Exception
+    {
+        final int count = MANY / 10;
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
+        final RequestHandler clientHandler = holding(stream ->
+        {
+            final Feed feed = new Feed(stream, number(stream.open()), stream::complete);
+            stream.start(pumping(feed));
+            feed.pump();
+        });
+        try (Session session = connectBack(clientHandler, serverSide))
+        {
+            final Collector collector = new Collector();
+            final AtomicLong kills = new AtomicLong();
+            final StreamCall call = serverSide.get(30, TimeUnit.SECONDS).openStream(number(count), collector);
+            call.request(count / 20);
+            final Thread killer = killer(session, collector.done, kills, () -> call.request(count / 20));
+            collector.done.get(100, TimeUnit.SECONDS);
+            killer.join();
+            assertThat(collector.inOrder).isTrue();
+            assertThat(collector.received.get()).isEqualTo(count);
+            assertThat(kills.get()).isGreaterThanOrEqualTo(19);
         }
     }
 

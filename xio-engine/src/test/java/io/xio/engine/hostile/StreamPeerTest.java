@@ -72,6 +72,8 @@ class StreamPeerTest
     /** The streams the service took, as it holds them; by default it holds each open and takes nothing of it. */
     private final List<Holder> held = new CopyOnWriteArrayList<>();
     private volatile Consumer<InboundStream> onStream = this::hold;
+    /** What the server's session listener does besides keeping the event, on the thread that tells it. */
+    private volatile Consumer<SessionEvent> onEvent = event -> { };
     /** The session of the latest request the service answered. */
     private volatile Session lastCaller;
     private XioEngine server;
@@ -99,8 +101,11 @@ class StreamPeerTest
     /** {@link #start(Limits)} on an engine {@code tune} changes (its timeouts, say). */
     private void start(final Limits limits, final UnaryOperator<XioEngine.Builder> tune)
     {
-        server = engines.start(tune.apply(engines.builder("server")).limits(limits)
-            .sessionListener(serverEvents::add));
+        server = engines.start(tune.apply(engines.builder("server")).limits(limits).sessionListener(event ->
+        {
+            serverEvents.add(event);
+            onEvent.accept(event);
+        }));
         server.register("svc", new RequestHandler()
         {
             @Override
@@ -1100,7 +1105,7 @@ class StreamPeerTest
             "this engine closes a connection for (\"limit < received\")").isGreaterThanOrEqualTo(ack.i64(0));
     }
 
-    // ---- an acceptor's ended streams ----
+    // ---- an acceptor's ended streams; streams that resume elsewhere, and what is owed for them ----
 
     /** Keepalive timeout, write-stall timeout and reconnect timeout of {@link #startQuickly}: 1 s, 0.5 s and 3 s. */
     private static final Duration QUICK_END_WAIT = Duration.ofMillis(1_000 + 500 + 3_000);
@@ -1180,5 +1185,100 @@ class StreamPeerTest
         second.send(RawPeer.credit(session.sessionId(), 1, 0, 1, 1, 1 << 20));
         served(second, session.sessionId(), 2);
         assertNoViolation();
+    }
+
+    /** The server opens a stream to the client of {@code session} (which the client has not taken yet); its call. */
+    private StreamCall serverOpens(final RawPeer peer, final long session) throws IOException
+    {
+        served(peer, session, 1);
+        return lastCaller.openStream(Outbound.of(TestEngines.utf8("to you")), new Holder(null));
+    }
+
+    /** Which of {@code peers} the server's open of stream {@code id} came on; that peer takes the stream. */
+    private static RawPeer takes(final long session, final long id, final RawPeer... peers) throws IOException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (System.nanoTime() < deadline)
+        {
+            for (final RawPeer peer : peers)
+            {
+                peer.send(RawPeer.keepalive());
+                try
+                {
+                    final RawPeer.Received frame = peer.read(Duration.ofMillis(100));
+                    if (frame != null && frame.type() == FrameType.REQUEST && frame.requestId() == id)
+                    {
+                        peer.send(RawPeer.credit(session, id, FrameFlags.FROM_ACCEPTOR, 0, 64, 1 << 20));
+                        return peer;
+                    }
+                }
+                catch (final SocketTimeoutException quiet)
+                {
+                    // nothing on this one within 100 ms: the next
+                }
+            }
+        }
+        throw new AssertionError("no open of stream " + id + " within 15 s");
+    }
+
+    /** The server's CANCEL of its own stream {@code id}, {@code [id .. id]}, arrives on {@code peer}. */
+    private static void cancelArrives(final RawPeer peer, final long id) throws IOException
+    {
+        final RawPeer.Received cancel = next(peer, frame -> frame.type() == FrameType.CANCEL);
+        assertThat(cancel.requestId()).isEqualTo(id);
+        assertThat(cancel.flags() & FrameFlags.FROM_ACCEPTOR).as("the server's id space")
+            .isEqualTo(FrameFlags.FROM_ACCEPTOR);
+        assertThat(cancel.i64(0)).as("the last id of the range").isEqualTo(id);
+    }
+
+    /** The server's session listener cancels {@code call} when it hears of a protocol violation. */
+    private void cancelOnViolation(final StreamCall call)
+    {
+        onEvent = event ->
+        {
+            if (event.detail() != null && event.detail().contains("protocol violation"))
+            {
+                call.cancel(); // on the connection's thread, before its sessions hear of the loss
+            }
+        };
+    }
+
+    /**
+     * A cancel of the server's stream that comes while its connection is closing (the session's listener hears of a
+     * violation before the session does) cannot write its CANCEL there: it is owed, and goes on the connection the
+     * client attaches next, so that the client does not keep the stream.
+     */
+    @Test
+    void aCancelThatFindsItsConnectionClosingGoesOnTheConnectionAttachedNext() throws Exception
+    {
+        start(StreamLimits.DEFAULT);
+        final RawPeer first = attacker();
+        final RawPeer.SetUp session = first.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final StreamCall call = serverOpens(first, session.sessionId());
+        takes(session.sessionId(), call.streamId(), first);
+        cancelOnViolation(call);
+        first.send(RawPeer.streamData(session.sessionId(), 99, 1, utf8("never opened")));
+        assertThat(first.closedWithin(Duration.ofSeconds(5))).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(call::isDone);
+        final RawPeer second = attacker();
+        second.attachTo(session);
+        cancelArrives(second, call.streamId());
+    }
+
+    /** As above, with another connection of the session up: the owed CANCEL goes there at once. */
+    @Test
+    void aCancelThatFindsItsConnectionClosingGoesOnAnotherConnectionOfTheSession() throws Exception
+    {
+        start(StreamLimits.DEFAULT);
+        final RawPeer one = attacker();
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final RawPeer two = attacker();
+        two.attachTo(session);
+        final StreamCall call = serverOpens(one, session.sessionId());
+        final RawPeer carrier = takes(session.sessionId(), call.streamId(), one, two);
+        cancelOnViolation(call);
+        carrier.send(RawPeer.streamData(session.sessionId(), 99, 1, utf8("never opened")));
+        assertThat(carrier.closedWithin(Duration.ofSeconds(5))).isTrue();
+        cancelArrives(carrier == one ? two : one, call.streamId());
     }
 }

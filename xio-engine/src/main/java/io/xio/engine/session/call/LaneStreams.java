@@ -224,16 +224,13 @@ final class LaneStreams
     }
 
     /**
-     * Tells the acceptor to stop stream {@code id} (a CANCEL, answered as any); while the lane is down, the session
-     * sends it on the next connection that comes up, so that the acceptor does not keep the stream for a resume.
+     * Tells the acceptor to stop stream {@code id} (a CANCEL, answered as any); while the lane is down, or its
+     * connection closing takes no more, the session sends it on the next connection that comes up, so that the
+     * acceptor does not keep the stream for a resume.
      */
     void sendCancel(final long id)
     {
-        if (lane.isUp())
-        {
-            lane.cancels.send(id, id);
-        }
-        else
+        if (!lane.isUp() || !lane.cancels.send(id, id))
         {
             all.owe(id, 0);
         }

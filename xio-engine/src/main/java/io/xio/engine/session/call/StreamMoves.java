@@ -192,15 +192,11 @@ final class StreamMoves
             all.owe(id, endSequence);
             return;
         }
-        if (endSequence == 0)
+        final boolean said = endSequence == 0 ? lane.cancels.send(id, id) : lane.connection().streamOutput()
+            .sendCredit(session.mineFlag(), session.id(), id, endSequence, endSequence, 0);
+        if (!said)
         {
-            lane.cancels.send(id, id);
-            return;
-        }
-        if (!lane.connection().streamOutput().sendCredit(session.mineFlag(), session.id(), id, endSequence,
-            endSequence, 0))
-        {
-            all.owe(id, endSequence);
+            all.owe(id, endSequence); // the connection is closing: the next one says it
         }
     }
 
@@ -222,6 +218,11 @@ final class StreamMoves
         {
             failAll(cause);
             return;
+        }
+        if (other != null)
+        {
+            // What this side owes goes on the lane still up, not on whichever comes up next (perhaps none).
+            other.loop.execute(() -> all.settle(other.streams.moves));
         }
         for (final LaneStream stream : new ArrayList<>(streams.peers.values()))
         {
