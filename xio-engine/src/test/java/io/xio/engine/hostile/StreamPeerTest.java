@@ -1105,7 +1105,7 @@ class StreamPeerTest
             "this engine closes a connection for (\"limit < received\")").isGreaterThanOrEqualTo(ack.i64(0));
     }
 
-    // ---- an acceptor's ended streams; streams that resume elsewhere, and what is owed for them ----
+    // ---- an acceptor's ended streams; streams on their way between connections ----
 
     /** Keepalive timeout, write-stall timeout and reconnect timeout of {@link #startQuickly}: 1 s, 0.5 s and 3 s. */
     private static final Duration QUICK_END_WAIT = Duration.ofMillis(1_000 + 500 + 3_000);
@@ -1280,5 +1280,33 @@ class StreamPeerTest
         carrier.send(RawPeer.streamData(session.sessionId(), 99, 1, utf8("never opened")));
         assertThat(carrier.closedWithin(Duration.ofSeconds(5))).isTrue();
         cancelArrives(carrier == one ? two : one, call.streamId());
+    }
+
+    /**
+     * A stream counts against {@code maxStreamsPerConnection} on the connection it was last opened or resumed on:
+     * streams resumed on another connection of the session make room on the first, and take it on the other.
+     */
+    @Test
+    void streamsResumedOnAnotherConnectionCountThereAgainstTheConnectionsLimit() throws Exception
+    {
+        start(StreamLimits.builder().maxStreamsPerConnection(2).build());
+        final RawPeer one = attacker();
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final long id = session.sessionId();
+        final RawPeer two = attacker();
+        two.attachTo(session);
+        assertThat(flood(one, id, 1, 3)).as("the first connection full").containsExactly(true, true, false);
+        for (long stream = 1; stream <= 2; stream++)
+        {
+            two.send(RawPeer.streamResume(id, stream, 1));
+            final long resumed = stream;
+            assertThat(next(two, frame -> frame.type() == FrameType.CREDIT && frame.requestId() == resumed))
+                .as("stream %d resumed on the second connection", stream).isNotNull();
+        }
+        assertThat(flood(one, id, 3, 3)).as("room on the first, whose streams moved").containsExactly(true);
+        assertThat(flood(two, id, 4, 4)).as("the second holds the two that moved").containsExactly(false);
+        assertThat(held).hasSize(3);
+        served(one, id, 5);
+        assertNoViolation();
     }
 }

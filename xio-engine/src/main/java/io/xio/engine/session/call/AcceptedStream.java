@@ -13,6 +13,7 @@ import io.xio.engine.protocol.Status;
 import io.xio.engine.session.Messages;
 import io.xio.engine.session.admission.CallAdmission;
 import io.xio.engine.session.admission.ByteBudget;
+import io.xio.engine.session.admission.StreamAdmission;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -31,9 +32,12 @@ final class AcceptedStream extends LaneStream implements InboundStream
     private final Message open;
     private final long deadline;
     private final boolean hasDeadline;
-    /** Where the stream is counted among the streams its peer opened on one connection, and from one host. */
-    final ByteBudget connectionStreams;
-    final String host;
+    /**
+     * Where the stream is counted among the streams its peer opened on one connection, and from one host: the
+     * connection it began or last resumed on. The owner's.
+     */
+    private ByteBudget connectionStreams;
+    private String host;
     private final AtomicBoolean started = new AtomicBoolean();
     /** After a connection loss, until the opener resumes the stream: nothing is written. */
     private boolean dormant;
@@ -114,12 +118,29 @@ final class AcceptedStream extends LaneStream implements InboundStream
             return;
         }
         resumedOn = streams().connectionIdentity();
+        countHere();
         receiver.resume();
         sender.replay();
         sender.flush();
         if (state() == StreamState.ENDED)
         {
             awaitAcknowledgement(); // its end was written again
+        }
+    }
+
+    /**
+     * Counts the stream among the streams its peer opened on the connection it resumed on, and that connection's
+     * host: the connection it left no longer carries it.
+     */
+    private void countHere()
+    {
+        final ByteBudget here = streams().peerStreams();
+        if (here != null && here != connectionStreams)
+        {
+            final String hereHost = streams().peerHost();
+            streams().admission().moved(connectionStreams, host, here, hereHost);
+            connectionStreams = here;
+            host = hereHost;
         }
     }
 
@@ -186,6 +207,12 @@ final class AcceptedStream extends LaneStream implements InboundStream
             end : error(XioException.class.getName(), "the stream failed"));
         ended();
         failed(ex);
+    }
+
+    /** What the stream took of the limits is given back. The owner's thread. */
+    void release(final StreamAdmission admission)
+    {
+        admission.release(connectionStreams, host);
     }
 
     /** The opener acknowledged this ended stream's end on another lane. The owner's thread. */

@@ -16,6 +16,7 @@ import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.StreamFrames;
 import io.xio.engine.session.LeakTracker;
+import io.xio.engine.session.admission.ByteBudget;
 import io.xio.engine.session.admission.DedupWindow;
 import io.xio.engine.session.admission.StreamAdmission;
 import io.xio.engine.session.connection.StreamOutput;
@@ -161,6 +162,23 @@ final class LaneStreams
         return lane.isUp() && lane.connection().writable();
     }
 
+    StreamAdmission admission()
+    {
+        return admission;
+    }
+
+    /** The count of the streams the peer opened on the lane's connection (while it is up, else null). */
+    ByteBudget peerStreams()
+    {
+        return lane.isUp() ? lane.connection().peerStreams : null;
+    }
+
+    /** The host of the lane's peer ({@code PeerCounts.hostOf}); while the lane is up. */
+    String peerHost()
+    {
+        return lane.connection().peerHost();
+    }
+
     /** The lane's connection now, as an identity to compare (a stream resumes once per connection), or null. */
     Object connectionIdentity()
     {
@@ -191,7 +209,7 @@ final class LaneStreams
     {
         if (stream instanceof AcceptedStream accepted)
         {
-            admission.release(accepted.connectionStreams, accepted.host);
+            accepted.release(admission);
         }
         else
         {
