@@ -8,10 +8,12 @@ import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.Portal;
+import io.xio.engine.PortalOptions;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
+import io.xio.engine.SetupDecision;
 import io.xio.engine.StreamCall;
 import io.xio.engine.StreamLimits;
 import io.xio.engine.StreamListener;
@@ -39,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -1121,6 +1124,13 @@ class StreamPeerTest
                 .reconnectTimeout(Duration.ofSeconds(3)));
     }
 
+    private RawPeer attacker(final Portal at) throws IOException
+    {
+        final RawPeer peer = new RawPeer(ATTACKER, at.uri().port(), 0);
+        peers.add(peer);
+        return peer;
+    }
+
     /**
      * A peer that never acknowledges the ends of the streams it opened cannot keep their places: once an end has
      * waited for its acknowledgement longer than a well-behaved opener can take (the server's keepalive timeout,
@@ -1308,5 +1318,67 @@ class StreamPeerTest
         assertThat(held).hasSize(3);
         served(one, id, 5);
         assertNoViolation();
+    }
+
+    /**
+     * The frames for a stream on its way to another connection of its session (its opener resumed it there, and it
+     * has not arrived) are held only as far as its window of bytes allows: a peer that sends more meanwhile breaks
+     * the protocol there and then, rather than making the server hold what it sends.
+     */
+    @Test
+    void framesForAStreamOnItsWayToAnotherConnectionAreHeldOnlyWithinItsWindowOfBytes() throws Exception
+    {
+        final int window = 4096;
+        start(StreamLimits.builder().windowBytes(window).build());
+        final Portal second = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(1));
+        final Portal first = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(0)
+            .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(second.uri()))));
+        final CountDownLatch taking = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        onStream = stream ->
+        {
+            stream.open().close();
+            stream.start(new Holder(stream)
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                    taking.countDown();
+                    try
+                    {
+                        release.await(10, TimeUnit.SECONDS); // holds the stream's thread: it cannot move meanwhile
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            stream.request(Long.MAX_VALUE);
+        };
+        final RawPeer one = attacker(first);
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final long id = session.sessionId();
+        final RawPeer two = attacker(second);
+        two.attachTo(session);
+        open(one, id, 1);
+        one.send(RawPeer.streamData(id, 1, 1, utf8("one")));
+        assertThat(taking.await(5, TimeUnit.SECONDS)).isTrue();
+        try
+        {
+            two.send(RawPeer.streamResume(id, 1, 1));
+            for (long seq = 2; seq <= 9; seq++)
+            {
+                two.trySend(RawPeer.streamData(id, 1, seq, NOTHING, new byte[2048]));
+            }
+            assertThat(two.closedWithin(Duration.ofSeconds(2))).as("closed while the stream could not move").isTrue();
+            assertViolation("STREAM_DATA for stream 1: more than a window of " + window + " bytes while it moved to " +
+                "resume");
+        }
+        finally
+        {
+            release.countDown();
+        }
     }
 }

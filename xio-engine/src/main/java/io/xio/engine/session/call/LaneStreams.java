@@ -56,11 +56,8 @@ final class LaneStreams
     final Long2ObjectHashMap<LaneStream> mine = new Long2ObjectHashMap<>();
     /** Streams the peer opened that this lane owns. */
     final Long2ObjectHashMap<LaneStream> peers = new Long2ObjectHashMap<>();
-    /**
-     * The peer's streams on their way here (their opener resumed them on this lane): what arrives for them meanwhile,
-     * in order, at most about a window of it.
-     */
-    final Long2ObjectHashMap<ArrayDeque<Object>> arriving = new Long2ObjectHashMap<>();
+    /** The peer's streams on their way here (their opener resumed them on this lane): what arrives meanwhile. */
+    final Long2ObjectHashMap<ArrivingFrames> arriving = new Long2ObjectHashMap<>();
     private final ArrayDeque<LaneStream> waiting = new ArrayDeque<>();
     /** The streams' moves between lanes: after a loss, on a resume, and what the session owes its peer. */
     final StreamMoves moves;
@@ -303,10 +300,10 @@ final class LaneStreams
             stream.receiver.onData(frame, slab);
             return;
         }
-        final ArrayDeque<Object> early = early(frame);
+        final ArrivingFrames early = early(frame);
         if (early != null)
         {
-            early.add(StreamArrival.of(frame, slab, leaks, target));
+            early.hold(frame, slab, leaks, target);
         }
     }
 
@@ -334,11 +331,10 @@ final class LaneStreams
             accepted.runOnOwner(() -> accepted.acknowledgedElsewhere(received));
             return;
         }
-        final ArrayDeque<Object> early = early(frame);
+        final ArrivingFrames early = early(frame);
         if (early != null)
         {
-            early.add(new long[] {StreamFrames.received(frame), StreamFrames.limitSequence(frame),
-                StreamFrames.limitBytes(frame)});
+            early.holdCredit(frame);
         }
     }
 
@@ -359,22 +355,15 @@ final class LaneStreams
 
     /**
      * Where a frame for a peer's stream on its way here waits, or null: the stream ended, or lives on another lane
-     * (the frame is dropped; its sender writes it again where the stream resumes). A peer that sends more than a
-     * window meanwhile breaks the protocol.
+     * (the frame is dropped; its sender writes it again where the stream resumes).
      */
-    private ArrayDeque<Object> early(final Frame frame)
+    private ArrivingFrames early(final Frame frame)
     {
         if ((frame.flags() & FrameFlags.FROM_ACCEPTOR) == session.mineFlag() || arriving.isEmpty())
         {
             return null;
         }
-        final ArrayDeque<Object> early = arriving.get(frame.requestId());
-        if (early != null && early.size() > 2L * admission.limits().windowMessages() + 2)
-        {
-            throw new ProtocolViolationException(FrameType.name(frame.type()) + " for stream " + frame.requestId() +
-                ": more than two windows of frames while it moved to resume");
-        }
-        return early;
+        return arriving.get(frame.requestId());
     }
 
     void requireStreams(final Frame frame)
