@@ -176,6 +176,12 @@ final class SessionHost implements SessionDrain.Host, CallAdmission.Host, Sessio
     }
 
     @Override
+    public Duration keepaliveTimeout()
+    {
+        return session.engine.keepaliveTimeout;
+    }
+
+    @Override
     public long reconnectJitter()
     {
         return session.engine.reconnectJitter.getAsLong();

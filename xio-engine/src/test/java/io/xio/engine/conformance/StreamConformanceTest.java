@@ -600,10 +600,13 @@ public abstract class StreamConformanceTest
         }
     }
 
-    @Test
-    void theServerMayOpenAStreamToItsClient() throws Exception
+    /**
+     * A client session whose streams {@code clientHandler} takes, to the server's service {@code back}, which hands
+     * {@code serverSide} the server's side of the session once the client's first request (made here) arrives.
+     */
+    private Session connectBack(final RequestHandler clientHandler, final CompletableFuture<Session> serverSide)
+        throws Exception
     {
-        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
         server.register("back", request ->
         {
             request.message().close();
@@ -611,6 +614,16 @@ public abstract class StreamConformanceTest
             request.respond(Outbound.empty());
         });
         final Portal portal = server.bind(portalAddress());
+        final Session session = client.connect(portal.uri().withResource("back").toString(),
+            SessionOptions.DEFAULT.withHandler(clientHandler));
+        session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+        return session;
+    }
+
+    @Test
+    void theServerMayOpenAStreamToItsClient() throws Exception
+    {
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
         final RequestHandler clientHandler = holding(stream ->
         {
             final long count = number(stream.open());
@@ -625,10 +638,9 @@ public abstract class StreamConformanceTest
             });
             feed.pump();
         });
-        try (Session session = client.connect(portal.uri().withResource("back").toString(),
-            SessionOptions.DEFAULT.withHandler(clientHandler)))
+        final Session session = connectBack(clientHandler, serverSide);
+        try (session)
         {
-            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
             final Session atServer = serverSide.get(30, TimeUnit.SECONDS);
             final Collector collector = new Collector();
             atServer.openStream(number(1_000), collector).request(Long.MAX_VALUE);
@@ -654,6 +666,64 @@ public abstract class StreamConformanceTest
             final ByteBuffer huge = ByteBuffer.allocate(TestEngines.LIMITS.maxHeaderBytes() + 1);
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> call.offer(Outbound.of(huge)))
                 .isInstanceOf(XioException.class);
+        }
+    }
+
+    /**
+     * A message whose header area (its 8-byte sequence number and header) is exactly the peer's
+     * {@code maxHeaderBytes}, one whose metadata is exactly its {@code maxMetadataBytes}, and trailers of exactly that
+     * size are legal: offered, taken and delivered. The sequence number is no part of the call context.
+     */
+    @Test
+    void messagesAndTrailersExactlyAtThePeersLimitsAreSentAndTaken() throws Exception
+    {
+        final int headerBytes = TestEngines.LIMITS.maxHeaderBytes();
+        final int metadataBytes = TestEngines.LIMITS.maxMetadataBytes();
+        final Metadata full = new Metadata().put("k", "v".repeat(metadataBytes - Metadata.ENTRY_OVERHEAD - 1));
+        assertThat(full.encodedLength()).isEqualTo(metadataBytes);
+        final ConcurrentLinkedQueue<String> arrived = new ConcurrentLinkedQueue<>();
+        final RequestHandler sink = holding(stream ->
+        {
+            stream.open().close();
+            stream.start(new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    try (message)
+                    {
+                        arrived.add(message.header().remaining() + " " + message.metadata().encodedLength());
+                    }
+                }
+
+                @Override
+                public void onHalfClose()
+                {
+                    stream.complete(full);
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                }
+            });
+            stream.request(Long.MAX_VALUE);
+        });
+        try (Session session = open("exact", sink))
+        {
+            final Collector collector = new Collector();
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            await().atMost(Duration.ofSeconds(30)).until(() -> call.isReady() || call.isDone());
+            final int header = headerBytes - 8;
+            assertThat(call.offer(Outbound.of(ByteBuffer.allocate(header)))).as("a header area of exactly %d bytes",
+                headerBytes).isTrue();
+            assertThat(call.offer(Outbound.empty().metadata(new Metadata(full)))).as("metadata of exactly %d bytes",
+                metadataBytes).isTrue();
+            call.halfClose();
+            final Metadata trailers = collector.done.get(30, TimeUnit.SECONDS);
+            assertThat(arrived).containsExactly(header + " 0", "0 " + metadataBytes);
+            assertThat(trailers.encodedLength()).as("trailers of exactly %d bytes", metadataBytes)
+                .isEqualTo(metadataBytes);
         }
     }
 
@@ -749,6 +819,36 @@ public abstract class StreamConformanceTest
             assertThat(collector.received.get()).isEqualTo(MANY / 4);
             assertThat(trailers.get("received")).isEqualTo(Long.toString(MANY / 4));
             assertThat(kills.get()).isGreaterThanOrEqualTo(9);
+        }
+    }
+
+    /**
+     * A stream the server opened resumes on the connection its client attaches again: the server writes its open
+     * again there once the client's attach is accepted, so every message still arrives once and in order.
+     */
+    @Test
+    void aStreamTheServerOpenedSurvivesConnectionKillsExactlyOnceAndInOrder() throws Exception
+    {
+        final int count = MANY / 10;
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
+        final RequestHandler clientHandler = holding(stream ->
+        {
+            final Feed feed = new Feed(stream, number(stream.open()), stream::complete);
+            stream.start(pumping(feed));
+            feed.pump();
+        });
+        try (Session session = connectBack(clientHandler, serverSide))
+        {
+            final Collector collector = new Collector();
+            final AtomicLong kills = new AtomicLong();
+            final StreamCall call = serverSide.get(30, TimeUnit.SECONDS).openStream(number(count), collector);
+            call.request(count / 20);
+            final Thread killer = killer(session, collector.done, kills, () -> call.request(count / 20));
+            collector.done.get(100, TimeUnit.SECONDS);
+            killer.join();
+            assertThat(collector.inOrder).isTrue();
+            assertThat(collector.received.get()).isEqualTo(count);
+            assertThat(kills.get()).isGreaterThanOrEqualTo(19);
         }
     }
 

@@ -178,6 +178,18 @@ final class RawPeer implements AutoCloseable
     }
 
     /**
+     * Opens stream {@code id} again after a connection loss (§5.13.8): a REQUEST with STREAM and RETRANSMIT, its resume
+     * count {@code resume} in the status field, and an empty message (the acceptor took the stream before).
+     */
+    static byte[] streamResume(final long sessionId, final long id, final int resume)
+    {
+        final byte[] frame = frame(FrameType.REQUEST, FrameFlags.STREAM | FrameFlags.RETRANSMIT, sessionId, id,
+            new byte[0]);
+        ByteBuffer.wrap(frame).order(ByteOrder.LITTLE_ENDIAN).putShort(30, (short)resume);
+        return frame;
+    }
+
+    /**
      * A STREAM_DATA of stream {@code id}: {@code flags} (FROM_ACCEPTOR for a stream the server opened, END),
      * {@code status}, the {@code i64 sequence} and then {@code header} as the application-header area, then
      * {@code segments}.
@@ -291,6 +303,38 @@ final class RawPeer implements AutoCloseable
     long setUp(final String resource, final int features) throws IOException
     {
         return setUp(setup(1, resource, new byte[] {SetupCodec.CREDENTIALS_NONE, (byte)features}), resource);
+    }
+
+    /** A session this peer set up: its id, and the secret another connection attaches to it with. */
+    record SetUp(long sessionId, byte[] secret)
+    {
+    }
+
+    /** {@link #setUp(String, int)}, keeping the session's secret from the SETUP_ACCEPT as well. */
+    SetUp setUpWithSecret(final String resource, final int features) throws IOException
+    {
+        send(setup(1, resource, new byte[] {SetupCodec.CREDENTIALS_NONE, (byte)features}));
+        final Received accept = answer();
+        if (accept == null || accept.type() != FrameType.SETUP_ACCEPT)
+        {
+            throw new AssertionError("expected SETUP_ACCEPT for '" + resource + "', got " + accept);
+        }
+        final SetupCodec.Reader body = accept.reader();
+        body.map(); // attributes, in flight, dedup window, then the secret
+        body.i32();
+        body.i32();
+        return new SetUp(accept.sessionId(), body.bytes());
+    }
+
+    /** Attaches this connection to {@code session} with its secret; fails unless the server accepts. */
+    void attachTo(final SetUp session) throws IOException
+    {
+        send(attach(2, session.sessionId(), session.secret()));
+        final Received accept = answer();
+        if (accept == null || accept.type() != FrameType.ATTACH_ACCEPT)
+        {
+            throw new AssertionError("expected ATTACH_ACCEPT for session " + session.sessionId() + ", got " + accept);
+        }
     }
 
     private long setUp(final byte[] setup, final String resource) throws IOException

@@ -8,10 +8,12 @@ import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.PeerRefusal;
 import io.xio.engine.Portal;
+import io.xio.engine.PortalOptions;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.Session;
 import io.xio.engine.SessionEvent;
+import io.xio.engine.SetupDecision;
 import io.xio.engine.StreamCall;
 import io.xio.engine.StreamLimits;
 import io.xio.engine.StreamListener;
@@ -39,11 +41,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 import static io.xio.engine.TestEngines.ECHO;
 import static io.xio.engine.TestEngines.text;
@@ -71,6 +75,8 @@ class StreamPeerTest
     /** The streams the service took, as it holds them; by default it holds each open and takes nothing of it. */
     private final List<Holder> held = new CopyOnWriteArrayList<>();
     private volatile Consumer<InboundStream> onStream = this::hold;
+    /** What the server's session listener does besides keeping the event, on the thread that tells it. */
+    private volatile Consumer<SessionEvent> onEvent = event -> { };
     /** The session of the latest request the service answered. */
     private volatile Session lastCaller;
     private XioEngine server;
@@ -92,7 +98,17 @@ class StreamPeerTest
      */
     private void start(final Limits limits)
     {
-        server = engines.start(engines.builder("server").limits(limits).sessionListener(serverEvents::add));
+        start(limits, builder -> builder);
+    }
+
+    /** {@link #start(Limits)} on an engine {@code tune} changes (its timeouts, say). */
+    private void start(final Limits limits, final UnaryOperator<XioEngine.Builder> tune)
+    {
+        server = engines.start(tune.apply(engines.builder("server")).limits(limits).sessionListener(event ->
+        {
+            serverEvents.add(event);
+            onEvent.accept(event);
+        }));
         server.register("svc", new RequestHandler()
         {
             @Override
@@ -1090,5 +1106,279 @@ class StreamPeerTest
         assertThat(ack.i64(0)).as("the end acknowledged").isEqualTo(window + 1);
         assertThat(ack.i64(8)).as("limitSequence of the acknowledgement: below its received, the CREDIT is one " +
             "this engine closes a connection for (\"limit < received\")").isGreaterThanOrEqualTo(ack.i64(0));
+    }
+
+    // ---- an acceptor's ended streams; streams on their way between connections ----
+
+    /** Keepalive timeout, write-stall timeout and reconnect timeout of {@link #startQuickly}: 1 s, 0.5 s and 3 s. */
+    private static final Duration QUICK_END_WAIT = Duration.ofMillis(1_000 + 500 + 3_000);
+
+    /**
+     * A server that waits {@link #QUICK_END_WAIT} (its keepalive timeout, write-stall timeout and reconnect timeout
+     * together) for the acknowledgement of a stream's end.
+     */
+    private void startQuickly(final StreamLimits streams)
+    {
+        start(TestEngines.LIMITS.withWriteStallTimeout(Duration.ofMillis(500)).withStreams(streams),
+            builder -> builder.keepalive(Duration.ofMillis(100), Duration.ofSeconds(1))
+                .reconnectTimeout(Duration.ofSeconds(3)));
+    }
+
+    private RawPeer attacker(final Portal at) throws IOException
+    {
+        final RawPeer peer = new RawPeer(ATTACKER, at.uri().port(), 0);
+        peers.add(peer);
+        return peer;
+    }
+
+    /**
+     * A peer that never acknowledges the ends of the streams it opened cannot keep their places: once an end has
+     * waited for its acknowledgement longer than a well-behaved opener can take (the server's keepalive timeout,
+     * write-stall timeout and reconnect timeout), the server forgets the stream and its place is free again.
+     */
+    @Test
+    void endsNeverAcknowledgedHoldTheirStreamsPlacesOnlyUntilTheEndsWaitRunsOut() throws Exception
+    {
+        startQuickly(StreamLimits.builder().maxStreamsPerSession(2).build());
+        onStream = stream ->
+        {
+            hold(stream);
+            stream.complete();
+        };
+        final RawPeer peer = attacker();
+        final long session = session(peer);
+        for (long id = 1; id <= 2; id++)
+        {
+            open(peer, session, id);
+            assertThat(next(peer, frame -> frame.isStreamData(true)).requestId()).isEqualTo(id); // never acknowledged
+        }
+        assertThat(flood(peer, session, 3, 3)).as("the session's places, held by the two ended streams")
+            .containsExactly(false);
+        framesWithin(peer, QUICK_END_WAIT.plusSeconds(1));
+        assertThat(flood(peer, session, 3, 3)).as("free again once the ends waited long enough")
+            .containsExactly(true);
+        assertThat(next(peer, frame -> frame.isStreamData(true)).requestId()).isEqualTo(3);
+        peer.send(RawPeer.credit(session, 1, 0, 1, 1, 1 << 20)); // late: for a stream forgotten, dropped
+        served(peer, session, 4);
+        assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isOne();
+        assertNoViolation();
+    }
+
+    /**
+     * An opener whose connection went before it acknowledged the acceptor's end, and that resumes the stream later
+     * than the server's keepalive and write-stall timeouts but within its reconnect timeout, still gets the end:
+     * the server waits for an acknowledgement as long as it waits for its client.
+     */
+    @Test
+    void anOpenerThatResumesWithinTheReconnectTimeoutStillGetsTheEndItHadNotAcknowledged() throws Exception
+    {
+        startQuickly(StreamLimits.DEFAULT);
+        onStream = stream ->
+        {
+            hold(stream);
+            stream.complete(new Metadata().put("done", "yes"));
+        };
+        final RawPeer first = attacker();
+        final RawPeer.SetUp session = first.setUpWithSecret("svc", SetupCodec.FEATURES);
+        open(first, session.sessionId(), 1);
+        assertThat(next(first, frame -> frame.isStreamData(true)).i64(0)).isEqualTo(1);
+        first.close(); // before the end's acknowledgement
+        Thread.sleep(2_000); // more than 1 s + 0.5 s, less than the 3 s the server keeps the session
+        final RawPeer second = attacker();
+        second.attachTo(session);
+        second.send(RawPeer.streamResume(session.sessionId(), 1, 1));
+        final RawPeer.Received end = next(second, frame -> frame.requestId() == 1 &&
+            (frame.isStreamData(true) || frame.type() == FrameType.RESPONSE));
+        assertThat(end.type()).as("the end written again, not RESPONSE_LOST").isEqualTo(FrameType.STREAM_DATA);
+        assertThat(end.i64(0)).isEqualTo(1);
+        assertThat(end.status()).isEqualTo(Status.OK);
+        second.send(RawPeer.credit(session.sessionId(), 1, 0, 1, 1, 1 << 20));
+        served(second, session.sessionId(), 2);
+        assertNoViolation();
+    }
+
+    /** The server opens a stream to the client of {@code session} (which the client has not taken yet); its call. */
+    private StreamCall serverOpens(final RawPeer peer, final long session) throws IOException
+    {
+        served(peer, session, 1);
+        return lastCaller.openStream(Outbound.of(TestEngines.utf8("to you")), new Holder(null));
+    }
+
+    /** Which of {@code peers} the server's open of stream {@code id} came on; that peer takes the stream. */
+    private static RawPeer takes(final long session, final long id, final RawPeer... peers) throws IOException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (System.nanoTime() < deadline)
+        {
+            for (final RawPeer peer : peers)
+            {
+                peer.send(RawPeer.keepalive());
+                try
+                {
+                    final RawPeer.Received frame = peer.read(Duration.ofMillis(100));
+                    if (frame != null && frame.type() == FrameType.REQUEST && frame.requestId() == id)
+                    {
+                        peer.send(RawPeer.credit(session, id, FrameFlags.FROM_ACCEPTOR, 0, 64, 1 << 20));
+                        return peer;
+                    }
+                }
+                catch (final SocketTimeoutException quiet)
+                {
+                    // nothing on this one within 100 ms: the next
+                }
+            }
+        }
+        throw new AssertionError("no open of stream " + id + " within 15 s");
+    }
+
+    /** The server's CANCEL of its own stream {@code id}, {@code [id .. id]}, arrives on {@code peer}. */
+    private static void cancelArrives(final RawPeer peer, final long id) throws IOException
+    {
+        final RawPeer.Received cancel = next(peer, frame -> frame.type() == FrameType.CANCEL);
+        assertThat(cancel.requestId()).isEqualTo(id);
+        assertThat(cancel.flags() & FrameFlags.FROM_ACCEPTOR).as("the server's id space")
+            .isEqualTo(FrameFlags.FROM_ACCEPTOR);
+        assertThat(cancel.i64(0)).as("the last id of the range").isEqualTo(id);
+    }
+
+    /** The server's session listener cancels {@code call} when it hears of a protocol violation. */
+    private void cancelOnViolation(final StreamCall call)
+    {
+        onEvent = event ->
+        {
+            if (event.detail() != null && event.detail().contains("protocol violation"))
+            {
+                call.cancel(); // on the connection's thread, before its sessions hear of the loss
+            }
+        };
+    }
+
+    /**
+     * A cancel of the server's stream that comes while its connection is closing (the session's listener hears of a
+     * violation before the session does) cannot write its CANCEL there: it is owed, and goes on the connection the
+     * client attaches next, so that the client does not keep the stream.
+     */
+    @Test
+    void aCancelThatFindsItsConnectionClosingGoesOnTheConnectionAttachedNext() throws Exception
+    {
+        start(StreamLimits.DEFAULT);
+        final RawPeer first = attacker();
+        final RawPeer.SetUp session = first.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final StreamCall call = serverOpens(first, session.sessionId());
+        takes(session.sessionId(), call.streamId(), first);
+        cancelOnViolation(call);
+        first.send(RawPeer.streamData(session.sessionId(), 99, 1, utf8("never opened")));
+        assertThat(first.closedWithin(Duration.ofSeconds(5))).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(call::isDone);
+        final RawPeer second = attacker();
+        second.attachTo(session);
+        cancelArrives(second, call.streamId());
+    }
+
+    /** As above, with another connection of the session up: the owed CANCEL goes there at once. */
+    @Test
+    void aCancelThatFindsItsConnectionClosingGoesOnAnotherConnectionOfTheSession() throws Exception
+    {
+        start(StreamLimits.DEFAULT);
+        final RawPeer one = attacker();
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final RawPeer two = attacker();
+        two.attachTo(session);
+        final StreamCall call = serverOpens(one, session.sessionId());
+        final RawPeer carrier = takes(session.sessionId(), call.streamId(), one, two);
+        cancelOnViolation(call);
+        carrier.send(RawPeer.streamData(session.sessionId(), 99, 1, utf8("never opened")));
+        assertThat(carrier.closedWithin(Duration.ofSeconds(5))).isTrue();
+        cancelArrives(carrier == one ? two : one, call.streamId());
+    }
+
+    /**
+     * A stream counts against {@code maxStreamsPerConnection} on the connection it was last opened or resumed on:
+     * streams resumed on another connection of the session make room on the first, and take it on the other.
+     */
+    @Test
+    void streamsResumedOnAnotherConnectionCountThereAgainstTheConnectionsLimit() throws Exception
+    {
+        start(StreamLimits.builder().maxStreamsPerConnection(2).build());
+        final RawPeer one = attacker();
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final long id = session.sessionId();
+        final RawPeer two = attacker();
+        two.attachTo(session);
+        assertThat(flood(one, id, 1, 3)).as("the first connection full").containsExactly(true, true, false);
+        for (long stream = 1; stream <= 2; stream++)
+        {
+            two.send(RawPeer.streamResume(id, stream, 1));
+            final long resumed = stream;
+            assertThat(next(two, frame -> frame.type() == FrameType.CREDIT && frame.requestId() == resumed))
+                .as("stream %d resumed on the second connection", stream).isNotNull();
+        }
+        assertThat(flood(one, id, 3, 3)).as("room on the first, whose streams moved").containsExactly(true);
+        assertThat(flood(two, id, 4, 4)).as("the second holds the two that moved").containsExactly(false);
+        assertThat(held).hasSize(3);
+        served(one, id, 5);
+        assertNoViolation();
+    }
+
+    /**
+     * The frames for a stream on its way to another connection of its session (its opener resumed it there, and it
+     * has not arrived) are held only as far as its window of bytes allows: a peer that sends more meanwhile breaks
+     * the protocol there and then, rather than making the server hold what it sends.
+     */
+    @Test
+    void framesForAStreamOnItsWayToAnotherConnectionAreHeldOnlyWithinItsWindowOfBytes() throws Exception
+    {
+        final int window = 4096;
+        start(StreamLimits.builder().windowBytes(window).build());
+        final Portal second = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(1));
+        final Portal first = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(0)
+            .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(second.uri()))));
+        final CountDownLatch taking = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        onStream = stream ->
+        {
+            stream.open().close();
+            stream.start(new Holder(stream)
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                    taking.countDown();
+                    try
+                    {
+                        release.await(10, TimeUnit.SECONDS); // holds the stream's thread: it cannot move meanwhile
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            stream.request(Long.MAX_VALUE);
+        };
+        final RawPeer one = attacker(first);
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final long id = session.sessionId();
+        final RawPeer two = attacker(second);
+        two.attachTo(session);
+        open(one, id, 1);
+        one.send(RawPeer.streamData(id, 1, 1, utf8("one")));
+        assertThat(taking.await(5, TimeUnit.SECONDS)).isTrue();
+        try
+        {
+            two.send(RawPeer.streamResume(id, 1, 1));
+            for (long seq = 2; seq <= 9; seq++)
+            {
+                two.trySend(RawPeer.streamData(id, 1, seq, NOTHING, new byte[2048]));
+            }
+            assertThat(two.closedWithin(Duration.ofSeconds(2))).as("closed while the stream could not move").isTrue();
+            assertViolation("STREAM_DATA for stream 1: more than a window of " + window + " bytes while it moved to " +
+                "resume");
+        }
+        finally
+        {
+            release.countDown();
+        }
     }
 }

@@ -39,6 +39,16 @@ public final class ByteBudget
         return true;
     }
 
+    /** Takes {@code bytes} from this budget and its parent's even past their limits: what is held already. */
+    void takeAnyway(final long bytes)
+    {
+        used.addAndGet(bytes);
+        if (parent != null)
+        {
+            parent.takeAnyway(bytes);
+        }
+    }
+
     /** Gives back what {@link #tryTake} took. */
     void giveBack(final long bytes)
     {

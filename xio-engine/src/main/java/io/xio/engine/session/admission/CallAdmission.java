@@ -9,6 +9,7 @@ import io.xio.engine.XioException;
 import io.xio.engine.protocol.CallContext;
 import io.xio.engine.protocol.Frame;
 import io.xio.engine.protocol.SetupCodec;
+import io.xio.engine.protocol.StreamFrames;
 import org.agrona.concurrent.NanoClock;
 
 import java.time.Duration;
@@ -209,8 +210,25 @@ public final class CallAdmission
      */
     public static String oversize(final Outbound message, final int deadlineBytes, final Limits limits)
     {
+        return oversize(message, 0, deadlineBytes, limits);
+    }
+
+    /**
+     * Why {@code message} is too large to send as a stream's STREAM_DATA under {@code limits}: its header area holds
+     * the sequence number, which counts against {@code maxHeaderBytes} but is no part of the call context; or null.
+     */
+    public static String streamOversize(final Outbound message, final Limits limits)
+    {
+        return oversize(message, StreamFrames.SEQUENCE_LENGTH, 0, limits);
+    }
+
+    /** The header area is {@code prefixBytes}, the call context (when any), then the application header. */
+    private static String oversize(final Outbound message, final int prefixBytes, final int deadlineBytes,
+        final Limits limits)
+    {
         final int metadata = deadlineBytes + (message.metadata() == null ? 0 : message.metadata().encodedLength());
-        final int header = message.headerLength() + (metadata == 0 ? 0 : CallContext.LENGTH_FIELD + metadata);
+        final int header = prefixBytes + message.headerLength() +
+            (metadata == 0 ? 0 : CallContext.LENGTH_FIELD + metadata);
         final long frameLength = Frame.frameLength(header, message.segmentCount(), message.dataLength());
         if (frameLength > limits.maxMessageBytes() || message.segmentCount() > limits.maxSegments() ||
             header > limits.maxHeaderBytes() || metadata > limits.maxMetadataBytes())

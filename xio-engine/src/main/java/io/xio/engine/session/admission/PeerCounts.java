@@ -27,6 +27,12 @@ public final class PeerCounts
         return taken[0];
     }
 
+    /** Counts one more for {@code host} whatever it holds: something counted for another host moved to it. */
+    public void acquire(final String host)
+    {
+        tryAcquire(host, Integer.MAX_VALUE);
+    }
+
     /** One fewer for {@code host}; the entry goes once it reaches zero. */
     public void release(final String host)
     {

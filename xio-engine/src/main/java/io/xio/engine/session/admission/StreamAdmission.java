@@ -109,6 +109,25 @@ public final class StreamAdmission
     }
 
     /**
+     * A stream admitted with {@code from} and {@code fromHost} resumed on another connection: it counts on {@code to}
+     * and for {@code toHost} from now on, even past their limits, since a stream that is open is not refused (new
+     * ones are, while the connection or host is over).
+     */
+    public void moved(final ByteBudget from, final String fromHost, final ByteBudget to, final String toHost)
+    {
+        if (to != from)
+        {
+            to.takeAnyway(1);
+            giveBack(from);
+        }
+        if (!toHost.equals(fromHost))
+        {
+            byPeer.acquire(toHost);
+            byPeer.release(fromHost);
+        }
+    }
+
+    /**
      * Streams open on the session now: {@link #admit} counts one on the thread that opens it (the caller's for this
      * side's, the context's for the peer's), {@link #release} gives it back on the context thread that holds it (or
      * the opening thread, for an open that failed at once). Any thread reads it.

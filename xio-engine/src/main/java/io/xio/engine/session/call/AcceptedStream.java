@@ -10,10 +10,10 @@ import io.xio.engine.StreamListener;
 import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.protocol.Status;
-import io.xio.engine.protocol.StreamFrames;
 import io.xio.engine.session.Messages;
 import io.xio.engine.session.admission.CallAdmission;
 import io.xio.engine.session.admission.ByteBudget;
+import io.xio.engine.session.admission.StreamAdmission;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -32,9 +32,12 @@ final class AcceptedStream extends LaneStream implements InboundStream
     private final Message open;
     private final long deadline;
     private final boolean hasDeadline;
-    /** Where the stream is counted among the streams its peer opened on one connection, and from one host. */
-    final ByteBudget connectionStreams;
-    final String host;
+    /**
+     * Where the stream is counted among the streams its peer opened on one connection, and from one host: the
+     * connection it began or last resumed on. The owner's.
+     */
+    private ByteBudget connectionStreams;
+    private String host;
     private final AtomicBoolean started = new AtomicBoolean();
     /** After a connection loss, until the opener resumes the stream: nothing is written. */
     private boolean dormant;
@@ -115,9 +118,30 @@ final class AcceptedStream extends LaneStream implements InboundStream
             return;
         }
         resumedOn = streams().connectionIdentity();
+        countHere();
         receiver.resume();
         sender.replay();
         sender.flush();
+        if (state() == StreamState.ENDED)
+        {
+            awaitAcknowledgement(); // its end was written again
+        }
+    }
+
+    /**
+     * Counts the stream among the streams its peer opened on the connection it resumed on, and that connection's
+     * host: the connection it left no longer carries it.
+     */
+    private void countHere()
+    {
+        final ByteBudget here = streams().peerStreams();
+        if (here != null && here != connectionStreams)
+        {
+            final String hereHost = streams().peerHost();
+            streams().admission().moved(connectionStreams, host, here, hereHost);
+            connectionStreams = here;
+            host = hereHost;
+        }
     }
 
     @Override
@@ -142,7 +166,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
     {
         final Outbound end = Outbound.empty().metadata(trailers == null || trailers.isEmpty() ? null : trailers);
         Messages.sealMetadata(end);
-        final String oversize = CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH, streams().sendLimits());
+        final String oversize = CallAdmission.streamOversize(end, streams().sendLimits());
         if (oversize != null)
         {
             sender.end(Status.APPLICATION_ERROR, error(XioException.class.getName(), "the stream's trailers " +
@@ -156,7 +180,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
     public void fail(final String type, final String message)
     {
         final Outbound end = error(type, message);
-        if (CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH, streams().sendLimits()) != null)
+        if (CallAdmission.streamOversize(end, streams().sendLimits()) != null)
         {
             // The peer would close the connection over it: it hears that the stream failed, and no more.
             sender.end(Status.APPLICATION_ERROR, error(XioException.class.getName(), "the stream failed with an " +
@@ -179,10 +203,16 @@ final class AcceptedStream extends LaneStream implements InboundStream
             return;
         }
         final Outbound end = error(ex.getClass().getName(), ex.getMessage() == null ? "" : ex.getMessage());
-        sender.endNow(Status.APPLICATION_ERROR, CallAdmission.oversize(end, StreamFrames.SEQUENCE_LENGTH,
-            streams().sendLimits()) == null ? end : error(XioException.class.getName(), "the stream failed"));
-        moveTo(StreamState.ENDED);
+        sender.endNow(Status.APPLICATION_ERROR, CallAdmission.streamOversize(end, streams().sendLimits()) == null ?
+            end : error(XioException.class.getName(), "the stream failed"));
+        ended();
         failed(ex);
+    }
+
+    /** What the stream took of the limits is given back. The owner's thread. */
+    void release(final StreamAdmission admission)
+    {
+        admission.release(connectionStreams, host);
     }
 
     /** The opener acknowledged this ended stream's end on another lane. The owner's thread. */
@@ -241,7 +271,7 @@ final class AcceptedStream extends LaneStream implements InboundStream
     void endWritten()
     {
         // The end stays until the opener acknowledges it, to be written again after a loss; the rest goes now.
-        moveTo(StreamState.ENDED);
+        ended();
         over();
         receiver.drop(); // the opener's messages not taken yet: nobody will take them now
         completed(Metadata.EMPTY);
@@ -263,6 +293,13 @@ final class AcceptedStream extends LaneStream implements InboundStream
     @Override
     void expired()
     {
+        if (state() == StreamState.ENDED)
+        {
+            // The end waited longer than a well-behaved opener takes: this one forgot the stream, or never
+            // acknowledges. Forgotten, so that it cannot keep the stream's place in the limits.
+            closeWire();
+            return;
+        }
         endWith(Status.DEADLINE_EXCEEDED, new XioTimeoutException("stream " + id + " on " + streams().describe() +
             " reached its deadline"));
     }
@@ -305,8 +342,23 @@ final class AcceptedStream extends LaneStream implements InboundStream
             return;
         }
         sender.endNow(status, Outbound.empty());
-        moveTo(StreamState.ENDED); // kept until the opener acknowledges the end
+        ended();
         failed(why);
+    }
+
+    /**
+     * Its end is written (or will be, as soon as there is room): the stream is kept until the opener acknowledges the
+     * end, to write it again after a loss, but no longer than a well-behaved opener can take to.
+     */
+    private void ended()
+    {
+        moveTo(StreamState.ENDED);
+        awaitAcknowledgement();
+    }
+
+    private void awaitAcknowledgement()
+    {
+        timerAt(streams().loop().nanoTime() + streams().endWaitNanos());
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.xio.engine.Limits;
 import io.xio.engine.SessionEvent;
 import io.xio.engine.session.SessionDrain;
 
+import java.time.Duration;
+
 /**
  * A session as its lanes, and the parts each lane routes frames to, see it: who it is, where it is in its life, the
  * lanes coming and going, and the session-wide parts they share. The session's {@code SessionHost} implements it; no
@@ -57,4 +59,10 @@ public interface LaneHost
 
     /** The limits the engine holds its peers and itself to. */
     Limits limits();
+
+    /** How long a connection may go without a frame from its peer before it counts as lost. */
+    Duration keepaliveTimeout();
+
+    /** How long a client tries a lost connection again, and a server keeps a session that has none. */
+    Duration reconnectTimeout();
 }

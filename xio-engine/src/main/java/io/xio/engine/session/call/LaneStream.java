@@ -40,11 +40,13 @@ abstract class LaneStream implements XioStream
     private boolean released;
     /** On its way to another lane: nothing is written until it arrives. */
     private volatile boolean moving;
+    /** When the timer fires: the deadline, or once an acceptor's stream ended, when its end's wait runs out. */
     private long deadline;
     private boolean hasDeadline;
     private long timer = NO_TIMER;
     private boolean waitingForRoom;
     private final Runnable cancelTask = this::cancelNow;
+    private final Runnable expiry = this::expiredNow;
 
     LaneStream(final LaneStreams streams, final long id, final int flags, final StreamState initial,
         final StreamListener listener)
@@ -224,7 +226,7 @@ abstract class LaneStream implements XioStream
         moving = false;
         if (hasDeadline && state != StreamState.DONE)
         {
-            timer = streams.loop().schedule(deadline, this::expiredNow);
+            timer = streams.loop().schedule(deadline, expiry);
         }
     }
 
@@ -233,7 +235,22 @@ abstract class LaneStream implements XioStream
     {
         deadline = value;
         hasDeadline = true;
-        timer = streams.loop().schedule(value, this::expiredNow);
+        timer = streams.loop().schedule(value, expiry);
+    }
+
+    /**
+     * The timer fires at {@code value} from now on, not at the deadline: an acceptor's ended stream waits for its
+     * end's acknowledgement until then. It moves with the stream as the deadline does. The owner's thread.
+     */
+    void timerAt(final long value)
+    {
+        cancelTimer();
+        deadline = value;
+        hasDeadline = true;
+        if (!moving)
+        {
+            timer = streams.loop().schedule(value, expiry); // else armed where it arrives
+        }
     }
 
     private void expiredNow()
@@ -393,7 +410,7 @@ abstract class LaneStream implements XioStream
     /** The application cancelled the stream. */
     abstract void cancelled();
 
-    /** The deadline passed. */
+    /** The timer fired: the deadline passed (or an acceptor's end waited too long for its acknowledgement). */
     abstract void expired();
 
     /** The lane's connection was lost with no other to go on, or the session closed: the stream fails. */

@@ -16,6 +16,7 @@ import io.xio.engine.protocol.FrameFlags;
 import io.xio.engine.protocol.FrameType;
 import io.xio.engine.protocol.StreamFrames;
 import io.xio.engine.session.LeakTracker;
+import io.xio.engine.session.admission.ByteBudget;
 import io.xio.engine.session.admission.DedupWindow;
 import io.xio.engine.session.admission.StreamAdmission;
 import io.xio.engine.session.connection.StreamOutput;
@@ -55,16 +56,15 @@ final class LaneStreams
     final Long2ObjectHashMap<LaneStream> mine = new Long2ObjectHashMap<>();
     /** Streams the peer opened that this lane owns. */
     final Long2ObjectHashMap<LaneStream> peers = new Long2ObjectHashMap<>();
-    /**
-     * The peer's streams on their way here (their opener resumed them on this lane): what arrives for them meanwhile,
-     * in order, at most about a window of it.
-     */
-    final Long2ObjectHashMap<ArrayDeque<Object>> arriving = new Long2ObjectHashMap<>();
+    /** The peer's streams on their way here (their opener resumed them on this lane): what arrives meanwhile. */
+    final Long2ObjectHashMap<ArrivingFrames> arriving = new Long2ObjectHashMap<>();
     private final ArrayDeque<LaneStream> waiting = new ArrayDeque<>();
     /** The streams' moves between lanes: after a loss, on a resume, and what the session owes its peer. */
     final StreamMoves moves;
     /** The peer's opens, first and re-sent. */
     final PeerOpens opens;
+    /** {@link #endWaitNanos}. */
+    private final long endWait;
 
     LaneStreams(final Lane lane, final LaneContext context)
     {
@@ -80,6 +80,8 @@ final class LaneStreams
         this.all = context.sessionStreams();
         this.moves = new StreamMoves(this, lane, all);
         this.opens = new PeerOpens(this, lane, context);
+        this.endWait = session.keepaliveTimeout().plus(session.limits().writeStallTimeout())
+            .plus(session.reconnectTimeout()).toNanos();
     }
 
     // ---- what the lane's streams need ----
@@ -114,6 +116,18 @@ final class LaneStreams
         return leaks;
     }
 
+    /**
+     * How long an acceptor's ended stream waits for the acknowledgement of its end before it is forgotten: the longest
+     * a well-behaved opener can take. An end waits in a connection whose peer reads nothing at most the write-stall
+     * timeout before the connection is cut, a loss is seen within the keepalive timeout, and the opener attaches again
+     * within the reconnect timeout (or the session ends) and resumes the stream at once, which writes the end again
+     * and starts the wait over. A peer that never acknowledges keeps the stream's place in the limits no longer.
+     */
+    long endWaitNanos()
+    {
+        return endWait;
+    }
+
     long sessionId()
     {
         return session.id();
@@ -143,6 +157,23 @@ final class LaneStreams
     boolean writable()
     {
         return lane.isUp() && lane.connection().writable();
+    }
+
+    StreamAdmission admission()
+    {
+        return admission;
+    }
+
+    /** The count of the streams the peer opened on the lane's connection (while it is up, else null). */
+    ByteBudget peerStreams()
+    {
+        return lane.isUp() ? lane.connection().peerStreams : null;
+    }
+
+    /** The host of the lane's peer ({@code PeerCounts.hostOf}); while the lane is up. */
+    String peerHost()
+    {
+        return lane.connection().peerHost();
     }
 
     /** The lane's connection now, as an identity to compare (a stream resumes once per connection), or null. */
@@ -175,7 +206,7 @@ final class LaneStreams
     {
         if (stream instanceof AcceptedStream accepted)
         {
-            admission.release(accepted.connectionStreams, accepted.host);
+            accepted.release(admission);
         }
         else
         {
@@ -208,16 +239,13 @@ final class LaneStreams
     }
 
     /**
-     * Tells the acceptor to stop stream {@code id} (a CANCEL, answered as any); while the lane is down, the session
-     * sends it on the next connection that comes up, so that the acceptor does not keep the stream for a resume.
+     * Tells the acceptor to stop stream {@code id} (a CANCEL, answered as any); while the lane is down, or its
+     * connection closing takes no more, the session sends it on the next connection that comes up, so that the
+     * acceptor does not keep the stream for a resume.
      */
     void sendCancel(final long id)
     {
-        if (lane.isUp())
-        {
-            lane.cancels.send(id, id);
-        }
-        else
+        if (!lane.isUp() || !lane.cancels.send(id, id))
         {
             all.owe(id, 0);
         }
@@ -272,10 +300,10 @@ final class LaneStreams
             stream.receiver.onData(frame, slab);
             return;
         }
-        final ArrayDeque<Object> early = early(frame);
+        final ArrivingFrames early = early(frame);
         if (early != null)
         {
-            early.add(StreamArrival.of(frame, slab, leaks, target));
+            early.hold(frame, slab, leaks, target);
         }
     }
 
@@ -303,11 +331,10 @@ final class LaneStreams
             accepted.runOnOwner(() -> accepted.acknowledgedElsewhere(received));
             return;
         }
-        final ArrayDeque<Object> early = early(frame);
+        final ArrivingFrames early = early(frame);
         if (early != null)
         {
-            early.add(new long[] {StreamFrames.received(frame), StreamFrames.limitSequence(frame),
-                StreamFrames.limitBytes(frame)});
+            early.holdCredit(frame);
         }
     }
 
@@ -328,22 +355,15 @@ final class LaneStreams
 
     /**
      * Where a frame for a peer's stream on its way here waits, or null: the stream ended, or lives on another lane
-     * (the frame is dropped; its sender writes it again where the stream resumes). A peer that sends more than a
-     * window meanwhile breaks the protocol.
+     * (the frame is dropped; its sender writes it again where the stream resumes).
      */
-    private ArrayDeque<Object> early(final Frame frame)
+    private ArrivingFrames early(final Frame frame)
     {
         if ((frame.flags() & FrameFlags.FROM_ACCEPTOR) == session.mineFlag() || arriving.isEmpty())
         {
             return null;
         }
-        final ArrayDeque<Object> early = arriving.get(frame.requestId());
-        if (early != null && early.size() > 2L * admission.limits().windowMessages() + 2)
-        {
-            throw new ProtocolViolationException(FrameType.name(frame.type()) + " for stream " + frame.requestId() +
-                ": more than two windows of frames while it moved to resume");
-        }
-        return early;
+        return arriving.get(frame.requestId());
     }
 
     void requireStreams(final Frame frame)

@@ -16,8 +16,6 @@ import io.xio.engine.session.connection.Connection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
-
 /**
  * The streams the peer opens on one lane: a first open is judged by the session's deduplication window, admitted
  * within the stream limits and handed to the handler; a re-sent open (its opener resumes the stream after a
@@ -117,7 +115,7 @@ final class PeerOpens
         }
         if (!streams.arriving.containsKey(id))
         {
-            streams.arriving.put(id, new ArrayDeque<>());
+            streams.arriving.put(id, new ArrivingFrames(admission.limits()));
         }
         stream.moveHere(streams);
         return true;

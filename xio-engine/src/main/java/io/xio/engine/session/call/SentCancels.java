@@ -32,17 +32,20 @@ final class SentCancels
         this.sessionId = sessionId;
     }
 
-    /** Asks the peer to abort our requests {@code first..last}; nobody waits to hear the count. */
-    void send(final long first, final long last)
+    /**
+     * Asks the peer to abort our requests {@code first..last}; nobody waits to hear the count. False when the CANCEL
+     * did not go out (the connection is closing).
+     */
+    boolean send(final long first, final long last)
     {
-        send(first, last, List.of(), null);
+        return send(first, last, List.of(), null);
     }
 
     /**
      * Asks the peer to abort our requests {@code first..last}; its answer settles the outcome of {@code futures}
-     * and a part of {@code range} (when not null), or, should the CANCEL not go out, they learn nothing was.
+     * and a part of {@code range} (when not null), or, should the CANCEL not go out (false), they learn nothing was.
      */
-    void send(final long first, final long last, final List<XioFuture<?>> futures, final RangeCancel range)
+    boolean send(final long first, final long last, final List<XioFuture<?>> futures, final RangeCancel range)
     {
         final SentCancel cancel = new SentCancel(first, last, futures, range);
         if (range != null)
@@ -54,11 +57,10 @@ final class SentCancels
         {
             lane.fence.cancelSent(); // answered once each, in order
             sent.add(cancel);
+            return true;
         }
-        else
-        {
-            cancel.unanswered();
-        }
+        cancel.unanswered();
+        return false;
     }
 
     /**

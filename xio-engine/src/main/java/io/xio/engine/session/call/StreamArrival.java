@@ -31,11 +31,7 @@ record StreamArrival(long sequence, boolean end, long bytes, Message message, in
     static StreamArrival of(final Frame frame, final Slab slab, final LeakTracker leaks, final XioUri target)
     {
         final long sequence = StreamFrames.sequence(frame);
-        long bytes = frame.headerLength();
-        for (int i = 0, n = frame.segmentCount(); i < n; i++)
-        {
-            bytes += frame.segmentLength(i);
-        }
+        final long bytes = bytes(frame);
         if ((frame.flags() & FrameFlags.END) == 0)
         {
             return new StreamArrival(sequence, false, bytes, Messages.of(slab, frame, leaks), 0, null, null);
@@ -61,6 +57,17 @@ record StreamArrival(long sequence, boolean end, long bytes, Message message, in
             failure = InboundResponses.remoteFailure(frame, status, target);
         }
         return new StreamArrival(sequence, true, bytes, null, status, null, failure);
+    }
+
+    /** What a STREAM_DATA's message counts against the byte credit: its header area and its data. */
+    static long bytes(final Frame frame)
+    {
+        long bytes = frame.headerLength();
+        for (int i = 0, n = frame.segmentCount(); i < n; i++)
+        {
+            bytes += frame.segmentLength(i);
+        }
+        return bytes;
     }
 
     /** The message goes unread: a duplicate, or a stream that is over. */

@@ -54,7 +54,7 @@ final class StreamMoves
     void adopt(final LaneStream stream, final boolean resume)
     {
         final boolean opened = stream instanceof OpenedStream;
-        final ArrayDeque<Object> early = opened ? null : streams.arriving.remove(stream.id);
+        final ArrivingFrames early = opened ? null : streams.arriving.remove(stream.id);
         if (stream.state() == StreamState.DONE)
         {
             discard(early);
@@ -137,9 +137,9 @@ final class StreamMoves
     }
 
     /** Frames held on a lane that closed for a stream on its way: held here now, for the stream's arrival. */
-    void carry(final long id, final ArrayDeque<Object> early)
+    void carry(final long id, final ArrivingFrames early)
     {
-        final ArrayDeque<Object> here = streams.arriving.get(id);
+        final ArrivingFrames here = streams.arriving.get(id);
         if (here == null)
         {
             streams.arriving.put(id, early);
@@ -155,19 +155,11 @@ final class StreamMoves
         return lane.inbound;
     }
 
-    private static void discard(final ArrayDeque<Object> early)
+    private static void discard(final ArrivingFrames early)
     {
-        if (early == null)
+        if (early != null)
         {
-            return;
-        }
-        Object next;
-        while ((next = early.poll()) != null)
-        {
-            if (next instanceof StreamArrival arrival)
-            {
-                arrival.discard();
-            }
+            early.discard();
         }
     }
 
@@ -192,15 +184,11 @@ final class StreamMoves
             all.owe(id, endSequence);
             return;
         }
-        if (endSequence == 0)
+        final boolean said = endSequence == 0 ? lane.cancels.send(id, id) : lane.connection().streamOutput()
+            .sendCredit(session.mineFlag(), session.id(), id, endSequence, endSequence, 0);
+        if (!said)
         {
-            lane.cancels.send(id, id);
-            return;
-        }
-        if (!lane.connection().streamOutput().sendCredit(session.mineFlag(), session.id(), id, endSequence,
-            endSequence, 0))
-        {
-            all.owe(id, endSequence);
+            all.owe(id, endSequence); // the connection is closing: the next one says it
         }
     }
 
@@ -222,6 +210,11 @@ final class StreamMoves
         {
             failAll(cause);
             return;
+        }
+        if (other != null)
+        {
+            // What this side owes goes on the lane still up, not on whichever comes up next (perhaps none).
+            other.loop.execute(() -> all.settle(other.streams.moves));
         }
         for (final LaneStream stream : new ArrayList<>(streams.peers.values()))
         {
@@ -261,7 +254,7 @@ final class StreamMoves
     void failAll(final Throwable cause)
     {
         streams.clearWaiting();
-        for (final ArrayDeque<Object> early : streams.arriving.values())
+        for (final ArrivingFrames early : streams.arriving.values())
         {
             discard(early);
         }

@@ -86,12 +86,7 @@ final class StreamReceiver
             return;
         }
         check(sequence, false);
-        long bytes = frame.headerLength();
-        for (int i = 0, n = frame.segmentCount(); i < n; i++)
-        {
-            bytes += frame.segmentLength(i);
-        }
-        take(sequence, bytes, message(slab, frame));
+        take(sequence, StreamArrival.bytes(frame), message(slab, frame));
     }
 
     /**

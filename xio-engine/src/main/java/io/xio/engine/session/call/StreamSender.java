@@ -121,7 +121,7 @@ final class StreamSender
         {
             throw new IllegalStateException("stream " + stream.id + " was already ended by this side");
         }
-        final String oversize = CallAdmission.oversize(message, StreamFrames.SEQUENCE_LENGTH, limits);
+        final String oversize = CallAdmission.streamOversize(message, limits);
         if (oversize != null)
         {
             throw new XioException(oversize + " on stream " + stream.id);

@@ -71,9 +71,6 @@ public final class ClientHandshake implements Lane.Handshake
         /** How long a connect or set-up may take. */
         java.time.Duration connectTimeout();
 
-        /** How long a lost connection is tried again. */
-        java.time.Duration reconnectTimeout();
-
         /** A random draw for the backoff between reconnects. */
         long reconnectJitter();
     }

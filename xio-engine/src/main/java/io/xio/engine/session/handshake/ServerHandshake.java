@@ -355,8 +355,10 @@ public final class ServerHandshake implements ServerSetups
             failedOnce();
             return;
         }
-        lane.attach(connection);
+        // The acceptance first: what the lane writes as it comes up (what the session owes its peer about streams)
+        // is for a session the client's connection carries only from the acceptance on.
         connection.sendControl(FrameType.ATTACH_ACCEPT, 0, session.id(), token, 0, Connection.NO_BODY);
+        lane.attach(connection);
         final byte[] goAway = session.drain.bodyForAttach();
         if (goAway != null)
         {
