@@ -34,8 +34,6 @@ abstract class LaneStream implements XioStream
     private volatile StreamState state;
     /** Over for the application: offers fail, cancels do nothing. */
     private volatile boolean over;
-    /** Set by {@link #cancel()}, on the calling thread: no more credit is granted from then on. */
-    private volatile boolean cancelling;
     /** What it took of the limits was given back. */
     private boolean released;
     /** On its way to another lane: nothing is written until it arrives. */
@@ -98,17 +96,11 @@ abstract class LaneStream implements XioStream
     {
         if (!signals.finished())
         {
-            // Before the cancel runs, messages already due may still be handed out: they must not earn more credit.
-            cancelling = true;
+            receiver.cancelling();
             runOnOwner(cancelTask);
         }
     }
 
-    /** Whether this side asked to cancel the stream (the cancel may not have run yet). Any thread. */
-    boolean cancelling()
-    {
-        return cancelling;
-    }
 
     @Override
     public boolean isDone()

@@ -38,6 +38,8 @@ final class StreamReceiver
 
     private long received;
     private long receivedBytes;
+    /** Set when this side asked to cancel: no more credit from then on. */
+    private volatile boolean cancelling;
     private long grantedSequence;
     private long grantedBytes;
     private long delivered;
@@ -293,7 +295,7 @@ final class StreamReceiver
         delivered++;
         deliveredBytes += bytes;
         stream.deliver(message);
-        if (!endArrived && !stream.cancelling() &&
+        if (!endArrived && !cancelling &&
             (delivered + windowMessages - grantedSequence >= Math.max(1, windowMessages / 2) ||
             deliveredBytes + windowBytes - grantedBytes >= Math.max(1, windowBytes / 2)))
         {
@@ -301,6 +303,15 @@ final class StreamReceiver
             grantedBytes = deliveredBytes + windowBytes;
             sendCredit();
         }
+    }
+
+    /**
+     * This side asked to cancel the stream (the cancel may not have run yet): messages already due may still be handed
+     * out, to be closed, and must not earn the sender more credit. Any thread.
+     */
+    void cancelling()
+    {
+        cancelling = true;
     }
 
     /** Says what was received and granted; owed till later when the connection has no room. */
