@@ -78,6 +78,7 @@ public final class Main
         "<json arguments> is a JSON array of the arguments, in order (default []); a method with one",
         "  parameter also takes the value alone",
         "A server-streaming method prints one line of JSON per message as it arrives, until the stream ends",
+        "  (Ctrl-C cancels it)",
         "",
         "options:",
         "  --user <name> --password <password>   authenticate with a user name and password",
@@ -110,7 +111,7 @@ public final class Main
 
     public static void main(final String[] args)
     {
-        System.exit(run(args, System.out, System.err, System.getenv()));
+        System.exit(ShutdownInterrupt.run(() -> run(args, System.out, System.err, System.getenv())));
     }
 
     /**
@@ -144,12 +145,21 @@ public final class Main
         }
         try (XioEngine engine = XioEngine.builder().name("xio-cli").contexts(1).build())
         {
-            return switch (options.command)
+            try
             {
-                case "list" -> print(call(engine, options, REFLECTION, "list()", "[]", false));
-                case "describe" -> describe(engine, options);
-                default -> invoke(engine, options);
-            };
+                return switch (options.command)
+                {
+                    case "list" -> print(call(engine, options, REFLECTION, "list()", "[]", false));
+                    case "describe" -> describe(engine, options);
+                    default -> invoke(engine, options);
+                };
+            }
+            finally
+            {
+                // An interrupt (Ctrl-C) ended the command, which said so; cleared, as it would cut short the engine's
+                // close, which waits for its connections to tell the server (a stream's cancel, say).
+                Thread.interrupted();
+            }
         }
         catch (final UsageException ex)
         {

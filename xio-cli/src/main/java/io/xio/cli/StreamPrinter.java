@@ -21,7 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * server sends as one line of compact JSON (JSON Lines), flushed, on the command's thread. It asks the server for a
  * message only once one is printed, keeping {@link #AHEAD} asked for, so a slow terminal or pipe holds the server back
  * instead of filling memory here. The stream ends with the server's completion or failure, or is cancelled: after
- * {@code --max-messages}, on an interrupt of the command's thread, when stdout fails. One use.
+ * {@code --max-messages}, on an interrupt (Ctrl-C, {@link ShutdownInterrupt}), when stdout fails. One use.
  */
 final class StreamPrinter
 {

@@ -6,8 +6,11 @@ import io.xio.engine.StreamLimits;
 import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -115,7 +118,8 @@ class XioCliStreamTest
     }
 
     @Test
-    void anInterruptCancelsTheStream() throws Exception
+    @ExtendWith(OutputCaptureExtension.class)
+    void anInterruptCancelsTheStreamAndStillClosesTheEngineInFull(final CapturedOutput log) throws Exception
     {
         final int cancelled = ticker.cancelled.get();
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -125,6 +129,8 @@ class XioCliStreamTest
         assertThat(command.status.get(10, TimeUnit.SECONDS)).isEqualTo(Main.CALL_FAILED);
         assertThat(command.err()).contains("interrupted: cancelled the stream");
         await().atMost(Duration.ofSeconds(10)).until(() -> ticker.cancelled.get() > cancelled);
+        assertThat(log.getAll()).as("the interrupt did not cut short the wait for the connections to close")
+            .doesNotContain("did not close its connections");
     }
 
     @Test
