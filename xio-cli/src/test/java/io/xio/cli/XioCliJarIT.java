@@ -32,9 +32,7 @@ class XioCliJarIT
     void theShadedJarListsAndCalls() throws Exception
     {
         assertThat(JAR).exists();
-        try (ConfigurableApplicationContext server = new SpringApplicationBuilder(InventoryServer.class)
-            .properties("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0", "spring.main.banner-mode=off")
-            .run())
+        try (ConfigurableApplicationContext server = server(InventoryServer.class))
         {
             final String uri = Cli.uri(server.getBean(XioServiceExporter.class));
             final Result list = xio("list", uri);
@@ -55,9 +53,7 @@ class XioCliJarIT
     void aSignalCancelsTheStreamBeforeTheJarExits() throws Exception
     {
         assertThat(JAR).exists();
-        try (ConfigurableApplicationContext server = new SpringApplicationBuilder(TickerServer.class)
-            .properties("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0", "spring.main.banner-mode=off")
-            .run())
+        try (ConfigurableApplicationContext server = server(TickerServer.class))
         {
             final TickerService ticker = server.getBean(TickerService.class);
             final Path out = Files.createTempFile("xio-cli", ".out");
@@ -81,6 +77,14 @@ class XioCliJarIT
                 Files.deleteIfExists(err);
             }
         }
+    }
+
+    /** A live server of {@code application} on a random tcp port. */
+    private static ConfigurableApplicationContext server(final Class<?> application)
+    {
+        return new SpringApplicationBuilder(application)
+            .properties("xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0", "spring.main.banner-mode=off")
+            .run();
     }
 
     private record Result(int status, String out, String err)
