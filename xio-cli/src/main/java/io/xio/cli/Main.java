@@ -47,10 +47,11 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The {@code xio} command line: lists the services of a running xio server, describes one (its methods with JSON
- * Schemas of their parameters and results), and calls a method with JSON arguments, printing the JSON answer. It
- * reads the server's {@code xio.reflection} resource and sends its calls with the {@code xio-codec: json} metadata
- * entry, so the server decodes the arguments with its own mapper; it needs none of the service's classes. Any
- * transport the engine has (tcp, tls, shm; local only inside one JVM). Runs one command on the calling thread.
+ * Schemas of their parameters and results), and calls a method with JSON arguments, printing the JSON answer (of a
+ * server-streaming method, one line of JSON per message as they come: {@link StreamPrinter}). It reads the server's
+ * {@code xio.reflection} resource and sends its calls with the {@code xio-codec: json} metadata entry, so the server
+ * decodes the arguments with its own mapper; it needs none of the service's classes. Any transport the engine has
+ * (tcp, tls, shm; local only inside one JVM). Runs one command on the calling thread.
  */
 public final class Main
 {
@@ -76,6 +77,8 @@ public final class Main
         "<method> is a method's name, or its wire name such as 'add(int,int)' when it is overloaded",
         "<json arguments> is a JSON array of the arguments, in order (default []); a method with one",
         "  parameter also takes the value alone",
+        "A server-streaming method prints one line of JSON per message as it arrives, until the stream ends",
+        "  (Ctrl-C cancels it)",
         "",
         "options:",
         "  --user <name> --password <password>   authenticate with a user name and password",
@@ -84,7 +87,8 @@ public final class Main
         "  --truststore <file>                   for tls://, trust the certificates in this PKCS12 or JKS file",
         "  --truststore-password <password>      its password (or XIO_TRUSTSTORE_PASSWORD)",
         "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s;",
-        "                                        at most 24h)",
+        "                                        at most 24h); given, also the deadline of a stream",
+        "  --max-messages <n>                    of a server-streaming method, print n messages, then cancel",
         "  -h, --help                            this text",
         "",
         "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
@@ -107,7 +111,7 @@ public final class Main
 
     public static void main(final String[] args)
     {
-        System.exit(run(args, System.out, System.err, System.getenv()));
+        System.exit(ShutdownInterrupt.run(() -> run(args, System.out, System.err, System.getenv())));
     }
 
     /**
@@ -141,12 +145,21 @@ public final class Main
         }
         try (XioEngine engine = XioEngine.builder().name("xio-cli").contexts(1).build())
         {
-            return switch (options.command)
+            try
             {
-                case "list" -> print(call(engine, options, REFLECTION, "list()", "[]", false));
-                case "describe" -> describe(engine, options);
-                default -> invoke(engine, options);
-            };
+                return switch (options.command)
+                {
+                    case "list" -> print(call(engine, options, REFLECTION, "list()", "[]", false));
+                    case "describe" -> describe(engine, options);
+                    default -> invoke(engine, options);
+                };
+            }
+            finally
+            {
+                // An interrupt (Ctrl-C) ended the command, which said so; cleared, as it would cut short the engine's
+                // close, which waits for its connections to tell the server (a stream's cancel, say).
+                Thread.interrupted();
+            }
         }
         catch (final UsageException ex)
         {
@@ -205,6 +218,16 @@ public final class Main
     {
         final JsonNode method = method(engine, options, describe(engine, options, options.service, options.method));
         final String wireName = field(method, "wireName").asString();
+        final String kind = field(method, "kind").asString();
+        if ("client-stream".equals(kind) || "bidi-stream".equals(kind))
+        {
+            throw new UsageException(wireName + " is a " + kind + " method, which streams messages from the " +
+                "caller; the xio command line calls server-streaming methods only");
+        }
+        if (options.maxMessages != null && !"server-stream".equals(kind))
+        {
+            throw new UsageException("--max-messages is for server-streaming methods; " + wireName + " is " + kind);
+        }
         final JsonNode parameters = field(method, "parameters");
         for (final JsonNode parameter : parameters)
         {
@@ -215,7 +238,11 @@ public final class Main
             }
         }
         final String arguments = arguments(options.arguments, parameters.size(), wireName);
-        if ("one-way".equals(field(method, "kind").asString()))
+        if ("server-stream".equals(kind))
+        {
+            return stream(engine, options, wireName, arguments);
+        }
+        if ("one-way".equals(kind))
         {
             send(engine, options, options.service, wireName, arguments);
             return OK;
@@ -322,22 +349,44 @@ public final class Main
             try (Message answer = await(session.request(request(method, arguments),
                 CallOptions.timeout(options.timeout)), options, uri))
             {
-                if (answer.headerLength() == 0 && answer.segmentCount() > 0)
-                {
-                    // A result that travels as a data segment (byte[], ByteBuffer): shown as base64, as Jackson would.
-                    final ByteBuffer segment = answer.segment(0);
-                    final byte[] bytes = new byte[segment.remaining()];
-                    segment.get(bytes);
-                    return segmentIsJson ? json(bytes, uri)
-                        : JsonNodeFactory.instance.stringNode(Base64.getEncoder().encodeToString(bytes));
-                }
-                if (answer.headerLength() == 0)
-                {
-                    return null;
-                }
-                return json(answer.headerBytes(), uri);
+                return value(answer, segmentIsJson, uri);
             }
         }
+    }
+
+    /**
+     * Opens a stream of the server-streaming {@code method} with JSON arguments and prints its messages as they come.
+     * Only a --timeout given is the stream's deadline: a feed may rightly last longer than the default.
+     */
+    private int stream(final XioEngine engine, final Options options, final String method, final String arguments)
+    {
+        try (Session session = open(engine, options, options.service))
+        {
+            return StreamPrinter.print(session, request(method, arguments),
+                options.timeoutGiven ? CallOptions.timeout(options.timeout) : CallOptions.DEFAULT,
+                options.maxMessages == null ? Long.MAX_VALUE : options.maxMessages, out);
+        }
+    }
+
+    /**
+     * The value an answer or a stream message carries, as JSON: its header; a data segment (byte[], ByteBuffer) as
+     * JSON when {@code segmentIsJson}, else as base64, as Jackson would show the bytes; null when it has neither.
+     */
+    static JsonNode value(final Message answer, final boolean segmentIsJson, final XioUri uri)
+    {
+        if (answer.headerLength() == 0 && answer.segmentCount() > 0)
+        {
+            final ByteBuffer segment = answer.segment(0);
+            final byte[] bytes = new byte[segment.remaining()];
+            segment.get(bytes);
+            return segmentIsJson ? json(bytes, uri)
+                : JsonNodeFactory.instance.stringNode(Base64.getEncoder().encodeToString(bytes));
+        }
+        if (answer.headerLength() == 0)
+        {
+            return null;
+        }
+        return json(answer.headerBytes(), uri);
     }
 
     private static JsonNode json(final byte[] answer, final XioUri uri)
@@ -368,7 +417,7 @@ public final class Main
      * A call's header as the Spring layer reads it ({@code u16 name length, name, arguments}, docs/protocol.md),
      * asking for JSON.
      */
-    private static Outbound request(final String method, final String arguments)
+    static Outbound request(final String method, final String arguments)
     {
         final byte[] name = method.getBytes(StandardCharsets.UTF_8);
         final byte[] encoded = arguments.getBytes(StandardCharsets.UTF_8);
@@ -453,7 +502,7 @@ public final class Main
     }
 
     /** A failed call in words: the error code and message the server sent ({@code "message\nCODE"}), its type. */
-    private static String failure(final XioUri uri, final Throwable cause)
+    static String failure(final XioUri uri, final Throwable cause)
     {
         if (cause instanceof RemoteException remote)
         {
@@ -488,6 +537,10 @@ public final class Main
         private Credentials credentials = Credentials.NONE;
         private TlsOptions tls;
         private Duration timeout = Duration.ofSeconds(10);
+        /** Whether --timeout was given: only then does it bound a stream. */
+        private boolean timeoutGiven;
+        /** --max-messages, or null for a stream read to its end. */
+        private Long maxMessages;
         private boolean help;
 
         static Options parse(final String[] args, final Map<String, String> environment)
@@ -510,7 +563,12 @@ public final class Main
                     case "--token" -> token = value(args, ++i, arg);
                     case "--truststore" -> truststore = value(args, ++i, arg);
                     case "--truststore-password" -> truststorePassword = value(args, ++i, arg);
-                    case "--timeout" -> options.timeout = duration(value(args, ++i, arg));
+                    case "--timeout" ->
+                    {
+                        options.timeout = duration(value(args, ++i, arg));
+                        options.timeoutGiven = true;
+                    }
+                    case "--max-messages" -> options.maxMessages = count(value(args, ++i, arg), arg);
                     default ->
                     {
                         if (arg.startsWith("--"))
@@ -547,6 +605,10 @@ public final class Main
             options.service = words.poll();
             options.method = words.poll();
             options.arguments = words.poll();
+            if (options.maxMessages != null && !"call".equals(options.command))
+            {
+                throw new UsageException("--max-messages is for 'call' of a server-streaming method");
+            }
             if (token != null && user != null)
             {
                 throw new UsageException("--token and --user are two ways to authenticate; give one");
@@ -599,6 +661,23 @@ public final class Main
                 throw new UsageException("local:// portals are reachable only inside their own JVM");
             }
             return uri.endpoint();
+        }
+
+        private static long count(final String text, final String option)
+        {
+            try
+            {
+                final long count = Long.parseLong(text.trim());
+                if (count > 0)
+                {
+                    return count;
+                }
+            }
+            catch (final NumberFormatException ex)
+            {
+                // said below, as for zero
+            }
+            throw new UsageException(option + " takes a positive whole number, was " + text);
         }
 
         private static Duration duration(final String text)
@@ -690,7 +769,7 @@ public final class Main
     }
 
     /** The call was answered with an error, or not at all. */
-    private static final class CallFailed extends RuntimeException
+    static final class CallFailed extends RuntimeException
     {
         private static final long serialVersionUID = 1L;
 
