@@ -49,9 +49,17 @@ public class SampleProperties
     /** The continuous load of the cluster profile, and the servers' ledger of the writes they executed. */
     private final Cluster cluster = new Cluster();
 
+    /** The quotes feed the demo reads after its load. */
+    private final Feed feed = new Feed();
+
     public Cluster getCluster()
     {
         return cluster;
+    }
+
+    public Feed getFeed()
+    {
+        return feed;
     }
 
     public String getName()
@@ -168,6 +176,27 @@ public class SampleProperties
     public void setLinger(final Duration linger)
     {
         this.linger = linger;
+    }
+
+    /** Settings of the quotes feed: a slow and a fast subscriber at once, each on a stream of its own. */
+    public static class Feed
+    {
+        /** How long both subscribers read before they cancel; 0 skips the feed. */
+        private Duration time = Duration.ofSeconds(2);
+
+        public Duration getTime()
+        {
+            return time;
+        }
+
+        public void setTime(final Duration time)
+        {
+            if (time.isNegative())
+            {
+                throw new IllegalArgumentException("sample.feed.time must not be negative, not " + time);
+            }
+            this.time = time;
+        }
     }
 
     /** Settings of the cluster load (client side) and of the write ledger (server side). */

@@ -1,6 +1,9 @@
 package io.xio.sample;
 
+import io.xio.engine.XioEngine;
+import io.xio.sample.client.FeedRunner;
 import io.xio.sample.client.LoadRunner;
+import io.xio.sample.client.QuotesClient;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -15,12 +18,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The sample as the README runs it (both sides, tcp and shm), with a short load, and its actuator endpoints. */
+/**
+ * The sample as the README runs it (both sides, tcp and shm), with a short load and quotes feed, and its actuator
+ * endpoints.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {"sample.values=300",
-    "sample.throughput-time=300ms", "sample.linger=0s"})
+    "sample.throughput-time=300ms", "sample.feed.time=1s", "sample.linger=0s"})
 class BlobStoreApplicationTest
 {
     private static final int XIO_PORT = freePort();
@@ -33,10 +40,20 @@ class BlobStoreApplicationTest
         registry.add("xio.portals[1].uri", () -> "shm://" + SHM_NAME);
         registry.add("xio.clients.blobs.uri", () -> "tcp://127.0.0.1:" + XIO_PORT + "/blobs");
         registry.add("xio.clients.blobs-shm.uri", () -> "shm://" + SHM_NAME + "/blobs");
+        registry.add("xio.clients.quotes.uri", () -> "tcp://127.0.0.1:" + XIO_PORT + "/quotes");
     }
 
     @Autowired
     private LoadRunner load;
+
+    @Autowired
+    private FeedRunner feed;
+
+    @Autowired
+    private QuotesClient quotes;
+
+    @Autowired
+    private XioEngine engine;
 
     @LocalServerPort
     private int port;
@@ -46,7 +63,7 @@ class BlobStoreApplicationTest
     @Test
     void theLoadStoresAndVerifiesEveryValueOverTcpAndShm() throws Exception
     {
-        load.done().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        load.done().get(60, TimeUnit.SECONDS);
         assertThat(load.reports()).extracting(LoadRunner.Report::client).containsExactly("blobs", "blobs-shm");
         assertThat(load.reports()).allSatisfy(report ->
         {
@@ -58,9 +75,34 @@ class BlobStoreApplicationTest
     }
 
     @Test
+    void theSlowSubscriberHoldsBackOnlyItsOwnProducerAndTheCancelReachesBoth() throws Exception
+    {
+        load.done().get(60, TimeUnit.SECONDS);
+        assertThat(feed.reports()).hasSize(1);
+        final FeedRunner.Report report = feed.reports().get(0);
+        final FeedRunner.Subscriber slow = report.slow();
+        final FeedRunner.Subscriber fast = report.fast();
+        assertThat(report.uri()).startsWith("tcp://");
+        // The slow subscriber's demand is its stream's credit: its producer had made what it took, plus at most the
+        // stream's window, what xio asks a service's Flux for ahead of the credit (32) and the one delayElements holds.
+        final long ahead = engine.limits().streams().windowMessages() + 32 + 1;
+        assertThat(slow.received()).isPositive();
+        assertThat(slow.produced()).isBetween(slow.received(), slow.received() + ahead);
+        // The fast stream is not held to the slow one's pace: it took far more than the slow producer made at all.
+        assertThat(fast.received()).isGreaterThan(10 * slow.produced());
+        // Both producers saw their subscriber's cancel, and made nothing more after it.
+        assertThat(slow.afterCancel().cancelled()).isTrue();
+        assertThat(fast.afterCancel().cancelled()).isTrue();
+        Thread.sleep(300);
+        assertThat(quotes.producer(slow.afterCancel().feed())).isEqualTo(slow.afterCancel());
+        assertThat(quotes.producer(fast.afterCancel().feed())).isEqualTo(fast.afterCancel());
+        assertThat(quotes.producer("no-such-feed")).isNull();
+    }
+
+    @Test
     void actuatorShowsHealthTheXioEndpointMetricsAndPrometheus() throws Exception
     {
-        load.done().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        load.done().get(60, TimeUnit.SECONDS);
         assertThat(get("/actuator/health")).contains("\"status\":\"UP\"").contains("\"xio\"")
             .contains("\"state\":\"ESTABLISHED\"");
         assertThat(get("/actuator/xio")).contains("\"portals\"").contains("tcp://127.0.0.1:" + XIO_PORT)

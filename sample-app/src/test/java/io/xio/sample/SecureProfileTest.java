@@ -5,6 +5,7 @@ import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
+import io.xio.sample.client.FeedRunner;
 import io.xio.sample.client.LoadRunner;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,11 +26,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The sample with the {@code secure} profile, as docs/operations.md runs it: the load over tls:// (the demo
- * certificates through SSL bundles) and shm, every session authenticated with the sample's user; a client that
- * presents no credentials is refused, over tls and over shm.
+ * certificates through SSL bundles) and shm and the quotes feed over tls://, every session authenticated with the
+ * sample's user; a client that presents no credentials is refused, over tls and over shm.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {"sample.values=200",
-    "sample.throughput-time=200ms", "sample.linger=0s"})
+    "sample.throughput-time=200ms", "sample.feed.time=200ms", "sample.linger=0s"})
 @ActiveProfiles("secure")
 class SecureProfileTest
 {
@@ -44,10 +45,14 @@ class SecureProfileTest
         registry.add("xio.portals[1].uri", () -> "shm://" + SHM_NAME);
         registry.add("xio.clients.blobs.uri", () -> "tls://127.0.0.1:" + XIO_PORT + "/blobs");
         registry.add("xio.clients.blobs-shm.uri", () -> "shm://" + SHM_NAME + "/blobs");
+        registry.add("xio.clients.quotes.uri", () -> "tls://127.0.0.1:" + XIO_PORT + "/quotes");
     }
 
     @Autowired
     private LoadRunner load;
+
+    @Autowired
+    private FeedRunner feed;
 
     @Autowired
     private XioEngine engine;
@@ -64,6 +69,12 @@ class SecureProfileTest
         {
             assertThat(report.verified()).isEqualTo(200);
             assertThat(report.mismatches()).isZero();
+        });
+        assertThat(feed.reports()).singleElement().satisfies(report ->
+        {
+            assertThat(report.uri()).startsWith("tls://");
+            assertThat(report.fast().received()).isPositive();
+            assertThat(report.fast().afterCancel().cancelled()).isTrue();
         });
         assertThat(engine.sessions()).filteredOn(Session::isServerSide).isNotEmpty().allSatisfy(session ->
             assertThat(session.principal().getName()).isEqualTo("sample"));

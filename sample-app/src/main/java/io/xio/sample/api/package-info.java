@@ -1,6 +1,6 @@
 /**
- * What the server and its clients share, and all a client needs: the {@link io.xio.sample.api.BlobStore} interface,
- * its record and the checksum both sides compute. Nothing here depends on the server's code, so the package could be
- * a jar of its own that a client application depends on.
+ * What the server and its clients share, and all a client needs: the {@link io.xio.sample.api.BlobStore} and
+ * {@link io.xio.sample.api.Quotes} interfaces, their records and the checksum both sides compute. Nothing here
+ * depends on the server's code, so the package could be a jar of its own that a client application depends on.
  */
 package io.xio.sample.api;

@@ -52,8 +52,9 @@ class LoadRunnerFailureTest
         properties.setRoundPause(Duration.ofMillis(1));
         properties.setLinger(Duration.ZERO);
         properties.setRetries(retries);
-        return new LoadRunner(properties, new MockEnvironment(), store,
-            new DefaultListableBeanFactory().getBeanProvider(ShmBlobsClient.class));
+        final DefaultListableBeanFactory none = new DefaultListableBeanFactory();
+        return new LoadRunner(properties, new MockEnvironment(), store, none.getBeanProvider(ShmBlobsClient.class),
+            none.getBeanProvider(FeedRunner.class));
     }
 
     /** Answers every read with zeros (never what was stored), or fails every put. */
