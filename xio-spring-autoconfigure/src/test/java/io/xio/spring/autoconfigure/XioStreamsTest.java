@@ -165,11 +165,17 @@ class XioStreamsTest
     @Test
     void aMessageTheServiceCannotDecodeEndsTheStreamAsABadArgument()
     {
-        withClient(client -> assertThatThrownBy(() -> client.getBean(
-            io.xio.spring.autoconfigure.sample.streams.client.MismatchedQuotesClient.class)
-            .total(Flux.just("not", "quotes")).block(WAIT))
-            .isInstanceOfSatisfying(XioRemoteException.class,
-                ex -> assertThat(ex.code()).isEqualTo(XioErrorCode.INVALID_ARGUMENT)));
+        withClient(client ->
+        {
+            final io.xio.spring.autoconfigure.sample.streams.client.MismatchedQuotesClient mismatched =
+                client.getBean(io.xio.spring.autoconfigure.sample.streams.client.MismatchedQuotesClient.class);
+            assertThatThrownBy(() -> mismatched.total(Flux.just("not", "quotes")).block(WAIT))
+                .isInstanceOfSatisfying(XioRemoteException.class,
+                    ex -> assertThat(ex.code()).isEqualTo(XioErrorCode.INVALID_ARGUMENT));
+            // A method whose answer does not carry the bad input's error: the stream is cancelled, not left open.
+            assertThatThrownBy(() -> mismatched.ignoring(Flux.just("not", "quotes")).block(WAIT))
+                .isInstanceOf(io.xio.engine.RequestCancelledException.class);
+        });
     }
 
     @Test
@@ -304,11 +310,15 @@ class XioStreamsTest
                 await().atMost(WAIT).until(() -> records.recorded.size() == 3);
                 assertThatThrownBy(() -> quotes.endlessWithDeadline("D").blockLast(WAIT));
                 await().atMost(WAIT).until(() -> records.recorded.size() == 4);
+                // Trailers the opener cannot take: the engine fails the stream, and it is no success.
+                assertThatThrownBy(() -> quotes.hugeTrailers().blockLast(WAIT)).isInstanceOf(XioRemoteException.class);
+                await().atMost(WAIT).until(() -> records.recorded.size() == 5);
                 assertThat(records.recorded).containsExactly(
                     "feed(String,int) sent 3 received 0 " + XioCallOutcome.SUCCESS,
                     "endless(String) " + XioCallOutcome.CANCELLED,
                     "failing(String,int) sent 1 received 0 " + XioCallOutcome.SERVICE_ERROR,
-                    "endlessWithDeadline(String) " + XioCallOutcome.TIMEOUT);
+                    "endlessWithDeadline(String) " + XioCallOutcome.TIMEOUT,
+                    "hugeTrailers() sent 1 received 0 " + XioCallOutcome.ERROR);
             });
     }
 

@@ -144,6 +144,8 @@ final class ServiceStreams
          */
         private volatile @Nullable XioCallOutcome endedAs;
         private volatile @Nullable Throwable endedWith;
+        /** What the method returned completed: {@link #complete} ends the stream and records how that went. */
+        private volatile boolean completingHere;
 
         Served(final InboundStream stream, final Metadata metadata, final long start)
         {
@@ -198,7 +200,13 @@ final class ServiceStreams
                 open.close();
             }
             final FlowStream flow = FlowStream.accept(stream, PREFETCH, this);
-            flow.outcome().whenComplete((trailers, failure) -> ended(failure));
+            flow.outcome().whenComplete((trailers, failure) ->
+            {
+                if (failure != null || !completingHere)
+                {
+                    ended(failure); // else complete() records it, once it knows whether the end could be written
+                }
+            });
             if (called.streamParameter() >= 0)
             {
                 arguments[called.streamParameter()] = ReactorStreams.receivedByService(flow, codec,
@@ -253,11 +261,11 @@ final class ServiceStreams
                 return;
             }
             // Told before the stream's outcome, which the subscriber completes before it ends the stream.
-            ReactorStreams.send(ReactorStreams.onError((Publisher<?>)result, failure ->
+            ReactorStreams.send(ReactorStreams.observed((Publisher<?>)result, failure ->
             {
                 endedWith = failure;
                 endedAs = ReactorStreams.isUndecodable(failure) ? XioCallOutcome.ERROR : XioCallOutcome.SERVICE_ERROR;
-            }), flow, codec, called.resultType(), sent);
+            }, () -> completingHere = true), flow, codec, called.resultType(), sent);
         }
 
         @Override
@@ -271,9 +279,13 @@ final class ServiceStreams
             }
             catch (final RuntimeException ex)
             {
-                endedWith = ex; // trailers larger than the opener takes, say
+                // Trailers larger than the opener takes, say: the engine failed the stream instead.
+                endedWith = ex;
                 endedAs = XioCallOutcome.ERROR;
-                ServiceStreams.fail(ending, handlers.internal(ex, XioErrorCode.INTERNAL));
+            }
+            finally
+            {
+                ended(null);
             }
         }
 

@@ -54,7 +54,7 @@ public final class ReactorStreams
     public static Flux<@Nullable Object> receivedByService(final FlowStream flow, final XioCodec codec,
         final Type type, final AtomicLong received)
     {
-        final BadInputKeepsStream guarded = new BadInputKeepsStream(flow.publisher());
+        final BadInputKeepsStream guarded = new BadInputKeepsStream(flow);
         return JdkFlowAdapter.flowPublisherToFlux(guarded).map(message ->
         {
             received.incrementAndGet();
@@ -86,10 +86,11 @@ public final class ReactorStreams
         return failure instanceof Undecodable;
     }
 
-    /** {@code source}, telling {@code failed} its error before its subscriber hears it. */
-    public static Publisher<?> onError(final Publisher<?> source, final Consumer<Throwable> failed)
+    /** {@code source}, telling {@code failed} its error, or {@code completed} its end, before its subscriber hears. */
+    public static Publisher<?> observed(final Publisher<?> source, final Consumer<Throwable> failed,
+        final Runnable completed)
     {
-        return Flux.from(source).doOnError(failed);
+        return Flux.from(source).doOnError(failed).doOnComplete(completed);
     }
 
     /** A stream message that did not decode: the peer's error, not the service's. */
@@ -105,28 +106,33 @@ public final class ReactorStreams
 
     /**
      * The stream's messages, where a cancel that follows an undecodable message stops delivery instead of cancelling
-     * the stream: messages that still arrive are closed here. Signals pass through one at a time, as they come.
+     * the stream, so that the error can end the stream through what the method returns: messages that still arrive
+     * are closed here. When the error did not end the stream by the time it was told (the method's result does not
+     * carry it, or carries it on another thread), the stream is cancelled after all rather than left open. Signals pass
+     * through one at a time, as they come.
      */
     private static final class BadInputKeepsStream implements Flow.Publisher<Message>
     {
-        private final Flow.Publisher<Message> messages;
+        private final FlowStream flow;
         volatile boolean undecodable;
 
-        BadInputKeepsStream(final Flow.Publisher<Message> messages)
+        BadInputKeepsStream(final FlowStream flow)
         {
-            this.messages = messages;
+            this.flow = flow;
         }
 
         @Override
         public void subscribe(final Flow.Subscriber<? super Message> downstream)
         {
-            messages.subscribe(new Flow.Subscriber<Message>()
+            flow.publisher().subscribe(new Flow.Subscriber<Message>()
             {
                 private volatile boolean stopped;
+                private volatile Flow.@Nullable Subscription upstream;
 
                 @Override
                 public void onSubscribe(final Flow.Subscription upstream)
                 {
+                    this.upstream = upstream;
                     downstream.onSubscribe(new Flow.Subscription()
                     {
                         @Override
@@ -162,6 +168,14 @@ public final class ReactorStreams
                         return;
                     }
                     downstream.onNext(message);
+                    if (!stopped)
+                    {
+                        undecodable = false; // the subscriber went on past it (onErrorContinue): a later cancel cancels
+                    }
+                    else if (!flow.stream().isDone())
+                    {
+                        upstream.cancel();
+                    }
                 }
 
                 @Override

@@ -35,6 +35,12 @@ public interface Quotes
     /** {@code before} quotes, then a failure the service's handler maps: {@code "overdrawn"} or any other text. */
     Flux<Quote> failing(String kind, int before);
 
+    /** Quotes it reads on the side, answering never: what it was sent does not reach its answer. */
+    Mono<Long> ignoring(Flux<Quote> quotes);
+
+    /** One quote, then trailers larger than any opener takes. */
+    Flux<Quote> hugeTrailers();
+
     /** The caller's tenant (the metadata a client interceptor adds) and who the caller is, as the service sees it. */
     Flux<String> whoAmI();
 }

@@ -11,4 +11,7 @@ public interface MismatchedQuotesClient
 {
     @XioMethod(name = "total(Flux)")
     Mono<Double> total(Flux<String> words);
+
+    @XioMethod(name = "ignoring(Flux)")
+    Mono<Long> ignoring(Flux<String> words);
 }

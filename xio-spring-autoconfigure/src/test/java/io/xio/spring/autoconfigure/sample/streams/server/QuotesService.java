@@ -100,6 +100,20 @@ public class QuotesService implements Quotes
     }
 
     @Override
+    public Mono<Long> ignoring(final Flux<Quote> quotes)
+    {
+        quotes.subscribe(quote -> { }, failure -> { });
+        return Mono.never();
+    }
+
+    @Override
+    public Flux<Quote> hugeTrailers()
+    {
+        XioServerCall.current().trailers().put("huge", "x".repeat(60_000)); // over the peer's 8 KB
+        return feed("H", 1);
+    }
+
+    @Override
     public Flux<String> whoAmI()
     {
         final String tenant = XioServerCall.current().metadata().get("tenant");
