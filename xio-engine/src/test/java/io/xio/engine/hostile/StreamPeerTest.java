@@ -1381,4 +1381,126 @@ class StreamPeerTest
             release.countDown();
         }
     }
+
+    // ---- a stream on its way to a connection that closes meanwhile ----
+
+    /** The session of {@link #movingStream}: stream 1 on the first connection (context 0), held there for the test. */
+    private record Moving(long session, RawPeer first, RawPeer dying, RawPeer next, Holder stream, Runnable release)
+    {
+    }
+
+    /**
+     * A session with three connections: the first on context 0, where stream 1 opens and lives, the two others
+     * attached on context 1. Context 0 is then held (a task that waits, {@link Moving#release} ends it), so that the
+     * stream cannot move until the test lets it: an open of it sent again on {@code dying} moves it there only once
+     * that connection closed, and the way on from there is the redirect under test. {@code onMessage} is the
+     * service's for every stream's messages, on its context's thread.
+     */
+    private Moving movingStream(final Consumer<Message> onMessage) throws Exception
+    {
+        start(TestEngines.LIMITS.withStreams(StreamLimits.builder().windowBytes(4096).build()),
+            builder -> builder.keepalive(Duration.ofMillis(200), Duration.ofSeconds(30)));
+        final Portal others = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(1));
+        final Portal first = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(0)
+            .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(others.uri()))));
+        onStream = stream ->
+        {
+            stream.open().close();
+            final Holder holder = new Holder(stream)
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    onMessage.accept(message);
+                    super.onMessage(message);
+                }
+            };
+            held.add(holder);
+            stream.start(holder);
+            stream.request(Long.MAX_VALUE);
+        };
+        final RawPeer one = attacker(first);
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final RawPeer dying = attacker(others);
+        dying.attachTo(session);
+        final RawPeer next = attacker(others);
+        next.attachTo(session);
+        open(one, session.sessionId(), 1);
+        return new Moving(session.sessionId(), one, dying, next, held.get(0), holdContext(0));
+    }
+
+    /** Holds the server's context {@code index} in a task until the returned action lets it go on. */
+    private Runnable holdContext(final int index) throws InterruptedException
+    {
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        server.contexts().get(index).execute(() ->
+        {
+            holding.countDown();
+            awaitQuietly(release);
+        });
+        assertThat(holding.await(5, TimeUnit.SECONDS)).as("context %d held", index).isTrue();
+        return release::countDown;
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Each of the server's contexts {@code indexes}, in turn, ran every task it had before this. */
+    private void ranTasks(final int... indexes) throws InterruptedException
+    {
+        for (final int index : indexes)
+        {
+            final CountDownLatch ran = new CountDownLatch(1);
+            server.contexts().get(index).execute(ran::countDown);
+            assertThat(ran.await(5, TimeUnit.SECONDS)).as("context %d ran its tasks", index).isTrue();
+        }
+    }
+
+    /** {@code peer} closes its connection and the server has taken the loss. */
+    private void closes(final RawPeer peer) throws Exception
+    {
+        final Predicate<SessionEvent> loss = event -> event.detail() != null && event.detail().contains(" lost");
+        final long before = serverEvents.stream().filter(loss).count();
+        peer.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.stream().filter(loss).count() > before);
+    }
+
+    /**
+     * A stream on its way to a connection whose loss the server takes first (its opener sent its open again there)
+     * goes on to another connection of the session, and waits there for its opener: the opener lost that connection
+     * too and resumes the stream on one of the others, which then is the stream's first resume there, not a second.
+     */
+    @Test
+    void aStreamWhoseConnectionClosedOnItsWayResumesWhereItsOpenerSendsItsOpenAgain() throws Exception
+    {
+        final Moving moving = movingStream(message -> { });
+        final long session = moving.session();
+        try
+        {
+            moving.dying().send(RawPeer.streamResume(session, 1, 1));
+            served(moving.dying(), session, 2); // the re-sent open was read: the stream waits to move there
+            closes(moving.dying());
+        }
+        finally
+        {
+            moving.release().run();
+        }
+        ranTasks(0, 1, 1); // the stream went to the closed connection's lane, and on from there
+        moving.next().send(RawPeer.streamResume(session, 1, 2));
+        moving.next().send(RawPeer.streamData(session, 1, 1, utf8("after the move")));
+        served(moving.next(), session, 3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !moving.stream().messages.isEmpty());
+        assertThat(moving.stream().messages).containsExactly("after the move");
+        assertNoViolation();
+    }
 }

@@ -66,12 +66,14 @@ final class StreamMoves
             if (next != null)
             {
                 // This lane closed meanwhile (another was up when its connection went): the stream goes on there.
+                // An acceptor's waits there for its opener, which lost this connection too and sends its open
+                // again: resumed now, the stream would take that re-send for a second resume on one connection.
                 if (early != null)
                 {
                     next.loop.execute(() -> next.streams.moves.carry(stream.id, early));
                 }
                 stream.redirect(next.streams);
-                next.loop.execute(() -> next.streams.moves.adopt(stream, resume));
+                next.loop.execute(() -> next.streams.moves.adopt(stream, false));
                 return;
             }
             discard(early);
