@@ -1,6 +1,7 @@
 package io.xio.engine.hostile;
 
 import io.xio.engine.ConnectionException;
+import io.xio.engine.Context;
 import io.xio.engine.InboundStream;
 import io.xio.engine.Limits;
 import io.xio.engine.Message;
@@ -1384,6 +1385,9 @@ class StreamPeerTest
 
     // ---- a stream on its way to a connection that closes meanwhile ----
 
+    /** The tasks a context runs in one turn before it reads its connections ({@code EventLoop}'s). */
+    private static final int TASKS_PER_TURN = 1024;
+
     /** The session of {@link #movingStream}: stream 1 on the first connection (context 0), held there for the test. */
     private record Moving(long session, RawPeer first, RawPeer dying, RawPeer next, Holder stream, Runnable release)
     {
@@ -1501,6 +1505,68 @@ class StreamPeerTest
         served(moving.next(), session, 3);
         await().atMost(Duration.ofSeconds(5)).until(() -> !moving.stream().messages.isEmpty());
         assertThat(moving.stream().messages).containsExactly("after the move");
+        assertNoViolation();
+    }
+
+    /**
+     * The frames held for a stream on its way to a connection that closes meanwhile are dropped, not carried to the
+     * connection it goes on to: its opener writes them again with its next resume, and the two together would count
+     * against the stream's window of bytes twice. A busy context runs at most {@link #TASKS_PER_TURN} tasks a turn
+     * and reads its connections between turns: the test fills the turn in which the stream goes on, so that the
+     * opener's resume and what it writes again are read as soon as what that way on queued has had its turn.
+     */
+    @Test
+    void framesHeldForAStreamOnAConnectionThatClosedAreNotCountedAgainWhereItGoesOn() throws Exception
+    {
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Moving moving = movingStream(message ->
+        {
+            if (text(message.header()).equals("hold"))
+            {
+                holding.countDown();
+                awaitQuietly(release);
+            }
+        });
+        final long session = moving.session();
+        final RawPeer next = moving.next();
+        final byte[] kilobyte = new byte[1024];
+        try
+        {
+            open(next, session, 5); // its message "hold" holds context 1 where it reads, between two turns
+            moving.dying().send(RawPeer.streamResume(session, 1, 1));
+            for (long seq = 1; seq <= 4; seq++)
+            {
+                moving.dying().send(RawPeer.streamData(session, 1, seq, utf8("m" + seq), kilobyte)); // a window
+            }
+            served(moving.dying(), session, 2);
+            closes(moving.dying());
+            next.send(RawPeer.streamData(session, 5, 1, utf8("hold")));
+            assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+        }
+        finally
+        {
+            moving.release().run();
+        }
+        ranTasks(0); // the stream is on its way to the closed connection's lane: the first task of context 1's turn
+        final Context context = server.contexts().get(1);
+        for (int task = 2; task < TASKS_PER_TURN - 1; task++)
+        {
+            context.execute(() -> { });
+        }
+        context.execute(() ->
+        {
+            // The turn's last task but one: the next is the first the way on queued, then the connection is read.
+            next.trySend(RawPeer.streamResume(session, 1, 2));
+            for (long seq = 1; seq <= 4; seq++)
+            {
+                next.trySend(RawPeer.streamData(session, 1, seq, utf8("m" + seq), kilobyte));
+            }
+        });
+        release.countDown();
+        served(next, session, 3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> moving.stream().messages.size() >= 4);
+        assertThat(moving.stream().messages).containsExactly("m1", "m2", "m3", "m4");
         assertNoViolation();
     }
 }
