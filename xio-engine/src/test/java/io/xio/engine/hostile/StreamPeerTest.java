@@ -1,6 +1,7 @@
 package io.xio.engine.hostile;
 
 import io.xio.engine.ConnectionException;
+import io.xio.engine.Context;
 import io.xio.engine.InboundStream;
 import io.xio.engine.Limits;
 import io.xio.engine.Message;
@@ -1380,5 +1381,192 @@ class StreamPeerTest
         {
             release.countDown();
         }
+    }
+
+    // ---- a stream on its way to a connection that closes meanwhile ----
+
+    /** The tasks a context runs in one turn before it reads its connections ({@code EventLoop}'s). */
+    private static final int TASKS_PER_TURN = 1024;
+
+    /** The session of {@link #movingStream}: stream 1 on the first connection (context 0), held there for the test. */
+    private record Moving(long session, RawPeer first, RawPeer dying, RawPeer next, Holder stream, Runnable release)
+    {
+    }
+
+    /**
+     * A session with three connections: the first on context 0, where stream 1 opens and lives, the two others
+     * attached on context 1. Context 0 is then held (a task that waits, {@link Moving#release} ends it), so that the
+     * stream cannot move until the test lets it: an open of it sent again on {@code dying} moves it there only once
+     * that connection closed, and the way on from there is the redirect under test. {@code onMessage} is the
+     * service's for every stream's messages, on its context's thread.
+     */
+    private Moving movingStream(final Consumer<Message> onMessage) throws Exception
+    {
+        start(TestEngines.LIMITS.withStreams(StreamLimits.builder().windowBytes(4096).build()),
+            builder -> builder.keepalive(Duration.ofMillis(200), Duration.ofSeconds(30)));
+        final Portal others = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(1));
+        final Portal first = server.bind("tcp://127.0.0.1:0", PortalOptions.DEFAULT.withContext(0)
+            .withAcceptor(request -> SetupDecision.accept().withConnectionPortals(List.of(others.uri()))));
+        onStream = stream ->
+        {
+            stream.open().close();
+            final Holder holder = new Holder(stream)
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    onMessage.accept(message);
+                    super.onMessage(message);
+                }
+            };
+            held.add(holder);
+            stream.start(holder);
+            stream.request(Long.MAX_VALUE);
+        };
+        final RawPeer one = attacker(first);
+        final RawPeer.SetUp session = one.setUpWithSecret("svc", SetupCodec.FEATURES);
+        final RawPeer dying = attacker(others);
+        dying.attachTo(session);
+        final RawPeer next = attacker(others);
+        next.attachTo(session);
+        open(one, session.sessionId(), 1);
+        return new Moving(session.sessionId(), one, dying, next, held.get(0), holdContext(0));
+    }
+
+    /** Holds the server's context {@code index} in a task until the returned action lets it go on. */
+    private Runnable holdContext(final int index) throws InterruptedException
+    {
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        server.contexts().get(index).execute(() ->
+        {
+            holding.countDown();
+            awaitQuietly(release);
+        });
+        assertThat(holding.await(5, TimeUnit.SECONDS)).as("context %d held", index).isTrue();
+        return release::countDown;
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Each of the server's contexts {@code indexes}, in turn, ran every task it had before this. */
+    private void ranTasks(final int... indexes) throws InterruptedException
+    {
+        for (final int index : indexes)
+        {
+            final CountDownLatch ran = new CountDownLatch(1);
+            server.contexts().get(index).execute(ran::countDown);
+            assertThat(ran.await(5, TimeUnit.SECONDS)).as("context %d ran its tasks", index).isTrue();
+        }
+    }
+
+    /** {@code peer} closes its connection and the server has taken the loss. */
+    private void closes(final RawPeer peer) throws Exception
+    {
+        final Predicate<SessionEvent> loss = event -> event.detail() != null && event.detail().contains(" lost");
+        final long before = serverEvents.stream().filter(loss).count();
+        peer.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverEvents.stream().filter(loss).count() > before);
+    }
+
+    /**
+     * A stream on its way to a connection whose loss the server takes first (its opener sent its open again there)
+     * goes on to another connection of the session, and waits there for its opener: the opener lost that connection
+     * too and resumes the stream on one of the others, which then is the stream's first resume there, not a second.
+     */
+    @Test
+    void aStreamWhoseConnectionClosedOnItsWayResumesWhereItsOpenerSendsItsOpenAgain() throws Exception
+    {
+        final Moving moving = movingStream(message -> { });
+        final long session = moving.session();
+        try
+        {
+            moving.dying().send(RawPeer.streamResume(session, 1, 1));
+            served(moving.dying(), session, 2); // the re-sent open was read: the stream waits to move there
+            closes(moving.dying());
+        }
+        finally
+        {
+            moving.release().run();
+        }
+        ranTasks(0, 1, 1); // the stream went to the closed connection's lane, and on from there
+        moving.next().send(RawPeer.streamResume(session, 1, 2));
+        moving.next().send(RawPeer.streamData(session, 1, 1, utf8("after the move")));
+        served(moving.next(), session, 3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !moving.stream().messages.isEmpty());
+        assertThat(moving.stream().messages).containsExactly("after the move");
+        assertNoViolation();
+    }
+
+    /**
+     * The frames held for a stream on its way to a connection that closes meanwhile are dropped, not carried to the
+     * connection it goes on to: its opener writes them again with its next resume, and the two together would count
+     * against the stream's window of bytes twice. A busy context runs at most {@link #TASKS_PER_TURN} tasks a turn
+     * and reads its connections between turns: the test fills the turn in which the stream goes on, so that the
+     * opener's resume and what it writes again are read as soon as what that way on queued has had its turn.
+     */
+    @Test
+    void framesHeldForAStreamOnAConnectionThatClosedAreNotCountedAgainWhereItGoesOn() throws Exception
+    {
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Moving moving = movingStream(message ->
+        {
+            if (text(message.header()).equals("hold"))
+            {
+                holding.countDown();
+                awaitQuietly(release);
+            }
+        });
+        final long session = moving.session();
+        final RawPeer next = moving.next();
+        final byte[] kilobyte = new byte[1024];
+        try
+        {
+            open(next, session, 5); // its message "hold" holds context 1 where it reads, between two turns
+            moving.dying().send(RawPeer.streamResume(session, 1, 1));
+            for (long seq = 1; seq <= 4; seq++)
+            {
+                moving.dying().send(RawPeer.streamData(session, 1, seq, utf8("m" + seq), kilobyte)); // a window
+            }
+            served(moving.dying(), session, 2);
+            closes(moving.dying());
+            next.send(RawPeer.streamData(session, 5, 1, utf8("hold")));
+            assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+        }
+        finally
+        {
+            moving.release().run();
+        }
+        ranTasks(0); // the stream is on its way to the closed connection's lane: the first task of context 1's turn
+        final Context context = server.contexts().get(1);
+        for (int task = 2; task < TASKS_PER_TURN - 1; task++)
+        {
+            context.execute(() -> { });
+        }
+        context.execute(() ->
+        {
+            // The turn's last task but one: the next is the first the way on queued, then the connection is read.
+            next.trySend(RawPeer.streamResume(session, 1, 2));
+            for (long seq = 1; seq <= 4; seq++)
+            {
+                next.trySend(RawPeer.streamData(session, 1, seq, utf8("m" + seq), kilobyte));
+            }
+        });
+        release.countDown();
+        served(next, session, 3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> moving.stream().messages.size() >= 4);
+        assertThat(moving.stream().messages).containsExactly("m1", "m2", "m3", "m4");
+        assertNoViolation();
     }
 }

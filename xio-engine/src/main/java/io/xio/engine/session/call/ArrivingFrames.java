@@ -76,15 +76,6 @@ final class ArrivingFrames
         return frames.poll();
     }
 
-    /** Frames held for the stream on a lane that closed: held here too, after these. */
-    void addAll(final ArrivingFrames other)
-    {
-        frames.addAll(other.frames);
-        bytes += other.bytes;
-        other.frames.clear();
-        other.bytes = 0;
-    }
-
     /** What is held goes, its messages unread. */
     void discard()
     {

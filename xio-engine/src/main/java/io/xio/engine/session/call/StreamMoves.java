@@ -62,19 +62,20 @@ final class StreamMoves
         }
         if (lane.isClosed())
         {
+            // What came for it here goes: its opener, which sent it on this lane's connection, lost that too and
+            // resumes the stream again, writing it all again (its credit, what is unacknowledged, its end). Carried
+            // on, it would count twice against the stream's window where the stream goes.
+            discard(early);
             final Lane next = session.isOpen() ? lane.ring.openOrParked(lane) : null;
             if (next != null)
             {
                 // This lane closed meanwhile (another was up when its connection went): the stream goes on there.
-                if (early != null)
-                {
-                    next.loop.execute(() -> next.streams.moves.carry(stream.id, early));
-                }
+                // An acceptor's waits there for its opener's re-sent open: resumed now, it would take that re-send
+                // for a second resume on one connection.
                 stream.redirect(next.streams);
-                next.loop.execute(() -> next.streams.moves.adopt(stream, resume));
+                next.loop.execute(() -> next.streams.moves.adopt(stream, false));
                 return;
             }
-            discard(early);
             stream.arrived();
             stream.connectionLost(new ConnectionException("session " + session.describe() + " closed while stream " +
                 stream.id + " moved"));
@@ -133,20 +134,6 @@ final class StreamMoves
         {
             discard(streams.arriving.remove(id));
             inbound().answerStatus(id, session.mineFlag() ^ FrameFlags.FROM_ACCEPTOR, Status.RESPONSE_LOST);
-        }
-    }
-
-    /** Frames held on a lane that closed for a stream on its way: held here now, for the stream's arrival. */
-    void carry(final long id, final ArrivingFrames early)
-    {
-        final ArrivingFrames here = streams.arriving.get(id);
-        if (here == null)
-        {
-            streams.arriving.put(id, early);
-        }
-        else
-        {
-            here.addAll(early);
         }
     }
 
