@@ -81,9 +81,9 @@ public interface TransportLink
     int flush();
 
     /**
-     * Hands what was committed over now rather than at the end of the loop's turn, where that costs no system
-     * call: for a small frame the peer is waiting on (stream credit), which would otherwise wait behind the rest of
-     * this turn. The turn's flush still runs. A no-op by default.
+     * Hands what was committed over now rather than at the end of the loop's turn, where that is cheap (no system
+     * call while the peer is busy): for a small frame the peer is waiting on (stream credit), which would otherwise
+     * wait behind the rest of this turn. The turn's flush still runs. A no-op by default.
      */
     default void expedite()
     {
