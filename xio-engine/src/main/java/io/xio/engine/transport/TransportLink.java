@@ -80,6 +80,15 @@ public interface TransportLink
     /** Sends what was committed this turn, as far as the link can without blocking. */
     int flush();
 
+    /**
+     * Hands what was committed over now rather than at the end of the loop's turn, where that is cheap (no system
+     * call while the peer is busy): for a small frame the peer is waiting on (stream credit), which would otherwise
+     * wait behind the rest of this turn. The turn's flush still runs. A no-op by default.
+     */
+    default void expedite()
+    {
+    }
+
     /** When bytes last arrived ({@link TransportContext#nanoTime} base): a slow large frame is still a live peer. */
     long lastReceiveNanos();
 

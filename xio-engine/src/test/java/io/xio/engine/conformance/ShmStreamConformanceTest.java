@@ -10,4 +10,10 @@ class ShmStreamConformanceTest extends StreamConformanceTest
     {
         return "shm://conf-" + UUID.randomUUID().toString().substring(0, 13);
     }
+
+    @Override
+    protected boolean creditGoesMidTurn()
+    {
+        return true;
+    }
 }

@@ -67,6 +67,15 @@ public abstract class StreamConformanceTest
         return builder;
     }
 
+    /**
+     * Whether a credit reaches the producer while the consumer's loop turn goes on: where handing it over costs no
+     * system call (shm), rather than at the turn's end.
+     */
+    protected boolean creditGoesMidTurn()
+    {
+        return false;
+    }
+
     @BeforeEach
     void startEngines()
     {
@@ -418,6 +427,58 @@ public abstract class StreamConformanceTest
             call.cancel();
             assertThat(serverEnd.get(30, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
             assertThat(failure(collector.done)).isInstanceOf(RequestCancelledException.class);
+        }
+    }
+
+    @Test
+    void aCreditReachesTheProducerWhileTheConsumersTurnGoesOn() throws Exception
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(creditGoesMidTurn(), "credit goes at the end of the turn");
+        final AtomicReference<Feed> serverFeed = new AtomicReference<>();
+        final RequestHandler counter = holding(stream ->
+        {
+            stream.open().close();
+            final Feed feed = new Feed(stream, Long.MAX_VALUE - 1, stream::complete);
+            serverFeed.set(feed);
+            stream.start(pumping(feed));
+            feed.pump(); // the whole window in one turn: the consumer reads it in one turn too
+        });
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (Session session = open("endless", counter))
+        {
+            final Collector collector = new Collector()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    super.onMessage(message);
+                    if (received.get() == WINDOW)
+                    {
+                        try
+                        {
+                            // holds the consumer's turn: the credit granted at half the window must go meanwhile
+                            release.await(30, TimeUnit.SECONDS);
+                        }
+                        catch (final InterruptedException ex)
+                        {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }
+            };
+            final StreamCall call = session.openStream(Outbound.empty(), collector);
+            call.request(Long.MAX_VALUE);
+            try
+            {
+                await().atMost(Duration.ofSeconds(20)).until(() -> serverFeed.get() != null &&
+                    serverFeed.get().offered.get() > WINDOW);
+                assertThat(collector.received.get()).isEqualTo(WINDOW);
+            }
+            finally
+            {
+                release.countDown();
+            }
+            call.cancel();
         }
     }
 

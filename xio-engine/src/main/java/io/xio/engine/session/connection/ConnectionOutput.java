@@ -139,7 +139,12 @@ final class ConnectionOutput implements StreamOutput
         }
         checkUnsent();
         lastSent = loop.nanoTime();
-        return encoder.encodeCredit(link, flags, sessionId, streamId, received, limitSequence, limitBytes);
+        if (!encoder.encodeCredit(link, flags, sessionId, streamId, received, limitSequence, limitBytes))
+        {
+            return false;
+        }
+        link.expedite(); // the sender may be idle for want of it: it should not wait for the rest of our turn
+        return true;
     }
 
     @Override

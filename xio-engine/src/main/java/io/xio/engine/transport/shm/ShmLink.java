@@ -324,6 +324,18 @@ final class ShmLink extends StreamLink implements Poller, SelectionHandler, Mess
         }
     }
 
+    /**
+     * A ring write and a fence, no system call unless the peer is parked (then the doorbell it waits for anyway):
+     * the peer can act on the frame (a credit) while this turn goes on reading. Waiting for the turn's end cost a
+     * 64 B stream a third of its rate: a consumer that read the whole window in one turn granted credit only after
+     * it, so producer and consumer took turns instead of overlapping.
+     */
+    @Override
+    public void expedite()
+    {
+        flushNow();
+    }
+
     /** Claims again for the frame {@link ShmShared} rewrites; the claim before it is dropped. */
     MutableDirectBuffer reclaim(final int length)
     {
