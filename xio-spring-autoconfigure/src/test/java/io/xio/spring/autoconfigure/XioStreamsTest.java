@@ -229,6 +229,29 @@ class XioStreamsTest
     }
 
     @Test
+    void aDrainWaitsForTheOpenStreamsAndTakesNoNewOnes()
+    {
+        withClient(UnaryOperator.identity(), (server, client) ->
+        {
+            final Quotes quotes = client.getBean(QuotesClient.class);
+            final io.xio.spring.service.ServiceDispatcher service = server.getBean(XioServiceExporter.class)
+                .services().stream().filter(s -> s.resource().equals("quotes")).findFirst().orElseThrow();
+            final reactor.core.Disposable open = quotes.endless("O").limitRate(1).subscribe();
+            await().atMost(WAIT).until(() -> service.streaming() == 1);
+
+            final java.util.concurrent.CompletableFuture<Void> drained = service.drain();
+            assertThatThrownBy(() -> quotes.feed("N", 1).blockLast(WAIT))
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class)
+                .hasMessageContaining("shutting down");
+            assertThat(drained).isNotDone();
+
+            open.dispose();
+            assertThat(drained).succeedsWithin(WAIT);
+            assertThat(service.streaming()).isZero();
+        });
+    }
+
+    @Test
     void takingSomeCancelsTheRestAndTheDeadlineEndsAStreamWithATimeout()
     {
         withClient(UnaryOperator.identity(), (server, client) ->

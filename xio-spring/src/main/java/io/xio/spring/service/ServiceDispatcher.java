@@ -88,7 +88,6 @@ public final class ServiceDispatcher implements RequestHandler
     private final Map<InboundRequest, XioCallContext.Captured> arrivedWith = new ConcurrentHashMap<>();
 
     private final AtomicInteger running = new AtomicInteger();
-    private final AtomicInteger streaming = new AtomicInteger();
     /** Serves the streams of a service with stream methods; null for one without, which refuses streams. */
     private final @Nullable ServiceStreams streams;
     private volatile boolean draining;
@@ -178,36 +177,8 @@ public final class ServiceDispatcher implements RequestHandler
         this.methods = new ServiceMethods(api, codec);
         this.streams = methods.sorted().values().stream().anyMatch(ServiceMethod::isStream)
             ? new ServiceStreams(resource, methods, this::invokeMethod, this::codecOf, handlers, interceptors, inline,
-                worker, callContext, this::recorder, new StreamCalls())
+                worker, callContext, this::recorder)
             : null;
-    }
-
-    /**
-     * Streams in progress, counted apart from calls (which the service's bounds and {@link #MAX_QUEUED} count): a
-     * drain waits for both.
-     */
-    private final class StreamCalls implements ServiceStreams.Calls
-    {
-        @Override
-        public boolean begin()
-        {
-            streaming.incrementAndGet();
-            if (draining)
-            {
-                end();
-                return false;
-            }
-            return true;
-        }
-
-        @Override
-        public void end()
-        {
-            if (streaming.decrementAndGet() == 0 && running.get() == 0 && draining)
-            {
-                idle.complete(null);
-            }
-        }
     }
 
     /**
@@ -244,10 +215,10 @@ public final class ServiceDispatcher implements RequestHandler
         return running.get();
     }
 
-    /** Streams opened on this service and not over yet. */
+    /** Streams opened on this service and not over yet (which {@link ServiceStreams} counts, apart from calls). */
     public int streaming()
     {
-        return streaming.get();
+        return streams == null ? 0 : streams.open();
     }
 
     /** Calls waiting for a worker now: at most the bound, and always 0 when the calls are not bounded. */
@@ -264,17 +235,17 @@ public final class ServiceDispatcher implements RequestHandler
     public java.util.concurrent.CompletableFuture<Void> drain()
     {
         draining = true;
-        if (running.get() == 0 && streaming.get() == 0) // else the last call or stream to end completes it
+        if (running.get() == 0) // else the last call to end completes it
         {
             idle.complete(null);
         }
-        return idle;
+        return streams == null ? idle : java.util.concurrent.CompletableFuture.allOf(idle, streams.drain());
     }
 
     /** A call is over, answered or not. */
     private void ended()
     {
-        if (running.decrementAndGet() == 0 && streaming.get() == 0 && draining)
+        if (running.decrementAndGet() == 0 && draining)
         {
             idle.complete(null);
         }

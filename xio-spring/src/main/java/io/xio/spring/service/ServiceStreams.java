@@ -57,7 +57,11 @@ final class ServiceStreams
     private final Executor executor;
     private final XioCallContext callContext;
     private final Recorders recorders;
-    private final Calls calls;
+    /** Streams taken and not over yet: counted apart from the service's calls, which its bounds count. */
+    private final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean draining;
+    /** Completes once draining and no stream is open. */
+    private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
 
     /** Runs the service method itself, its exception as thrown. */
     @FunctionalInterface
@@ -73,15 +77,6 @@ final class ServiceStreams
         CallRecorder recorder(Session session, String wireName);
     }
 
-    /** The service's count of calls in progress, which a stream is one of until it ends. */
-    interface Calls
-    {
-        /** Counts one more; false (counting nothing) when the service stops and takes no more. */
-        boolean begin();
-
-        void end();
-    }
-
     /**
      * @param inline whether the service runs its methods on the context thread (else on {@code worker})
      * @param codecs the codec of a call with this metadata (throws for an encoding the service does not take)
@@ -89,7 +84,7 @@ final class ServiceStreams
     ServiceStreams(final String resource, final ServiceMethods methods, final Invoker invoker,
         final Function<Metadata, XioCodec> codecs, final XioExceptionHandlers handlers,
         final List<XioServerInterceptor> interceptors, final boolean inline, final Executor worker,
-        final XioCallContext callContext, final Recorders recorders, final Calls calls)
+        final XioCallContext callContext, final Recorders recorders)
     {
         this.resource = resource;
         this.methods = methods;
@@ -100,7 +95,6 @@ final class ServiceStreams
         this.executor = inline ? Runnable::run : worker;
         this.callContext = inline ? XioCallContext.NONE : callContext;
         this.recorders = recorders;
-        this.calls = calls;
     }
 
     /** A stream opened on this service; on the context thread that received its opening message. */
@@ -108,13 +102,54 @@ final class ServiceStreams
     {
         final Served served = new Served(stream, new Metadata(stream.metadata()), System.nanoTime());
         final Message open = stream.open();
-        if (!calls.begin())
+        if (!begin())
         {
             open.close();
             served.refuse(new RejectedExecutionException("service '" + resource + "' is shutting down"));
             return;
         }
         served.open(open);
+    }
+
+    /** Streams opened and not over yet. Any thread. */
+    int open()
+    {
+        return open.get();
+    }
+
+    /**
+     * Takes no more streams from now on. Any thread.
+     *
+     * @return completes once no stream is open any more (on the thread that ended the last one)
+     */
+    java.util.concurrent.CompletableFuture<Void> drain()
+    {
+        draining = true;
+        if (open.get() == 0) // else the last stream to end completes it
+        {
+            idle.complete(null);
+        }
+        return idle;
+    }
+
+    /** Counts a stream that opens; false (counting nothing) once draining. */
+    private boolean begin()
+    {
+        open.incrementAndGet();
+        if (draining)
+        {
+            end();
+            return false;
+        }
+        return true;
+    }
+
+    private void end()
+    {
+        if (open.decrementAndGet() == 0 && draining)
+        {
+            idle.complete(null);
+        }
     }
 
     /** Ends {@code stream} with {@code answer}, bounded as a call's failure is. */
@@ -318,7 +353,7 @@ final class ServiceStreams
             {
                 return;
             }
-            calls.end();
+            end();
             final XioCallOutcome ourEnd = endedAs;
             // The outcome's stage wraps what failed it.
             final Throwable why = ourEnd != null ? endedWith
