@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link io.xio.engine.StreamListener#onReady() onReady}). The upstream's {@code onComplete} ends this side's direction
  * after what it sent ({@link StreamCall#halfClose()}, or {@link InboundStream#complete()} for the acceptor); its
  * {@code onError} cancels the stream (opener) or fails it with that error ({@link InboundStream#fail(Throwable)},
- * acceptor; an acceptor's {@link FlowStream.AcceptorEnd} may end it otherwise). When the stream ends otherwise, the
+ * acceptor; an acceptor's {@link FlowStream.AcceptorEnd} may end it otherwise), after the messages before it that the
+ * stream's credit takes at once (the rest are released). When the stream ends otherwise, the
  * upstream's subscription is cancelled and the messages waiting here are {@linkplain Outbound#released() released},
  * as the engine releases those it drops. A message the stream refuses
  * (larger than the peer takes) fails the stream as an upstream error would.
@@ -174,7 +175,13 @@ public final class StreamSubscriber implements Flow.Subscriber<Outbound>
         final Throwable error = upstreamError;
         if (error != null)
         {
-            releaseWaiting(); // the stream fails now, not after what waits for credit
+            // What came before the failure goes as far as the credit there is now; the failure waits for no more.
+            Outbound message;
+            while ((message = waiting.peek()) != null && offeredBeforeFailing(stream, message))
+            {
+                waiting.poll();
+            }
+            releaseWaiting();
             end(stream, error);
             return;
         }
@@ -229,6 +236,19 @@ public final class StreamSubscriber implements Flow.Subscriber<Outbound>
             stop();
         }
         // else: not ready armed onReady, which brings this back
+    }
+
+    /** Whether the stream took {@code message} before the upstream's failure (a refusal is not its own failure). */
+    private static boolean offeredBeforeFailing(final XioStream stream, final Outbound message)
+    {
+        try
+        {
+            return stream.offer(message);
+        }
+        catch (final RuntimeException ex)
+        {
+            return false; // released with the rest that waits: the upstream's failure is what the stream ends with
+        }
     }
 
     /** The upstream finished: this side's direction ends (or the stream fails) after what was sent. */
