@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the AOT-processed sample jar (built by ./mvnw -pl sample-app -am package -Paot) the way the README's demo
 # runs, on a free TCP port, a unique shm name and a random web port, and checks that it started from the AOT
-# artifacts and that every configured client stored, read back and verified all its values. The load itself fails
+# artifacts, that every configured client stored, read back and verified all its values and that the quotes feed
+# ran its two subscribers (its client is pointed at the same port). The load itself fails
 # the run (non-zero exit) on a mismatch or a round that fails (sample.retries=0); timeout bounds a hang.
 set -euo pipefail
 
@@ -44,6 +45,7 @@ SAMPLE_LINGER=0s timeout 300 "${JAVA_HOME:+$JAVA_HOME/bin/}java" -Dspring.aot.en
   --server.port=0 --sample.values=$values --sample.retries=0 "--sample.clients=$(IFS=,; echo "${clients[*]}")" \
   "--xio.portals[0].uri=tcp://127.0.0.1:$port" "--xio.portals[1].uri=shm://$shm" \
   "--xio.clients.blobs.uri=tcp://127.0.0.1:$port/blobs" "--xio.clients.blobs-shm.uri=shm://$shm/blobs" \
+  "--xio.clients.quotes.uri=tcp://127.0.0.1:$port/quotes" \
   2>&1 | tee "$log" || status=$?
 if [[ $status -ne 0 ]]; then
   echo "xio CI: the AOT-processed sample exited with status $status (124: timed out after 300 s)" >&2
@@ -56,4 +58,8 @@ for client in "${clients[@]}"; do
     exit 1
   fi
 done
-echo "xio CI: AOT-processed sample verified $values values on each client"
+if ! grep -q "^credit held the slow one's producer" "$log"; then
+  echo "xio CI: the quotes feed did not report its two subscribers ($log)" >&2
+  exit 1
+fi
+echo "xio CI: AOT-processed sample verified $values values on each client and read the quotes feed"

@@ -97,6 +97,10 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
             catch (final Throwable ex)
             {
                 out.println("load failed: " + ex.getMessage());
+                for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause())
+                {
+                    out.println("  because: " + cause);
+                }
                 done.completeExceptionally(ex);
             }
         }, "xio-sample-load");
