@@ -1,0 +1,115 @@
+package io.xio.engine;
+
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The identity of an exactly-once call that outlives its session: an idempotency key carried in the call's
+ * metadata ({@value #METADATA_KEY}), the same on every attempt and every server the call visits, and how many
+ * attempts went before this one ({@value #PREVIOUS_ATTEMPTS_KEY}). A server that keeps an execution ledger runs a
+ * call once per key, whatever server each attempt reaches. The client makes a key per call ({@link #next()}) unless
+ * the application set its own, as payment APIs let callers do.
+ *
+ * <p>The attempts entry is absent only on the first attempt of a key the client made for that call: the one attempt
+ * that cannot meet an earlier run of its key, so a ledger may skip looking the key up before running it
+ * ({@link #firstUse}). An application's own key may have been sent before (by an earlier process, say), so its first
+ * attempt carries {@code 0}. A peer that lies costs itself work, never a second run: the ledger's unique key still
+ * refuses the second commit. Any thread.
+ */
+public final class IdempotencyKeys
+{
+    /** The metadata entry carrying a call's idempotency key. */
+    public static final String METADATA_KEY = "xio-idempotency-key";
+    /** The metadata entry saying how many attempts of the call went before this one; absent on the first. */
+    public static final String PREVIOUS_ATTEMPTS_KEY = "xio-previous-attempts";
+    /** Longest key, in characters. */
+    public static final int MAX_LENGTH = 128;
+
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    /** Random per process start, so keys of different clients and of restarts differ. */
+    private static final byte[] PREFIX = new byte[10];
+    private static final AtomicLong COUNTER = new AtomicLong();
+
+    static
+    {
+        new SecureRandom().nextBytes(PREFIX);
+    }
+
+    private IdempotencyKeys()
+    {
+    }
+
+    /** A new key: 80 random bits fixed at this process's start, then a 48-bit counter (22 characters). */
+    public static String next()
+    {
+        final long count = COUNTER.getAndIncrement();
+        final byte[] bytes = new byte[16];
+        System.arraycopy(PREFIX, 0, bytes, 0, PREFIX.length);
+        for (int i = 0; i < 6; i++)
+        {
+            bytes[PREFIX.length + i] = (byte)(count >>> (8 * (5 - i)));
+        }
+        return ENCODER.encodeToString(bytes);
+    }
+
+    /**
+     * {@code key} if it is a valid key: 1 to {@value #MAX_LENGTH} characters of {@code A-Z a-z 0-9 - _ . :}.
+     *
+     * @throws IllegalArgumentException naming what is wrong with it
+     */
+    public static String check(final String key)
+    {
+        if (key.isEmpty() || key.length() > MAX_LENGTH)
+        {
+            throw new IllegalArgumentException("an idempotency key has 1 to " + MAX_LENGTH + " characters, this one " +
+                key.length());
+        }
+        for (int i = 0; i < key.length(); i++)
+        {
+            final char c = key.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' ||
+                c == '.' || c == ':'))
+            {
+                throw new IllegalArgumentException("an idempotency key has only A-Z a-z 0-9 - _ . : in it, " +
+                    "not '" + c + "' (at " + i + ")");
+            }
+        }
+        return key;
+    }
+
+    /**
+     * The idempotency key {@code metadata} carries, or null when it carries none.
+     *
+     * @throws IllegalArgumentException when the key it carries is not a valid one ({@link #check})
+     */
+    public static String of(final Metadata metadata)
+    {
+        final String key = metadata.get(METADATA_KEY);
+        return key == null ? null : check(key);
+    }
+
+    /** Whether {@code metadata} says this is the first use of a key its client made (no attempts entry). */
+    public static boolean firstUse(final Metadata metadata)
+    {
+        return metadata.get(PREVIOUS_ATTEMPTS_KEY) == null;
+    }
+
+    /** How many attempts of the call went before the one that carries {@code metadata}: 0 when not said. */
+    public static int previousAttempts(final Metadata metadata)
+    {
+        final String value = metadata.get(PREVIOUS_ATTEMPTS_KEY);
+        if (value == null)
+        {
+            return 0;
+        }
+        try
+        {
+            return Math.max(0, Integer.parseInt(value));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(PREVIOUS_ATTEMPTS_KEY + " is not a number: '" + value + "'", ex);
+        }
+    }
+}
