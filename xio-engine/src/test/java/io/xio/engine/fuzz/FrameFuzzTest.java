@@ -194,7 +194,8 @@ class FrameFuzzTest
         if ((flags & 128) != 0)
         {
             // not with bit 4 (DATA_WRITTEN) either: the data cannot be both in the requester's buffer and a reference
-            if (!shm || type != FrameType.REQUEST && type != FrameType.RESPONSE || (flags & 16) != 0)
+            if (!shm || type != FrameType.REQUEST && type != FrameType.RESPONSE && type != FrameType.STREAM_DATA ||
+                (flags & 16) != 0)
             {
                 return "shared-memory data reference on a " + FrameType.name(type) + " frame where none may be";
             }
