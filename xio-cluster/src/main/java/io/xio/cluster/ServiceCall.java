@@ -3,7 +3,9 @@ package io.xio.cluster;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
@@ -20,11 +22,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
+ * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent or
+ * exactly-once (every attempt of which carries the key of its first, {@link IdempotencyKeys#forRetry}). An attempt
+ * that failed unwritten is not one: a drained session's refusal goes elsewhere at once, and an idempotent or
+ * exactly-once call's attempt that a session without a connection refused (one reconnecting to a killed server,
+ * picked before its loss was published) is tried again after a backoff of its own, within the deadline. Only the
  * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
- * run on the client's thread, which must not block, and try again shortly when the window is full. A service
- * client's {@code request} and {@code send} make one per call; it runs on whichever thread completes its current
- * attempt.
+ * run on the client's thread, which must not block, and try again shortly when the window is full. A connection
+ * failure that ends the call is its own instance and says whether any attempt was written
+ * ({@link ConnectionException#mayHaveRun()}). A service client's {@code request} and {@code send} make one per call;
+ * it runs on whichever thread completes its current attempt.
  */
 final class ServiceCall<T>
 {
@@ -42,10 +49,10 @@ final class ServiceCall<T>
         /** How long a call without a deadline of its own may take. */
         long defaultTimeoutNanos();
 
-        /** Attempts of one idempotent call, the first included. */
+        /** Attempts of one idempotent or exactly-once call, the first included (one refused unwritten is none). */
         int maxAttempts();
 
-        /** The waits between attempts of an idempotent call. */
+        /** The waits between attempts of an idempotent or exactly-once call. */
         Backoff backoff();
 
         /** The session for {@code key}, now or once there is one. */
@@ -73,6 +80,10 @@ final class ServiceCall<T>
     final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
     int attempts;
     boolean firstUsed;
+    /** Whether an attempt was written to a connection (so its server may have run it). */
+    boolean written;
+    /** Attempts of an idempotent or exactly-once call that a session refused unwritten: their backoff's step. */
+    int unwritten;
 
     ServiceCall(final Client client, final Outbound message, final CallOptions options, final long key,
         final boolean oneWay)
@@ -111,7 +122,7 @@ final class ServiceCall<T>
         {
             result.completeExceptionally(new XioTimeoutException("the call's " +
                 TimeUnit.NANOSECONDS.toMillis(budget) + " ms passed before an endpoint of " + client.service() +
-                " could take it"));
+                " could take it" + (written ? " again (an earlier attempt was written: it may have run)" : "")));
             return;
         }
         final CompletableFuture<Session> session = client.session(key);
@@ -127,7 +138,7 @@ final class ServiceCall<T>
             if (failure != null)
             {
                 final Throwable cause = unwrap(failure);
-                result.completeExceptionally(cause instanceof java.util.concurrent.TimeoutException ?
+                fail(cause instanceof java.util.concurrent.TimeoutException ?
                     new ConnectionException("no endpoint of service " + client.service() + " could take the call " +
                         "within its deadline: " + client.describe()) : cause);
                 return;
@@ -149,20 +160,22 @@ final class ServiceCall<T>
             return;
         }
         attempts++;
-        final Outbound message = firstUsed ? copyOf(first) : first;
-        firstUsed = true;
-        // With nowhere else to go, an idempotent call waits for its session's re-attach like any other.
+        // An exactly-once call may run again by its key: with other endpoints, its attempts fail at once like an
+        // idempotent call's when their session has no connection up, so that they go to another; with nowhere else
+        // to go, both wait for their session's re-attach like any other.
         final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
             .withWaitWhenFull(options.waitWhenFull() && callerThread)
-            .withIdempotent(options.idempotent() && client.hasAlternatives());
+            .withIdempotent((options.idempotent() || options.exactlyOnce()) && client.hasAlternatives());
         final XioFuture<?> sent;
         try
         {
+            final Outbound message = firstUsed ? copyOf(first) : keyed(first);
+            firstUsed = true;
             sent = oneWay ? chosen.send(message, remaining) : chosen.request(message, remaining);
         }
         catch (final RuntimeException ex)
         {
-            result.completeExceptionally(ex);
+            fail(ex);
             return;
         }
         current.set(sent);
@@ -181,33 +194,90 @@ final class ServiceCall<T>
                 return;
             }
             final Throwable cause = unwrap(failure);
+            final boolean unwrittenLoss = cause instanceof ConnectionException lost && !lost.mayHaveRun();
+            if (!unwrittenLoss && !unsentBackPressure(cause))
+            {
+                written = true;
+            }
+            final boolean retried = options.idempotent() || options.exactlyOnce();
             if (cause instanceof SessionDrainingException)
             {
                 attempts--; // never sent: not an attempt
                 again(0);
             }
-            else if (cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException) &&
-                options.waitWhenFull() && !callerThread)
+            else if (unsentBackPressure(cause) && options.waitWhenFull() && !callerThread)
             {
                 attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
                 again(FULL_RETRY_NANOS);
             }
-            else if (options.idempotent() && attempts < client.maxAttempts() && CallOptions.mayRetryIdempotent(cause))
+            else if (retried && unwrittenLoss)
+            {
+                againUnwritten(cause);
+            }
+            else if (retried && attempts < client.maxAttempts() && CallOptions.mayRetryIdempotent(cause))
             {
                 again(client.backoff().delayNanos(attempts - 1));
             }
             else
             {
-                result.completeExceptionally(cause);
+                fail(cause);
             }
         });
     }
 
-    /** The same header and segments as a new message (xio is done with them once an attempt failed). */
-    private static Outbound copyOf(final Outbound sent)
+    /**
+     * An idempotent or exactly-once attempt failed with {@code loss} before it was written: not an attempt, so it
+     * does not use up the call's, but tried again after a backoff of its own so that it does not spin; or, when that
+     * would end past the deadline, the call fails with it.
+     */
+    private void againUnwritten(final Throwable loss)
+    {
+        final long delay = client.backoff().delayNanos(unwritten++);
+        if (delay >= left())
+        {
+            fail(loss);
+            return;
+        }
+        attempts--;
+        again(delay);
+    }
+
+    /**
+     * Ends the call with {@code cause}; a connection failure as this call's own instance (of its type, with its
+     * cause) saying whether any attempt was written, not only the last. Any thread.
+     */
+    void fail(final Throwable cause)
+    {
+        result.completeExceptionally(cause instanceof ConnectionException lost ? lost.forCall(written) : cause);
+    }
+
+    /** A refusal for lack of room in this side's window: the attempt was not written. */
+    private static boolean unsentBackPressure(final Throwable cause)
+    {
+        return cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException);
+    }
+
+    /** The first attempt's message: an exactly-once call's carries its key ({@link IdempotencyKeys}). */
+    private Outbound keyed(final Outbound message)
+    {
+        return options.exactlyOnce() ? message.metadata(IdempotencyKeys.forFirstAttempt(message.metadata())) :
+            message;
+    }
+
+    /**
+     * The same header and segments as a new message (xio is done with them once an attempt failed), and the same
+     * metadata: an exactly-once call's key, as this call's, saying how many attempts went before.
+     */
+    private Outbound copyOf(final Outbound sent)
     {
         final Outbound copy = sent.sameData();
-        return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
+        final Metadata metadata = sent.metadata();
+        if (metadata == null)
+        {
+            return copy;
+        }
+        return copy.metadata(options.exactlyOnce() ? IdempotencyKeys.forRetry(metadata, attempts - 1) :
+            new Metadata(metadata));
     }
 
     /** The failure a future completed with, out of the {@link CompletionException} a dependent stage wraps it in. */

@@ -3,7 +3,8 @@ package io.xio.engine;
 import java.time.Duration;
 
 /**
- * How one request or message is sent. Immutable and thread-safe.
+ * How one request or message is sent. Immutable and thread-safe; a {@code with} method returns these options
+ * themselves when they already have the value it sets.
  *
  * @param timeout the deadline from the call; null means the session's default
  * @param receipt ask the receiver for a delivery receipt
@@ -19,46 +20,78 @@ import java.time.Duration;
  * @param recycledFuture the request's {@link XioFuture} and its response {@link Message} come from a pool and go back
  *                       to it when the response is closed (see {@link #withRecycledFuture()}): the garbage-free
  *                       future. Neither may be touched after that close
+ * @param exactlyOnce the call carries an idempotency key that every attempt of it keeps ({@link IdempotencyKeys}),
+ *                    so that a server keeping an execution ledger runs it once, whatever server each attempt
+ *                    reaches: the application's own, set in its metadata under {@link IdempotencyKeys#METADATA_KEY},
+ *                    else one made when it is sent, once the client interceptors ran (an interceptor may set this
+ *                    option too); the message's metadata is then replaced by a copy carrying it. An invalid key is
+ *                    refused at the call: {@link Session#request} and {@link Session#send} throw an
+ *                    {@link IllegalArgumentException}, while a {@code ServiceClient}'s future fails with it. A key
+ *                    made for a call is that call's only: the same message or metadata sent again, as it is or
+ *                    copied, is another call and gets a new key. To send the call again with its key (after a
+ *                    {@link ConnectionException} whose {@link ConnectionException#mayHaveRun()} is true, say), send
+ *                    its data with {@link IdempotencyKeys#forRetry} of the metadata it sent. It does not change how
+ *                    the call waits: on a session with no connection up it waits for the re-attach like any call
+ *                    (the server's deduplication window keeps it once meanwhile), unless it is also
+ *                    {@code idempotent}, which makes it fail at once so it may be sent elsewhere with its key; a
+ *                    {@code ServiceClient} with other endpoints sends its attempts so and tries it again on another
+ *                    itself, with its key
  */
 public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent,
-    boolean recycledFuture)
+    boolean recycledFuture, boolean exactlyOnce)
 {
-    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false, false);
+    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false, false, false);
 
     public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull)
     {
-        this(timeout, receipt, waitWhenFull, false, false);
+        this(timeout, receipt, waitWhenFull, false, false, false);
     }
 
     public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull,
         final boolean idempotent)
     {
-        this(timeout, receipt, waitWhenFull, idempotent, false);
+        this(timeout, receipt, waitWhenFull, idempotent, false, false);
+    }
+
+    public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull,
+        final boolean idempotent, final boolean recycledFuture)
+    {
+        this(timeout, receipt, waitWhenFull, idempotent, recycledFuture, false);
     }
 
     public static CallOptions timeout(final Duration timeout)
     {
-        return new CallOptions(timeout, false, false, false, false);
+        return new CallOptions(timeout, false, false, false, false, false);
     }
 
     public CallOptions withTimeout(final Duration value)
     {
-        return new CallOptions(value, receipt, waitWhenFull, idempotent, recycledFuture);
+        return new CallOptions(value, receipt, waitWhenFull, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withReceipt(final boolean value)
     {
-        return new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture);
+        return value == receipt ? this :
+            new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withWaitWhenFull(final boolean value)
     {
-        return new CallOptions(timeout, receipt, value, idempotent, recycledFuture);
+        return value == waitWhenFull ? this :
+            new CallOptions(timeout, receipt, value, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withIdempotent(final boolean value)
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture);
+        return value == idempotent ? this :
+            new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture, exactlyOnce);
+    }
+
+    /** The call carries an idempotency key every attempt keeps, so a server keeping a ledger runs it once. */
+    public CallOptions withExactlyOnce(final boolean value)
+    {
+        return value == exactlyOnce ? this :
+            new CallOptions(timeout, receipt, waitWhenFull, idempotent, recycledFuture, value);
     }
 
     /**
@@ -73,14 +106,14 @@ public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFul
      */
     public CallOptions withRecycledFuture()
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, true);
+        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, true, exactlyOnce);
     }
 
     /**
-     * Whether an idempotent call that failed with {@code failure} may be sent again: its connection or server went
-     * away (a {@link ConnectionException}) or its answer was too large to keep for a resend (a
-     * {@link RemoteException#isResponseLost() RESPONSE_LOST} answer). Not after an application error, a timeout, a
-     * cancel, a rejected session or back-pressure.
+     * Whether an idempotent (or exactly-once) call that failed with {@code failure} may be sent again: its
+     * connection or server went away (a {@link ConnectionException}) or its answer was too large to keep for a
+     * resend (a {@link RemoteException#isResponseLost() RESPONSE_LOST} answer). Not after an application error, a
+     * timeout, a cancel, a rejected session or back-pressure.
      */
     public static boolean mayRetryIdempotent(final Throwable failure)
     {

@@ -3,6 +3,7 @@ package io.xio.engine.session.call;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
@@ -79,7 +80,11 @@ public final class CallSubmission
         this.futureOwner = Futures.owner(engine.callerSpinNanos(), this::cancel, this::recycle);
     }
 
-    /** A request, or a one-way message ({@code oneWay}); its future completes with the outcome. */
+    /**
+     * A request, or a one-way message ({@code oneWay}); its future completes with the outcome.
+     *
+     * @throws IllegalArgumentException when an exactly-once call's own idempotency key is not valid
+     */
     public XioFuture<Object> submit(final Outbound message, final CallOptions requested, final boolean oneWay)
     {
         if (oneWay && message.output() != null)
@@ -93,7 +98,7 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            return failedAtOnce(requested, refused);
+            return failedAtOnce(requested, unsent(refused));
         }
         final long deadline = deadline(options);
         final long requestId;
@@ -103,8 +108,9 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            engine.interceptors().outcome(session, 0, null, refused);
-            return failedAtOnce(requested, refused);
+            final XioException failure = unsent(refused);
+            engine.interceptors().outcome(session, 0, null, failure);
+            return failedAtOnce(requested, failure);
         }
         int flags = mineFlag;
         if (oneWay)
@@ -144,7 +150,7 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            listener.onFailure(0, refused);
+            listener.onFailure(0, unsent(refused));
             return 0;
         }
         final long deadline = deadline(sent);
@@ -155,8 +161,9 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            engine.interceptors().outcome(session, 0, null, refused);
-            listener.onFailure(0, refused);
+            final XioException failure = unsent(refused);
+            engine.interceptors().outcome(session, 0, null, failure);
+            listener.onFailure(0, failure);
             return 0;
         }
         final PendingRequest request = pendingRequest();
@@ -235,6 +242,12 @@ public final class CallSubmission
         return describe.get();
     }
 
+    /** A call refused before it was written: a connection failure, as that call's, says it did not run. */
+    private static XioException unsent(final XioException refused)
+    {
+        return refused instanceof ConnectionException lost ? lost.forCall(false) : refused;
+    }
+
     private static XioFuture<Object> failedAtOnce(final CallOptions options, final XioException refused)
     {
         final XioFuture<Object> future = Futures.newFuture(0, options.receipt(), null);
@@ -242,10 +255,27 @@ public final class CallSubmission
         return future;
     }
 
-    /** The engine's client interceptors' say on a call about to be admitted; then its metadata is sealed. */
+    /**
+     * The engine's client interceptors' say on a call about to be admitted, then the identity it sends with the
+     * options they return ({@link CallIdentity}: an interceptor may make a call exactly-once, or copy the metadata
+     * carrying its key); then its metadata is sealed.
+     *
+     * @throws IllegalArgumentException when an exactly-once call's own idempotency key is not valid (the
+     *                                  interceptors hear it as the call's outcome)
+     */
     private CallOptions beforeSend(final Outbound message, final CallOptions options)
     {
+        final Metadata given = message.metadata();
         final CallOptions result = engine.interceptors().beforeSend(session, message, options);
+        try
+        {
+            CallIdentity.ready(message, given, result);
+        }
+        catch (final IllegalArgumentException invalid)
+        {
+            engine.interceptors().outcome(session, 0, null, invalid);
+            throw invalid;
+        }
         Messages.sealMetadata(message);
         return result;
     }

@@ -444,7 +444,7 @@ public final class OutboundCalls
         }
     }
 
-    /** The lane closed: every request and cancel still here fails with {@code cause}. */
+    /** The lane closed: every request and cancel still here fails with {@code cause} (each its own instance). */
     void failAll(final Throwable cause)
     {
         final List<PendingRequest> requests = new ArrayList<>(pending.values());
@@ -453,7 +453,7 @@ public final class OutboundCalls
         for (final PendingRequest request : requests)
         {
             cancelTimer(request);
-            request.fail(cause instanceof ConnectionException ? cause :
+            request.fail(cause instanceof ConnectionException ? cause : // made the request's own by its fail
                 new ConnectionException(cause.getMessage(), cause));
         }
         cancels.dropAll();

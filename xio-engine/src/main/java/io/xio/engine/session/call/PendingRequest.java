@@ -1,5 +1,6 @@
 package io.xio.engine.session.call;
 
+import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.ResponseListener;
@@ -181,11 +182,15 @@ final class PendingRequest implements Runnable, SendCompletion
         }
     }
 
+    /**
+     * Fails the call with {@code cause}; a {@link ConnectionException} (which may fail many calls) becomes this
+     * call's own, saying whether the request was ever written.
+     */
     void fail(final Throwable cause)
     {
         if (finish())
         {
-            failure = cause;
+            failure = cause instanceof ConnectionException lost ? lost.forCall(sentOnce) : cause;
             if (inLinks == 0)
             {
                 deliver();
