@@ -210,7 +210,7 @@ final class ServiceCall<T>
                 attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
                 again(FULL_RETRY_NANOS);
             }
-            else if (retried && unwrittenLoss)
+            else if (retried && unwrittenLoss || options.exactlyOnce() && turnedAwayUnrun(cause))
             {
                 againUnwritten(cause);
             }
@@ -226,9 +226,9 @@ final class ServiceCall<T>
     }
 
     /**
-     * An idempotent or exactly-once attempt failed with {@code loss} before it was written: not an attempt, so it
-     * does not use up the call's, but tried again after a backoff of its own so that it does not spin; or, when that
-     * would end past the deadline, the call fails with it.
+     * An idempotent or exactly-once attempt failed with {@code loss} before it was written (or an exactly-once one
+     * was turned away unrun): not an attempt, so it does not use up the call's, but tried again after a backoff of
+     * its own so that it does not spin; or, when that would end past the deadline, the call fails with it.
      */
     private void againUnwritten(final Throwable loss)
     {
@@ -249,6 +249,17 @@ final class ServiceCall<T>
     void fail(final Throwable cause)
     {
         result.completeExceptionally(cause instanceof ConnectionException lost ? lost.forCall(written) : cause);
+    }
+
+    /**
+     * The server turned the attempt away unrun (a back-pressure answer): for an exactly-once call also what a server
+     * keeping an execution ledger answers while another attempt of its key has not settled, so it is tried again
+     * with its key, as often as the deadline allows, until the first attempt's outcome is there to be replayed.
+     */
+    private static boolean turnedAwayUnrun(final Throwable cause)
+    {
+        return cause instanceof BackPressureException && cause.getCause() instanceof RemoteException remote &&
+            remote.isBackPressure();
     }
 
     /** A refusal for lack of room in this side's window: the attempt was not written. */

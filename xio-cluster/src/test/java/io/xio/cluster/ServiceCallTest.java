@@ -59,6 +59,8 @@ class ServiceCallTest
     private int holders;
     private Session closed;
     private Session answering;
+    private Session refusing;
+    private final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
     /** A service client whose attempts take the sessions the test gives, and whose waits the test runs. */
     private static final class Client implements ServiceCall.Client
@@ -130,6 +132,12 @@ class ServiceCallTest
     {
         final XioEngine server = engines.start("server");
         server.register("hold", held::add);
+        server.register("refuse", request ->
+        {
+            refusals.incrementAndGet();
+            request.message().close();
+            request.refuse();
+        });
         server.register("answer", request ->
         {
             final Metadata metadata = request.metadata();
@@ -141,6 +149,7 @@ class ServiceCallTest
         closed = engine.connect(portal.uri().withResource("hold").toString());
         closed.close();
         answering = engine.connect(portal.uri().withResource("answer").toString());
+        refusing = engine.connect(portal.uri().withResource("refuse").toString());
     }
 
     @AfterEach
@@ -210,6 +219,39 @@ class ServiceCallTest
         // Their own backoff, from its first step: no spin.
         assertThat(firstRefusal).isBetween(TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(10));
         assertThat(secondRefusal).isBetween(TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.MILLISECONDS.toNanos(20));
+    }
+
+    @Test
+    void anExactlyOnceCallTurnedAwayUnrunIsTriedAgainWithItsKeyWithoutUsingUpItsAttempts() throws Exception
+    {
+        final ServiceCall<Message> call = call("transfer");
+        client.sessions.add(CompletableFuture.completedFuture(refusing));
+        call.attempt(true);
+        again(call, CompletableFuture.completedFuture(refusing)); // a ledger: another attempt has not settled
+        again(call, CompletableFuture.completedFuture(refusing)); // more than maxAttempts (2) refusals
+        again(call, CompletableFuture.completedFuture(answering));
+
+        try (Message response = call.result.get(10, TimeUnit.SECONDS))
+        {
+            assertThat(text(response.header())).isEqualTo("transfer");
+        }
+        assertThat(refusals).hasValue(3);
+        final List<String> arrived = arrivals.poll(10, TimeUnit.SECONDS);
+        assertThat(arrived).isNotNull();
+        assertThat(arrived.get(0)).as("the key the call was made with").isNotNull();
+        assertThat(arrived.get(1)).as("attempts before it").isNotNull();
+    }
+
+    @Test
+    void aCallThatIsNotExactlyOnceTurnedAwayUnrunFailsWithBackPressure() throws Exception
+    {
+        final ServiceCall<Message> call = new ServiceCall<>(client, Outbound.of(utf8("read")),
+            CallOptions.DEFAULT.withIdempotent(true), 0, false);
+        client.sessions.add(CompletableFuture.completedFuture(refusing));
+        call.attempt(true);
+
+        assertThat(TestEngines.failure(call.result)).isInstanceOf(io.xio.engine.BackPressureException.class);
+        assertThat(client.waits).isEmpty();
     }
 
     @Test
