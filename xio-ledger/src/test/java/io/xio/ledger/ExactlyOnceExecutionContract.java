@@ -181,6 +181,30 @@ abstract class ExactlyOnceExecutionContract
     }
 
     @Test
+    void aFirstAttemptStillRunningWhenItsRetryCommitsRollsItsWorkBackAndReplaysTheRetrysAnswer() throws Exception
+    {
+        // The first attempt claims nothing; its retry elsewhere claims, runs and commits; the first attempt's record
+        // at its end then meets the retry's entry, and its work's writes go with its rollback.
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Future<ExecutionOutcome> first = threads.submit(() ->
+            execution.execute("o-1", true, WAIT, held("o-1", 10, holding, release, null)));
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+
+        final ExecutionOutcome retry = execution.execute("o-1", false, WAIT, write("o-1", 20));
+        release.countDown();
+        final ExecutionOutcome slow = first.get(30, TimeUnit.SECONDS);
+
+        assertThat(retry.executed()).isTrue();
+        assertThat(slow.replayed()).isTrue();
+        assertThat(slow.answer()).isEqualTo(retry.answer());
+        assertThat(runs("o-1")).isEqualTo(2);
+        assertThat(written("o-1")).as("only the retry's write committed").isEqualTo(1);
+        assertThat(TestDatabase.number(database().dataSource(),
+            "SELECT SUM(amount) FROM " + writes + " WHERE call_id = 'o-1'")).isEqualTo(20);
+    }
+
+    @Test
     void aCrashBeforeCommitLeavesNothingAndTheKeyRunsAgain() throws Exception
     {
         final LedgerWork crashing = connection ->
