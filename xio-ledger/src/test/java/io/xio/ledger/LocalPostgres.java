@@ -35,7 +35,8 @@ import java.util.stream.Stream;
  *
  * <p>Tests take one through the JUnit {@link Extension}: {@code @ExtendWith(LocalPostgres.Extension.class)} and a
  * {@code LocalPostgres} parameter, one server for the whole run, stopped when the run ends. Without binaries that
- * test is skipped by an assumption naming what is missing. Thread-safe.
+ * test is skipped by an assumption naming what is missing (it fails where {@value #REQUIRED} is {@code true}).
+ * Thread-safe.
  */
 public final class LocalPostgres implements AutoCloseable
 {
@@ -43,6 +44,8 @@ public final class LocalPostgres implements AutoCloseable
     public static final String DATABASE = "xio";
     /** The superuser initdb makes, trusted without a password. */
     public static final String USER = "xio";
+    /** The environment variable that turns a missing PostgreSQL from a skip into a failure. */
+    public static final String REQUIRED = "XIO_TEST_POSTGRES_REQUIRED";
 
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final long COMMAND_SECONDS = 120;
@@ -89,8 +92,7 @@ public final class LocalPostgres implements AutoCloseable
      */
     public static LocalPostgres start() throws IOException, InterruptedException, SQLException
     {
-        final String lack = missing();
-        Assumptions.assumeTrue(lack == null, () -> "PostgreSQL tests skipped: " + lack);
+        assumeAvailable();
         final boolean asPostgres = runsAsRoot();
         final Path directory = Files.createTempDirectory("xio-postgres-");
         final LocalPostgres server = new LocalPostgres(binaries(), directory, asPostgres, freePort());
@@ -106,6 +108,20 @@ public final class LocalPostgres implements AutoCloseable
             server.stopQuietly();
             throw ex;
         }
+    }
+
+    /**
+     * Aborts the calling test, as an assumption does, when the machine lacks what a server takes; fails it instead
+     * where {@value #REQUIRED} is {@code true} (CI, which installs PostgreSQL, so that a lost install shows).
+     */
+    private static void assumeAvailable()
+    {
+        final String lack = missing();
+        if (lack != null && Boolean.parseBoolean(System.getenv(REQUIRED)))
+        {
+            throw new IllegalStateException(REQUIRED + " is set, but " + lack);
+        }
+        Assumptions.assumeTrue(lack == null, () -> "PostgreSQL tests skipped: " + lack);
     }
 
     /** The port on 127.0.0.1 the server listens on. */
@@ -359,8 +375,7 @@ public final class LocalPostgres implements AutoCloseable
         @Override
         public Object resolveParameter(final ParameterContext parameter, final ExtensionContext context)
         {
-            final String lack = missing();
-            Assumptions.assumeTrue(lack == null, () -> "PostgreSQL tests skipped: " + lack);
+            assumeAvailable();
             return context.getRoot().getStore(NAMESPACE).computeIfAbsent(LocalPostgres.class, type ->
             {
                 try
