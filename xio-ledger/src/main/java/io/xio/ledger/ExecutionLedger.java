@@ -24,6 +24,7 @@ public interface ExecutionLedger
      * @return true when recorded; false when the key is recorded already (another attempt committed first): the
      *     caller must then roll back (its work's writes with it), since on some databases (PostgreSQL) the failed
      *     statement aborted the transaction, and read the answer that stands in a new one
+     * @throws ExecutionInProgressException when the database's own lock timeout cut the wait short (roll back)
      */
     boolean record(Connection connection, String key, LedgerAnswer answer) throws SQLException;
 

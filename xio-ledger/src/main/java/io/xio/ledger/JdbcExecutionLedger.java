@@ -93,6 +93,11 @@ public final class JdbcExecutionLedger implements ExecutionLedger
             {
                 return false;
             }
+            if (waitCut(ex))
+            {
+                throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +
+                    " holds it, still running, past the database's lock timeout", ex);
+            }
             throw ex;
         }
     }
@@ -114,12 +119,11 @@ public final class JdbcExecutionLedger implements ExecutionLedger
             }
             catch (final SQLException ex)
             {
-                final String state = ex.getSQLState();
-                if (UNIQUE_VIOLATION.equals(state))
+                if (UNIQUE_VIOLATION.equals(ex.getSQLState()))
                 {
                     return false;
                 }
-                if (QUERY_CANCELED.equals(state) || LOCK_NOT_AVAILABLE.equals(state) || H2_LOCK_TIMEOUT.equals(state))
+                if (waitCut(ex))
                 {
                     throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +
                         " is still running: its transaction held the key past this attempt's wait of " + wait, ex);
@@ -187,6 +191,13 @@ public final class JdbcExecutionLedger implements ExecutionLedger
             delete.setInt(2, limit);
             return delete.executeUpdate();
         }
+    }
+
+    /** Whether a wait for another transaction's lock was cut short: by our cancel, or the database's timeouts. */
+    private static boolean waitCut(final SQLException ex)
+    {
+        final String state = ex.getSQLState();
+        return QUERY_CANCELED.equals(state) || LOCK_NOT_AVAILABLE.equals(state) || H2_LOCK_TIMEOUT.equals(state);
     }
 
     private OffsetDateTime now()

@@ -50,6 +50,9 @@ abstract class ExactlyOnceExecutionContract
     /** The test class's database. */
     abstract TestDatabase database();
 
+    /** The statement that sets the database's own lock timeout for the session or transaction. */
+    abstract String lockTimeout(int millis);
+
     @BeforeEach
     void tables() throws SQLException
     {
@@ -283,6 +286,38 @@ abstract class ExactlyOnceExecutionContract
         assertThat(later.replayed()).isTrue();
         assertThat(later.answer()).isEqualTo(ran.answer());
         assertThat(written("j-1")).isEqualTo(1);
+    }
+
+    @Test
+    void aFirstUseHeldUpPastTheDatabasesLockTimeoutIsTurnedAwayAsStillRunningAndRollsBack() throws Exception
+    {
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Future<ExecutionOutcome> claimed = threads.submit(() ->
+            execution.execute("p-1", false, WAIT, held("p-1", 10, holding, release, null)));
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        final DataSourceTransactions plain = new DataSourceTransactions(database().dataSource());
+        final Transactions impatient = new Transactions()
+        {
+            @Override
+            public <T> T inTransaction(final TransactionalWork<T> work) throws Exception
+            {
+                return plain.inTransaction(connection ->
+                {
+                    TestDatabase.execute(connection, lockTimeout(300));
+                    return work.run(connection);
+                });
+            }
+        };
+
+        assertThatThrownBy(() -> ExactlyOnceExecution.of(ledger, impatient).execute("p-1", true, WAIT,
+            write("p-1", 20))).isInstanceOf(ExecutionInProgressException.class).hasMessageContaining("p-1");
+
+        release.countDown();
+        assertThat(claimed.get(30, TimeUnit.SECONDS).executed()).isTrue();
+        assertThat(written("p-1")).as("the turned-away attempt's write rolled back").isEqualTo(1);
+        assertThat(TestDatabase.number(database().dataSource(),
+            "SELECT SUM(amount) FROM " + writes + " WHERE call_id = 'p-1'")).isEqualTo(10);
     }
 
     @Test

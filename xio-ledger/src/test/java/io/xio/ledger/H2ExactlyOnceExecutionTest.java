@@ -25,4 +25,10 @@ class H2ExactlyOnceExecutionTest extends ExactlyOnceExecutionContract
     {
         return database;
     }
+
+    @Override
+    String lockTimeout(final int millis)
+    {
+        return "SET LOCK_TIMEOUT " + millis;
+    }
 }

@@ -1,6 +1,8 @@
 package io.xio.ledger;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -362,9 +364,29 @@ public final class LocalPostgres implements AutoCloseable
      * method's): one server for the whole run, started on first use and closed when the run ends; the test is
      * skipped where PostgreSQL cannot be had.
      */
-    public static final class Extension implements ParameterResolver
+    public static final class Extension implements ExecutionCondition, ParameterResolver
     {
         private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(Extension.class);
+
+        /**
+         * Skips a class (or a test) that asks for a server where none can be had, before its {@code @BeforeAll}
+         * methods ask: an assumption that fails while a parameter is resolved is an error, not a skip. Fails it
+         * where {@value #REQUIRED} says so.
+         */
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(final ExtensionContext context)
+        {
+            final String lack = missing();
+            if (lack == null)
+            {
+                return ConditionEvaluationResult.enabled("PostgreSQL binaries found");
+            }
+            if (Boolean.parseBoolean(System.getenv(REQUIRED)))
+            {
+                throw new IllegalStateException(REQUIRED + " is set, but " + lack);
+            }
+            return ConditionEvaluationResult.disabled("PostgreSQL tests skipped: " + lack);
+        }
 
         @Override
         public boolean supportsParameter(final ParameterContext parameter, final ExtensionContext context)

@@ -22,4 +22,10 @@ class PostgresExactlyOnceExecutionTest extends ExactlyOnceExecutionContract
     {
         return database;
     }
+
+    @Override
+    String lockTimeout(final int millis)
+    {
+        return "SET LOCAL lock_timeout = '" + millis + "ms'";
+    }
 }

@@ -44,6 +44,15 @@ abstract class TestDatabase implements AutoCloseable
         }
     }
 
+    /** Runs {@code sql} on {@code connection}, in whatever transaction it is in. */
+    static void execute(final Connection connection, final String sql) throws SQLException
+    {
+        try (Statement statement = connection.createStatement())
+        {
+            statement.execute(sql);
+        }
+    }
+
     /** The one number {@code query} gives. */
     static long number(final DataSource dataSource, final String query) throws SQLException
     {
