@@ -16,9 +16,10 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
  * The execution ledger in one table of the application's database (H2 or PostgreSQL; {@link LedgerSchema} creates
  * it): a row per idempotency key (the primary key), with the answer, when it was made and when it expires. Each step
  * is one prepared statement on the caller's connection. A claim's wait for another transaction that holds the key is
- * cut at the time given ({@link Statement#cancel()} from a timer thread, SQLState 57014 on both databases), so it
- * never outlasts its call's deadline; the first use's {@link #record} is not timed, being on every call's path, and
- * meets a held key only when a peer misreports its attempts.
+ * cut at the time given ({@link java.sql.Statement#cancel()} from a timer thread, SQLState 57014 on both databases),
+ * so it never outlasts its call's deadline. The first use's {@link #record} is not timed, being on every call's path:
+ * it meets a held key only when a retry of its call claimed the key meanwhile, and waits for that retry's outcome
+ * within the database's own lock timeout.
  *
  * <p>Thread-safe; the timer's thread only cancels statements.
  */
