@@ -77,7 +77,8 @@ public final class ExactlyOnceExecution
      * @param claimWait how long a claim may wait for another attempt's transaction that holds the key: the call's
      *                  time left, so that it never waits past the call's deadline
      * @return the answer, and whether it was executed now or replayed
-     * @throws ExecutionInProgressException when another attempt held the key past {@code claimWait}: nothing ran
+     * @throws ExecutionInProgressException when another attempt held the key past {@code claimWait} (or the
+     *     database's own lock timeout): nothing of this attempt committed
      * @throws Exception what the work threw when its transaction rolled back, or what the database did
      */
     public ExecutionOutcome execute(final String key, final boolean firstUse, final Duration claimWait,
