@@ -61,7 +61,7 @@ final class CallRetries
         {
             if (backingOff.remove(call))
             {
-                call.result.completeExceptionally(closedFailure.get());
+                call.fail(closedFailure.get());
             }
         }
     }

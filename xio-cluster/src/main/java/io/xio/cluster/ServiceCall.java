@@ -3,7 +3,9 @@ package io.xio.cluster;
 import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
@@ -20,9 +22,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent. Only the
- * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
- * run on the client's thread, which must not block, and try again shortly when the window is full. A service
+ * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent or
+ * exactly-once (every attempt of which carries the key of its first, {@link IdempotencyKeys}). Only the first
+ * attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others run on
+ * the client's thread, which must not block, and try again shortly when the window is full. A connection failure
+ * that ends the call says whether any attempt was written ({@link ConnectionException#mayHaveRun()}). A service
  * client's {@code request} and {@code send} make one per call; it runs on whichever thread completes its current
  * attempt.
  */
@@ -42,10 +46,10 @@ final class ServiceCall<T>
         /** How long a call without a deadline of its own may take. */
         long defaultTimeoutNanos();
 
-        /** Attempts of one idempotent call, the first included. */
+        /** Attempts of one idempotent or exactly-once call, the first included. */
         int maxAttempts();
 
-        /** The waits between attempts of an idempotent call. */
+        /** The waits between attempts of an idempotent or exactly-once call. */
         Backoff backoff();
 
         /** The session for {@code key}, now or once there is one. */
@@ -73,6 +77,8 @@ final class ServiceCall<T>
     final AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
     int attempts;
     boolean firstUsed;
+    /** Whether an attempt was written to a connection (so its server may have run it). */
+    boolean written;
 
     ServiceCall(final Client client, final Outbound message, final CallOptions options, final long key,
         final boolean oneWay)
@@ -127,7 +133,7 @@ final class ServiceCall<T>
             if (failure != null)
             {
                 final Throwable cause = unwrap(failure);
-                result.completeExceptionally(cause instanceof java.util.concurrent.TimeoutException ?
+                fail(cause instanceof java.util.concurrent.TimeoutException ?
                     new ConnectionException("no endpoint of service " + client.service() + " could take the call " +
                         "within its deadline: " + client.describe()) : cause);
                 return;
@@ -149,20 +155,23 @@ final class ServiceCall<T>
             return;
         }
         attempts++;
-        final Outbound message = firstUsed ? copyOf(first) : first;
-        firstUsed = true;
-        // With nowhere else to go, an idempotent call waits for its session's re-attach like any other.
+        // With nowhere else to go, an idempotent or exactly-once call waits for its session's re-attach like any
+        // other: the key is given here, not by the session, so that it has one all the same.
+        final boolean elsewhere = client.hasAlternatives();
         final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
             .withWaitWhenFull(options.waitWhenFull() && callerThread)
-            .withIdempotent(options.idempotent() && client.hasAlternatives());
+            .withIdempotent(options.idempotent() && elsewhere)
+            .withExactlyOnce(options.exactlyOnce() && elsewhere);
         final XioFuture<?> sent;
         try
         {
+            final Outbound message = firstUsed ? copyOf(first) : keyed(first);
+            firstUsed = true;
             sent = oneWay ? chosen.send(message, remaining) : chosen.request(message, remaining);
         }
         catch (final RuntimeException ex)
         {
-            result.completeExceptionally(ex);
+            fail(ex);
             return;
         }
         current.set(sent);
@@ -181,33 +190,83 @@ final class ServiceCall<T>
                 return;
             }
             final Throwable cause = unwrap(failure);
+            if (cause instanceof ConnectionException lost ? lost.mayHaveRun() : !unsentBackPressure(cause))
+            {
+                written = true;
+            }
             if (cause instanceof SessionDrainingException)
             {
                 attempts--; // never sent: not an attempt
                 again(0);
             }
-            else if (cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException) &&
-                options.waitWhenFull() && !callerThread)
+            else if (unsentBackPressure(cause) && options.waitWhenFull() && !callerThread)
             {
                 attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
                 again(FULL_RETRY_NANOS);
             }
-            else if (options.idempotent() && attempts < client.maxAttempts() && CallOptions.mayRetryIdempotent(cause))
+            else if ((options.idempotent() || options.exactlyOnce()) && attempts < client.maxAttempts() &&
+                CallOptions.mayRetryIdempotent(cause))
             {
                 again(client.backoff().delayNanos(attempts - 1));
             }
             else
             {
-                result.completeExceptionally(cause);
+                fail(cause);
             }
         });
     }
 
-    /** The same header and segments as a new message (xio is done with them once an attempt failed). */
-    private static Outbound copyOf(final Outbound sent)
+    /**
+     * Ends the call with {@code cause}; a connection failure says whether any attempt was written, not only the
+     * last. Any thread.
+     */
+    void fail(final Throwable cause)
+    {
+        if (!(cause instanceof ConnectionException lost) || lost.mayHaveRun() == written)
+        {
+            result.completeExceptionally(cause);
+        }
+        else if (written)
+        {
+            result.completeExceptionally(new ConnectionException(lost.getMessage() + "; an earlier attempt was " +
+                "written, so the call may have run", lost, true));
+        }
+        else
+        {
+            result.completeExceptionally(lost.forCall(false)); // no attempt reached a connection
+        }
+    }
+
+    /** A refusal for lack of room in this side's window: the attempt was not written. */
+    private static boolean unsentBackPressure(final Throwable cause)
+    {
+        return cause instanceof BackPressureException && !(cause.getCause() instanceof RemoteException);
+    }
+
+    /** The first attempt's message: an exactly-once call's carries its key ({@link IdempotencyKeys}). */
+    private Outbound keyed(final Outbound message)
+    {
+        return options.exactlyOnce() ? message.metadata(IdempotencyKeys.forFirstAttempt(message.metadata())) :
+            message;
+    }
+
+    /**
+     * The same header and segments as a new message (xio is done with them once an attempt failed), and the same
+     * metadata: an exactly-once call's key, saying how many attempts went before.
+     */
+    private Outbound copyOf(final Outbound sent)
     {
         final Outbound copy = sent.sameData();
-        return sent.metadata() == null ? copy : copy.metadata(new io.xio.engine.Metadata(sent.metadata()));
+        if (sent.metadata() == null)
+        {
+            return copy;
+        }
+        final Metadata metadata = new Metadata(sent.metadata());
+        if (options.exactlyOnce())
+        {
+            metadata.put(IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY, Integer.toString(attempts - 1));
+        }
+        return copy.metadata(metadata);
     }
 
     /** The failure a future completed with, out of the {@link CompletionException} a dependent stage wraps it in. */

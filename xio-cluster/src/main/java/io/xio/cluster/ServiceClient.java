@@ -20,8 +20,13 @@ import java.util.concurrent.CompletableFuture;
  * whose server sends GOAWAY, take no new calls, finish what they have and are closed. A call refused before it was
  * sent ({@link io.xio.engine.SessionDrainingException}) goes to another endpoint; an idempotent call
  * ({@link CallOptions#idempotent()}) whose connection or server went away is tried again on another within its
- * deadline. A call that is not idempotent is never sent twice: in flight on a server that dies, it fails with a
- * {@link io.xio.engine.ConnectionException}, since the server's deduplication window does not move to another.
+ * deadline, and so is an exactly-once call ({@link CallOptions#exactlyOnce()}), with the idempotency key of its first
+ * attempt and {@link io.xio.engine.IdempotencyKeys#PREVIOUS_ATTEMPTS_KEY} saying how many went before, so a server
+ * keeping an execution ledger runs it once. With one endpoint, both wait for its session's re-attach instead. A call
+ * that is neither is never sent twice: in flight on a server that dies, it fails with a
+ * {@link io.xio.engine.ConnectionException}, since the server's deduplication window does not move to another; its
+ * {@link io.xio.engine.ConnectionException#mayHaveRun() mayHaveRun()} says whether any attempt was written (false:
+ * the call ran nowhere).
  *
  * <p>Picking a session costs no allocation: {@link #pick(long)} then a session's allocation-free request is the
  * steady-state path. Thread-safe; blocking waits must not happen on a context thread.

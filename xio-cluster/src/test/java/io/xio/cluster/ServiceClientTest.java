@@ -2,7 +2,9 @@ package io.xio.cluster;
 
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
 import io.xio.engine.RequestHandler;
@@ -19,9 +21,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -291,6 +295,79 @@ class ServiceClientTest
     }
 
     @Test
+    void anExactlyOnceCallWhoseServerWasKilledIsRetriedOnAnotherWithItsKeyAndAPlainOneMayHaveRun() throws Exception
+    {
+        final BlockingQueue<List<String>> arrivals = new LinkedBlockingQueue<>();
+        final CountDownLatch arrived = new CountDownLatch(2);
+        final Server dying = new Server("dying", request ->
+        {
+            arrivals.add(identity(request.metadata()));
+            arrived.countDown(); // never answers: the server dies with the calls in flight
+            request.message().close();
+        });
+        final Server healthy = new Server("healthy", request ->
+        {
+            arrivals.add(identity(request.metadata()));
+            request.message().close();
+            request.respond(Outbound.of(utf8("healthy")));
+        });
+        final ServiceClient client = client(engines.start(engines.builder("client")
+            .reconnectTimeout(Duration.ofSeconds(60))), StaticEndpointResolver.of(SERVICE,
+            List.of(dying.endpoint(""), healthy.endpoint(""))), c -> c.balancer(LoadBalancer.rendezvous()));
+        awaitActive(client, 2);
+        final long key = keyOwnedBy(client, "dying");
+        final CallOptions options = CallOptions.timeout(TestEngines.scaled(Duration.ofSeconds(5)));
+        final CompletableFuture<Message> transfer = client.request(Outbound.of(utf8("transfer")),
+            options.withExactlyOnce(true), key);
+        final List<String> first = arrivals.poll(10, TimeUnit.SECONDS);
+        final CompletableFuture<Message> write = client.request(Outbound.of(utf8("write")), options, key);
+        assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(arrivals.poll(10, TimeUnit.SECONDS)).as("the plain call").containsOnlyNulls();
+        dying.portals.forEach(Portal::close);
+        dying.engine.sessions().stream().filter(Session::isServerSide).forEach(Session::abortConnections);
+
+        try (Message response = transfer.get(30, TimeUnit.SECONDS))
+        {
+            assertThat(text(response.header())).isEqualTo("healthy");
+        }
+        assertThat(first.get(1)).as("the first attempt of a key made for it").isNull();
+        assertThat(arrivals.poll(10, TimeUnit.SECONDS)).as("the same call, one attempt before it")
+            .containsExactly(IdempotencyKeys.check(first.get(0)), "1");
+        assertThatThrownBy(() -> write.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .cause().isInstanceOf(ConnectionException.class)
+            .satisfies(ex -> assertThat(((ConnectionException)ex).mayHaveRun()).as("it was written").isTrue());
+        assertThat(healthy.served.get()).isEqualTo(1); // the write was not run again anywhere
+    }
+
+    @Test
+    void anExactlyOnceCallToTheOnlyEndpointCarriesAKeyMadeForIt() throws Exception
+    {
+        final BlockingQueue<List<String>> arrivals = new LinkedBlockingQueue<>();
+        final Server only = new Server("only", request ->
+        {
+            arrivals.add(identity(request.metadata()));
+            request.message().close();
+            request.respond(Outbound.of(utf8("only")));
+        });
+        final ServiceClient client = client(engines.start("client"), StaticEndpointResolver.of(SERVICE,
+            List.of(only.endpoint(""))), c -> c);
+        awaitActive(client, 1);
+
+        assertThat(call(client, CallOptions.DEFAULT.withExactlyOnce(true), 0)).isEqualTo("only");
+        final List<String> identity = arrivals.poll(10, TimeUnit.SECONDS);
+        assertThat(identity.get(0)).as("a key, though the session was not told exactly-once").isNotNull();
+        assertThat(IdempotencyKeys.check(identity.get(0))).isNotEmpty();
+        assertThat(identity.get(1)).isNull();
+    }
+
+    /** The idempotency key and attempts entry a request arrived with (nulls when absent). */
+    private static List<String> identity(final Metadata metadata)
+    {
+        return java.util.Arrays.asList(metadata.get(IdempotencyKeys.METADATA_KEY),
+            metadata.get(IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY));
+    }
+
+    @Test
     void closingTheClientEndsItsCallsInFlightAndThoseWaitingToBeTriedAgain() throws Exception
     {
         final CountDownLatch arrived = new CountDownLatch(2);
@@ -350,7 +427,8 @@ class ServiceClientTest
         assertThatThrownBy(() -> client.request(Outbound.of(utf8("x")),
             CallOptions.timeout(Duration.ofMillis(300)), 0).get(10, TimeUnit.SECONDS))
             .isInstanceOf(ExecutionException.class).cause().isInstanceOf(ConnectionException.class)
-            .hasMessageContaining("service kv").hasMessageContaining("the resolver lists none");
+            .hasMessageContaining("service kv").hasMessageContaining("the resolver lists none")
+            .satisfies(ex -> assertThat(((ConnectionException)ex).mayHaveRun()).as("never sent").isFalse());
     }
 
     @Test

@@ -19,46 +19,67 @@ import java.time.Duration;
  * @param recycledFuture the request's {@link XioFuture} and its response {@link Message} come from a pool and go back
  *                       to it when the response is closed (see {@link #withRecycledFuture()}): the garbage-free
  *                       future. Neither may be touched after that close
+ * @param exactlyOnce the call carries an idempotency key that every attempt of it keeps ({@link IdempotencyKeys}):
+ *                    the application's own, set in its metadata under {@link IdempotencyKeys#METADATA_KEY} (an
+ *                    invalid one is refused at the call with an {@link IllegalArgumentException}), else one made
+ *                    when it is sent (the message's metadata is then replaced by a copy carrying it; the key belongs
+ *                    to that call, and the same message sent again later gets a new one). A server keeping an
+ *                    execution ledger runs it once, whatever server each attempt reaches. Like {@code idempotent},
+ *                    it fails at once with a {@link ConnectionException} when its session has no connection up, so
+ *                    a {@code ServiceClient} sends it elsewhere, with its key (and, as for {@code idempotent}, one
+ *                    with one endpoint lets it wait instead)
  */
 public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent,
-    boolean recycledFuture)
+    boolean recycledFuture, boolean exactlyOnce)
 {
-    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false, false);
+    public static final CallOptions DEFAULT = new CallOptions(null, false, false, false, false, false);
 
     public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull)
     {
-        this(timeout, receipt, waitWhenFull, false, false);
+        this(timeout, receipt, waitWhenFull, false, false, false);
     }
 
     public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull,
         final boolean idempotent)
     {
-        this(timeout, receipt, waitWhenFull, idempotent, false);
+        this(timeout, receipt, waitWhenFull, idempotent, false, false);
+    }
+
+    public CallOptions(final Duration timeout, final boolean receipt, final boolean waitWhenFull,
+        final boolean idempotent, final boolean recycledFuture)
+    {
+        this(timeout, receipt, waitWhenFull, idempotent, recycledFuture, false);
     }
 
     public static CallOptions timeout(final Duration timeout)
     {
-        return new CallOptions(timeout, false, false, false, false);
+        return new CallOptions(timeout, false, false, false, false, false);
     }
 
     public CallOptions withTimeout(final Duration value)
     {
-        return new CallOptions(value, receipt, waitWhenFull, idempotent, recycledFuture);
+        return new CallOptions(value, receipt, waitWhenFull, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withReceipt(final boolean value)
     {
-        return new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture);
+        return new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withWaitWhenFull(final boolean value)
     {
-        return new CallOptions(timeout, receipt, value, idempotent, recycledFuture);
+        return new CallOptions(timeout, receipt, value, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withIdempotent(final boolean value)
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture);
+        return new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture, exactlyOnce);
+    }
+
+    /** The call carries an idempotency key every attempt keeps, so a server keeping a ledger runs it once. */
+    public CallOptions withExactlyOnce(final boolean value)
+    {
+        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, recycledFuture, value);
     }
 
     /**
@@ -73,14 +94,14 @@ public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFul
      */
     public CallOptions withRecycledFuture()
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, true);
+        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, true, exactlyOnce);
     }
 
     /**
-     * Whether an idempotent call that failed with {@code failure} may be sent again: its connection or server went
-     * away (a {@link ConnectionException}) or its answer was too large to keep for a resend (a
-     * {@link RemoteException#isResponseLost() RESPONSE_LOST} answer). Not after an application error, a timeout, a
-     * cancel, a rejected session or back-pressure.
+     * Whether an idempotent (or exactly-once) call that failed with {@code failure} may be sent again: its
+     * connection or server went away (a {@link ConnectionException}) or its answer was too large to keep for a
+     * resend (a {@link RemoteException#isResponseLost() RESPONSE_LOST} answer). Not after an application error, a
+     * timeout, a cancel, a rejected session or back-pressure.
      */
     public static boolean mayRetryIdempotent(final Throwable failure)
     {

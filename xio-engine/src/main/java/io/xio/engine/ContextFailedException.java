@@ -12,4 +12,16 @@ public class ContextFailedException extends ConnectionException
     {
         super(message, cause);
     }
+
+    /** The failure of one call: {@code mayHaveRun} whether its request was written ({@link #mayHaveRun()}). */
+    public ContextFailedException(final String message, final Throwable cause, final boolean mayHaveRun)
+    {
+        super(message, cause, mayHaveRun);
+    }
+
+    @Override
+    public ContextFailedException forCall(final boolean written)
+    {
+        return new ContextFailedException(callMessage(written), getCause(), written);
+    }
 }

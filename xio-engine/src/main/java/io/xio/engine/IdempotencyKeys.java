@@ -89,6 +89,78 @@ public final class IdempotencyKeys
         return key == null ? null : check(key);
     }
 
+    /**
+     * The metadata the first attempt of an exactly-once call sends, from the metadata its application gave it
+     * ({@code metadata}, null for none): when that carries the application's own key, itself if it says its previous
+     * attempts, else a copy saying 0 (the key may have been sent before); else a copy carrying a new key
+     * ({@link #next()}) and no attempts entry, marked as made for this one call. A session does this for a call sent
+     * with {@link CallOptions#exactlyOnce()}; a client that sends a call's attempts itself (a {@code ServiceClient}
+     * does) calls it for the first, then sends each later attempt with a copy of what the first sent
+     * ({@link Metadata#Metadata(Metadata)}: the key, without the mark) with {@link #PREVIOUS_ATTEMPTS_KEY} put.
+     *
+     * <p>A key made here belongs to its call: another call that sends the same metadata (the same message sent
+     * again, say) sends a new key instead, or none when it is not exactly-once; a marked metadata not sent yet is
+     * returned as it is. Any thread.
+     *
+     * @throws IllegalArgumentException when the application's key or attempts entry is not valid
+     */
+    public static Metadata forFirstAttempt(final Metadata metadata)
+    {
+        final int mark = metadata == null ? 0 : metadata.keyMark();
+        if (mark == Metadata.KEY_NEW)
+        {
+            return metadata;
+        }
+        final Metadata own = mark == Metadata.KEY_SENT ? withoutKey(metadata) : metadata;
+        if (own == null || of(own) == null)
+        {
+            final Metadata made = own == null ? new Metadata() : own == metadata ? new Metadata(own) : own;
+            made.remove(PREVIOUS_ATTEMPTS_KEY); // no attempt of a new key went before
+            return made.put(METADATA_KEY, next()).markNewKey();
+        }
+        if (firstUse(own))
+        {
+            return new Metadata(own).put(PREVIOUS_ATTEMPTS_KEY, "0");
+        }
+        previousAttempts(own);
+        return own;
+    }
+
+    /**
+     * The metadata a call sends, from its message's: {@link #forFirstAttempt} for an exactly-once call (and the key
+     * it makes counts as sent from now on); for another, the metadata itself, without a key made for an earlier
+     * call. The same instance when nothing changes, as for every call that is not exactly-once and carries no key
+     * made here: no allocation then. For the session layer, through a private lookup. Any thread.
+     */
+    static Metadata forCall(final Metadata metadata, final boolean exactlyOnce)
+    {
+        Metadata own = metadata;
+        if (metadata != null && metadata.keyMark() != 0)
+        {
+            if (metadata.claimKey())
+            {
+                return metadata; // the first send of the key made for this call (by its client, say)
+            }
+            own = withoutKey(metadata); // a key made for another call
+        }
+        if (!exactlyOnce)
+        {
+            return own;
+        }
+        final Metadata sent = forFirstAttempt(own);
+        sent.claimKey();
+        return sent;
+    }
+
+    /** A copy of {@code metadata} without its key or attempts entry. */
+    private static Metadata withoutKey(final Metadata metadata)
+    {
+        final Metadata copy = new Metadata(metadata);
+        copy.remove(METADATA_KEY);
+        copy.remove(PREVIOUS_ATTEMPTS_KEY);
+        return copy;
+    }
+
     /** Whether {@code metadata} says this is the first use of a key its client made (no attempts entry). */
     public static boolean firstUse(final Metadata metadata)
     {

@@ -1,5 +1,7 @@
 package io.xio.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -36,9 +38,23 @@ public final class Metadata
     /** No entries, read-only: what a message that arrived without metadata has. */
     public static final Metadata EMPTY = new Metadata();
 
+    /** {@link #keyMark}: the idempotency key in it was made for one call, which has not sent it yet. */
+    static final int KEY_NEW = 1;
+    /** {@link #keyMark}: the idempotency key in it was made for one call, which sent it. */
+    static final int KEY_SENT = 2;
+    private static final VarHandle KEY_MARK;
+
     static
     {
         EMPTY.readOnly = true;
+        try
+        {
+            KEY_MARK = MethodHandles.lookup().findVarHandle(Metadata.class, "keyMark", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
     }
 
     private String[] keys = NO_KEYS;
@@ -47,6 +63,11 @@ public final class Metadata
     private int encodedLength;
     /** Volatile: a thread still adding after another sent the message must see the seal and fail. */
     private volatile boolean readOnly;
+    /**
+     * 0, or {@link #KEY_NEW} or {@link #KEY_SENT}: the idempotency key in it is one {@link IdempotencyKeys} made for
+     * one call, so another call that sends this metadata is not that call. A copy carries the key, not the mark.
+     */
+    private volatile int keyMark;
 
     public Metadata()
     {
@@ -246,6 +267,25 @@ public final class Metadata
     private static int entryLength(final String key, final byte[] value)
     {
         return ENTRY_OVERHEAD + key.length() + value.length;
+    }
+
+    /** {@link #KEY_NEW}, {@link #KEY_SENT} or 0: for {@link IdempotencyKeys}. */
+    int keyMark()
+    {
+        return keyMark;
+    }
+
+    /** Marks the idempotency key in it as made for one call that has not sent it yet: for {@link IdempotencyKeys}. */
+    Metadata markNewKey()
+    {
+        keyMark = KEY_NEW;
+        return this;
+    }
+
+    /** Whether the call its key was made for sends it now: the first caller only, of any thread. */
+    boolean claimKey()
+    {
+        return KEY_MARK.compareAndSet(this, KEY_NEW, KEY_SENT);
     }
 
     /** Whether this is metadata that arrived (or {@link #EMPTY}), which cannot be changed. */

@@ -110,7 +110,9 @@ public final class Outbound
     /**
      * Sends {@code value} with this message: a request's or one-way message's metadata, or a response's trailers.
      * It is read when the message is written (and again for a retransmit), so sending the message makes it
-     * read-only (a sealed metadata may be sent again with any number of messages). Null sends none.
+     * read-only (a sealed metadata may be sent again with any number of messages). Null sends none. An exactly-once
+     * call ({@link CallOptions#exactlyOnce()}) replaces it with a copy carrying the call's idempotency key when it
+     * needs one; a later call of this message gets a key of its own.
      */
     public Outbound metadata(final Metadata value)
     {

@@ -16,4 +16,16 @@ public class TlsHandshakeException extends ConnectionException
     {
         super(message, cause);
     }
+
+    /** The failure of one call: {@code mayHaveRun} whether its request was written ({@link #mayHaveRun()}). */
+    public TlsHandshakeException(final String message, final Throwable cause, final boolean mayHaveRun)
+    {
+        super(message, cause, mayHaveRun);
+    }
+
+    @Override
+    public TlsHandshakeException forCall(final boolean written)
+    {
+        return new TlsHandshakeException(callMessage(written), getCause(), written);
+    }
 }

@@ -79,13 +79,18 @@ public final class CallSubmission
         this.futureOwner = Futures.owner(engine.callerSpinNanos(), this::cancel, this::recycle);
     }
 
-    /** A request, or a one-way message ({@code oneWay}); its future completes with the outcome. */
+    /**
+     * A request, or a one-way message ({@code oneWay}); its future completes with the outcome.
+     *
+     * @throws IllegalArgumentException when an exactly-once call's own idempotency key is not valid
+     */
     public XioFuture<Object> submit(final Outbound message, final CallOptions requested, final boolean oneWay)
     {
         if (oneWay && message.output() != null)
         {
             throw new IllegalArgumentException("a one-way message takes no response, so no output buffer");
         }
+        CallIdentity.ready(message, requested);
         final CallOptions options;
         try
         {
@@ -93,7 +98,7 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            return failedAtOnce(requested, refused);
+            return failedAtOnce(requested, unsent(refused));
         }
         final long deadline = deadline(options);
         final long requestId;
@@ -103,8 +108,9 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            engine.interceptors().outcome(session, 0, null, refused);
-            return failedAtOnce(requested, refused);
+            final XioException failure = unsent(refused);
+            engine.interceptors().outcome(session, 0, null, failure);
+            return failedAtOnce(requested, failure);
         }
         int flags = mineFlag;
         if (oneWay)
@@ -123,7 +129,7 @@ public final class CallSubmission
         }
         final PendingRequest request = pendingRequest();
         request.reset(requestId, flags, message, future, null, deadline, oneWay, options.receipt());
-        request.idempotent = options.idempotent();
+        request.failsFast = options.idempotent() || options.exactlyOnce();
         send(request);
         return future;
     }
@@ -137,6 +143,7 @@ public final class CallSubmission
             throw new IllegalArgumentException("a request with a ResponseListener takes no receipt; use the " +
                 "future-returning request for that");
         }
+        CallIdentity.ready(message, options);
         final CallOptions sent;
         try
         {
@@ -144,7 +151,7 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            listener.onFailure(0, refused);
+            listener.onFailure(0, unsent(refused));
             return 0;
         }
         final long deadline = deadline(sent);
@@ -155,13 +162,14 @@ public final class CallSubmission
         }
         catch (final XioException refused)
         {
-            engine.interceptors().outcome(session, 0, null, refused);
-            listener.onFailure(0, refused);
+            final XioException failure = unsent(refused);
+            engine.interceptors().outcome(session, 0, null, failure);
+            listener.onFailure(0, failure);
             return 0;
         }
         final PendingRequest request = pendingRequest();
         request.reset(requestId, mineFlag, message, null, listener, deadline, false, false);
-        request.idempotent = sent.idempotent();
+        request.failsFast = sent.idempotent() || sent.exactlyOnce();
         return send(request) ? requestId : 0;
     }
 
@@ -233,6 +241,12 @@ public final class CallSubmission
     String describe()
     {
         return describe.get();
+    }
+
+    /** A call refused before it was written: a connection failure, as that call's, says it did not run. */
+    private static XioException unsent(final XioException refused)
+    {
+        return refused instanceof ConnectionException lost ? lost.forCall(false) : refused;
     }
 
     private static XioFuture<Object> failedAtOnce(final CallOptions options, final XioException refused)

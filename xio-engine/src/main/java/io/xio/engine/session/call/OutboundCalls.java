@@ -110,11 +110,12 @@ public final class OutboundCalls
             {
                 return;
             }
-            if (session.initiator() && request.idempotent)
+            if (session.initiator() && request.failsFast)
             {
                 // As for one in flight when the last connection went (connectionLost): not kept for the re-attach.
                 request.fail(new ConnectionException("session " + session.describe() + " has no connection up " +
-                    "(reconnecting); an idempotent call fails at once so that it may be sent elsewhere"));
+                    "(reconnecting); an idempotent or exactly-once call fails at once so that it may be sent " +
+                    "elsewhere"));
                 return;
             }
         }
@@ -403,8 +404,8 @@ public final class OutboundCalls
 
     /**
      * The connection was lost: cancels awaiting an answer learn nothing was confirmed; requests go to
-     * {@code other} when there is one, else wait for the reconnect (client; an idempotent one fails instead) or the
-     * client's attach (a parked server lane), or fail (a server lane of a session that is closing).
+     * {@code other} when there is one, else wait for the reconnect (client; an idempotent or exactly-once one fails
+     * instead) or the client's attach (a parked server lane), or fail (a server lane of a session that is closing).
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
@@ -419,15 +420,15 @@ public final class OutboundCalls
                 cancelTimer(request);
                 handOff(request, other);
             }
-            else if (session.initiator() && request.idempotent)
+            else if (session.initiator() && request.failsFast)
             {
                 // Its server may be gone for good (a killed process): waiting for the re-attach would spend the
                 // call's deadline, while its caller could send it to another server now.
                 pending.remove(request.id);
                 cancelTimer(request);
                 request.fail(new ConnectionException("the connection of session " + session.describe() +
-                    " was lost with an idempotent call in flight, failed at once so that it may be sent again (" +
-                    cause.getMessage() + ")", cause));
+                    " was lost with an idempotent or exactly-once call in flight, failed at once so that it may be " +
+                    "sent again (" + cause.getMessage() + ")", cause));
             }
             else if (session.initiator() || lane.isParked())
             {
@@ -444,7 +445,7 @@ public final class OutboundCalls
         }
     }
 
-    /** The lane closed: every request and cancel still here fails with {@code cause}. */
+    /** The lane closed: every request and cancel still here fails with {@code cause} (each its own instance). */
     void failAll(final Throwable cause)
     {
         final List<PendingRequest> requests = new ArrayList<>(pending.values());
@@ -453,7 +454,7 @@ public final class OutboundCalls
         for (final PendingRequest request : requests)
         {
             cancelTimer(request);
-            request.fail(cause instanceof ConnectionException ? cause :
+            request.fail(cause instanceof ConnectionException ? cause : // made the request's own by its fail
                 new ConnectionException(cause.getMessage(), cause));
         }
         cancels.dropAll();

@@ -1,5 +1,6 @@
 package io.xio.engine.session.call;
 
+import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
 import io.xio.engine.ResponseListener;
@@ -40,8 +41,11 @@ final class PendingRequest implements Runnable, SendCompletion
     long deadline;
     boolean oneWay;
     boolean receipt;
-    /** The caller may run it again elsewhere: it fails at once when the session loses its last connection. */
-    boolean idempotent;
+    /**
+     * The caller may send it again elsewhere (idempotent, or exactly-once by its key): it fails at once when the
+     * session loses its last connection.
+     */
+    boolean failsFast;
     volatile Lane lane;
     long timer = NO_TIMER;
     boolean sentOnce;
@@ -84,7 +88,7 @@ final class PendingRequest implements Runnable, SendCompletion
         this.deadline = deadline;
         this.oneWay = oneWay;
         this.receipt = receipt;
-        this.idempotent = false;
+        this.failsFast = false;
         this.timer = NO_TIMER;
         this.sentOnce = false;
         this.waited = false;
@@ -181,11 +185,15 @@ final class PendingRequest implements Runnable, SendCompletion
         }
     }
 
+    /**
+     * Fails the call with {@code cause}; a {@link ConnectionException} (which may fail many calls) becomes this
+     * call's own, saying whether the request was ever written.
+     */
     void fail(final Throwable cause)
     {
         if (finish())
         {
-            failure = cause;
+            failure = cause instanceof ConnectionException lost ? lost.forCall(sentOnce) : cause;
             if (inLinks == 0)
             {
                 deliver();
