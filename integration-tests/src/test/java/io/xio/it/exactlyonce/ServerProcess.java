@@ -21,6 +21,8 @@ final class ServerProcess
 {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+    /** The exit status of a process that SIGKILL (9) ended: 128 + 9. */
+    private static final int KILLED_BY_SIGKILL = 137;
 
     private final String name;
     private final int port;
@@ -85,12 +87,17 @@ final class ServerProcess
         {
             return;
         }
+        final boolean alive = process.isAlive();
         process.destroyForcibly();
         if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
         {
             throw new IllegalStateException(name + " (pid " + process.pid() + ") outlived SIGKILL");
         }
         output.join(STOP_TIMEOUT.toMillis());
+        if (alive && process.exitValue() != KILLED_BY_SIGKILL)
+        {
+            throw new IllegalStateException(name + " exited with " + process.exitValue() + ", not by SIGKILL");
+        }
     }
 
     /** Closes its standard input, which makes it stop cleanly; kills it when it does not exit in time. */

@@ -114,12 +114,14 @@ record Tally(String run, long writes, long succeeded, long failed, long failedMa
             notRunOnce, answeredByOther, ranByRetry, strayRows, ledgerEntries, kills, partitions, failures);
     }
 
+    /** A failure's kind: its type, whether it may have run, and its message with numbers (ids, ports) as N. */
     private static String describe(final Throwable failure)
     {
         final String mayHaveRun = failure instanceof io.xio.engine.ConnectionException lost ?
             " [mayHaveRun=" + lost.mayHaveRun() + "]" : "";
-        return failure.getClass().getSimpleName() + mayHaveRun + ": " + failure.getMessage() +
-            (failure.getCause() == null ? "" : " (cause " + failure.getCause() + ")");
+        final String text = failure.getMessage() + (failure.getCause() == null ? "" : " (cause " +
+            failure.getCause() + ")");
+        return failure.getClass().getSimpleName() + mayHaveRun + ": " + text.replaceAll("\\d+", "N");
     }
 
     /** The runs side by side, a row per figure. */
