@@ -23,12 +23,15 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One call over attempts: another endpoint after a refusal before sending, or after a loss if idempotent or
- * exactly-once (every attempt of which carries the key of its first, {@link IdempotencyKeys}). Only the first
- * attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others run on
- * the client's thread, which must not block, and try again shortly when the window is full. A connection failure
- * that ends the call says whether any attempt was written ({@link ConnectionException#mayHaveRun()}). A service
- * client's {@code request} and {@code send} make one per call; it runs on whichever thread completes its current
- * attempt.
+ * exactly-once (every attempt of which carries the key of its first, {@link IdempotencyKeys#forRetry}). An attempt
+ * that failed unwritten is not one: a drained session's refusal goes elsewhere at once, and an idempotent or
+ * exactly-once call's attempt that a session without a connection refused (one reconnecting to a killed server,
+ * picked before its loss was published) is tried again after a backoff of its own, within the deadline. Only the
+ * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
+ * run on the client's thread, which must not block, and try again shortly when the window is full. A connection
+ * failure that ends the call is its own instance and says whether any attempt was written
+ * ({@link ConnectionException#mayHaveRun()}). A service client's {@code request} and {@code send} make one per call;
+ * it runs on whichever thread completes its current attempt.
  */
 final class ServiceCall<T>
 {
@@ -46,7 +49,7 @@ final class ServiceCall<T>
         /** How long a call without a deadline of its own may take. */
         long defaultTimeoutNanos();
 
-        /** Attempts of one idempotent or exactly-once call, the first included. */
+        /** Attempts of one idempotent or exactly-once call, the first included (one refused unwritten is none). */
         int maxAttempts();
 
         /** The waits between attempts of an idempotent or exactly-once call. */
@@ -79,6 +82,8 @@ final class ServiceCall<T>
     boolean firstUsed;
     /** Whether an attempt was written to a connection (so its server may have run it). */
     boolean written;
+    /** Attempts of an idempotent or exactly-once call that a session refused unwritten: their backoff's step. */
+    int unwritten;
 
     ServiceCall(final Client client, final Outbound message, final CallOptions options, final long key,
         final boolean oneWay)
@@ -117,7 +122,7 @@ final class ServiceCall<T>
         {
             result.completeExceptionally(new XioTimeoutException("the call's " +
                 TimeUnit.NANOSECONDS.toMillis(budget) + " ms passed before an endpoint of " + client.service() +
-                " could take it"));
+                " could take it" + (written ? " again (an earlier attempt was written: it may have run)" : "")));
             return;
         }
         final CompletableFuture<Session> session = client.session(key);
@@ -155,13 +160,12 @@ final class ServiceCall<T>
             return;
         }
         attempts++;
-        // With nowhere else to go, an idempotent or exactly-once call waits for its session's re-attach like any
-        // other: the key is given here, not by the session, so that it has one all the same.
-        final boolean elsewhere = client.hasAlternatives();
+        // An exactly-once call may run again by its key: with other endpoints, its attempts fail at once like an
+        // idempotent call's when their session has no connection up, so that they go to another; with nowhere else
+        // to go, both wait for their session's re-attach like any other.
         final CallOptions remaining = options.withTimeout(Duration.ofNanos(Math.max(1, left())))
             .withWaitWhenFull(options.waitWhenFull() && callerThread)
-            .withIdempotent(options.idempotent() && elsewhere)
-            .withExactlyOnce(options.exactlyOnce() && elsewhere);
+            .withIdempotent((options.idempotent() || options.exactlyOnce()) && client.hasAlternatives());
         final XioFuture<?> sent;
         try
         {
@@ -190,10 +194,12 @@ final class ServiceCall<T>
                 return;
             }
             final Throwable cause = unwrap(failure);
-            if (cause instanceof ConnectionException lost ? lost.mayHaveRun() : !unsentBackPressure(cause))
+            final boolean unwrittenLoss = cause instanceof ConnectionException lost && !lost.mayHaveRun();
+            if (!unwrittenLoss && !unsentBackPressure(cause))
             {
                 written = true;
             }
+            final boolean retried = options.idempotent() || options.exactlyOnce();
             if (cause instanceof SessionDrainingException)
             {
                 attempts--; // never sent: not an attempt
@@ -204,8 +210,11 @@ final class ServiceCall<T>
                 attempts--; // refused here, unsent, where the caller would have waited: wait by trying again
                 again(FULL_RETRY_NANOS);
             }
-            else if ((options.idempotent() || options.exactlyOnce()) && attempts < client.maxAttempts() &&
-                CallOptions.mayRetryIdempotent(cause))
+            else if (retried && unwrittenLoss)
+            {
+                againUnwritten(cause);
+            }
+            else if (retried && attempts < client.maxAttempts() && CallOptions.mayRetryIdempotent(cause))
             {
                 again(client.backoff().delayNanos(attempts - 1));
             }
@@ -217,24 +226,29 @@ final class ServiceCall<T>
     }
 
     /**
-     * Ends the call with {@code cause}; a connection failure says whether any attempt was written, not only the
-     * last. Any thread.
+     * An idempotent or exactly-once attempt failed with {@code loss} before it was written: not an attempt, so it
+     * does not use up the call's, but tried again after a backoff of its own so that it does not spin; or, when that
+     * would end past the deadline, the call fails with it.
+     */
+    private void againUnwritten(final Throwable loss)
+    {
+        final long delay = client.backoff().delayNanos(unwritten++);
+        if (delay >= left())
+        {
+            fail(loss);
+            return;
+        }
+        attempts--;
+        again(delay);
+    }
+
+    /**
+     * Ends the call with {@code cause}; a connection failure as this call's own instance (of its type, with its
+     * cause) saying whether any attempt was written, not only the last. Any thread.
      */
     void fail(final Throwable cause)
     {
-        if (!(cause instanceof ConnectionException lost) || lost.mayHaveRun() == written)
-        {
-            result.completeExceptionally(cause);
-        }
-        else if (written)
-        {
-            result.completeExceptionally(new ConnectionException(lost.getMessage() + "; an earlier attempt was " +
-                "written, so the call may have run", lost, true));
-        }
-        else
-        {
-            result.completeExceptionally(lost.forCall(false)); // no attempt reached a connection
-        }
+        result.completeExceptionally(cause instanceof ConnectionException lost ? lost.forCall(written) : cause);
     }
 
     /** A refusal for lack of room in this side's window: the attempt was not written. */
@@ -252,21 +266,18 @@ final class ServiceCall<T>
 
     /**
      * The same header and segments as a new message (xio is done with them once an attempt failed), and the same
-     * metadata: an exactly-once call's key, saying how many attempts went before.
+     * metadata: an exactly-once call's key, as this call's, saying how many attempts went before.
      */
     private Outbound copyOf(final Outbound sent)
     {
         final Outbound copy = sent.sameData();
-        if (sent.metadata() == null)
+        final Metadata metadata = sent.metadata();
+        if (metadata == null)
         {
             return copy;
         }
-        final Metadata metadata = new Metadata(sent.metadata());
-        if (options.exactlyOnce())
-        {
-            metadata.put(IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY, Integer.toString(attempts - 1));
-        }
-        return copy.metadata(metadata);
+        return copy.metadata(options.exactlyOnce() ? IdempotencyKeys.forRetry(metadata, attempts - 1) :
+            new Metadata(metadata));
     }
 
     /** The failure a future completed with, out of the {@link CompletionException} a dependent stage wraps it in. */

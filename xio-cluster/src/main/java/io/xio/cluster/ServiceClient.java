@@ -22,11 +22,14 @@ import java.util.concurrent.CompletableFuture;
  * ({@link CallOptions#idempotent()}) whose connection or server went away is tried again on another within its
  * deadline, and so is an exactly-once call ({@link CallOptions#exactlyOnce()}), with the idempotency key of its first
  * attempt and {@link io.xio.engine.IdempotencyKeys#PREVIOUS_ATTEMPTS_KEY} saying how many went before, so a server
- * keeping an execution ledger runs it once. With one endpoint, both wait for its session's re-attach instead. A call
- * that is neither is never sent twice: in flight on a server that dies, it fails with a
- * {@link io.xio.engine.ConnectionException}, since the server's deduplication window does not move to another; its
+ * keeping an execution ledger runs it once. With one endpoint, both wait for its session's re-attach instead. An
+ * attempt of either that a session refused unwritten (one reconnecting, say) does not count against the attempts: it
+ * is tried again after a backoff, within the deadline. A call that is neither is never sent twice: in flight on a
+ * server that dies, it fails with a {@link io.xio.engine.ConnectionException}, since the server's deduplication
+ * window does not move to another. A call's {@code ConnectionException} is its own and its
  * {@link io.xio.engine.ConnectionException#mayHaveRun() mayHaveRun()} says whether any attempt was written (false:
- * the call ran nowhere).
+ * the call ran nowhere); an exactly-once call that failed so may be sent again with its key through
+ * {@link io.xio.engine.IdempotencyKeys#forRetry}.
  *
  * <p>Picking a session costs no allocation: {@link #pick(long)} then a session's allocation-free request is the
  * steady-state path. Thread-safe; blocking waits must not happen on a context thread.

@@ -340,7 +340,7 @@ class ServiceClientTest
     }
 
     @Test
-    void anExactlyOnceCallToTheOnlyEndpointCarriesAKeyMadeForIt() throws Exception
+    void anExactlyOnceCallToTheOnlyEndpointCarriesAKeyMadeForItAndAnInvalidKeyFailsItsFuture() throws Exception
     {
         final BlockingQueue<List<String>> arrivals = new LinkedBlockingQueue<>();
         final Server only = new Server("only", request ->
@@ -355,9 +355,14 @@ class ServiceClientTest
 
         assertThat(call(client, CallOptions.DEFAULT.withExactlyOnce(true), 0)).isEqualTo("only");
         final List<String> identity = arrivals.poll(10, TimeUnit.SECONDS);
-        assertThat(identity.get(0)).as("a key, though the session was not told exactly-once").isNotNull();
+        assertThat(identity.get(0)).as("a key, though the call waits for its session's re-attach").isNotNull();
         assertThat(IdempotencyKeys.check(identity.get(0))).isNotEmpty();
         assertThat(identity.get(1)).isNull();
+        final CompletableFuture<Message> invalid = client.request(Outbound.of(utf8("x")).metadata(new Metadata()
+            .add(IdempotencyKeys.METADATA_KEY, "order 42")), CallOptions.DEFAULT.withExactlyOnce(true), 0);
+        assertThatThrownBy(() -> invalid.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotency key");
+        assertThat(arrivals).isEmpty();
     }
 
     /** The idempotency key and attempts entry a request arrived with (nulls when absent). */

@@ -3,7 +3,8 @@ package io.xio.engine;
 import java.time.Duration;
 
 /**
- * How one request or message is sent. Immutable and thread-safe.
+ * How one request or message is sent. Immutable and thread-safe; a {@code with} method returns these options
+ * themselves when they already have the value it sets.
  *
  * @param timeout the deadline from the call; null means the session's default
  * @param receipt ask the receiver for a delivery receipt
@@ -19,15 +20,22 @@ import java.time.Duration;
  * @param recycledFuture the request's {@link XioFuture} and its response {@link Message} come from a pool and go back
  *                       to it when the response is closed (see {@link #withRecycledFuture()}): the garbage-free
  *                       future. Neither may be touched after that close
- * @param exactlyOnce the call carries an idempotency key that every attempt of it keeps ({@link IdempotencyKeys}):
- *                    the application's own, set in its metadata under {@link IdempotencyKeys#METADATA_KEY} (an
- *                    invalid one is refused at the call with an {@link IllegalArgumentException}), else one made
- *                    when it is sent (the message's metadata is then replaced by a copy carrying it; the key belongs
- *                    to that call, and the same message sent again later gets a new one). A server keeping an
- *                    execution ledger runs it once, whatever server each attempt reaches. Like {@code idempotent},
- *                    it fails at once with a {@link ConnectionException} when its session has no connection up, so
- *                    a {@code ServiceClient} sends it elsewhere, with its key (and, as for {@code idempotent}, one
- *                    with one endpoint lets it wait instead)
+ * @param exactlyOnce the call carries an idempotency key that every attempt of it keeps ({@link IdempotencyKeys}),
+ *                    so that a server keeping an execution ledger runs it once, whatever server each attempt
+ *                    reaches: the application's own, set in its metadata under {@link IdempotencyKeys#METADATA_KEY},
+ *                    else one made when it is sent, once the client interceptors ran (an interceptor may set this
+ *                    option too); the message's metadata is then replaced by a copy carrying it. An invalid key is
+ *                    refused at the call: {@link Session#request} and {@link Session#send} throw an
+ *                    {@link IllegalArgumentException}, while a {@code ServiceClient}'s future fails with it. A key
+ *                    made for a call is that call's only: the same message or metadata sent again, as it is or
+ *                    copied, is another call and gets a new key. To send the call again with its key (after a
+ *                    {@link ConnectionException} whose {@link ConnectionException#mayHaveRun()} is true, say), send
+ *                    its data with {@link IdempotencyKeys#forRetry} of the metadata it sent. It does not change how
+ *                    the call waits: on a session with no connection up it waits for the re-attach like any call
+ *                    (the server's deduplication window keeps it once meanwhile), unless it is also
+ *                    {@code idempotent}, which makes it fail at once so it may be sent elsewhere with its key; a
+ *                    {@code ServiceClient} with other endpoints sends its attempts so and tries it again on another
+ *                    itself, with its key
  */
 public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFull, boolean idempotent,
     boolean recycledFuture, boolean exactlyOnce)
@@ -63,23 +71,27 @@ public record CallOptions(Duration timeout, boolean receipt, boolean waitWhenFul
 
     public CallOptions withReceipt(final boolean value)
     {
-        return new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture, exactlyOnce);
+        return value == receipt ? this :
+            new CallOptions(timeout, value, waitWhenFull, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withWaitWhenFull(final boolean value)
     {
-        return new CallOptions(timeout, receipt, value, idempotent, recycledFuture, exactlyOnce);
+        return value == waitWhenFull ? this :
+            new CallOptions(timeout, receipt, value, idempotent, recycledFuture, exactlyOnce);
     }
 
     public CallOptions withIdempotent(final boolean value)
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture, exactlyOnce);
+        return value == idempotent ? this :
+            new CallOptions(timeout, receipt, waitWhenFull, value, recycledFuture, exactlyOnce);
     }
 
     /** The call carries an idempotency key every attempt keeps, so a server keeping a ledger runs it once. */
     public CallOptions withExactlyOnce(final boolean value)
     {
-        return new CallOptions(timeout, receipt, waitWhenFull, idempotent, recycledFuture, value);
+        return value == exactlyOnce ? this :
+            new CallOptions(timeout, receipt, waitWhenFull, idempotent, recycledFuture, value);
     }
 
     /**

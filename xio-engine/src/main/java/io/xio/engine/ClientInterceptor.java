@@ -17,7 +17,9 @@ public interface ClientInterceptor
      * Before the call is admitted. The interceptor may add to the message's metadata, or attach a new one (a
      * metadata sent before is read-only: attach a copy, {@code message.metadata(new Metadata(old).put(k, v))}), and
      * return other options. A throw fails the call at once, with that exception (wrapped in an
-     * {@link XioException} unless it is one); the interceptors that ran before it hear that outcome.
+     * {@link XioException} unless it is one); the interceptors that ran before it hear that outcome. An exactly-once
+     * call's idempotency key is settled after the interceptors ran, with the options they return
+     * ({@link CallOptions#exactlyOnce()}): a copy of the call's metadata keeps a key made for it.
      *
      * @return the options to send with: {@code options} itself, or changed ones
      */

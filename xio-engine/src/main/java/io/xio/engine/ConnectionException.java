@@ -55,11 +55,18 @@ public class ConnectionException extends XioException
 
     /**
      * This failure as one call's, an instance of its own: the same message, saying whether the request was
-     * {@code written}, and the same cause. Subclasses keep their type.
+     * {@code written} (in place of what it said before, if it did), and the same cause, or this failure itself when
+     * it has none (so that the stack trace of where it happened is kept). Subclasses keep their type.
      */
     public ConnectionException forCall(final boolean written)
     {
-        return new ConnectionException(callMessage(written), getCause(), written);
+        return new ConnectionException(callMessage(written), callCause(), written);
+    }
+
+    /** What a call's instance of this failure ({@link #forCall}) gives as its cause: this one's, else this one. */
+    final Throwable callCause()
+    {
+        return getCause() != null ? getCause() : this;
     }
 
     /** The message, saying whether the request was {@code written} (in place of what it said before, if it did). */

@@ -22,6 +22,6 @@ public class ContextFailedException extends ConnectionException
     @Override
     public ContextFailedException forCall(final boolean written)
     {
-        return new ContextFailedException(callMessage(written), getCause(), written);
+        return new ContextFailedException(callMessage(written), callCause(), written);
     }
 }

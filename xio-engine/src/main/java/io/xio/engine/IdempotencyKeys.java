@@ -2,6 +2,7 @@ package io.xio.engine;
 
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -15,7 +16,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * that cannot meet an earlier run of its key, so a ledger may skip looking the key up before running it
  * ({@link #firstUse}). An application's own key may have been sent before (by an earlier process, say), so its first
  * attempt carries {@code 0}. A peer that lies costs itself work, never a second run: the ledger's unique key still
- * refuses the second commit. Any thread.
+ * refuses the second commit.
+ *
+ * <p>A key made for a call is that call's only: the same metadata sent again, or a copy of it, by another call goes
+ * without it (an exactly-once call gets a new key), since that may be another operation whose answer a ledger must
+ * not replay. To send a call again with its key, as after a {@link ConnectionException} whose
+ * {@link ConnectionException#mayHaveRun()} is true, send {@link #forRetry} of the metadata it sent. Any thread.
  */
 public final class IdempotencyKeys
 {
@@ -94,13 +100,12 @@ public final class IdempotencyKeys
      * ({@code metadata}, null for none): when that carries the application's own key, itself if it says its previous
      * attempts, else a copy saying 0 (the key may have been sent before); else a copy carrying a new key
      * ({@link #next()}) and no attempts entry, marked as made for this one call. A session does this for a call sent
-     * with {@link CallOptions#exactlyOnce()}; a client that sends a call's attempts itself (a {@code ServiceClient}
-     * does) calls it for the first, then sends each later attempt with a copy of what the first sent
-     * ({@link Metadata#Metadata(Metadata)}: the key, without the mark) with {@link #PREVIOUS_ATTEMPTS_KEY} put.
+     * with {@link CallOptions#exactlyOnce()}; a client that sends a call's attempts itself may call it for the first
+     * (a {@code ServiceClient} does), then sends each later attempt with {@link #forRetry}.
      *
      * <p>A key made here belongs to its call: another call that sends the same metadata (the same message sent
-     * again, say) sends a new key instead, or none when it is not exactly-once; a marked metadata not sent yet is
-     * returned as it is. Any thread.
+     * again, say) or a copy of it sends a new key instead, or none when it is not exactly-once; a marked metadata not
+     * sent yet is returned as it is. Any thread.
      *
      * @throws IllegalArgumentException when the application's key or attempts entry is not valid
      */
@@ -111,12 +116,12 @@ public final class IdempotencyKeys
         {
             return metadata;
         }
-        final Metadata own = mark == Metadata.KEY_SENT ? withoutKey(metadata) : metadata;
+        final Metadata own = mark != 0 ? withoutKey(metadata) : metadata;
         if (own == null || of(own) == null)
         {
             final Metadata made = own == null ? new Metadata() : own == metadata ? new Metadata(own) : own;
             made.remove(PREVIOUS_ATTEMPTS_KEY); // no attempt of a new key went before
-            return made.put(METADATA_KEY, next()).markNewKey();
+            return made.put(METADATA_KEY, next()).markKey(Metadata.KEY_NEW);
         }
         if (firstUse(own))
         {
@@ -127,17 +132,48 @@ public final class IdempotencyKeys
     }
 
     /**
-     * The metadata a call sends, from its message's: {@link #forFirstAttempt} for an exactly-once call (and the key
-     * it makes counts as sent from now on); for another, the metadata itself, without a key made for an earlier
-     * call. The same instance when nothing changes, as for every call that is not exactly-once and carries no key
-     * made here: no allocation then. For the session layer, through a private lookup. Any thread.
+     * The metadata a later attempt of an exactly-once call sends: a copy of {@code sent}, what an earlier attempt
+     * sent (its message's {@link Outbound#metadata()} after the call), with the same key and
+     * {@value #PREVIOUS_ATTEMPTS_KEY} saying {@code previousAttempts}, which the session that sends it takes as that
+     * call's key. This is how an application sends again a call that failed with a {@link ConnectionException} whose
+     * {@link ConnectionException#mayHaveRun()} is true (on any session: {@code msg.sameData().metadata(
+     * IdempotencyKeys.forRetry(msg.metadata(), 1))}), so that a server keeping an execution ledger runs it once: the
+     * metadata itself sent again, or a copy of it, gets a new key. A {@code ServiceClient} does this for its
+     * attempts. Any thread.
+     *
+     * @param previousAttempts how many attempts of the call went before this one (at least 0)
+     * @throws IllegalArgumentException when {@code sent} carries no valid key, or {@code previousAttempts} is negative
      */
-    static Metadata forCall(final Metadata metadata, final boolean exactlyOnce)
+    public static Metadata forRetry(final Metadata sent, final int previousAttempts)
+    {
+        if (sent == null || of(sent) == null)
+        {
+            throw new IllegalArgumentException("the metadata carries no idempotency key to send again: was the call " +
+                "sent with CallOptions.withExactlyOnce(true)?");
+        }
+        if (previousAttempts < 0)
+        {
+            throw new IllegalArgumentException("previous attempts cannot be negative: " + previousAttempts);
+        }
+        final Metadata retry = new Metadata(sent).put(PREVIOUS_ATTEMPTS_KEY, Integer.toString(previousAttempts));
+        // A key made for the call is again this call's to send; the application's stays the application's.
+        return retry.keyMark() == 0 ? retry : retry.markKey(Metadata.KEY_NEW);
+    }
+
+    /**
+     * The metadata a call sends, from what its message carried before its client interceptors ran ({@code given})
+     * and after ({@code metadata}): {@link #forFirstAttempt} for an exactly-once call (and the key it makes counts as
+     * sent from now on); for another, the metadata itself, without a key made for an earlier call. An interceptor's
+     * copy of {@code given} keeps the key made for this call, and counts as sent. The same instance when nothing
+     * changes, as for every call that is not exactly-once and carries no key made here: no allocation then. For the
+     * session layer, through a private lookup. Any thread.
+     */
+    static Metadata forCall(final Metadata given, final Metadata metadata, final boolean exactlyOnce)
     {
         Metadata own = metadata;
         if (metadata != null && metadata.keyMark() != 0)
         {
-            if (metadata.claimKey())
+            if (metadata.claimKey() || metadata != given && copyOfOwn(given, metadata))
             {
                 return metadata; // the first send of the key made for this call (by its client, say)
             }
@@ -150,6 +186,21 @@ public final class IdempotencyKeys
         final Metadata sent = forFirstAttempt(own);
         sent.claimKey();
         return sent;
+    }
+
+    /**
+     * Whether {@code copy} is a copy of {@code given} (made by a client interceptor) carrying the key made for this
+     * call, not sent yet: then the key is sent with the copy, and with neither again.
+     */
+    private static boolean copyOfOwn(final Metadata given, final Metadata copy)
+    {
+        if (copy.keyMark() != Metadata.KEY_COPIED || given == null || given.keyMark() != Metadata.KEY_NEW ||
+            !Objects.equals(given.get(METADATA_KEY), copy.get(METADATA_KEY)) || !given.claimKey())
+        {
+            return false;
+        }
+        copy.markKey(Metadata.KEY_SENT);
+        return true;
     }
 
     /** A copy of {@code metadata} without its key or attempts entry. */

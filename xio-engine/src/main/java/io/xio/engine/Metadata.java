@@ -42,6 +42,8 @@ public final class Metadata
     static final int KEY_NEW = 1;
     /** {@link #keyMark}: the idempotency key in it was made for one call, which sent it. */
     static final int KEY_SENT = 2;
+    /** {@link #keyMark}: a copy of a metadata whose idempotency key was made for one call, not sent by any yet. */
+    static final int KEY_COPIED = 3;
     private static final VarHandle KEY_MARK;
 
     static
@@ -64,8 +66,9 @@ public final class Metadata
     /** Volatile: a thread still adding after another sent the message must see the seal and fail. */
     private volatile boolean readOnly;
     /**
-     * 0, or {@link #KEY_NEW} or {@link #KEY_SENT}: the idempotency key in it is one {@link IdempotencyKeys} made for
-     * one call, so another call that sends this metadata is not that call. A copy carries the key, not the mark.
+     * 0, or {@link #KEY_NEW}, {@link #KEY_SENT} or {@link #KEY_COPIED}: the idempotency key in it is one
+     * {@link IdempotencyKeys} made for one call, so another call that sends this metadata, or a copy of it, is not
+     * that call. Changing the key entry clears it: the key is then the application's.
      */
     private volatile int keyMark;
 
@@ -73,13 +76,19 @@ public final class Metadata
     {
     }
 
-    /** A copy of {@code other} that may be changed, sharing its (immutable once added) value arrays. */
+    /**
+     * A copy of {@code other} that may be changed, sharing its (immutable once added) value arrays. An idempotency
+     * key made for one call ({@link CallOptions#exactlyOnce()}) is copied too, but only that call sends the copy with
+     * it (a client interceptor's copy, say); any other does not (an exactly-once one gets a key of its own): to send
+     * that call again with its key, use {@link IdempotencyKeys#forRetry}.
+     */
     public Metadata(final Metadata other)
     {
         keys = Arrays.copyOf(other.keys, other.size);
         values = Arrays.copyOf(other.values, other.size);
         size = other.size;
         encodedLength = other.encodedLength;
+        keyMark = other.keyMark == 0 ? 0 : KEY_COPIED;
     }
 
     /** Appends a text entry. */
@@ -135,6 +144,7 @@ public final class Metadata
             }
         }
         final boolean removed = kept != size;
+        keyChanged(key);
         Arrays.fill(keys, kept, size, null);
         Arrays.fill(values, kept, size, null);
         size = kept;
@@ -149,6 +159,7 @@ public final class Metadata
         Arrays.fill(values, 0, size, null);
         size = 0;
         encodedLength = 0;
+        keyChanged(IdempotencyKeys.METADATA_KEY);
         return this;
     }
 
@@ -261,7 +272,17 @@ public final class Metadata
         values[size] = value;
         size++;
         encodedLength += entryLength(key, value);
+        keyChanged(key);
         return this;
+    }
+
+    /** An entry of {@code key} was added or removed: when it is the idempotency key's, the key is not one made here. */
+    private void keyChanged(final String key)
+    {
+        if (keyMark != 0 && IdempotencyKeys.METADATA_KEY.equals(key))
+        {
+            keyMark = 0;
+        }
     }
 
     private static int entryLength(final String key, final byte[] value)
@@ -269,16 +290,19 @@ public final class Metadata
         return ENTRY_OVERHEAD + key.length() + value.length;
     }
 
-    /** {@link #KEY_NEW}, {@link #KEY_SENT} or 0: for {@link IdempotencyKeys}. */
+    /** {@link #KEY_NEW}, {@link #KEY_SENT}, {@link #KEY_COPIED} or 0: for {@link IdempotencyKeys}. */
     int keyMark()
     {
         return keyMark;
     }
 
-    /** Marks the idempotency key in it as made for one call that has not sent it yet: for {@link IdempotencyKeys}. */
-    Metadata markNewKey()
+    /**
+     * Marks the idempotency key in it as made for one call that has not sent it yet ({@link #KEY_NEW}) or that sent
+     * it ({@link #KEY_SENT}): for {@link IdempotencyKeys}, after it put the key.
+     */
+    Metadata markKey(final int mark)
     {
-        keyMark = KEY_NEW;
+        keyMark = mark;
         return this;
     }
 

@@ -13,7 +13,12 @@ public final class SessionDrainingException extends ConnectionException
 
     public SessionDrainingException(final String message, final GoAway goAway)
     {
-        super(message, null, false);
+        this(message, goAway, null);
+    }
+
+    private SessionDrainingException(final String message, final GoAway goAway, final Throwable cause)
+    {
+        super(message, cause, false);
         this.goAway = goAway;
     }
 
@@ -21,7 +26,7 @@ public final class SessionDrainingException extends ConnectionException
     @Override
     public ConnectionException forCall(final boolean written)
     {
-        return written ? super.forCall(true) : new SessionDrainingException(getMessage(), goAway);
+        return written ? super.forCall(true) : new SessionDrainingException(getMessage(), goAway, callCause());
     }
 
     /** What the server said when it asked the session to go away. */

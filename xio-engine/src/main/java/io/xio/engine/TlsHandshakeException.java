@@ -26,6 +26,6 @@ public class TlsHandshakeException extends ConnectionException
     @Override
     public TlsHandshakeException forCall(final boolean written)
     {
-        return new TlsHandshakeException(callMessage(written), getCause(), written);
+        return new TlsHandshakeException(callMessage(written), callCause(), written);
     }
 }

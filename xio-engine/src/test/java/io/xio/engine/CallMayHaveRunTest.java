@@ -156,8 +156,21 @@ class CallMayHaveRunTest
         final SessionDrainingException draining = new SessionDrainingException("going away", GoAway.of("deploy"));
         final ConnectionException refused = draining.forCall(false);
         assertThat(draining.mayHaveRun()).isFalse();
-        assertThat(refused).isInstanceOf(SessionDrainingException.class).isNotSameAs(draining);
+        assertThat(refused).isInstanceOf(SessionDrainingException.class).isNotSameAs(draining).hasCause(draining);
         assertThat(((SessionDrainingException)refused).goAway()).isSameAs(draining.goAway());
         assertThat(refused.mayHaveRun()).isFalse();
+    }
+
+    @Test
+    void aCallsInstanceOfAFailureWithoutACauseHasThatFailureAsItsCause()
+    {
+        final ConnectionException closed = new ConnectionException("session s-1 closed by the peer");
+
+        final ConnectionException unsent = closed.forCall(false);
+        final ConnectionException written = unsent.forCall(true);
+
+        assertThat(unsent).as("where the close was seen stays in the chain").hasCause(closed)
+            .hasMessage("session s-1 closed by the peer " + NEVER_WRITTEN);
+        assertThat(written).hasCause(closed).hasMessage("session s-1 closed by the peer " + WRITTEN);
     }
 }

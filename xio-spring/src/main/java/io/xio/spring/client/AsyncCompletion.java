@@ -196,6 +196,8 @@ final class AsyncCompletion
         private final @Nullable Object started;
         private final long start;
         private int attempt;
+        /** Whether an attempt that failed may have run (so the call may have, whatever a later one says). */
+        private boolean written;
         private volatile @Nullable Session session;
         private volatile long requestId;
         /** 1 once the call's outcome was recorded: by the engine's answer, a failure, or the caller's cancel. */
@@ -316,9 +318,10 @@ final class AsyncCompletion
             if (wait < 0)
             {
                 releaseRequest();
-                failWith(failure);
+                failWith(RetryingCall.ending(failure, written));
                 return;
             }
+            written |= RetryingCall.mayHaveRun(failure);
             // The next attempt sends the same buffers: the pooled request is not given back, the GC takes it.
             pooled = null;
             attempt++;

@@ -1,5 +1,6 @@
 package io.xio.spring.client;
 
+import io.xio.engine.ConnectionException;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -11,9 +12,11 @@ import java.util.concurrent.TimeUnit;
  * Runs one client call's attempts under a {@link RetryPolicy}: the call's timeout is the budget of all its attempts
  * together (each is given what is left of it), a failure the policy does not retry or the last attempt's failure
  * goes to the caller, and no attempt starts whose backoff would end past the deadline. Earlier failures are not
- * attached to it: a session's failure is one object shared by every call that waited for that session. The
- * blocking form runs on the caller's thread; the other starts each attempt after the first on the executor it is
- * given, once the JDK's delay scheduler has timed the backoff. Stateless.
+ * attached to it: a session's failure is one object shared by every call that waited for that session. But when an
+ * earlier attempt was written and the last one's {@link ConnectionException} says it was not, the caller gets that
+ * call's own instance saying it may have run ({@link #ending}), on the earlier attempt's server. The blocking form
+ * runs on the caller's thread; the other starts each attempt after the first on the executor it is given, once the
+ * JDK's delay scheduler has timed the backoff. Stateless.
  */
 final class RetryingCall
 {
@@ -95,12 +98,13 @@ final class RetryingCall
         final long deadline, final Throwable firstFailure, final Attempt<T> attempt) throws Throwable
     {
         Throwable failure = firstFailure;
+        boolean written = false; // by an attempt before the one that failed with failure
         for (int n = 0; ; n++)
         {
             final long wait = nextWait(policy, attempts, n, failure, deadline, clock.nanoTime());
             if (wait < 0)
             {
-                throw failure;
+                throw ending(failure, written);
             }
             try
             {
@@ -109,7 +113,7 @@ final class RetryingCall
             catch (final InterruptedException ex)
             {
                 Thread.currentThread().interrupt(); // the caller gave up: it gets what failed so far
-                throw failure;
+                throw ending(failure, written);
             }
             try
             {
@@ -117,9 +121,26 @@ final class RetryingCall
             }
             catch (final Throwable next)
             {
+                written |= mayHaveRun(failure);
                 failure = next;
             }
         }
+    }
+
+    /** Whether an attempt that failed with {@code failure} may have run: not a connection failure that says not. */
+    static boolean mayHaveRun(final Throwable failure)
+    {
+        return !(failure instanceof ConnectionException lost) || lost.mayHaveRun();
+    }
+
+    /**
+     * What the caller of a call whose last attempt failed with {@code last} gets: {@code last}, unless it is a
+     * {@link ConnectionException} saying the attempt was never written while an earlier attempt was
+     * ({@code written}): then the call's own instance saying it may have run.
+     */
+    static Throwable ending(final Throwable last, final boolean written)
+    {
+        return written && last instanceof ConnectionException lost && !lost.mayHaveRun() ? lost.forCall(true) : last;
     }
 
     /**
@@ -167,6 +188,8 @@ final class RetryingCall
         private final AsyncAttempt<T> attempt;
         private final CompletableFuture<T> result = new CompletableFuture<>();
         private volatile @Nullable CompletableFuture<T> current;
+        /** Whether a failed attempt may have run; set before the next attempt is scheduled. */
+        private volatile boolean written;
 
         Attempts(final RetryPolicy policy, final int attempts, final Duration budget, final Executor afterBackoff,
             final AsyncAttempt<T> attempt)
@@ -218,8 +241,12 @@ final class RetryingCall
                 final long wait = result.isDone() ? -1 : nextWait(policy, attempts, n, failure, deadline);
                 if (wait < 0)
                 {
-                    result.completeExceptionally(failure);
+                    result.completeExceptionally(ending(failure, written));
                     return;
+                }
+                if (mayHaveRun(failure))
+                {
+                    written = true;
                 }
                 CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, afterBackoff).execute(() -> start(n + 1));
             });

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /** Which failures a client retries, how the policy is bound, and the attempts' loop with its budget. */
@@ -148,6 +149,37 @@ class RetryingCallTest
         {
             throw new ConnectionException("lost " + attempts.incrementAndGet());
         })).as("one attempt: not idempotent").hasMessage("lost 1");
+    }
+
+    @Test
+    void aCallAnEarlierAttemptOfWhichWasWrittenMayHaveRunWhenItsLastAttemptWasNeverWritten()
+    {
+        final ConnectionException lost = new ConnectionException("connection lost", null, true);
+        final ConnectionException refused = new ConnectionException("no connection up", null, false);
+        final AtomicInteger attempts = new AtomicInteger();
+
+        final Throwable blocking = catchThrowable(() -> RetryingCall.call(POLICY, 2, Duration.ofSeconds(10),
+            remaining ->
+            {
+                throw attempts.incrementAndGet() == 1 ? lost : refused;
+            }));
+        final Throwable async = CallFailures.unwrap(catchThrowable(RetryingCall.callAsync(POLICY, 2,
+            Duration.ofSeconds(10), ON_THE_TIMER, remaining -> CompletableFuture.failedFuture(
+                attempts.incrementAndGet() == 3 ? lost : refused))::join));
+        final Throwable neverWritten = catchThrowable(() -> RetryingCall.call(POLICY, 2, Duration.ofSeconds(10),
+            remaining ->
+            {
+                throw refused;
+            }));
+
+        for (final Throwable failure : List.of(blocking, async))
+        {
+            assertThat(failure).isInstanceOf(ConnectionException.class).isNotSameAs(refused)
+                .hasMessage("no connection up (the request was written: it may have run)");
+            assertThat(((ConnectionException)failure).mayHaveRun()).as("the first attempt was written").isTrue();
+        }
+        assertThat(neverWritten).as("no attempt was written").isSameAs(refused);
+        assertThat(attempts).hasValue(4);
     }
 
     @Test

@@ -12,9 +12,9 @@ import java.lang.invoke.MethodType;
 
 /**
  * The identity a call sends ({@link IdempotencyKeys}): an exactly-once call's message gets its idempotency key, and
- * any call's message loses a key made for an earlier call, before the call is shown to anyone. Through the keys'
- * package-private {@code forCall}, bound once through a private lookup, so that the exported API names nothing of
- * this. Stateless; any thread.
+ * any call's message loses a key made for another call, once the client interceptors ran (with the options they
+ * returned) and before the call is admitted. Through the keys' package-private {@code forCall}, bound once through a
+ * private lookup, so that the exported API names nothing of this. Stateless; any thread.
  */
 final class CallIdentity
 {
@@ -27,7 +27,7 @@ final class CallIdentity
             final MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(IdempotencyKeys.class,
                 MethodHandles.lookup());
             FOR_CALL = lookup.findStatic(IdempotencyKeys.class, "forCall",
-                MethodType.methodType(Metadata.class, Metadata.class, boolean.class));
+                MethodType.methodType(Metadata.class, Metadata.class, Metadata.class, boolean.class));
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -40,12 +40,13 @@ final class CallIdentity
     }
 
     /**
-     * Gives {@code message} the metadata its call sends with {@code options}: unchanged (and no allocation) for a
-     * call that is not exactly-once unless it carries a key made for another call.
+     * Gives {@code message} the metadata its call sends with {@code options}, once its client interceptors ran
+     * ({@code given}: what it carried before they did, so that their copy keeps a key made for this call): unchanged
+     * (and no allocation) for a call that is not exactly-once unless it carries a key made for another call.
      *
      * @throws IllegalArgumentException when the application's key in it is not valid
      */
-    static void ready(final Outbound message, final CallOptions options)
+    static void ready(final Outbound message, final Metadata given, final CallOptions options)
     {
         final Metadata metadata = message.metadata();
         if (metadata == null && !options.exactlyOnce())
@@ -55,7 +56,7 @@ final class CallIdentity
         final Metadata sent;
         try
         {
-            sent = (Metadata)FOR_CALL.invokeExact(metadata, options.exactlyOnce());
+            sent = (Metadata)FOR_CALL.invokeExact(given, metadata, options.exactlyOnce());
         }
         catch (final Throwable ex)
         {

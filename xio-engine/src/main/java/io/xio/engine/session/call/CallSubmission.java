@@ -3,6 +3,7 @@ package io.xio.engine.session.call;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
+import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.ResponseListener;
 import io.xio.engine.Session;
@@ -90,7 +91,6 @@ public final class CallSubmission
         {
             throw new IllegalArgumentException("a one-way message takes no response, so no output buffer");
         }
-        CallIdentity.ready(message, requested);
         final CallOptions options;
         try
         {
@@ -129,7 +129,7 @@ public final class CallSubmission
         }
         final PendingRequest request = pendingRequest();
         request.reset(requestId, flags, message, future, null, deadline, oneWay, options.receipt());
-        request.failsFast = options.idempotent() || options.exactlyOnce();
+        request.idempotent = options.idempotent();
         send(request);
         return future;
     }
@@ -143,7 +143,6 @@ public final class CallSubmission
             throw new IllegalArgumentException("a request with a ResponseListener takes no receipt; use the " +
                 "future-returning request for that");
         }
-        CallIdentity.ready(message, options);
         final CallOptions sent;
         try
         {
@@ -169,7 +168,7 @@ public final class CallSubmission
         }
         final PendingRequest request = pendingRequest();
         request.reset(requestId, mineFlag, message, null, listener, deadline, false, false);
-        request.failsFast = sent.idempotent() || sent.exactlyOnce();
+        request.idempotent = sent.idempotent();
         return send(request) ? requestId : 0;
     }
 
@@ -256,10 +255,27 @@ public final class CallSubmission
         return future;
     }
 
-    /** The engine's client interceptors' say on a call about to be admitted; then its metadata is sealed. */
+    /**
+     * The engine's client interceptors' say on a call about to be admitted, then the identity it sends with the
+     * options they return ({@link CallIdentity}: an interceptor may make a call exactly-once, or copy the metadata
+     * carrying its key); then its metadata is sealed.
+     *
+     * @throws IllegalArgumentException when an exactly-once call's own idempotency key is not valid (the
+     *                                  interceptors hear it as the call's outcome)
+     */
     private CallOptions beforeSend(final Outbound message, final CallOptions options)
     {
+        final Metadata given = message.metadata();
         final CallOptions result = engine.interceptors().beforeSend(session, message, options);
+        try
+        {
+            CallIdentity.ready(message, given, result);
+        }
+        catch (final IllegalArgumentException invalid)
+        {
+            engine.interceptors().outcome(session, 0, null, invalid);
+            throw invalid;
+        }
         Messages.sealMetadata(message);
         return result;
     }

@@ -110,12 +110,11 @@ public final class OutboundCalls
             {
                 return;
             }
-            if (session.initiator() && request.failsFast)
+            if (session.initiator() && request.idempotent)
             {
                 // As for one in flight when the last connection went (connectionLost): not kept for the re-attach.
                 request.fail(new ConnectionException("session " + session.describe() + " has no connection up " +
-                    "(reconnecting); an idempotent or exactly-once call fails at once so that it may be sent " +
-                    "elsewhere"));
+                    "(reconnecting); an idempotent call fails at once so that it may be sent elsewhere"));
                 return;
             }
         }
@@ -404,8 +403,8 @@ public final class OutboundCalls
 
     /**
      * The connection was lost: cancels awaiting an answer learn nothing was confirmed; requests go to
-     * {@code other} when there is one, else wait for the reconnect (client; an idempotent or exactly-once one fails
-     * instead) or the client's attach (a parked server lane), or fail (a server lane of a session that is closing).
+     * {@code other} when there is one, else wait for the reconnect (client; an idempotent one fails instead) or the
+     * client's attach (a parked server lane), or fail (a server lane of a session that is closing).
      */
     void connectionLost(final Lane other, final Throwable cause)
     {
@@ -420,15 +419,15 @@ public final class OutboundCalls
                 cancelTimer(request);
                 handOff(request, other);
             }
-            else if (session.initiator() && request.failsFast)
+            else if (session.initiator() && request.idempotent)
             {
                 // Its server may be gone for good (a killed process): waiting for the re-attach would spend the
                 // call's deadline, while its caller could send it to another server now.
                 pending.remove(request.id);
                 cancelTimer(request);
                 request.fail(new ConnectionException("the connection of session " + session.describe() +
-                    " was lost with an idempotent or exactly-once call in flight, failed at once so that it may be " +
-                    "sent again (" + cause.getMessage() + ")", cause));
+                    " was lost with an idempotent call in flight, failed at once so that it may be sent again (" +
+                    cause.getMessage() + ")", cause));
             }
             else if (session.initiator() || lane.isParked())
             {

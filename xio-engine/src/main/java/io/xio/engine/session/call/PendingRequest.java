@@ -41,11 +41,8 @@ final class PendingRequest implements Runnable, SendCompletion
     long deadline;
     boolean oneWay;
     boolean receipt;
-    /**
-     * The caller may send it again elsewhere (idempotent, or exactly-once by its key): it fails at once when the
-     * session loses its last connection.
-     */
-    boolean failsFast;
+    /** The caller may run it again elsewhere: it fails at once when the session loses its last connection. */
+    boolean idempotent;
     volatile Lane lane;
     long timer = NO_TIMER;
     boolean sentOnce;
@@ -88,7 +85,7 @@ final class PendingRequest implements Runnable, SendCompletion
         this.deadline = deadline;
         this.oneWay = oneWay;
         this.receipt = receipt;
-        this.failsFast = false;
+        this.idempotent = false;
         this.timer = NO_TIMER;
         this.sentOnce = false;
         this.waited = false;
