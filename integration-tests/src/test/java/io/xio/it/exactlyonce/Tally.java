@@ -119,8 +119,10 @@ record Tally(String run, long writes, long succeeded, long failed, long failedMa
     {
         final String mayHaveRun = failure instanceof io.xio.engine.ConnectionException lost ?
             " [mayHaveRun=" + lost.mayHaveRun() + "]" : "";
-        final String text = failure.getMessage() + (failure.getCause() == null ? "" : " (cause " +
-            failure.getCause() + ")");
+        final Throwable cause = failure.getCause();
+        final boolean saysItsCause = cause == null || cause.getMessage() != null && failure.getMessage() != null &&
+            failure.getMessage().startsWith(cause.getMessage());
+        final String text = failure.getMessage() + (saysItsCause ? "" : " (cause " + cause + ")");
         return failure.getClass().getSimpleName() + mayHaveRun + ": " + text.replaceAll("\\d+", "N");
     }
 
