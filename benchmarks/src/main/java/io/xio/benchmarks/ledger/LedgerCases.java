@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * The ledger's own API, below any RPC: the same transfer ({@link Transfers}) plain in a transaction, and through
  * {@link ExactlyOnceExecution} with a new key per call, as a first use (the common case: the work, then one
  * {@code INSERT} of key and answer) and as a retry whose key was never seen (an {@code INSERT} claiming the key
- * first, the work, an {@code UPDATE} storing the answer). All three use the same {@link DataSourceTransactions}
- * over the same pool. Thread-safe.
+ * first, the work, an {@code UPDATE} storing the answer). A control case stores a new key's row by hand, in a table
+ * shaped like the ledger's, with one plain {@code INSERT} after the transfer: what the row costs the database, apart
+ * from what the ledger's code adds. All use the same {@link DataSourceTransactions} over the same pool. Thread-safe.
  */
 final class LedgerCases implements CaseSet
 {
@@ -29,6 +30,7 @@ final class LedgerCases implements CaseSet
     private final DataSource dataSource;
     private final LongAdder plainCalls = new LongAdder();
     private final LongAdder keyedCalls = new LongAdder();
+    private final LongAdder controlCalls = new LongAdder();
     private final List<CostCase> cases;
 
     LedgerCases(final DataSource dataSource) throws SQLException
@@ -36,6 +38,7 @@ final class LedgerCases implements CaseSet
         this.dataSource = dataSource;
         Transfers.create(dataSource);
         LedgerSchema.create(dataSource);
+        LedgerSchema.create(dataSource, KeyRows.TABLE);
         final Transactions transactions = new DataSourceTransactions(dataSource);
         final ExactlyOnceExecution execution = ExactlyOnceExecution.of(JdbcExecutionLedger.create(), transactions);
         cases = List.of(
@@ -43,6 +46,16 @@ final class LedgerCases implements CaseSet
             {
                 transactions.inTransaction(Transfers::transfer);
                 plainCalls.increment();
+            }),
+            new Case("control: key row by hand", "INSERT by hand", () ->
+            {
+                transactions.inTransaction(connection ->
+                {
+                    final byte[] answer = Transfers.transfer(connection);
+                    KeyRows.insert(connection, IdempotencyKeys.next(), answer);
+                    return answer;
+                });
+                controlCalls.increment();
             }),
             new Case("exactly-once, first use", "INSERT", () ->
             {
@@ -66,17 +79,19 @@ final class LedgerCases implements CaseSet
     @Override
     public void verify() throws SQLException
     {
-        final long calls = plainCalls.sum() + keyedCalls.sum();
+        final long calls = plainCalls.sum() + keyedCalls.sum() + controlCalls.sum();
         final long logged = Transfers.logged(dataSource);
         final long entries = Transfers.count(dataSource, "SELECT COUNT(*) FROM " + JdbcExecutionLedger.DEFAULT_TABLE);
         final long debited = (long)Transfers.ACCOUNTS * Transfers.INITIAL_BALANCE -
             Transfers.count(dataSource, "SELECT SUM(balance) FROM bench_account");
         final long amounts = Transfers.count(dataSource, "SELECT COALESCE(SUM(amount), 0) FROM bench_transfer_log");
-        if (logged != calls || entries != keyedCalls.sum() || debited != amounts)
+        final long keyRows = Transfers.count(dataSource, "SELECT COUNT(*) FROM " + KeyRows.TABLE);
+        if (logged != calls || entries != keyedCalls.sum() || keyRows != controlCalls.sum() || debited != amounts)
         {
             throw new IllegalStateException("the database does not match the calls made: " + calls + " calls, " +
                 logged + " transfers logged; " + keyedCalls.sum() + " keyed calls, " + entries + " ledger entries; " +
-                debited + " debited, " + amounts + " logged as debited");
+                controlCalls.sum() + " control calls, " + keyRows + " key rows; " + debited + " debited, " + amounts +
+                " logged as debited");
         }
     }
 
