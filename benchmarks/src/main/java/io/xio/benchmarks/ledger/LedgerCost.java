@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
  * What exactly-once costs per call: the same transactional work with and without the execution ledger, side by side
  * in one run, on H2 and on PostgreSQL, from 1 and from 4 threads. The work is a transfer ({@link Transfers}: an
  * {@code UPDATE} of one account row and an {@code INSERT} into a log, one transaction, through a HikariCP pool).
- * The cases ({@link LedgerCases}): plain in a transaction; exactly-once with a new client-made key on its first use
- * (the common case, one {@code INSERT} more); exactly-once as a retry of a key never seen (a claim, the work, an
- * update: two statements more).
+ * The cases ({@link LedgerCases}): plain in a transaction; a control that writes a new key's row by hand with one
+ * plain {@code INSERT} (what the row costs, apart from the ledger's code); exactly-once with a new client-made key on
+ * its first use (the common case, one {@code INSERT} more); exactly-once as a retry of a key never seen (a claim, the
+ * work, an update: two statements more).
  *
  * <p>Databases: H2 in a file of a temporary directory (the ledger is only worth something in a database that outlives
  * the process; H2 does not sync each commit, so its figures are what the statements cost in CPU); PostgreSQL, a
@@ -51,8 +52,13 @@ public final class LedgerCost
 
     public static void main(final String[] args) throws Exception
     {
+        run(args, System.out);
+    }
+
+    /** Runs the benchmark with the command line's {@code args}, printing progress and tables to {@code out}. */
+    static void run(final String[] args, final PrintStream out) throws Exception
+    {
         final Options options = Options.parse(args);
-        final PrintStream out = System.out;
         final int maxThreads = Arrays.stream(options.threads).max().orElseThrow();
         out.printf(Locale.ROOT, "exactly-once cost per call, %s: %s, %d CPUs, Java %s; %d repetitions of %.1f s " +
             "per case after %.1f s of warm-up; a pool of %d connections; load average %s%n", LocalDate.now(),
