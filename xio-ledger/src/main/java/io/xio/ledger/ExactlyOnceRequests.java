@@ -243,8 +243,9 @@ public final class ExactlyOnceRequests implements RequestHandler
         }
 
         /**
-         * The longest a claim waits for another attempt that holds its key, whatever time its call has left (and
-         * for peers that send no deadline): 30 s by default.
+         * The longest a claim (or a first attempt's record) waits for another attempt that holds its key, whatever
+         * time its call has left (and for peers that send no deadline): 30 s by default. On H2 the session's lock
+         * timeout bounds the wait instead ({@link JdbcExecutionLedger}).
          */
         public Builder maxClaimWait(final Duration value)
         {

@@ -9,8 +9,9 @@ import java.time.Duration;
  * which idempotency keys ran, and their answers. Each method issues what it needs on {@code connection} and neither
  * commits nor rolls back: the caller's transaction, which also holds the call's own writes, decides. The database's
  * unique key on the idempotency key is what settles duplicates: an attempt that meets an entry another transaction
- * holds uncommitted waits for that transaction's outcome. {@link ExactlyOnceExecution} is the algorithm over these
- * steps; {@link JdbcExecutionLedger} the implementation in one table.
+ * holds uncommitted waits for that transaction's outcome, at most the wait given (an implementation may stop sooner,
+ * at the database's own lock timeout). {@link ExactlyOnceExecution} is the algorithm over these steps;
+ * {@link JdbcExecutionLedger} the implementation in one table.
  *
  * <p>Implementations are thread-safe: each call works on the connection it is given, which one thread uses at a
  * time.

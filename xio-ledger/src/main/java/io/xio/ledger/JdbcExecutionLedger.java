@@ -186,11 +186,11 @@ public final class JdbcExecutionLedger implements ExecutionLedger
         }
         catch (final SQLException ex)
         {
-            if (UNIQUE_VIOLATION.equals(ex.getSQLState()))
+            final String state = ex.getSQLState();
+            if (UNIQUE_VIOLATION.equals(state))
             {
                 return false;
             }
-            final String state = ex.getSQLState();
             if (QUERY_CANCELED.equals(state))
             {
                 throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +

@@ -351,7 +351,7 @@ public final class LocalPostgres implements AutoCloseable
         }
     }
 
-    /** What an owner file says of {@code jvm}: its pid and when it started, so that a reused pid is not taken for it. */
+    /** What an owner file says of {@code jvm}: its pid and when it started, so that a reused pid is not taken as it. */
     static String owner(final ProcessHandle jvm)
     {
         return jvm.pid() + " " + jvm.info().startInstant().map(Object::toString).orElse("?");
