@@ -1,0 +1,34 @@
+package io.xio.ledger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** {@link ExactlyOnceExecutionContract} on H2, in memory. */
+class H2ExactlyOnceExecutionTest extends ExactlyOnceExecutionContract
+{
+    private static TestDatabase database;
+
+    @BeforeAll
+    static void open()
+    {
+        database = TestDatabase.h2();
+    }
+
+    @AfterAll
+    static void close() throws Exception
+    {
+        database.close();
+    }
+
+    @Override
+    TestDatabase database()
+    {
+        return database;
+    }
+
+    @Override
+    String lockTimeout(final int millis)
+    {
+        return "SET LOCK_TIMEOUT " + millis;
+    }
+}

@@ -1,0 +1,147 @@
+package io.xio.ledger;
+
+import org.h2.jdbcx.JdbcDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A database for one test class, H2 in memory or a database of its own on {@link LocalPostgres}, with a way to make
+ * fresh ones (for schema scripts that need an empty database) and small helpers for the tests' reads and writes.
+ */
+abstract class TestDatabase implements AutoCloseable
+{
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    /** The database's name in test output. */
+    abstract String name();
+
+    /** The class's database. */
+    abstract DataSource dataSource();
+
+    /** A new, empty database. */
+    abstract DataSource fresh() throws SQLException;
+
+    static String unique(final String prefix)
+    {
+        return prefix + "_" + ProcessHandle.current().pid() + "_" + NAMES.incrementAndGet();
+    }
+
+    /** Runs each statement on a connection of its own, committed. */
+    static void execute(final DataSource dataSource, final String... statements) throws SQLException
+    {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement())
+        {
+            for (final String sql : statements)
+            {
+                statement.execute(sql);
+            }
+        }
+    }
+
+    /** Runs {@code sql} on {@code connection}, in whatever transaction it is in. */
+    static void execute(final Connection connection, final String sql) throws SQLException
+    {
+        try (Statement statement = connection.createStatement())
+        {
+            statement.execute(sql);
+        }
+    }
+
+    /** The one number {@code query} gives. */
+    static long number(final DataSource dataSource, final String query) throws SQLException
+    {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+            ResultSet row = statement.executeQuery(query))
+        {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    /** H2 in memory, named per class; the lock timeout raised above any wait in the tests. */
+    static TestDatabase h2()
+    {
+        return new TestDatabase()
+        {
+            private final java.util.List<JdbcDataSource> opened = new java.util.ArrayList<>();
+            private final JdbcDataSource main = open();
+
+            private JdbcDataSource open()
+            {
+                final JdbcDataSource source = new JdbcDataSource();
+                source.setURL("jdbc:h2:mem:" + unique("ledger") + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=60000");
+                source.setUser("sa");
+                opened.add(source);
+                return source;
+            }
+
+            @Override
+            String name()
+            {
+                return "H2";
+            }
+
+            @Override
+            DataSource dataSource()
+            {
+                return main;
+            }
+
+            @Override
+            DataSource fresh()
+            {
+                return open();
+            }
+
+            @Override
+            public void close() throws SQLException
+            {
+                for (final JdbcDataSource source : opened)
+                {
+                    execute(source, "SHUTDOWN");
+                }
+            }
+        };
+    }
+
+    /** A database of its own on the run's PostgreSQL; dropped with the server at the end of the run. */
+    static TestDatabase postgres(final LocalPostgres server) throws SQLException
+    {
+        final PGSimpleDataSource main = new PGSimpleDataSource();
+        main.setURL(server.createDatabase(unique("ledger")));
+        return new TestDatabase()
+        {
+            @Override
+            String name()
+            {
+                return "PostgreSQL";
+            }
+
+            @Override
+            DataSource dataSource()
+            {
+                return main;
+            }
+
+            @Override
+            DataSource fresh() throws SQLException
+            {
+                final PGSimpleDataSource source = new PGSimpleDataSource();
+                source.setURL(server.createDatabase(unique("fresh")));
+                return source;
+            }
+
+            @Override
+            public void close()
+            {
+                // The server and its databases go at the end of the run.
+            }
+        };
+    }
+}
