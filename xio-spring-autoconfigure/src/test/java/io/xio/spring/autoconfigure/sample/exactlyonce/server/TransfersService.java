@@ -6,6 +6,8 @@ import io.xio.engine.XioEngine;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -13,8 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Writes each transfer with {@link JdbcTemplate} in the transaction its class's {@code @Transactional} joins, and
- * counts how often its methods ran. The next {@link #goAwayNext n} executions close every session of the server
- * before they return, as a server whose connection broke once the call ran: the call committed, its caller got no
+ * counts how often its methods ran. The next {@link #goAwayNext n} transfers close every session of the server
+ * once their transaction committed, as a server that died right then: the call committed, its caller got no
  * answer. {@link #held} waits until {@link #release()}.
  */
 @XioService("transfers")
@@ -41,7 +43,15 @@ public class TransfersService implements Transfers
         final Receipt receipt = write(id, amount);
         if (goAway.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0)
         {
-            engine.sessions().forEach(Session::close);
+            // Once the call's transaction committed, before it is answered: as a server that died right then.
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization()
+            {
+                @Override
+                public void afterCommit()
+                {
+                    engine.sessions().forEach(Session::close);
+                }
+            });
         }
         return receipt;
     }
@@ -97,7 +107,7 @@ public class TransfersService implements Transfers
         return new Receipt(id, amount, executions.incrementAndGet());
     }
 
-    /** The next {@code count} transfers close every session of the server before they return. */
+    /** The next {@code count} transfers close every session of the server once committed, before answering. */
     public void goAwayNext(final int count)
     {
         goAway.set(count);
