@@ -11,7 +11,11 @@ import java.util.Objects;
 /**
  * Plain JDBC transactions over a {@link DataSource}, for applications without a transaction manager: each
  * transaction takes a connection of its own (give it a pooling data source), turns autocommit off, hands the
- * connection to the work, commits or rolls back, and gives the connection back as it found it. Thread-safe.
+ * connection to the work, commits or rolls back, and gives the connection back as it found it. A commit that fails is
+ * followed by a rollback. A rollback that fails leaves autocommit off (turning it on would commit what is open) and
+ * aborts the connection ({@link Connection#abort}: closed for good, where the driver or pool supports it; closed as
+ * usual otherwise), so that the database rolls the transaction back when the connection goes; the failure is kept as
+ * suppressed by the error thrown. Thread-safe.
  */
 public final class DataSourceTransactions implements Transactions
 {
@@ -34,28 +38,26 @@ public final class DataSourceTransactions implements Transactions
             {
                 connection.setAutoCommit(false);
             }
+            final T result;
             try
             {
-                final T result;
-                try
-                {
-                    result = work.run(connection);
-                }
-                catch (final Throwable ex)
-                {
-                    rollBack(connection, ex);
-                    throw ex;
-                }
+                result = work.run(connection);
                 connection.commit();
-                return result;
             }
-            finally
+            catch (final Throwable ex)
             {
-                if (autoCommit)
+                // The work's failure, or the commit's: either way nothing may commit from here on.
+                if (rolledBack(connection, ex) && autoCommit)
                 {
                     restoreAutoCommit(connection);
                 }
+                throw ex;
             }
+            if (autoCommit)
+            {
+                restoreAutoCommit(connection);
+            }
+            return result;
         }
     }
 
@@ -76,16 +78,30 @@ public final class DataSourceTransactions implements Transactions
         }
     }
 
-    private static void rollBack(final Connection connection, final Throwable cause)
+    /** Rolls back; when that fails, aborts the connection instead and says so (false). */
+    private static boolean rolledBack(final Connection connection, final Throwable cause)
     {
         try
         {
             connection.rollback();
+            return true;
         }
-        catch (final SQLException ex)
+        catch (final SQLException | RuntimeException ex)
         {
             cause.addSuppressed(ex);
         }
+        LOG.warn("rolling back a transaction failed: its connection is aborted, so that the database rolls it back",
+            cause);
+        try
+        {
+            connection.abort(Runnable::run);
+        }
+        catch (final SQLException | RuntimeException ex)
+        {
+            // Closed at the end all the same; H2's abort does nothing, its close rolls back.
+            cause.addSuppressed(ex);
+        }
+        return false;
     }
 
     @Override

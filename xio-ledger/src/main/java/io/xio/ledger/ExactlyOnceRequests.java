@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,7 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * error unless {@link Builder#runWithoutKey} was set. A claim waits for another attempt that holds the key at most
  * the call's time left (and at most {@link Builder#maxClaimWait}); past that the request is turned away with
  * back-pressure, the engine's answer for "not run, try again later", and the same key's next attempt gets the
- * other's outcome. Answers must fit the peer's header limit ({@code Limits.maxHeaderBytes}, 64 KiB by default).
+ * other's outcome. So is any attempt that did not settle its call ({@link ExecutionUnsettledException}: a deadlock
+ * or another transient database failure, a commit whose outcome is unknown): never a final error for a call whose
+ * retry may find it committed. Other failures are answered with an error that names only a reference, which the
+ * server's log gives with the details (SQL and schema are not for remote peers); the application's own errors that
+ * its transaction committed are answered as they were stored. Answers must fit the peer's header limit
+ * ({@code Limits.maxHeaderBytes}, 64 KiB by default).
  *
  * <p>Thread-safe: {@link #onRequest} on context threads, the work on the executor's; the counts from any thread.
  */
@@ -126,7 +132,10 @@ public final class ExactlyOnceRequests implements RequestHandler
         return replayed.get();
     }
 
-    /** Requests turned away because another attempt of their key was still running past their wait. */
+    /**
+     * Requests turned away unsettled ({@link ExecutionUnsettledException}): another attempt of their key was still
+     * running past their wait, or a transient database failure, or a commit whose outcome is unknown.
+     */
     public long turnedAway()
     {
         return turnedAway.get();
@@ -147,24 +156,23 @@ public final class ExactlyOnceRequests implements RequestHandler
             outcome = key == null ? execution.executeWithoutKey(work) :
                 execution.execute(key, firstUse, claimWait(request), work);
         }
-        catch (final ExecutionInProgressException ex)
+        catch (final ExecutionUnsettledException ex)
         {
             turnedAway.incrementAndGet();
             request.message().close();
-            LOG.debug("request {} of {}: {}", request.requestId(), request.session(), ex.getMessage());
+            LOG.debug("request {} of {} turned away unsettled", request.requestId(), request.session(), ex);
             request.refuse();
             return;
         }
         catch (final Throwable ex)
         {
             request.message().close();
-            if (request.isOneWay())
+            final String reference = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1);
+            LOG.warn("request {} of {} failed, reference {}", request.requestId(), request.session(), reference, ex);
+            if (!request.isOneWay())
             {
-                LOG.warn("one-way message {} of {} failed", request.requestId(), request.session(), ex);
-            }
-            else
-            {
-                request.fail(ex);
+                request.fail(XioException.class.getName(), "the service failed to serve this call; reference " +
+                    reference + " in the server's log");
             }
             return;
         }
@@ -235,8 +243,9 @@ public final class ExactlyOnceRequests implements RequestHandler
         }
 
         /**
-         * The longest a claim waits for another attempt that holds its key, whatever time its call has left (and
-         * for peers that send no deadline): 30 s by default.
+         * The longest a claim (or a first attempt's record) waits for another attempt that holds its key, whatever
+         * time its call has left (and for peers that send no deadline): 30 s by default. On H2 the session's lock
+         * timeout bounds the wait instead ({@link JdbcExecutionLedger}).
          */
         public Builder maxClaimWait(final Duration value)
         {

@@ -9,8 +9,9 @@ import java.time.Duration;
  * which idempotency keys ran, and their answers. Each method issues what it needs on {@code connection} and neither
  * commits nor rolls back: the caller's transaction, which also holds the call's own writes, decides. The database's
  * unique key on the idempotency key is what settles duplicates: an attempt that meets an entry another transaction
- * holds uncommitted waits for that transaction's outcome. {@link ExactlyOnceExecution} is the algorithm over these
- * steps; {@link JdbcExecutionLedger} the implementation in one table.
+ * holds uncommitted waits for that transaction's outcome, at most the wait given (an implementation may stop sooner,
+ * at the database's own lock timeout). {@link ExactlyOnceExecution} is the algorithm over these steps;
+ * {@link JdbcExecutionLedger} the implementation in one table.
  *
  * <p>Implementations are thread-safe: each call works on the connection it is given, which one thread uses at a
  * time.
@@ -19,14 +20,16 @@ public interface ExecutionLedger
 {
     /**
      * Records {@code key} with its answer, in one statement: the end of the first attempt of a key, whose work ran
-     * without a claim. Waits, when another transaction holds the key uncommitted, for that transaction's outcome.
+     * without a claim. Waits, when another transaction holds the key uncommitted (a retry of the call that claimed it
+     * meanwhile), for that transaction's outcome, at most {@code wait}.
      *
+     * @param wait how long to wait at most for another transaction that holds the key (the call's time left)
      * @return true when recorded; false when the key is recorded already (another attempt committed first): the
      *     caller must then roll back (its work's writes with it), since on some databases (PostgreSQL) the failed
      *     statement aborted the transaction, and read the answer that stands in a new one
-     * @throws ExecutionInProgressException when the database's own lock timeout cut the wait short (roll back)
+     * @throws ExecutionInProgressException when the wait ran out while another attempt still held the key (roll back)
      */
-    boolean record(Connection connection, String key, LedgerAnswer answer) throws SQLException;
+    boolean record(Connection connection, String key, LedgerAnswer answer, Duration wait) throws SQLException;
 
     /**
      * Claims {@code key} with no answer yet, in one statement, before the work runs. When another transaction holds

@@ -9,19 +9,29 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The execution ledger in one table of the application's database (H2 or PostgreSQL; {@link LedgerSchema} creates
  * it): a row per idempotency key (the primary key), with the answer, when it was made and when it expires. Each step
- * is one prepared statement on the caller's connection. A claim's wait for another transaction that holds the key is
- * cut at the time given ({@link java.sql.Statement#cancel()} from a timer thread, SQLState 57014 on both databases),
- * so it never outlasts its call's deadline. The first use's {@link #record} is not timed, being on every call's path:
- * it meets a held key only when a retry of its call claimed the key meanwhile, and waits for that retry's outcome
- * within the database's own lock timeout.
+ * is one prepared statement on the caller's connection.
  *
- * <p>Thread-safe; the timer's thread only cancels statements.
+ * <p>A claim, and a first use's {@link #record} (which meets a held key only when a retry of its call claimed it
+ * meanwhile), wait for another transaction that holds the key at most the wait given: on PostgreSQL the statement is
+ * cancelled at its end ({@link java.sql.Statement#cancel()}, scheduled on a timer and sent from a thread of the
+ * ledger's own, SQLState 57014), or sooner at the session's {@code lock_timeout} if one is set. On H2 the session's
+ * lock timeout bounds the wait instead ({@code LOCK_TIMEOUT}, 2 s unless set in the URL or by
+ * {@code SET LOCK_TIMEOUT}), whatever the wait given: H2 keeps a cancel that comes as its statement ends on the
+ * session's cached command, where it fails the same statement's next run, so the ledger never cancels there. H2 waits
+ * by running the insert again and again, on a CPU, until the key is free or the lock timeout passes: keep that short.
+ * A wait cut short is an {@link ExecutionInProgressException}.
+ *
+ * <p>Thread-safe; the timer's thread only schedules cancels.
  */
 public final class JdbcExecutionLedger implements ExecutionLedger
 {
@@ -31,12 +41,14 @@ public final class JdbcExecutionLedger implements ExecutionLedger
     public static final Duration DEFAULT_TIME_TO_LIVE = Duration.ofHours(24);
 
     private static final String UNIQUE_VIOLATION = "23505";
-    /** A statement cancelled (ours, at the end of a claim's wait) or past PostgreSQL's statement_timeout. */
+    /** A statement cancelled (ours, at the end of a wait) or past PostgreSQL's statement_timeout. */
     private static final String QUERY_CANCELED = "57014";
     /** PostgreSQL's lock_timeout. */
     private static final String LOCK_NOT_AVAILABLE = "55P03";
     /** H2's lock timeout. */
     private static final String H2_LOCK_TIMEOUT = "HYT00";
+    /** The product name H2's driver gives; the ledger never cancels a statement there. */
+    private static final String H2 = "H2";
 
     private final LedgerTable table;
     private final Duration timeToLive;
@@ -74,8 +86,8 @@ public final class JdbcExecutionLedger implements ExecutionLedger
     }
 
     @Override
-    public boolean record(final Connection connection, final String key, final LedgerAnswer answer)
-        throws SQLException
+    public boolean record(final Connection connection, final String key, final LedgerAnswer answer,
+        final Duration wait) throws SQLException
     {
         try (PreparedStatement insert = connection.prepareStatement(table.record))
         {
@@ -85,21 +97,7 @@ public final class JdbcExecutionLedger implements ExecutionLedger
             insert.setBytes(3, answer.bytes());
             insert.setObject(4, now);
             insert.setObject(5, now.plus(timeToLive));
-            insert.executeUpdate();
-            return true;
-        }
-        catch (final SQLException ex)
-        {
-            if (UNIQUE_VIOLATION.equals(ex.getSQLState()))
-            {
-                return false;
-            }
-            if (waitCut(ex))
-            {
-                throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +
-                    " holds it, still running, past the database's lock timeout", ex);
-            }
-            throw ex;
+            return insertCut(connection, insert, wait, key);
         }
     }
 
@@ -112,29 +110,7 @@ public final class JdbcExecutionLedger implements ExecutionLedger
             insert.setString(1, key);
             insert.setObject(2, now);
             insert.setObject(3, now.plus(timeToLive));
-            final ClaimCut cut = ClaimCut.after(timer, insert, Math.max(0, wait.toNanos()));
-            try
-            {
-                insert.executeUpdate();
-                return true;
-            }
-            catch (final SQLException ex)
-            {
-                if (UNIQUE_VIOLATION.equals(ex.getSQLState()))
-                {
-                    return false;
-                }
-                if (waitCut(ex))
-                {
-                    throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +
-                        " is still running: its transaction held the key past this attempt's wait of " + wait, ex);
-                }
-                throw ex;
-            }
-            finally
-            {
-                cut.end();
-            }
+            return insertCut(connection, insert, wait, key);
         }
     }
 
@@ -194,11 +170,47 @@ public final class JdbcExecutionLedger implements ExecutionLedger
         }
     }
 
-    /** Whether a wait for another transaction's lock was cut short: by our cancel, or the database's timeouts. */
-    private static boolean waitCut(final SQLException ex)
+    /**
+     * Runs the insert of {@code key}'s entry, its wait for another transaction that holds the key cut at
+     * {@code wait} (see the class comment for H2): true when inserted, false when the key is recorded already.
+     */
+    private boolean insertCut(final Connection connection, final PreparedStatement insert, final Duration wait,
+        final String key) throws SQLException
     {
-        final String state = ex.getSQLState();
-        return QUERY_CANCELED.equals(state) || LOCK_NOT_AVAILABLE.equals(state) || H2_LOCK_TIMEOUT.equals(state);
+        final WaitCut cut = H2.equals(connection.getMetaData().getDatabaseProductName()) ? null :
+            WaitCut.after(timer, Canceller.INSTANCE, insert, Math.max(0, wait.toNanos()));
+        try
+        {
+            insert.executeUpdate();
+            return true;
+        }
+        catch (final SQLException ex)
+        {
+            final String state = ex.getSQLState();
+            if (UNIQUE_VIOLATION.equals(state))
+            {
+                return false;
+            }
+            if (QUERY_CANCELED.equals(state))
+            {
+                throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +
+                    " is still running: its transaction held the key past this attempt's wait of " + wait +
+                    " (or the session's statement timeout)", ex);
+            }
+            if (LOCK_NOT_AVAILABLE.equals(state) || H2_LOCK_TIMEOUT.equals(state))
+            {
+                throw new ExecutionInProgressException("another attempt of the call with idempotency key " + key +
+                    " is still running: its transaction held the key past the database's lock timeout", ex);
+            }
+            throw ex;
+        }
+        finally
+        {
+            if (cut != null)
+            {
+                cut.end();
+            }
+        }
     }
 
     private OffsetDateTime now()
@@ -250,8 +262,9 @@ public final class JdbcExecutionLedger implements ExecutionLedger
         }
 
         /**
-         * What cuts a claim's wait at its end: by default one daemon thread shared by the JVM's ledgers, started on
-         * the first claim and kept, idle, afterwards. The application's own scheduler may stand in.
+         * What schedules the end of a wait for a held key: by default one daemon thread shared by the JVM's ledgers,
+         * started on first use and kept, idle, afterwards. The application's own scheduler may stand in; it only
+         * schedules, the cancels themselves run on daemon threads of the ledger's own, made as needed.
          */
         public Builder timer(final ScheduledExecutorService value)
         {
@@ -278,13 +291,28 @@ public final class JdbcExecutionLedger implements ExecutionLedger
         {
             final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task ->
             {
-                final Thread thread = new Thread(task, "xio-ledger-claim-timer");
+                final Thread thread = new Thread(task, "xio-ledger-wait-timer");
                 thread.setDaemon(true);
                 return thread;
             });
-            // Nearly every claim ends before its wait: its cut is cancelled, and should not stay queued for hours.
+            // Nearly every wait ends before its cut: the cut is cancelled, and should not stay queued for hours.
             timer.setRemoveOnCancelPolicy(true);
             return timer;
         }
+    }
+
+    /**
+     * Where cancels run: a thread per cancel under way, made on demand and gone after a minute idle, so that a
+     * driver blocked sending one (to a database out of reach) holds up only its own.
+     */
+    private static final class Canceller
+    {
+        static final ExecutorService INSTANCE = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), task ->
+            {
+                final Thread thread = new Thread(task, "xio-ledger-cancel");
+                thread.setDaemon(true);
+                return thread;
+            });
     }
 }

@@ -269,6 +269,7 @@ abstract class ExactlyOnceExecutionContract
     @Test
     void aClaimThatWaitsPastItsTimeIsTurnedAwayAsStillRunningAndRunsNothing() throws Exception
     {
+        // PostgreSQL cuts the claim at its wait; H2 at its own lock timeout (3 s here), whatever the wait.
         final CountDownLatch holding = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final Future<ExecutionOutcome> first = threads.submit(() ->
@@ -343,6 +344,33 @@ abstract class ExactlyOnceExecutionContract
         assertThat(execution.execute("new-0", false, WAIT, write("new-0", 0)).replayed()).isTrue();
         assertThat(runs("old-0")).isEqualTo(2);
         assertThat(runs("new-0")).isEqualTo(1);
+    }
+
+    @Test
+    void theCleanerLeavesAClaimStillRunningAloneAndAnEntrysExpiryCountsFromItsClaim() throws Exception
+    {
+        final Instant claimedAt = clock.instant();
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Future<ExecutionOutcome> running = threads.submit(() ->
+            execution.execute("q-1", false, WAIT, held("q-1", 10, holding, release, null)));
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        clock.advance(Duration.ofHours(2)); // past the claim's hour to live, while its call still runs
+        final LedgerCleaner cleaner = new LedgerCleaner(ledger, new DataSourceTransactions(database().dataSource()),
+            10);
+
+        assertThat(cleaner.clean()).as("a claim not yet committed is not the cleaner's to see").isZero();
+
+        release.countDown();
+        assertThat(running.get(30, TimeUnit.SECONDS).executed()).isTrue();
+        assertThat(expiry("q-1")).isEqualTo(claimedAt.plus(Duration.ofHours(1)));
+        assertThat(execution.execute("q-1", false, WAIT, write("q-1", 20)).replayed())
+            .as("expired, not yet deleted: a retry still gets the answer").isTrue();
+        assertThat(cleaner.clean()).isEqualTo(1);
+        assertThat(execution.execute("q-1", false, WAIT, write("q-1", 30)).executed())
+            .as("deleted: a late attempt runs again").isTrue();
+        assertThat(written("q-1")).isEqualTo(2);
+        assertThat(expiry("q-1")).isEqualTo(claimedAt.plus(Duration.ofHours(3)));
     }
 
     @Test
@@ -483,6 +511,21 @@ abstract class ExactlyOnceExecutionContract
     {
         return TestDatabase.number(database().dataSource(),
             "SELECT COUNT(*) FROM " + writes + " WHERE call_id = '" + callId + "'");
+    }
+
+    private Instant expiry(final String key) throws SQLException
+    {
+        try (Connection connection = database().dataSource().getConnection();
+            PreparedStatement select = connection.prepareStatement(
+                "SELECT expires_at FROM " + ledgerTable + " WHERE idempotency_key = ?"))
+        {
+            select.setString(1, key);
+            try (java.sql.ResultSet row = select.executeQuery())
+            {
+                assertThat(row.next()).as("an entry of " + key).isTrue();
+                return row.getObject(1, java.time.OffsetDateTime.class).toInstant();
+            }
+        }
     }
 
     private long ledgerRows() throws SQLException

@@ -24,7 +24,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static io.xio.engine.TestEngines.text;
 import static io.xio.engine.TestEngines.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link ExactlyOnceRequests} end to end: a real engine server on 127.0.0.1 whose service writes to a real database
@@ -179,6 +183,91 @@ abstract class ExactlyOnceRequestsContract
         assertThat(written("hold-1")).isEqualTo(1);
     }
 
+    @Test
+    void aServiceErrorIsAnsweredWithAReferenceAndNotWithWhatItSays() throws Exception
+    {
+        register(ExactlyOnceRequests.builder(execution, workers, this::transfer));
+
+        final RemoteException failure = (RemoteException)TestEngines.failure(call("secret-1",
+            IdempotencyKeys.next(), null));
+
+        assertThat(failure.remoteType()).isEqualTo(XioException.class.getName());
+        assertThat(failure.remoteMessage()).contains("reference").doesNotContain("card_number")
+            .doesNotContain(IllegalStateException.class.getName());
+        assertThat(written("secret-1")).as("rolled back").isZero();
+    }
+
+    @Test
+    void aDatabaseErrorOfTheServiceIsNeitherStoredNorSentToThePeer() throws Exception
+    {
+        register(ExactlyOnceRequests.builder(execution, workers, this::transfer));
+        final String key = IdempotencyKeys.next();
+
+        final RemoteException first = (RemoteException)TestEngines.failure(call("sqlerror-1", key, null));
+        final RemoteException retry = (RemoteException)TestEngines.failure(call("sqlerror-1", key, 1));
+
+        for (final RemoteException failure : new RemoteException[] {first, retry})
+        {
+            assertThat(failure.remoteType()).isEqualTo(XioException.class.getName());
+            assertThat(failure.remoteMessage()).contains("reference").doesNotContainIgnoringCase("no_such_table");
+        }
+        assertThat(executions.get()).as("not stored: the retry ran again").isEqualTo(2);
+        assertThat(written("sqlerror-1")).isZero();
+        assertThat(TestDatabase.number(database().dataSource(), "SELECT COUNT(*) FROM " + ledgerTable)).isZero();
+    }
+
+    @Test
+    void aFirstAttemptAndItsRetryDeadlockedOnOneRowSettleOnceAndTheCallerGetsTheCommittedAnswer() throws Exception
+    {
+        final String accounts = TestDatabase.unique("accounts");
+        TestDatabase.execute(database().dataSource(),
+            "CREATE TABLE " + accounts + " (id INT PRIMARY KEY, balance INT NOT NULL)",
+            "INSERT INTO " + accounts + " VALUES (1, 100)");
+        final CountDownLatch firstHoldsTheRow = new CountDownLatch(1);
+        // The first attempt takes the row, then waits until its retry (which claimed the key) waits for that row;
+        // the first attempt's record then waits for the retry's claim: each waits for the other.
+        final ExactlyOnceRequests handler = register(ExactlyOnceRequests.builder(execution, workers,
+            (request, connection) ->
+            {
+                final String attempt = text(request.message().header());
+                final byte[] answer = transfer(request, connection);
+                TestDatabase.execute(connection, "UPDATE " + accounts + " SET balance = balance - 1 WHERE id = 1");
+                if (attempt.equals("deadlock-first"))
+                {
+                    firstHoldsTheRow.countDown();
+                    await().atMost(Duration.ofSeconds(30)).until(() -> database().sessionsWaitingForLocks() > 0);
+                    // On H2, where lock timeouts end both waits, the retry's (begun first) then ends well first.
+                    Thread.sleep(300);
+                }
+                return answer;
+            }).maxClaimWait(Duration.ofSeconds(10)));
+        final String key = IdempotencyKeys.next();
+        final XioFuture<Message> first = call("deadlock-first", key, null);
+        assertThat(firstHoldsTheRow.await(30, TimeUnit.SECONDS)).isTrue();
+        final XioFuture<Message> retry = call("deadlock-retry", key, 1);
+
+        final List<String> answers = new ArrayList<>();
+        for (final XioFuture<Message> attempt : List.of(first, retry))
+        {
+            try
+            {
+                answers.add(answer(attempt));
+            }
+            catch (final ExecutionException ex)
+            {
+                assertThat(ex.getCause()).as("turned away to try again, not failed")
+                    .isInstanceOf(BackPressureException.class);
+            }
+        }
+
+        assertThat(answers).as("one attempt committed, the other was turned away").hasSize(1);
+        assertThat(handler.turnedAway()).isEqualTo(1);
+        assertThat(answer(call("deadlock-again", key, 2))).as("the caller's next attempt").isEqualTo(answers.get(0));
+        assertThat(TestDatabase.number(database().dataSource(), "SELECT balance FROM " + accounts)).isEqualTo(99);
+        assertThat(written("deadlock-first") + written("deadlock-retry")).isEqualTo(1);
+        assertThat(written("deadlock-again")).isZero();
+    }
+
     /** Serves the service through {@code builder}'s handler, and connects the client to it. */
     private ExactlyOnceRequests register(final ExactlyOnceRequests.Builder builder)
     {
@@ -190,7 +279,9 @@ abstract class ExactlyOnceRequestsContract
 
     /**
      * The service: writes the call id the request carries, and answers it with its execution's number; a call id
-     * starting "refuse" is refused with a checked error after its write, one starting "hold" waits for the test.
+     * starting "refuse" is refused with a checked error after its write, one starting "secret" fails with an
+     * unchecked one whose message is not for the caller, one starting "sqlerror" runs a statement that fails, one
+     * starting "hold" waits for the test.
      */
     private byte[] transfer(final InboundRequest request, final Connection connection) throws Exception
     {
@@ -204,6 +295,14 @@ abstract class ExactlyOnceRequestsContract
         if (callId.startsWith("refuse"))
         {
             throw new ExactlyOnceExecutionContract.Refused("insufficient funds");
+        }
+        if (callId.startsWith("secret"))
+        {
+            throw new IllegalStateException("SELECT card_number FROM billing.cards found no card");
+        }
+        if (callId.startsWith("sqlerror"))
+        {
+            TestDatabase.execute(connection, "SELECT * FROM no_such_table");
         }
         if (callId.startsWith("hold"))
         {

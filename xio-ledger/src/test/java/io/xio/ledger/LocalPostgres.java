@@ -11,18 +11,30 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -30,10 +42,15 @@ import java.util.stream.Stream;
  * A real PostgreSQL server for tests, from the machine's own binaries (Debian's {@code postgresql} package, in
  * {@code /usr/lib/postgresql/<version>/bin}; or the directory {@code -Dxio.test.postgres.bin} or
  * {@code XIO_POSTGRES_BIN} names): {@code initdb} into a temporary directory, started with {@code pg_ctl} on a free
- * port of 127.0.0.1 with its unix socket inside that directory, trusting local connections, durability traded for
- * speed (fsync off). {@link #close()} stops it ({@code immediate}) and deletes the directory; a shutdown hook does the
- * same for a JVM that ends without closing it. initdb refuses to run as root, so when the JVM runs as root the
- * server's commands run as the {@code postgres} user ({@code runuser}), the directory owned by it.
+ * port of 127.0.0.1 with its unix socket inside that directory, durability traded for speed (fsync off). Its one
+ * user, a superuser, has a random password ({@code scram-sha-256}, on the socket too), which {@link #jdbcUrl()}
+ * carries: another local user can reach the port, and a superuser runs programs as the server's user.
+ * {@link #close()} stops it ({@code immediate}) and deletes the directory; a shutdown hook does the same for a JVM
+ * that ends without closing it. A JVM killed outright leaves its server behind: the next {@link #start()} stops the
+ * servers whose JVM is gone (the directory names its pid) or whose directory is, and deletes what they left. initdb
+ * refuses to run as root, so when the JVM runs as root (its effective uid, not {@code user.name}) the server's
+ * commands run as the {@code postgres} user ({@code runuser}), the directory owned by it, and the directory is
+ * deleted with that user's rights (so that nothing in it, swapped for a link meanwhile, leads root elsewhere).
  *
  * <p>Tests take one through the JUnit {@link Extension}: {@code @ExtendWith(LocalPostgres.Extension.class)} and a
  * {@code LocalPostgres} parameter, one server for the whole run, stopped when the run ends. Without binaries that
@@ -44,18 +61,23 @@ public final class LocalPostgres implements AutoCloseable
 {
     /** The database {@link #jdbcUrl()} names, created at start; {@link #createDatabase} makes others. */
     public static final String DATABASE = "xio";
-    /** The superuser initdb makes, trusted without a password. */
+    /** The superuser initdb makes, with the password {@link #password()} gives. */
     public static final String USER = "xio";
     /** The environment variable that turns a missing PostgreSQL from a skip into a failure. */
     public static final String REQUIRED = "XIO_TEST_POSTGRES_REQUIRED";
 
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-    private static final long COMMAND_SECONDS = 120;
+    private static final Duration COMMAND_LIMIT = Duration.ofSeconds(120);
+    /** The prefix of a server's directory in the temporary directory. */
+    private static final String DIRECTORY_PREFIX = "xio-postgres-";
+    /** The file in a server's directory that names the JVM that started it: its pid and start instant. */
+    private static final String OWNER = "owner";
 
     private final Path binaries;
     private final Path directory;
     private final boolean asPostgresUser;
     private final int port;
+    private final String password;
     private final Thread shutdownHook;
     private boolean stopped;
 
@@ -65,6 +87,9 @@ public final class LocalPostgres implements AutoCloseable
         this.directory = directory;
         this.asPostgresUser = asPostgresUser;
         this.port = port;
+        final byte[] secret = new byte[18];
+        new SecureRandom().nextBytes(secret);
+        this.password = Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         this.shutdownHook = new Thread(this::stopQuietly, "local-postgres-stop");
     }
 
@@ -96,7 +121,9 @@ public final class LocalPostgres implements AutoCloseable
     {
         assumeAvailable();
         final boolean asPostgres = runsAsRoot();
-        final Path directory = Files.createTempDirectory("xio-postgres-");
+        stopLeftovers(binaries(), asPostgres);
+        final Path directory = Files.createTempDirectory(DIRECTORY_PREFIX);
+        Files.writeString(directory.resolve(OWNER), owner(ProcessHandle.current()), StandardCharsets.UTF_8);
         final LocalPostgres server = new LocalPostgres(binaries(), directory, asPostgres, freePort());
         Runtime.getRuntime().addShutdownHook(server.shutdownHook);
         try
@@ -126,22 +153,34 @@ public final class LocalPostgres implements AutoCloseable
         Assumptions.assumeTrue(lack == null, () -> "PostgreSQL tests skipped: " + lack);
     }
 
+    /** The directory the server's data, socket and log are in. */
+    Path directory()
+    {
+        return directory;
+    }
+
     /** The port on 127.0.0.1 the server listens on. */
     public int port()
     {
         return port;
     }
 
-    /** The JDBC URL of {@value #DATABASE}, with the user in it. */
+    /** {@value #USER}'s password, made at random for this server (URL-safe). */
+    public String password()
+    {
+        return password;
+    }
+
+    /** The JDBC URL of {@value #DATABASE}, with the user and the password in it. */
     public String jdbcUrl()
     {
         return jdbcUrl(DATABASE);
     }
 
-    /** The JDBC URL of {@code database} on this server, with the user in it. */
+    /** The JDBC URL of {@code database} on this server, with the user and the password in it. */
     public String jdbcUrl(final String database)
     {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=" + USER;
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=" + USER + "&password=" + password;
     }
 
     /**
@@ -188,7 +227,7 @@ public final class LocalPostgres implements AutoCloseable
         }
         finally
         {
-            deleteTree(directory);
+            deleteTree(directory, asPostgresUser);
         }
     }
 
@@ -200,11 +239,23 @@ public final class LocalPostgres implements AutoCloseable
 
     private void initialise() throws IOException, InterruptedException
     {
+        final Path passwordFile = directory.resolve("password");
+        Files.writeString(Files.createFile(passwordFile,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))), password);
         if (asPostgresUser)
         {
+            Files.setOwner(passwordFile, postgresUser());
             Files.setOwner(directory, postgresUser());
         }
-        run("initdb", "-D", data(), "-U", USER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync");
+        try
+        {
+            run("initdb", "-D", data(), "-U", USER, "--pwfile=" + passwordFile, "-A", "scram-sha-256", "-E", "UTF8",
+                "--locale=C", "--no-sync");
+        }
+        finally
+        {
+            Files.deleteIfExists(passwordFile);
+        }
         run("pg_ctl", "-D", data(), "-l", directory.resolve("server.log").toString(), "-w", "-t", "60",
             "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c fsync=off " +
                 "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60",
@@ -219,6 +270,12 @@ public final class LocalPostgres implements AutoCloseable
     /** Runs one of the server's programs (as the postgres user when we are root); its output goes into the error. */
     private void run(final String program, final String... arguments) throws IOException, InterruptedException
     {
+        run(binaries, asPostgresUser, directory.resolve("server.log"), program, arguments);
+    }
+
+    private static void run(final Path binaries, final boolean asPostgresUser, final Path log, final String program,
+        final String... arguments) throws IOException, InterruptedException
+    {
         final List<String> command = new ArrayList<>();
         if (asPostgresUser)
         {
@@ -226,32 +283,116 @@ public final class LocalPostgres implements AutoCloseable
         }
         command.add(binaries.resolve(program).toString());
         command.addAll(List.of(arguments));
-        final Path output = Files.createTempFile("xio-postgres-" + program + "-", ".out");
+        final Map<String, String> environment = new HashMap<>();
+        environment.put("LC_ALL", "C");
+        environment.put("PGDATA", null);
+        final BoundedCommand.Result result = BoundedCommand.run(command, environment, COMMAND_LIMIT);
+        if (result.exitStatus() != 0)
+        {
+            throw new IOException(String.join(" ", command) + " exited with " + result.exitStatus() + ":\n" +
+                result.output() +
+                (Files.exists(log) ? "\nserver log:\n" + Files.readString(log, StandardCharsets.UTF_8) : ""));
+        }
+    }
+
+    /**
+     * Stops the servers that earlier runs left (their JVM killed before it could stop them), and deletes their
+     * directories: those whose directory names a JVM that is gone, and those whose directory is gone. Another run's
+     * live server is left alone. What cannot be stopped or deleted is reported, not thrown.
+     */
+    static void stopLeftovers(final Path binaries, final boolean asPostgresUser)
+    {
+        final Path temporary = Paths.get(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        try (DirectoryStream<Path> directories = Files.newDirectoryStream(temporary, DIRECTORY_PREFIX + "*"))
+        {
+            for (final Path directory : directories)
+            {
+                final Path owner = directory.resolve(OWNER);
+                // A directory without its owner yet is being made by another run.
+                if (Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS) &&
+                    Files.isRegularFile(owner, LinkOption.NOFOLLOW_LINKS) &&
+                    !ownerRuns(Files.readString(owner, StandardCharsets.UTF_8)))
+                {
+                    stopLeftover(binaries, asPostgresUser, directory);
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            System.err.println("looking for PostgreSQL servers left by earlier runs failed: " + ex);
+        }
+        ProcessHandle.allProcesses().filter(process -> orphanedPostmaster(process, binaries, temporary))
+            .forEach(postmaster ->
+            {
+                System.err.println("stopping the PostgreSQL server " + postmaster.pid() + " whose directory is gone");
+                postmaster.destroyForcibly(); // its backends end when they find their postmaster gone
+            });
+    }
+
+    private static void stopLeftover(final Path binaries, final boolean asPostgresUser, final Path directory)
+    {
+        System.err.println("stopping the PostgreSQL server an earlier run left in " + directory);
         try
         {
-            final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
-            builder.environment().put("LC_ALL", "C");
-            builder.environment().remove("PGDATA");
-            final Process process = builder.start();
-            if (!process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS))
+            if (Files.exists(directory.resolve("data").resolve("postmaster.pid")))
             {
-                process.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " still ran after " + COMMAND_SECONDS + " s:\n" +
-                    Files.readString(output, StandardCharsets.UTF_8));
+                run(binaries, asPostgresUser, directory.resolve("server.log"), "pg_ctl", "-D",
+                    directory.resolve("data").toString(), "-m", "immediate", "-w", "stop");
             }
-            if (process.exitValue() != 0)
-            {
-                final Path log = directory.resolve("server.log");
-                throw new IOException(String.join(" ", command) + " exited with " + process.exitValue() + ":\n" +
-                    Files.readString(output, StandardCharsets.UTF_8) +
-                    (Files.exists(log) ? "\nserver log:\n" + Files.readString(log, StandardCharsets.UTF_8) : ""));
-            }
+            deleteTree(directory, asPostgresUser);
         }
-        finally
+        catch (final IOException | RuntimeException ex)
         {
-            Files.deleteIfExists(output);
+            System.err.println("stopping it failed: " + ex);
         }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What an owner file says of {@code jvm}: its pid and when it started, so that a reused pid is not taken as it. */
+    static String owner(final ProcessHandle jvm)
+    {
+        return jvm.pid() + " " + jvm.info().startInstant().map(Object::toString).orElse("?");
+    }
+
+    /** Whether the JVM an owner file names still runs. */
+    private static boolean ownerRuns(final String owner)
+    {
+        final String[] parts = owner.trim().split(" ");
+        try
+        {
+            final Optional<ProcessHandle> jvm = ProcessHandle.of(Long.parseLong(parts[0]));
+            return jvm.isPresent() && jvm.get().isAlive() && (parts.length < 2 || "?".equals(parts[1]) ||
+                owner(jvm.get()).equals(owner.trim()));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return true; // not ours to judge
+        }
+    }
+
+    /** Whether {@code process} is a postmaster of these binaries whose directory, one of ours, is gone. */
+    private static boolean orphanedPostmaster(final ProcessHandle process, final Path binaries, final Path temporary)
+    {
+        final ProcessHandle.Info info = process.info();
+        if (info.command().isEmpty() || !Paths.get(info.command().get()).equals(binaries.resolve("postgres")) ||
+            info.arguments().isEmpty())
+        {
+            return false;
+        }
+        final List<String> arguments = Arrays.asList(info.arguments().get());
+        final int option = arguments.indexOf("-D");
+        if (option < 0 || option + 1 >= arguments.size())
+        {
+            return false;
+        }
+        final Path data = Paths.get(arguments.get(option + 1)).toAbsolutePath().normalize();
+        final Path directory = data.getParent();
+        return directory != null && temporary.equals(directory.getParent()) &&
+            directory.getFileName().toString().startsWith(DIRECTORY_PREFIX) &&
+            !Files.exists(directory, LinkOption.NOFOLLOW_LINKS);
     }
 
     private void stopQuietly()
@@ -266,13 +407,8 @@ public final class LocalPostgres implements AutoCloseable
         }
     }
 
-    private static java.io.File nullDevice()
-    {
-        return new java.io.File("/dev/null");
-    }
-
     /** The newest version's bin directory that holds the three programs, or the one named; null when none. */
-    private static Path binaries()
+    static Path binaries()
     {
         final String named = System.getProperty("xio.test.postgres.bin", System.getenv("XIO_POSTGRES_BIN"));
         if (named != null && !named.isEmpty())
@@ -319,9 +455,40 @@ public final class LocalPostgres implements AutoCloseable
             .filter(Files::isExecutable).findFirst().orElse(null);
     }
 
-    private static boolean runsAsRoot()
+    /**
+     * Whether the JVM runs with root's rights: its effective uid, from {@code /proc/self/status} (or {@code id -u}),
+     * not {@code user.name}, which says what the environment claims.
+     */
+    static boolean runsAsRoot()
     {
-        return "root".equals(System.getProperty("user.name"));
+        try
+        {
+            for (final String line : Files.readAllLines(Paths.get("/proc/self/status"), StandardCharsets.UTF_8))
+            {
+                if (line.startsWith("Uid:"))
+                {
+                    return "0".equals(line.substring(4).trim().split("\\s+")[1]);
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // Not Linux's /proc: ask id.
+        }
+        try
+        {
+            final BoundedCommand.Result id = BoundedCommand.run(List.of("id", "-u"), Map.of(), Duration.ofSeconds(10));
+            return id.exitStatus() == 0 && "0".equals(id.output().trim());
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static UserPrincipal postgresUser()
@@ -344,19 +511,49 @@ public final class LocalPostgres implements AutoCloseable
         }
     }
 
-    private static void deleteTree(final Path root) throws IOException
+    /**
+     * Deletes {@code root} and all in it, following no link. As root, it is the postgres user's {@code rm -rf} that
+     * deletes: a link swapped in for a directory of the tree meanwhile then leads only where that user may delete.
+     */
+    static void deleteTree(final Path root, final boolean asPostgresUser) throws IOException, InterruptedException
     {
-        if (!Files.exists(root))
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS))
         {
             return;
         }
-        try (Stream<Path> paths = Files.walk(root))
+        if (asPostgresUser)
         {
-            for (final Path path : (Iterable<Path>)paths.sorted(Comparator.reverseOrder())::iterator)
+            final BoundedCommand.Result removed = BoundedCommand.run(
+                List.of(runuser().toString(), "-u", "postgres", "--", "rm", "-rf", "--", root.toString()), Map.of(),
+                COMMAND_LIMIT);
+            if (removed.exitStatus() != 0 || Files.exists(root, LinkOption.NOFOLLOW_LINKS))
             {
-                Files.deleteIfExists(path);
+                throw new IOException("deleting " + root + " as postgres failed: " + removed.output());
             }
+            return;
         }
+        Files.walkFileTree(root, new SimpleFileVisitor<>()
+        {
+            @Override
+            public FileVisitResult visitFile(final Path file, final BasicFileAttributes attributes)
+                throws IOException
+            {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(final Path directory, final IOException failure)
+                throws IOException
+            {
+                if (failure != null)
+                {
+                    throw failure;
+                }
+                Files.delete(directory);
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     /**

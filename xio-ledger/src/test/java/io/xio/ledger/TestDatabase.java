@@ -27,6 +27,9 @@ abstract class TestDatabase implements AutoCloseable
     /** A new, empty database. */
     abstract DataSource fresh() throws SQLException;
 
+    /** How many sessions of the database wait for a lock another transaction holds. */
+    abstract long sessionsWaitingForLocks() throws SQLException;
+
     static String unique(final String prefix)
     {
         return prefix + "_" + ProcessHandle.current().pid() + "_" + NAMES.incrementAndGet();
@@ -64,7 +67,10 @@ abstract class TestDatabase implements AutoCloseable
         }
     }
 
-    /** H2 in memory, named per class; the lock timeout raised above any wait in the tests. */
+    /**
+     * H2 in memory, named per class. Its lock timeout bounds every wait for a held key or row (the ledger cancels no
+     * statement on H2): 3 s, above what the tests hold a key for, yet short for those that wait it out.
+     */
     static TestDatabase h2()
     {
         return new TestDatabase()
@@ -75,7 +81,7 @@ abstract class TestDatabase implements AutoCloseable
             private JdbcDataSource open()
             {
                 final JdbcDataSource source = new JdbcDataSource();
-                source.setURL("jdbc:h2:mem:" + unique("ledger") + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=60000");
+                source.setURL("jdbc:h2:mem:" + unique("ledger") + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=3000");
                 source.setUser("sa");
                 opened.add(source);
                 return source;
@@ -97,6 +103,12 @@ abstract class TestDatabase implements AutoCloseable
             DataSource fresh()
             {
                 return open();
+            }
+
+            @Override
+            long sessionsWaitingForLocks() throws SQLException
+            {
+                return number(main, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL");
             }
 
             @Override
@@ -135,6 +147,13 @@ abstract class TestDatabase implements AutoCloseable
                 final PGSimpleDataSource source = new PGSimpleDataSource();
                 source.setURL(server.createDatabase(unique("fresh")));
                 return source;
+            }
+
+            @Override
+            long sessionsWaitingForLocks() throws SQLException
+            {
+                return number(main, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() " +
+                    "AND wait_event_type = 'Lock'");
             }
 
             @Override
