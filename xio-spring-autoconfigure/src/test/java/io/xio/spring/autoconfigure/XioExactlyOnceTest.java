@@ -224,8 +224,8 @@ class XioExactlyOnceTest
             ownKey.key = "order-held";
             final CompletableFuture<Receipt> first = CompletableFuture.supplyAsync(() -> transfers.held("t9"));
             assertThat(service.awaitHeld()).isTrue();
-            // The duplicate's claim waits for the first's transaction at most 200 ms, then is refused unrun; the
-            // client tries it again after a back-pressure refusal, up to its one attempt here.
+            // The duplicate's claim waits for the first's transaction (at most 200 ms; on H2 its lock timeout, 2 s),
+            // then is refused unrun; the client tries it again after a back-pressure refusal, up to its one attempt.
             assertThatThrownBy(() -> transfers.held("t9")).isInstanceOf(BackPressureException.class);
             service.release();
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t9", 0, 1));

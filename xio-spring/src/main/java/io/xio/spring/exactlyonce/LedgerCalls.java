@@ -4,8 +4,8 @@ import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.InboundRequest;
 import io.xio.engine.Metadata;
 import io.xio.ledger.ExactlyOnceExecution;
-import io.xio.ledger.ExecutionInProgressException;
 import io.xio.ledger.ExecutionOutcome;
+import io.xio.ledger.ExecutionUnsettledException;
 import io.xio.ledger.LedgerWork;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.error.XioError;
@@ -76,9 +76,11 @@ final class LedgerCalls implements ExactlyOnceCalls
             outcome = key == null ? execution.executeWithoutKey(work)
                 : execution.execute(key, IdempotencyKeys.firstUse(metadata), claimWait(request), work);
         }
-        catch (final ExecutionInProgressException ex)
+        catch (final ExecutionUnsettledException ex)
         {
-            throw new NotSettled("idempotency key " + key + " is held by another attempt: " + ex.getMessage(), ex);
+            // Another attempt holds the key, or a transient database failure or a failed commit left the call
+            // unsettled: the same key's next attempt settles it.
+            throw new NotSettled(ex.getMessage(), ex);
         }
         if (key != null)
         {

@@ -36,7 +36,7 @@ public interface ExactlyOnceCalls
      * @return the method's result, or the stored one decoded back into the result's type
      * @throws Throwable what the method threw when its transaction rolled back; an {@link AnsweredFailure} with the
      *     answer of an error that committed (now or by an earlier attempt) or of a call without a key; a
-     *     {@link NotSettled} when another attempt of the same key still runs (the call is refused, to be retried)
+     *     {@link NotSettled} when this attempt did not settle the call (the call is refused, to be retried)
      */
     @Nullable Object invoke(ServiceMethod method, InboundRequest request, CallRecorder recorder,
         @Nullable Object started, Invocation invocation) throws Throwable;
@@ -129,9 +129,10 @@ public interface ExactlyOnceCalls
     }
 
     /**
-     * Another attempt of the call's idempotency key still holds it in an open transaction (or the database could
-     * not settle the claim): nothing of this attempt committed, and the call is refused with back-pressure, the
-     * answer that says "not run, try again", which a client retries an exactly-once call on. No stack trace.
+     * This attempt did not settle its call: another attempt of its idempotency key still holds it in an open
+     * transaction, a transient database failure rolled it back, or its commit failed. The same key's next attempt
+     * settles it (runs it, or gets what committed), so the call is refused with back-pressure, the answer that says
+     * "try again", which a client retries an exactly-once call on. No stack trace.
      */
     final class NotSettled extends RuntimeException
     {
