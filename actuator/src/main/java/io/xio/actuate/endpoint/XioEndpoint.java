@@ -96,7 +96,7 @@ public class XioEndpoint
             java.util.Arrays.stream(method.parameterTypes()).map(Type::getTypeName).toList(),
             method.resultType().getTypeName(),
             method.kind(),
-            method.idempotent(), method.timeout());
+            method.idempotent(), method.exactlyOnce(), method.timeout());
     }
 
     private static ClientDescriptor client(final XioClientStatus status)
@@ -160,10 +160,11 @@ public class XioEndpoint
      * @param returns the result's type ({@code void} for none), unwrapped from a future
      * @param kind {@code plain}, {@code future}, {@code void} or {@code one-way}
      * @param idempotent whether a call may be tried again elsewhere
+     * @param exactlyOnce whether it runs once per call through the execution ledger
      * @param timeout its deadline from {@code @XioMethod(timeout)}, or null
      */
     public record MethodDescriptor(String name, String wireName, List<String> parameters, String returns, String kind,
-        boolean idempotent, @Nullable Duration timeout)
+        boolean idempotent, boolean exactlyOnce, @Nullable Duration timeout)
     {
     }
 

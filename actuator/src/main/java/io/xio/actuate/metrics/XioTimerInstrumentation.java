@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * keeps its timers (one per outcome, made on first use), so recording a call is one clock read and one timer
  * update: nothing is allocated per call. A stream is one call, timed from its opening to its end; the messages it
  * sent and received add to the counters {@code xio.client.stream.messages} and {@code xio.server.stream.messages}
- * (tagged as the timers, but for the outcome, and with {@code direction}). Used when
+ * (tagged as the timers, but for the outcome, and with {@code direction}); an exactly-once method's calls add to
+ * {@value XioExactlyOnceCounter#NAME} ({@link XioExactlyOnceCounter}). Used when
  * the application has no tracer; with one, {@link io.xio.actuate.observation.XioObservationInstrumentation}
  * records the same timers through the Observation API. Thread-safe.
  */
@@ -77,6 +78,8 @@ public final class XioTimerInstrumentation implements XioInstrumentation
         /** The counters of sent and received stream messages, made when the first stream of the kind ends. */
         private volatile io.micrometer.core.instrument.@Nullable Counter sent;
         private volatile io.micrometer.core.instrument.@Nullable Counter received;
+        /** Counts an exactly-once method's calls, made on its first answer. */
+        private volatile @Nullable XioExactlyOnceCounter exactlyOnce;
 
         TimerRecorder(final XioCall call)
         {
@@ -94,6 +97,18 @@ public final class XioTimerInstrumentation implements XioInstrumentation
             final Throwable failure)
         {
             timer(outcome).record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void exactlyOnce(final @Nullable Object started, final boolean replayed)
+        {
+            XioExactlyOnceCounter counter = exactlyOnce;
+            if (counter == null)
+            {
+                counter = new XioExactlyOnceCounter(registry, call);
+                exactlyOnce = counter;
+            }
+            counter.count(replayed);
         }
 
         @Override

@@ -2,12 +2,16 @@ package io.xio.actuate.observation;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.xio.actuate.metrics.XioExactlyOnceCounter;
 import io.xio.actuate.metrics.XioTimerInstrumentation;
 import io.xio.engine.Metadata;
 import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation;
 import org.jspecify.annotations.Nullable;
+
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Records each call as an {@link Observation} ({@code xio.client.requests} or {@code xio.server.requests}, as the
@@ -16,14 +20,23 @@ import org.jspecify.annotations.Nullable;
  * the trace context into the request's metadata, the server's reads it from there, and the server's is current
  * (a scope) while the service method runs. A stream is one observation, from its opening to its end, with the
  * messages it sent and received as high-cardinality key values ({@code xio.stream.messages.sent},
- * {@code xio.stream.messages.received}). An observation is a few objects per call: used only when the
+ * {@code xio.stream.messages.received}); an exactly-once call's says whether its answer was executed or replayed
+ * ({@value #EXACTLY_ONCE}), and counts in the counters given ({@link XioExactlyOnceCounter}). An observation
+ * is a few objects per call: used only when the
  * application has a tracer. Thread-safe.
  */
 public final class XioObservationInstrumentation implements XioInstrumentation
 {
+    /**
+     * The span attribute of an exactly-once call served: {@code executed} or {@code replayed}. High cardinality, so
+     * that it stays off the timers, whose tags every call shares.
+     */
+    public static final String EXACTLY_ONCE = "xio.exactly.once";
+
     private final ObservationRegistry registry;
     private final @Nullable XioClientObservationConvention clientConvention;
     private final @Nullable XioServerObservationConvention serverConvention;
+    private final @Nullable Function<XioCall, ? extends Consumer<Boolean>> exactlyOnceCounters;
 
     /** Observations named by the default conventions (or global ones registered with {@code registry}). */
     public XioObservationInstrumentation(final ObservationRegistry registry)
@@ -31,15 +44,28 @@ public final class XioObservationInstrumentation implements XioInstrumentation
         this(registry, null, null);
     }
 
-    /**
-     * @param registry where observations go
-     * @param clientConvention names client calls instead of the default convention, or null
-     * @param serverConvention names served calls instead of the default convention, or null
-     */
+    /** Without a counter of exactly-once calls. */
     public XioObservationInstrumentation(final ObservationRegistry registry,
         final @Nullable XioClientObservationConvention clientConvention,
         final @Nullable XioServerObservationConvention serverConvention)
     {
+        this(registry, clientConvention, serverConvention, null);
+    }
+
+    /**
+     * @param registry where observations go
+     * @param clientConvention names client calls instead of the default convention, or null
+     * @param serverConvention names served calls instead of the default convention, or null
+     * @param exactlyOnceCounters the counter of an exactly-once method's calls, told whether each was replayed (an
+     *                            {@link XioExactlyOnceCounter}, say), or null for none; a function, so that this
+     *                            class needs no Micrometer core without it
+     */
+    public XioObservationInstrumentation(final ObservationRegistry registry,
+        final @Nullable XioClientObservationConvention clientConvention,
+        final @Nullable XioServerObservationConvention serverConvention,
+        final @Nullable Function<XioCall, ? extends Consumer<Boolean>> exactlyOnceCounters)
+    {
+        this.exactlyOnceCounters = exactlyOnceCounters;
         this.registry = registry;
         this.clientConvention = clientConvention;
         this.serverConvention = serverConvention;
@@ -75,9 +101,29 @@ public final class XioObservationInstrumentation implements XioInstrumentation
 
     private final class ServerRecorder extends ObservationRecorder
     {
+        /** Counts an exactly-once method's calls, made on its first answer. */
+        private volatile @Nullable Consumer<Boolean> exactlyOnce;
+
         ServerRecorder(final XioCall call)
         {
             super(call);
+        }
+
+        @Override
+        public void exactlyOnce(final @Nullable Object started, final boolean replayed)
+        {
+            // On the span: whether the method ran, or the answer of an earlier attempt of the call's key was given.
+            ((Observation)started).highCardinalityKeyValue(EXACTLY_ONCE, replayed ? "replayed" : "executed");
+            if (exactlyOnceCounters != null)
+            {
+                Consumer<Boolean> counter = exactlyOnce;
+                if (counter == null)
+                {
+                    counter = exactlyOnceCounters.apply(call);
+                    exactlyOnce = counter;
+                }
+                counter.accept(replayed);
+            }
         }
 
         @Override

@@ -85,6 +85,8 @@ public class XioProperties
 
     private final Shutdown shutdown = new Shutdown();
 
+    private final Ledger ledger = new Ledger();
+
     public boolean isEnabled()
     {
         return enabled;
@@ -207,6 +209,11 @@ public class XioProperties
     public Shutdown getShutdown()
     {
         return shutdown;
+    }
+
+    public Ledger getLedger()
+    {
+        return ledger;
     }
 
     /** How idle contexts, and callers waiting for a result, wait. */
@@ -1694,6 +1701,153 @@ public class XioProperties
     }
 
     /** Argument and result formats. */
+    /**
+     * The execution ledger of exactly-once methods ({@code @XioMethod(exactlyOnce = true)}), kept in the
+     * application's database (needs io.xio:xio-ledger and spring-boot-starter-jdbc).
+     */
+    public static class Ledger
+    {
+        /** The ledger's table, optionally after its schema (billing.xio_execution_ledger). */
+        private String tableName = "xio_execution_ledger";
+
+        /**
+         * How long a call's idempotency key and answer are kept: an attempt of the call that comes later runs it
+         * again. Keep it far beyond the longest a client retries a call (its deadline).
+         */
+        private Duration timeToLive = Duration.ofHours(24);
+
+        /**
+         * The longest a call waits for another attempt of its idempotency key that still runs (a duplicate after
+         * a partition), whatever time it has left; past that it is refused with back-pressure, and tried again.
+         */
+        private Duration maxClaimWait = Duration.ofSeconds(30);
+
+        /**
+         * Whether a call of an exactly-once method that carries no idempotency key runs all the same (in a
+         * transaction, without the ledger: at least once, as any call) instead of being refused as an invalid
+         * argument.
+         */
+        private boolean runWithoutKey;
+
+        /**
+         * When the ledger's table is created at start-up (if absent): embedded for an embedded database only
+         * (H2 in memory, for tests and demos), always, or never (created by the application's migrations: the
+         * Flyway and Liquibase scripts that xio-ledger ships).
+         */
+        private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
+
+        private final Cleanup cleanup = new Cleanup();
+
+        public String getTableName()
+        {
+            return tableName;
+        }
+
+        public void setTableName(final String tableName)
+        {
+            this.tableName = tableName;
+        }
+
+        public Duration getTimeToLive()
+        {
+            return timeToLive;
+        }
+
+        public void setTimeToLive(final Duration timeToLive)
+        {
+            this.timeToLive = positive(timeToLive);
+        }
+
+        public Duration getMaxClaimWait()
+        {
+            return maxClaimWait;
+        }
+
+        public void setMaxClaimWait(final Duration maxClaimWait)
+        {
+            this.maxClaimWait = positive(maxClaimWait);
+        }
+
+        public boolean isRunWithoutKey()
+        {
+            return runWithoutKey;
+        }
+
+        public void setRunWithoutKey(final boolean runWithoutKey)
+        {
+            this.runWithoutKey = runWithoutKey;
+        }
+
+        public SchemaInitialization getInitializeSchema()
+        {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(final SchemaInitialization initializeSchema)
+        {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public Cleanup getCleanup()
+        {
+            return cleanup;
+        }
+
+        private static Duration positive(final Duration value)
+        {
+            if (value == null || value.isNegative() || value.isZero())
+            {
+                throw new IllegalArgumentException("must be positive, was " + value);
+            }
+            return value;
+        }
+
+        /** The deletion of expired entries: small batches, each a short transaction, never on a call's path. */
+        public static class Cleanup
+        {
+            /** Time between passes over the ledger, each deleting what expired. */
+            private Duration interval = Duration.ofMinutes(1);
+
+            /** Most entries deleted in one transaction. */
+            private int batchSize = 500;
+
+            public Duration getInterval()
+            {
+                return interval;
+            }
+
+            public void setInterval(final Duration interval)
+            {
+                this.interval = positive(interval);
+            }
+
+            public int getBatchSize()
+            {
+                return batchSize;
+            }
+
+            public void setBatchSize(final int batchSize)
+            {
+                if (batchSize < 1)
+                {
+                    throw new IllegalArgumentException("must be at least 1, was " + batchSize);
+                }
+                this.batchSize = batchSize;
+            }
+        }
+
+        /** When the ledger's table is created, as Spring Boot's DatabaseInitializationMode says for its scripts. */
+        public enum SchemaInitialization
+        {
+            /** Only in an embedded database. */
+            EMBEDDED,
+            /** In any database. */
+            ALWAYS,
+            /** Never: the application's own migrations create it. */
+            NEVER
+        }
+    }
+
     public enum Codec
     {
         SMILE, JSON, CBOR

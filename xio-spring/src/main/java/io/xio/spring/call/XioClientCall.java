@@ -82,6 +82,23 @@ public final class XioClientCall
     }
 
     /**
+     * Gives an exactly-once call ({@code @XioMethod(exactlyOnce = true)}) the application's own idempotency key in
+     * place of one xio makes per call, as payment APIs let callers set theirs: every call with this key runs once,
+     * whatever servers its attempts reach, for as long as the server's ledger keeps the key (and a later call with the
+     * same key gets the first one's answer, whatever its arguments). Take it from what identifies the operation,
+     * such as an order's id among the arguments. It goes in the metadata under
+     * {@link io.xio.engine.IdempotencyKeys#METADATA_KEY}; a call of a method that is not exactly-once sends it as any
+     * other entry.
+     *
+     * @param key 1 to 128 characters of {@code A-Z a-z 0-9 - _ . :}
+     * @throws IllegalArgumentException when it is not a valid key
+     */
+    public void idempotencyKey(final String key)
+    {
+        metadata().put(io.xio.engine.IdempotencyKeys.METADATA_KEY, io.xio.engine.IdempotencyKeys.check(key));
+    }
+
+    /**
      * How long the call may take: the method's or client's timeout, shortened to the time left of the call this
      * thread serves, if any ({@link XioServerCall#current()}).
      */

@@ -17,7 +17,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
@@ -78,17 +78,18 @@ final class AsyncCompletion
     {
         final ServiceMethod call = state.call;
         final CompletableFuture<Object> result = new CompletableFuture<>();
-        final AtomicBoolean first = new AtomicBoolean(true);
-        final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry, retry.attempts(call),
+        final AtomicInteger made = new AtomicInteger();
+        final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry.forCall(call), retry.attempts(call),
             options.timeout(), afterBackoff, remaining ->
             {
-                if (first.getAndSet(false))
+                final int before = made.getAndIncrement();
+                if (before == 0)
                 {
                     return attempt(call, message, options.withTimeout(remaining));
                 }
                 // A retry runs on a context thread: it must not wait there for room in the window.
-                return attempt(call, RequestEncoder.again(message, kept), options.withTimeout(remaining)
-                    .withWaitWhenFull(false));
+                return attempt(call, RequestEncoder.again(message, kept, call.exactlyOnce(), before),
+                    options.withTimeout(remaining).withWaitWhenFull(false));
             });
         result.whenComplete((value, ex) ->
         {
@@ -314,7 +315,8 @@ final class AsyncCompletion
                 record(XioCallOutcome.of(failure), failure); // the caller completed or cancelled it: no retry
                 return;
             }
-            final long wait = RetryingCall.nextWait(retry, retry.attempts(state.call), attempt, failure, deadline());
+            final long wait = RetryingCall.nextWait(retry.forCall(state.call), retry.attempts(state.call), attempt,
+                failure, deadline());
             if (wait < 0)
             {
                 releaseRequest();
@@ -338,7 +340,7 @@ final class AsyncCompletion
                 return;
             }
             final long left = Math.max(1, deadline() - System.nanoTime());
-            sessions.whenOpen(RequestEncoder.again(first, kept),
+            sessions.whenOpen(RequestEncoder.again(first, kept, state.call.exactlyOnce(), attempt),
                 options.withTimeout(Duration.ofNanos(left)).withWaitWhenFull(false), this);
         }
 

@@ -56,8 +56,10 @@ final class BlockingCompletion
         catch (final Throwable failure)
         {
             // The attempts after the first in a lambda: a call that succeeds at once makes none.
-            return RetryingCall.callAfter(retry, retry.attempts(call), deadline, failure, remaining ->
-                attempt(call, RequestEncoder.again(message, kept), options.withTimeout(remaining), listener));
+            final int[] made = {1};
+            return RetryingCall.callAfter(retry.forCall(call), retry.attempts(call), deadline, failure, remaining ->
+                attempt(call, RequestEncoder.again(message, kept, call.exactlyOnce(), made[0]++),
+                    options.withTimeout(remaining), listener));
         }
     }
 

@@ -161,6 +161,7 @@ final class ClientCallPipeline
         final @Nullable Metadata metadata, final Duration timeout, final boolean listener) throws Throwable
     {
         final ServiceMethod call = state.call;
+        final Metadata sent = RequestEncoder.firstAttempt(call, metadata);
         final boolean fireAndForget = call.oneWay() && !call.receipt();
         final CallerWaiter waiter = CallerWaiter.current();
         final boolean onContext = caller.onContextThread(waiter, call, !fireAndForget);
@@ -168,8 +169,8 @@ final class ClientCallPipeline
         final Outbound message = listener && state.sharedHeader != null && !waiter.busy
             ? waiter.reusable(state, arguments)
             : encoder.encode(state, arguments, waiter, fireAndForget); // a caller may reuse what it sent unwaited
-        return blocking.call(call, RequestEncoder.withMetadata(message, metadata), state.options(timeout, onContext),
-            encoder.keptForResend(metadata), listener);
+        return blocking.call(call, RequestEncoder.withMetadata(message, sent), state.options(timeout, onContext),
+            encoder.keptForResend(sent), listener);
     }
 
     /**
@@ -182,12 +183,13 @@ final class ClientCallPipeline
     {
         final CallerWaiter waiter = CallerWaiter.current();
         final boolean onContext = caller.onContextThread(waiter, state.call, false);
+        final Metadata sent = RequestEncoder.firstAttempt(state.call, metadata);
         // The request goes back to its method's pool once the engine told the listener the call's outcome.
         final SegmentRequest pooled = listener && state.free != null ? SegmentRequest.take(state) : null;
         final Outbound message = RequestEncoder.withMetadata(pooled != null ? pooled.fill(state, arguments)
-            : encoder.encode(state, arguments, waiter, false), metadata);
+            : encoder.encode(state, arguments, waiter, false), sent);
         final CallOptions options = state.options(timeout, onContext);
-        final Metadata kept = encoder.keptForResend(metadata);
+        final Metadata kept = encoder.keptForResend(sent);
         return listener ? async.listening(state, message, pooled, options, kept, started, start)
             : async.onFutures(state, method, message, options, kept, started, start);
     }

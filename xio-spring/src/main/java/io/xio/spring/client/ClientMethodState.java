@@ -76,7 +76,9 @@ final class ClientMethodState
 
     private CallOptions make(final Duration limit, final boolean waitWhenFull)
     {
+        // An exactly-once call may go to another server with its key: on a session with no connection up it fails
+        // at once like an idempotent call, where another instance could take it (AttemptSessions.elsewhere).
         return CallOptions.timeout(limit).withReceipt(call.receipt()).withWaitWhenFull(waitWhenFull)
-            .withIdempotent(call.idempotent());
+            .withIdempotent(call.idempotent() || call.exactlyOnce()).withExactlyOnce(call.exactlyOnce());
     }
 }

@@ -1,5 +1,6 @@
 package io.xio.spring.client;
 
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.spring.codec.XioCodec;
@@ -108,7 +109,34 @@ final class RequestEncoder
      */
     static Outbound again(final Outbound message, final @Nullable Metadata kept)
     {
+        return again(message, kept, false, 0);
+    }
+
+    /**
+     * {@link #again(Outbound, Metadata)} for an attempt after {@code previousAttempts} others: an exactly-once call's
+     * carries the key the first attempt's metadata ({@code kept}) carried, and says how many attempts went before
+     * ({@link IdempotencyKeys#forRetry}), so that a server keeping a ledger runs the call once.
+     */
+    static Outbound again(final Outbound message, final @Nullable Metadata kept, final boolean exactlyOnce,
+        final int previousAttempts)
+    {
         final Outbound copy = message.sameData();
-        return kept == null ? copy : copy.metadata(new Metadata(kept));
+        if (kept == null)
+        {
+            return copy;
+        }
+        return copy.metadata(exactlyOnce ? IdempotencyKeys.forRetry(kept, previousAttempts) : new Metadata(kept));
+    }
+
+    /**
+     * The metadata the first attempt of a call of {@code call} sends, from what the proxy and interceptors made
+     * ({@code metadata}, null for none): an exactly-once call's carries its idempotency key, the application's own if
+     * it set one, else one made here, once per call, which {@link #keptForResend} keeps for every later attempt.
+     *
+     * @throws IllegalArgumentException when the application's key is not a valid one
+     */
+    static @Nullable Metadata firstAttempt(final ServiceMethod call, final @Nullable Metadata metadata)
+    {
+        return call.exactlyOnce() ? IdempotencyKeys.forFirstAttempt(metadata) : metadata;
     }
 }

@@ -168,7 +168,7 @@ final class RetryingCall
     {
         // A call a draining session refused unsent may go elsewhere even when it is not idempotent.
         final int allowed = RetryPolicy.neverSent(failure) ? Math.max(attempts, policy.maxAttempts()) : attempts;
-        if (n + 1 >= allowed || !RetryPolicy.mayRetry(failure))
+        if (n + 1 >= allowed || !policy.retries(failure))
         {
             return -1;
         }

@@ -34,15 +34,17 @@ import java.util.stream.Collectors;
  * @param returnKind plain, future, void, stream or mono
  * @param resultType the result's generic type (unwrapped from {@code CompletableFuture}, {@code Mono}, or a stream's
  *                   {@code Flux} or {@code Publisher}: the type of one message)
- * @param streamParameter the index of the parameter the client streams, or -1
  * @param timeout the method's deadline, or null for the client's
  * @param oneWay sent as a one-way message
  * @param receipt with {@code oneWay}: wait for the server's receipt
  * @param idempotent may run twice without harm, so a call whose connection or server went away may be tried again
+ * @param streamParameter the index of the parameter the client streams, or -1
+ * @param exactlyOnce runs once per call through the server's execution ledger, so a call whose connection or server
+ *                    went away is tried again with its idempotency key
  */
 public record ServiceMethod(Method method, String wireName, Type[] parameterTypes, boolean[] segments,
     ReturnKind returnKind, Type resultType, @Nullable Duration timeout, boolean oneWay, boolean receipt,
-    boolean idempotent, int streamParameter)
+    boolean idempotent, int streamParameter, boolean exactlyOnce)
 {
     private static final String FLUX = "reactor.core.publisher.Flux";
     private static final String MONO = "reactor.core.publisher.Mono";
@@ -147,6 +149,7 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         boolean oneWay = false;
         boolean receipt = false;
         boolean idempotent = false;
+        boolean exactlyOnce = false;
         String name = method.getName() + "(" + Arrays.stream(raw).map(Class::getSimpleName)
             .collect(Collectors.joining(",")) + ")";
         if (settings != null)
@@ -185,9 +188,47 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             {
                 name = settings.name();
             }
+            exactlyOnce = settings.exactlyOnce();
+            if (exactlyOnce)
+            {
+                checkExactlyOnce(method, kind, streamParameter, oneWay, idempotent);
+            }
         }
         return new ServiceMethod(method, name, parameters, segments, kind, result, timeout, oneWay, receipt,
-            idempotent, streamParameter);
+            idempotent, streamParameter, exactlyOnce);
+    }
+
+    /**
+     * An exactly-once method runs in a database transaction bound to the thread that runs it, and its answer is
+     * stored before that transaction commits: it answers synchronously, and is run once, not twice without harm.
+     */
+    private static void checkExactlyOnce(final Method method, final ReturnKind kind, final int streamParameter,
+        final boolean oneWay, final boolean idempotent)
+    {
+        final String refused;
+        if (kind == ReturnKind.STREAM || streamParameter >= 0)
+        {
+            refused = "a stream, which has no one answer to store";
+        }
+        else if (kind == ReturnKind.FUTURE || kind == ReturnKind.MONO)
+        {
+            refused = "returns " + method.getReturnType().getSimpleName() + "; its transaction is bound to the " +
+                "thread that runs it, so the method must answer synchronously (return the value itself)";
+        }
+        else if (oneWay)
+        {
+            refused = "one-way; a one-way message is never tried again, so its key would protect nothing";
+        }
+        else if (idempotent)
+        {
+            refused = "also idempotent = true; an idempotent method may run twice without harm and needs no " +
+                "ledger, an exactly-once method must not run twice: choose one";
+        }
+        else
+        {
+            return;
+        }
+        throw new IllegalArgumentException("@XioMethod(exactlyOnce = true) on " + method + ": " + refused);
     }
 
     /**

@@ -80,6 +80,18 @@ public interface XioInstrumentation
         void stop(@Nullable Object started, long startNanos, XioCallOutcome outcome, @Nullable Throwable failure);
 
         /**
+         * An exactly-once call ({@code @XioMethod(exactlyOnce = true)}) is answered: with the answer an earlier
+         * attempt of its idempotency key committed, without running the method ({@code replayed}), or with what the
+         * method did now. Called on the server, at most once per call, before {@link #stop}, on the thread that
+         * runs the call; not for a call that failed before its answer was known.
+         *
+         * @param started what {@link #start} returned
+         */
+        default void exactlyOnce(final @Nullable Object started, final boolean replayed)
+        {
+        }
+
+        /**
          * A stream's call is about to {@link #stop}: it sent {@code sent} messages and received {@code received}
          * (beside its opening message). Called once per stream, just before {@code stop}, on the thread that stops it.
          *

@@ -90,6 +90,8 @@ public final class ServiceDispatcher implements RequestHandler
     private final AtomicInteger running = new AtomicInteger();
     /** Serves the streams of a service with stream methods; null for one without, which refuses streams. */
     private final @Nullable ServiceStreams streams;
+    /** Runs the exactly-once methods; null for a service without. */
+    private final @Nullable ExactlyOnceCalls exactlyOnce;
     private volatile boolean draining;
     /** Completes once draining and no call is running. */
     private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
@@ -105,13 +107,15 @@ public final class ServiceDispatcher implements RequestHandler
      * @param callContext the context each call runs in, captured as it arrived (default: none)
      * @param boundsProperty the property the service's bounds are set under ({@code xio.server.services.<name>}),
      *                       which a call turned away by them names (default: none named)
+     * @param exactlyOnce makes what runs the service's exactly-once methods (default: none, and a service with such
+     *                    methods fails naming the first)
      */
     public record Settings(XioExceptionHandlers handlers, int maxConcurrentCalls, int maxQueuedCalls,
         List<XioServerInterceptor> interceptors, @Nullable XioCodec json, XioCallContext callContext,
-        @Nullable String boundsProperty)
+        @Nullable String boundsProperty, ExactlyOnceCalls.@Nullable Factory exactlyOnce)
     {
         /** Unbounded, without handlers, interceptors or JSON. */
-        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null, null);
+        public static final Settings DEFAULTS = new Settings(null, 0, 0, null, null, null, null, null);
 
         /** Without a property naming the bounds. */
         public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
@@ -121,12 +125,22 @@ public final class ServiceDispatcher implements RequestHandler
             this(handlers, maxConcurrentCalls, maxQueuedCalls, interceptors, json, callContext, null);
         }
 
-        /** Takes null for a default: only {@link #json()} and {@link #boundsProperty()} may be null afterwards. */
+        /** Without exactly-once methods. */
         public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
             final int maxQueuedCalls, final @Nullable List<XioServerInterceptor> interceptors,
             final @Nullable XioCodec json, final @Nullable XioCallContext callContext,
             final @Nullable String boundsProperty)
         {
+            this(handlers, maxConcurrentCalls, maxQueuedCalls, interceptors, json, callContext, boundsProperty, null);
+        }
+
+        /** Takes null for a default: only the JSON codec, the bounds property and {@link #exactlyOnce()} stay so. */
+        public Settings(final @Nullable XioExceptionHandlers handlers, final int maxConcurrentCalls,
+            final int maxQueuedCalls, final @Nullable List<XioServerInterceptor> interceptors,
+            final @Nullable XioCodec json, final @Nullable XioCallContext callContext,
+            final @Nullable String boundsProperty, final ExactlyOnceCalls.@Nullable Factory exactlyOnce)
+        {
+            this.exactlyOnce = exactlyOnce;
             this.boundsProperty = boundsProperty;
             this.handlers = handlers == null ? XioExceptionHandlers.NONE : handlers;
             this.maxConcurrentCalls = maxConcurrentCalls;
@@ -175,6 +189,8 @@ public final class ServiceDispatcher implements RequestHandler
             " calls in progress and " + maxQueuedCalls + " waiting, its bounds" +
             (settings.boundsProperty() == null ? "" : " (" + settings.boundsProperty() + ".*)"));
         this.methods = new ServiceMethods(api, codec);
+        this.exactlyOnce = ExactlyOnceCalls.forService(settings.exactlyOnce(), resource, target,
+            methods.sorted().values(), codec, handlers, inline);
         this.streams = methods.sorted().values().stream().anyMatch(ServiceMethod::isStream)
             ? new ServiceStreams(resource, methods, this::invokeMethod, this::codecOf, handlers, interceptors, inline,
                 worker, callContext, this::recorder)
@@ -434,6 +450,9 @@ public final class ServiceDispatcher implements RequestHandler
                 ? Invocation.segmentArguments(method, message)
                 : Invocation.arguments(method, callCodec, methods.argumentsOf(message, found), segments(message));
             final Method invoked = method.method();
+            final ServiceMethod described = method;
+            final CallRecorder recording = recorder;
+            final Object begun = started;
             call = new XioServerCall(resource, invoked, arguments, request);
             final Object result;
             final XioInstrumentation.Scope scope = recorder.openScope(started); // the caller's trace, current here
@@ -441,14 +460,14 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 if (produced == null)
                 {
-                    returned = invokeMethod(invoked, arguments);
+                    returned = run(described, invoked, arguments, request, recording, begun);
                     result = returned;
                 }
                 else
                 {
                     result = InterceptorChain.server(interceptors, call, () ->
                     {
-                        produced[0] = invokeMethod(invoked, arguments);
+                        produced[0] = run(described, invoked, arguments, request, recording, begun);
                         return produced[0];
                     });
                 }
@@ -560,7 +579,15 @@ public final class ServiceDispatcher implements RequestHandler
         }
     }
 
-    /** The service method itself, the last link of the interceptors' chain: its exception as thrown. */
+    /** The last link of the interceptors' chain: the method, or an exactly-once one through its ledger. */
+    private @Nullable Object run(final ServiceMethod method, final Method invoked, final @Nullable Object[] arguments,
+        final InboundRequest request, final CallRecorder recorder, final @Nullable Object started) throws Throwable
+    {
+        return method.exactlyOnce() ? exactlyOnce.invoke(method, request, recorder, started,
+            () -> invokeMethod(invoked, arguments)) : invokeMethod(invoked, arguments);
+    }
+
+    /** The service method itself: its exception as thrown. */
     private @Nullable Object invokeMethod(final Method method, final @Nullable Object[] arguments) throws Throwable
     {
         try
@@ -625,6 +652,12 @@ public final class ServiceDispatcher implements RequestHandler
             if (request.isOneWay() || request.isCancelled())
             {
                 message.close();
+            }
+            else if (failure instanceof ExactlyOnceCalls.NotSettled)
+            {
+                message.close();
+                outcome = XioCallOutcome.BACK_PRESSURE;
+                request.refuse(); // another attempt of its key still runs: this one is to be tried again
             }
             else if (failure != null)
             {

@@ -132,10 +132,15 @@ public final class XioExceptionHandlers
     /**
      * What a failure thrown by the service's {@code method} (or an interceptor around it) is answered with: its
      * handler's error; else (no handler, it returned null, or it threw) the failure with UNKNOWN, with its type and
-     * message when {@code method} declares its type, otherwise as the disclosure allows.
+     * message when {@code method} declares its type, otherwise as the disclosure allows. An exactly-once call's
+     * {@link ExactlyOnceCalls.AnsweredFailure} has its answer already.
      */
     public Answer answer(final Throwable failure, final @Nullable Method method)
     {
+        if (failure instanceof ExactlyOnceCalls.AnsweredFailure answered)
+        {
+            return answered.answer(); // stored when it first happened, or xio's own words: given as it is
+        }
         final Class<?> type = failure.getClass();
         Optional<Handler> handler = chosen.get(type);
         if (handler == null)

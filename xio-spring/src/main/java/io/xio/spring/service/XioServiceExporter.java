@@ -332,6 +332,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final XioCodec json = context.getBeanProvider(XioReflectionService.class).stream()
             .map(XioReflectionService::json).findFirst().orElse(null); // calls in JSON go with reflection
         final XioErrorDisclosure disclosure = server.errorDisclosure();
+        // Only an application with exactly-once methods needs one: a service with such methods and none fails.
+        final ExactlyOnceCalls.Factory exactlyOnce = context.getBeanProvider(ExactlyOnceCalls.Factory.class)
+            .getIfAvailable();
         for (final Map.Entry<String, Object> bean : context.getBeansWithAnnotation(XioService.class).entrySet())
         {
             final Object target = bean.getValue();
@@ -358,7 +361,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                     XioExceptionHandlers.of(target, resource, api, advices, disclosure), maxConcurrent,
                     maxQueuedCalls(property, bounds),
                     interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
-                    callContext, property));
+                    callContext, property, exactlyOnce));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher, dispatcher.reuse());
         }

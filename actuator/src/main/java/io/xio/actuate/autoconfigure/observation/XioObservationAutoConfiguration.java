@@ -1,6 +1,15 @@
 package io.xio.actuate.autoconfigure.observation;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import io.xio.actuate.metrics.XioExactlyOnceCounter;
+import io.xio.spring.observation.XioCall;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.ApplicationContext;
+import org.springframework.util.ClassUtils;
+
+import java.util.function.Consumer;
+import java.util.function.Function;
 import io.xio.actuate.observation.XioClientObservationConvention;
 import io.xio.actuate.observation.XioObservationInstrumentation;
 import io.xio.actuate.observation.XioServerObservationConvention;
@@ -33,9 +42,21 @@ public final class XioObservationAutoConfiguration
     @ConditionalOnBean(ObservationRegistry.class)
     XioObservationInstrumentation xioObservationInstrumentation(final ObservationRegistry registry,
         final ObjectProvider<XioClientObservationConvention> clientConvention,
-        final ObjectProvider<XioServerObservationConvention> serverConvention)
+        final ObjectProvider<XioServerObservationConvention> serverConvention, final ApplicationContext context)
     {
+        // Exactly-once calls are counted where Micrometer's core is, as the timers are.
         return new XioObservationInstrumentation(registry, clientConvention.getIfAvailable(),
-            serverConvention.getIfAvailable());
+            serverConvention.getIfAvailable(), ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry",
+                context.getClassLoader()) ? Counters.of(context) : null);
+    }
+
+    /** Kept apart so that this configuration loads without Micrometer's core. */
+    private static final class Counters
+    {
+        static @Nullable Function<XioCall, Consumer<Boolean>> of(final ApplicationContext context)
+        {
+            final MeterRegistry meters = context.getBeanProvider(MeterRegistry.class).getIfAvailable();
+            return meters == null ? null : call -> new XioExactlyOnceCounter(meters, call);
+        }
     }
 }

@@ -1,0 +1,260 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.engine.BackPressureException;
+import io.xio.engine.IdempotencyKeys;
+import io.xio.engine.Metadata;
+import io.xio.engine.RemoteException;
+import io.xio.spring.autoconfigure.ExactlyOnceFixtures.KeysSeen;
+import io.xio.spring.autoconfigure.ExactlyOnceFixtures.OwnKey;
+import io.xio.spring.autoconfigure.ExactlyOnceFixtures.Replays;
+import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.InsufficientFunds;
+import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.Receipt;
+import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClient;
+import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClientApplication;
+import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersServerApplication;
+import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersService;
+import io.xio.spring.call.XioClientInterceptor;
+import io.xio.spring.call.XioServerInterceptor;
+import io.xio.spring.observation.XioCallOutcome;
+import io.xio.spring.observation.XioInstrumentation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ApplicationContext;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.entries;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.port;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.server;
+import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code @XioMethod(exactlyOnce = true)} end to end over tcp, on a real embedded H2: a {@code @Transactional} service
+ * writes with {@code JdbcTemplate}, and the rows and the ledger's entries are counted in the database. A call runs
+ * once; a second call with its key gets the stored answer without running (in JSON too, for a caller in JSON); a
+ * call whose connection broke after it ran is tried again with its key and replayed; the method's writes and the
+ * entry commit or roll back together, as the method's rollback rules say; a duplicate still running is refused with
+ * back-pressure; a call without a key is refused.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class XioExactlyOnceTest
+{
+    /** A test given the server's context, its service, and the client's proxy. */
+    @FunctionalInterface
+    private interface WithClient
+    {
+        void run(ApplicationContext server, TransfersService service, TransfersClient client) throws Exception;
+    }
+
+    private final OwnKey ownKey = new OwnKey();
+    private final KeysSeen keysSeen = new KeysSeen();
+    private final Replays replays = new Replays();
+
+    private void run(final WithClient test, final String[] serverProperties, final String... clientProperties)
+    {
+        server(TransfersServerApplication.class)
+            .withBean(XioServerInterceptor.class, () -> keysSeen)
+            .withBean(XioInstrumentation.class, () -> replays)
+            .withPropertyValues(serverProperties)
+            .run(server ->
+            {
+                assertThat(server).hasNotFailed();
+                runner(TransfersClientApplication.class).withBean(XioClientInterceptor.class, () -> ownKey)
+                    .withPropertyValues("xio.clients.transfers.uri=tcp://127.0.0.1:" + port(server) + "/transfers",
+                        "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
+                    .withPropertyValues(clientProperties)
+                    .run(client ->
+                    {
+                        assertThat(client).hasNotFailed();
+                        final TransfersService service = server.getBean(TransfersService.class);
+                        try
+                        {
+                            test.run(server, service, client.getBean(TransfersClient.class));
+                        }
+                        finally
+                        {
+                            service.release();
+                        }
+                    });
+            });
+    }
+
+    private void run(final WithClient test)
+    {
+        run(test, new String[0]);
+    }
+
+    @Test
+    void aCallRunsOnceAndASecondCallWithItsKeyGetsTheStoredAnswerWithoutRunning()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-1";
+            final Receipt first = transfers.transfer("t1", 5);
+            assertThat(first).isEqualTo(new Receipt("t1", 5, 1));
+            // Another call with the same key, whatever its arguments: the first call's answer, the method not run.
+            assertThat(transfers.transfer("t1", 7)).isEqualTo(first);
+            assertThat(service.executions()).isEqualTo(1);
+            assertThat(transfers.rows("t1")).isEqualTo(1);
+            assertThat(entries(server, "order-1")).isEqualTo(1);
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
+
+            ownKey.key = null; // a key made per call: two calls run twice
+            transfers.transfer("t2", 1);
+            transfers.transfer("t2", 1);
+            assertThat(transfers.rows("t2")).isEqualTo(2);
+            assertThat(keysSeen.keys.subList(keysSeen.keys.size() - 3, keysSeen.keys.size() - 1))
+                .doesNotHaveDuplicates().noneMatch("null"::equals);
+            assertThat(keysSeen.keys.get(keysSeen.keys.size() - 1)).as("rows(String) is no exactly-once method")
+                .isEqualTo("null");
+        });
+    }
+
+    @Test
+    void aCallWhoseConnectionBrokeAfterItRanIsTriedAgainWithItsKeyAndReplayed()
+    {
+        run((server, service, transfers) ->
+        {
+            service.goAwayNext(1);
+            assertThat(transfers.transfer("t3", 9)).isEqualTo(new Receipt("t3", 9, 1));
+            assertThat(service.executions()).as("the lost attempt ran and committed; the retry did not run")
+                .isEqualTo(1);
+            assertThat(transfers.rows("t3")).isEqualTo(1);
+            assertThat(keysSeen.keys.subList(0, 2)).as("both attempts carry the call's one key")
+                .doesNotContain("null").containsExactly(keysSeen.keys.get(0), keysSeen.keys.get(0));
+            assertThat(keysSeen.previousAttempts.subList(0, 2)).as("absent on the first attempt of a key made for it")
+                .containsExactly("null", "1");
+            assertThat(entries(server, keysSeen.keys.get(0))).isEqualTo(1);
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
+        });
+    }
+
+    @Test
+    void anUncheckedExceptionRollsBackTheMethodsWritesAndTheEntryTogether()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-unchecked";
+            assertThatThrownBy(() -> transfers.failUnchecked("t4")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("declined t4");
+            assertThat(transfers.rows("t4")).isZero();
+            assertThat(entries(server, "order-unchecked")).isZero();
+            // Nothing committed: the same key runs again.
+            assertThatThrownBy(() -> transfers.failUnchecked("t4")).isInstanceOf(IllegalStateException.class);
+            assertThat(service.executions()).isEqualTo(2);
+            assertThat(transfers.rows("t4")).isZero();
+        });
+    }
+
+    @Test
+    void aCheckedExceptionCommitsWithTheWritesAndIsReplayedAsTheSameError()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-checked";
+            assertThatThrownBy(() -> transfers.decline("t5")).isInstanceOf(InsufficientFunds.class)
+                .hasMessage("no funds for t5 (execution 1)");
+            assertThat(transfers.rows("t5")).as("Spring commits on a checked exception").isEqualTo(1);
+            assertThat(entries(server, "order-checked")).isEqualTo(1);
+            assertThatThrownBy(() -> transfers.decline("t5")).isInstanceOf(InsufficientFunds.class)
+                .hasMessage("no funds for t5 (execution 1)");
+            assertThat(service.executions()).isEqualTo(1);
+            assertThat(replays.answers).containsExactly("decline executed", "decline replayed");
+        });
+    }
+
+    @Test
+    void aCheckedExceptionTheMethodRollsBackForLeavesNeitherWritesNorEntry()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-rollback-for";
+            assertThatThrownBy(() -> transfers.declineAndRollBack("t6")).isInstanceOf(InsufficientFunds.class);
+            assertThat(transfers.rows("t6")).isZero();
+            assertThat(entries(server, "order-rollback-for")).isZero();
+        });
+    }
+
+    @Test
+    void aCallerInJsonGetsTheStoredAnswerInJson()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-json";
+            transfers.transfer("t7", 3);
+            final String json = callInJson(server, "transfer(String,long)", "[\"t7\", 3]",
+                new Metadata().add(IdempotencyKeys.METADATA_KEY, "order-json")
+                    .add(IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY, "1"));
+            assertThat(json).isEqualTo("{\"id\":\"t7\",\"amount\":3,\"execution\":1}");
+            assertThat(service.executions()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aCallWithoutAKeyIsRefusedAsAnInvalidArgumentOrRunsWhenTheServerSaysSo()
+    {
+        run((server, service, transfers) ->
+        {
+            assertThatThrownBy(() -> callInJson(server, "transfer(String,long)", "[\"t8\", 1]", new Metadata()))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RemoteException.class)
+                .hasMessageContaining("java.lang.IllegalArgumentException")
+                .hasMessageContaining("idempotency key").hasMessageContaining("INVALID_ARGUMENT");
+            assertThat(service.executions()).isZero();
+        });
+        run((server, service, transfers) ->
+        {
+            assertThat(callInJson(server, "transfer(String,long)", "[\"t8\", 1]", new Metadata()))
+                .contains("\"execution\":1");
+            assertThat(transfers.rows("t8")).isEqualTo(1);
+            assertThat(server.getBean(org.springframework.jdbc.core.JdbcTemplate.class)
+                .queryForObject("SELECT COUNT(*) FROM xio_execution_ledger", Integer.class)).isZero();
+        }, new String[] {"xio.ledger.run-without-key=true"});
+    }
+
+    @Test
+    void aDuplicateOfACallStillRunningIsRefusedWithBackPressureAndLaterGetsItsAnswer()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-held";
+            final CompletableFuture<Receipt> first = CompletableFuture.supplyAsync(() -> transfers.held("t9"));
+            assertThat(service.awaitHeld()).isTrue();
+            // The duplicate's claim waits for the first's transaction (at most 200 ms; on H2 its lock timeout, 2 s),
+            // then is refused unrun; the client tries it again after a back-pressure refusal, up to its one attempt.
+            assertThatThrownBy(() -> transfers.held("t9")).isInstanceOf(BackPressureException.class);
+            service.release();
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t9", 0, 1));
+            assertThat(transfers.held("t9")).as("the first's answer, replayed").isEqualTo(new Receipt("t9", 0, 1));
+            assertThat(service.executions()).isEqualTo(1);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> replays.outcomes.contains(XioCallOutcome.BACK_PRESSURE));
+        }, new String[] {"xio.ledger.max-claim-wait=200ms"}, "xio.client.retry.max-attempts=1");
+    }
+
+    @Test
+    void aDuplicateRefusedWhileTheFirstRunsIsTriedAgainUntilItGetsTheFirstsAnswer()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-retried";
+            final CompletableFuture<Receipt> first = CompletableFuture.supplyAsync(() -> transfers.held("t10"));
+            assertThat(service.awaitHeld()).isTrue();
+            final CompletableFuture<Receipt> duplicate = CompletableFuture.supplyAsync(() -> transfers.held("t10"));
+            // Refused with back-pressure while the first holds the key, then tried again within its deadline.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> replays.outcomes.contains(XioCallOutcome.BACK_PRESSURE));
+            service.release();
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t10", 0, 1));
+            assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t10", 0, 1));
+            assertThat(service.executions()).isEqualTo(1);
+            assertThat(transfers.rows("t10")).isEqualTo(1);
+        }, new String[] {"xio.ledger.max-claim-wait=100ms"}, "xio.clients.transfers.timeout=10s",
+            "xio.client.retry.max-attempts=1000", "xio.client.retry.initial-backoff=50ms",
+            "xio.client.retry.max-backoff=100ms");
+    }
+}

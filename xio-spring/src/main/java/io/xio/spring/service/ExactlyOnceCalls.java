@@ -1,0 +1,146 @@
+package io.xio.spring.service;
+
+import io.xio.engine.InboundRequest;
+import io.xio.spring.codec.XioCodec;
+import io.xio.spring.method.ServiceMethod;
+import io.xio.spring.observation.XioInstrumentation.CallRecorder;
+import org.jspecify.annotations.Nullable;
+
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * How a service runs its exactly-once methods ({@code @XioMethod(exactlyOnce = true)}): each call inside the
+ * application's database transaction, its idempotency key and answer recorded with the method's writes, a key
+ * already committed answered without running the method. The dispatcher hands such a call here in place of invoking
+ * the method; {@code io.xio.spring.exactlyonce} implements it on the execution ledger ({@code xio-ledger}) and
+ * Spring's transactions. Made per service at start-up, where a method it cannot serve fails naming itself;
+ * thread-safe: calls run on the service's workers.
+ */
+public interface ExactlyOnceCalls
+{
+    /** The service method's own invocation, run at most once per call by {@link #invoke}. */
+    @FunctionalInterface
+    interface Invocation
+    {
+        @Nullable Object proceed() throws Throwable;
+    }
+
+    /**
+     * Runs one call of the exactly-once {@code method} that {@code request} carries, or answers it with what an
+     * earlier attempt of its key committed, on the thread that runs the call.
+     *
+     * @param recorder   told whether the answer was executed or replayed ({@link CallRecorder#exactlyOnce})
+     * @param started    what {@code recorder}'s start returned for this call
+     * @param invocation the method's invocation
+     * @return the method's result, or the stored one decoded back into the result's type
+     * @throws Throwable what the method threw when its transaction rolled back; an {@link AnsweredFailure} with the
+     *     answer of an error that committed (now or by an earlier attempt) or of a call without a key; a
+     *     {@link NotSettled} when this attempt did not settle the call (the call is refused, to be retried)
+     */
+    @Nullable Object invoke(ServiceMethod method, InboundRequest request, CallRecorder recorder,
+        @Nullable Object started, Invocation invocation) throws Throwable;
+
+    /**
+     * The exactly-once calls of the service exported as {@code resource} from {@code factory}, or null when none of
+     * its {@code methods} is exactly-once: at start-up, where a method that cannot run exactly once fails naming
+     * itself (a service running inline, no factory: the application has no execution ledger).
+     *
+     * @throws ExactlyOnceSetupException naming the first method that cannot run exactly once
+     */
+    static @Nullable ExactlyOnceCalls forService(final @Nullable Factory factory, final String resource,
+        final Object target, final Collection<ServiceMethod> methods, final XioCodec codec,
+        final XioExceptionHandlers handlers, final boolean inline)
+    {
+        final List<ServiceMethod> exactlyOnce = methods.stream().filter(ServiceMethod::exactlyOnce).toList();
+        if (exactlyOnce.isEmpty())
+        {
+            return null;
+        }
+        final ServiceMethod first = exactlyOnce.get(0);
+        if (inline)
+        {
+            throw new ExactlyOnceSetupException(resource, first.method(), "the service runs inline on the engine's " +
+                "context thread (@XioService(dispatch = INLINE)), and an exactly-once method blocks on its database",
+                "Export the service with dispatch = WORKER, or move the method to a service that does.");
+        }
+        if (factory == null)
+        {
+            throw new ExactlyOnceSetupException(resource, first.method(), "the application has no execution " +
+                "ledger", "Add io.xio:xio-ledger and spring-boot-starter-jdbc (a DataSource and its transaction " +
+                "manager) to the application; without Spring Boot, give the exporter an ExactlyOnceCalls.Factory " +
+                "(io.xio.spring.exactlyonce.TransactionalExactlyOnceCalls).");
+        }
+        return factory.forService(new ExportedService(resource, target, exactlyOnce, codec, handlers));
+    }
+
+    /**
+     * One exported service with exactly-once methods.
+     *
+     * @param resource the resource it is exported as
+     * @param target the service bean (a proxy, as the context made it)
+     * @param methods its exactly-once methods
+     * @param codec the server's codec, which stores the answers
+     * @param handlers how the service's failures are answered, which stores an error that commits
+     */
+    record ExportedService(String resource, Object target, List<ServiceMethod> methods, XioCodec codec,
+        XioExceptionHandlers handlers)
+    {
+        public ExportedService
+        {
+            methods = List.copyOf(methods);
+        }
+    }
+
+    /** Makes the {@link ExactlyOnceCalls} of each exported service that has exactly-once methods; a bean. */
+    @FunctionalInterface
+    interface Factory
+    {
+        /**
+         * The exactly-once calls of {@code service}, at start-up.
+         *
+         * @throws ExactlyOnceSetupException when one of its methods cannot run exactly once (no transaction manager,
+         *     a propagation that would not join the ledger's transaction), naming it
+         */
+        ExactlyOnceCalls forService(ExportedService service);
+    }
+
+    /**
+     * A call answered with an answer decided before the dispatcher saw the failure: a stored error replayed as it
+     * was first answered, or xio's own refusal of a call. Its cause, if any, is what the method threw in this
+     * attempt. No stack trace: it is an answer, not a fault of this server.
+     */
+    final class AnsweredFailure extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        private final transient XioExceptionHandlers.Answer answer;
+
+        public AnsweredFailure(final XioExceptionHandlers.Answer answer, final @Nullable Throwable cause)
+        {
+            super(answer.type() + ": " + answer.error().message(), cause, false, false);
+            this.answer = answer;
+        }
+
+        public XioExceptionHandlers.Answer answer()
+        {
+            return answer;
+        }
+    }
+
+    /**
+     * This attempt did not settle its call: another attempt of its idempotency key still holds it in an open
+     * transaction, a transient database failure rolled it back, or its commit failed. The same key's next attempt
+     * settles it (runs it, or gets what committed), so the call is refused with back-pressure, the answer that says
+     * "try again", which a client retries an exactly-once call on. No stack trace.
+     */
+    final class NotSettled extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        public NotSettled(final String message, final Throwable cause)
+        {
+            super(message, cause, false, false);
+        }
+    }
+}

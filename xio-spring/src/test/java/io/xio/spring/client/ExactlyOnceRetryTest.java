@@ -1,0 +1,88 @@
+package io.xio.spring.client;
+
+import io.xio.annotation.XioMethod;
+import io.xio.engine.BackPressureException;
+import io.xio.engine.IdempotencyKeys;
+import io.xio.engine.Metadata;
+import io.xio.engine.Outbound;
+import io.xio.engine.RemoteException;
+import io.xio.engine.support.Backoff;
+import io.xio.spring.method.ServiceMethod;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An exactly-once call's attempts: retried as an idempotent call's are, and after the server's back-pressure refusal
+ * too (another attempt of its key still ran there); each attempt after the first carries the first one's key and says
+ * how many went before.
+ */
+class ExactlyOnceRetryTest
+{
+    private static final String URI = "tcp://127.0.0.1:1/x";
+
+    interface Api
+    {
+        @XioMethod(exactlyOnce = true)
+        String pay(String id);
+
+        @XioMethod(idempotent = true)
+        String read(String id);
+    }
+
+    private static ServiceMethod method(final String name) throws NoSuchMethodException
+    {
+        return ServiceMethod.of(Api.class.getMethod(name, String.class), Api.class);
+    }
+
+    @Test
+    void anExactlyOnceCallIsTriedAgainAfterTheServersRefusalAnIdempotentOneIsNot() throws Exception
+    {
+        final RetryPolicy policy = new RetryPolicy(3, Backoff.of(Duration.ofMillis(1), Duration.ofMillis(2)));
+        final BackPressureException refused = new BackPressureException("busy", new RemoteException(URI, 2, null,
+            null));
+        assertThat(policy.attempts(method("pay"))).isEqualTo(3);
+        assertThat(policy.forCall(method("pay")).retries(refused)).isTrue();
+        assertThat(policy.forCall(method("read")).retries(refused)).isFalse();
+        assertThat(policy.forCall(method("pay")).retries(new BackPressureException("this side is full")))
+            .as("refused on this side, for lack of room: not the server's answer").isFalse();
+        assertThat(policy.forCall(method("pay")).retries(new IllegalStateException("the service's")))
+            .isFalse();
+    }
+
+    @Test
+    void everyAttemptOfAnExactlyOnceCallCarriesTheFirstAttemptsKey() throws Exception
+    {
+        final ServiceMethod pay = method("pay");
+        final Metadata first = RequestEncoder.firstAttempt(pay, null);
+        final String key = IdempotencyKeys.of(first);
+        assertThat(key).isNotNull();
+        assertThat(IdempotencyKeys.firstUse(first)).isTrue();
+        final Metadata kept = new RequestEncoder(null, new RetryPolicy(3, Backoff.of(Duration.ofMillis(1),
+            Duration.ofMillis(2)))).keptForResend(first);
+        final Outbound message = Outbound.of(ByteBuffer.wrap(new byte[] {1})).metadata(first);
+        final List<Metadata> retries = new ArrayList<>();
+        for (int previous = 1; previous <= 2; previous++)
+        {
+            retries.add(RequestEncoder.again(message, kept, true, previous).metadata());
+        }
+        assertThat(retries).extracting(IdempotencyKeys::of).containsOnly(key);
+        assertThat(retries).extracting(IdempotencyKeys::previousAttempts).containsExactly(1, 2);
+        assertThat(IdempotencyKeys.of(RequestEncoder.firstAttempt(pay, null))).as("a key per call").isNotEqualTo(key);
+    }
+
+    @Test
+    void theApplicationsOwnKeyIsKept() throws Exception
+    {
+        final Metadata own = new Metadata().put(IdempotencyKeys.METADATA_KEY, "order-42");
+        final Metadata first = RequestEncoder.firstAttempt(method("pay"), own);
+        assertThat(IdempotencyKeys.of(first)).isEqualTo("order-42");
+        assertThat(IdempotencyKeys.firstUse(first)).as("it may have been sent before: claimed first").isFalse();
+        assertThat(RequestEncoder.firstAttempt(method("read"), own)).isSameAs(own);
+    }
+}
