@@ -154,7 +154,8 @@ public final class ExactlyOnceRequests implements RequestHandler
             }
             final LedgerWork work = connection -> handler.handle(request, connection);
             outcome = key == null ? execution.executeWithoutKey(work) :
-                execution.execute(key, firstUse, claimWait(request), work);
+                execution.execute(LedgerKeys.scoped(request.session().resource(), request.session().principal(),
+                    key), firstUse, claimWait(request), work);
         }
         catch (final ExecutionUnsettledException ex)
         {

@@ -6,11 +6,14 @@ import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
 import io.xio.engine.XioEngine;
+import io.xio.ledger.LedgerKeys;
+import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers;
 import io.xio.spring.autoconfigure.ledger.XioLedgerAutoConfiguration;
 import io.xio.spring.autoconfigure.reflection.XioReflectionAutoConfiguration;
 import io.xio.spring.call.XioClientInterceptor;
 import io.xio.spring.call.XioServerInterceptor;
 import io.xio.spring.method.Invocation;
+import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation;
@@ -65,11 +68,22 @@ final class ExactlyOnceFixtures
         return server.getBean(XioServiceExporter.class).portals().get(0).uri().port();
     }
 
-    /** The ledger entries of {@code key}: 1 once its call committed, 0 before or after a rollback. */
+    /**
+     * The ledger entries of {@code key} sent by an anonymous caller to any method of the transfers service: 1 once
+     * its call committed, 0 before or after a rollback. The ledger keeps a key within its method and caller
+     * ({@link LedgerKeys}).
+     */
     static int entries(final ApplicationContext server, final String key)
     {
-        return server.getBean(JdbcTemplate.class).queryForObject(
-            "SELECT COUNT(*) FROM xio_execution_ledger WHERE idempotency_key = ?", Integer.class, key);
+        int entries = 0;
+        for (final java.lang.reflect.Method method : Transfers.class.getMethods())
+        {
+            final String scoped = LedgerKeys.scoped("transfers/" + ServiceMethod.of(method, Transfers.class).wireName(),
+                null, key);
+            entries += server.getBean(JdbcTemplate.class).queryForObject(
+                "SELECT COUNT(*) FROM xio_execution_ledger WHERE idempotency_key = ?", Integer.class, scoped);
+        }
+        return entries;
     }
 
     /** Gives each call the key set here, if any, as an application sets its own. */

@@ -116,6 +116,20 @@ class XioExactlyOnceTest
     }
 
     @Test
+    void oneKeySentToTwoMethodsRunsEachOnceAndNeverReplaysOnesAnswerToTheOther()
+    {
+        run((server, service, transfers) ->
+        {
+            ownKey.key = "order-shared";
+            final Receipt moved = transfers.transfer("s1", 5);
+            // The transfer's answer would decode as a receipt here: the decline runs instead, and throws.
+            assertThatThrownBy(() -> transfers.decline("s2")).isInstanceOf(InsufficientFunds.class);
+            assertThat(transfers.transfer("s1", 5)).isEqualTo(moved);
+            assertThat(entries(server, "order-shared")).isEqualTo(2);
+        });
+    }
+
+    @Test
     void aCallWhoseConnectionBrokeAfterItRanIsTriedAgainWithItsKeyAndReplayed()
     {
         run((server, service, transfers) ->

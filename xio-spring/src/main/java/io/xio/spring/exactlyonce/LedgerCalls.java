@@ -6,6 +6,7 @@ import io.xio.engine.Metadata;
 import io.xio.ledger.ExactlyOnceExecution;
 import io.xio.ledger.ExecutionOutcome;
 import io.xio.ledger.ExecutionUnsettledException;
+import io.xio.ledger.LedgerKeys;
 import io.xio.ledger.LedgerWork;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.error.XioError;
@@ -74,7 +75,8 @@ final class LedgerCalls implements ExactlyOnceCalls
         try
         {
             outcome = key == null ? execution.executeWithoutKey(work)
-                : execution.execute(key, IdempotencyKeys.firstUse(metadata), claimWait(request), work);
+                : execution.execute(LedgerKeys.scoped(request.session().resource() + "/" + method.wireName(),
+                    request.session().principal(), key), IdempotencyKeys.firstUse(metadata), claimWait(request), work);
         }
         catch (final ExecutionUnsettledException ex)
         {
