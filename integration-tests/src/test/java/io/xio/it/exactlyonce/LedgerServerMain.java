@@ -80,7 +80,7 @@ public final class LedgerServerMain
         pool.setJdbcUrl(args[1]);
         pool.setMaximumPoolSize(WORKERS);
         pool.setPoolName(name);
-        // Names its connections in pg_stat_activity, where the test sees this server's transactions in flight.
+        // Names its connections in pg_stat_activity, where the test sees this server's writes held at its gate.
         pool.addDataSourceProperty("ApplicationName", name);
         final HikariDataSource dataSource = new HikariDataSource(pool);
         // Bounded: a full queue turns a write away with back-pressure instead of queueing it without end.
