@@ -8,8 +8,6 @@ import io.xio.engine.XioEngine;
 import io.xio.engine.XioUri;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,16 +17,23 @@ import static org.awaitility.Awaitility.await;
 /**
  * Server processes sharing one database, each behind a {@link TcpRelay} of the test's JVM, and a
  * {@link ServiceClient} that reaches them only through the relays (a {@link StaticEndpointResolver} lists the
- * relays). The client's engine notices a silent connection within {@link #KEEPALIVE_TIMEOUT}, so that a partition
- * shows within about 2 s. {@link #close()} stops it all, processes included, whatever state it is in. Used by the
- * test's thread.
+ * relays, which stay the servers' addresses across restarts). The client's engine drops a silent connection after
+ * {@link #KEEPALIVE_TIMEOUT} and gives up re-attaching its session after {@link #RECONNECT_TIMEOUT}, so that a
+ * partition shows as a server no longer active within about 4 s. {@link #close()} stops it all, processes included,
+ * whatever state it is in. Used by the test's thread.
  */
 final class LedgerCluster implements AutoCloseable
 {
-    /** Traffic-free time after which the client's connections send a keepalive. */
+    /**
+     * Traffic-free time after which a connection sends a keepalive, on the client and the servers: a quiet healthy
+     * connection is silent for at most about twice this (the engine looks once an interval), well within
+     * {@link #KEEPALIVE_TIMEOUT}.
+     */
     static final Duration KEEPALIVE_INTERVAL = Duration.ofMillis(250);
-    /** Silence after which the client drops a connection: how soon it notices a partition. */
+    /** Silence after which a connection is dropped: how soon the client notices a partition. */
     static final Duration KEEPALIVE_TIMEOUT = Duration.ofMillis(1500);
+    /** How long the client tries to re-attach a session whose connection was dropped before it fails the session. */
+    static final Duration RECONNECT_TIMEOUT = Duration.ofSeconds(2);
 
     private final List<ServerProcess> servers = new ArrayList<>();
     private final List<TcpRelay> relays = new ArrayList<>();
@@ -52,18 +57,18 @@ final class LedgerCluster implements AutoCloseable
             final List<Endpoint> endpoints = new ArrayList<>();
             for (int i = 1; i <= size; i++)
             {
-                final ServerProcess server = new ServerProcess("server-" + i, freePort(), jdbcUrl, ledger);
+                final ServerProcess server = new ServerProcess("server-" + i, jdbcUrl, ledger);
                 cluster.servers.add(server);
+                server.start();
                 final TcpRelay relay = new TcpRelay(server.name(), server.port());
                 cluster.relays.add(relay);
                 endpoints.add(Endpoint.of(server.name(), "", List.of(XioUri.parse("tcp://127.0.0.1:" +
                     relay.port()))));
-                server.start();
             }
             cluster.clientEngine = XioEngine.builder().name("eo-client").contexts(2)
                 .keepalive(KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT)
                 .connectTimeout(Duration.ofSeconds(1))
-                .reconnectTimeout(Duration.ofSeconds(10))
+                .reconnectTimeout(RECONNECT_TIMEOUT)
                 .build();
             cluster.client = ServiceClient.builder(cluster.clientEngine,
                 StaticEndpointResolver.of(LedgerServerMain.SERVICE, endpoints), LedgerServerMain.SERVICE)
@@ -95,9 +100,26 @@ final class LedgerCluster implements AutoCloseable
         return relays.get(index);
     }
 
-    int size()
+    /** Starts server {@code index} again, on a fresh port, and points its relay there. */
+    void restart(final int index) throws IOException, InterruptedException
     {
-        return servers.size();
+        final ServerProcess server = servers.get(index);
+        server.start();
+        relays.get(index).retarget(server.port());
+    }
+
+    /** Whether the client takes calls to server {@code index}'s endpoint (its state is {@code ACTIVE}). */
+    boolean isActive(final int index)
+    {
+        final String id = servers.get(index).name();
+        return client.endpoints().stream().anyMatch(endpoint -> endpoint.endpoint().id().equals(id) &&
+            endpoint.state() == EndpointStatus.State.ACTIVE);
+    }
+
+    /** What the servers counted, summed over the processes that stopped cleanly: read it after {@link #close()}. */
+    ServerCounts counts()
+    {
+        return servers.stream().map(ServerProcess::counts).reduce(ServerCounts.NONE, ServerCounts::plus);
     }
 
     /** The client's view of its endpoints, for messages. */
@@ -159,14 +181,6 @@ final class LedgerCluster implements AutoCloseable
         if (interrupted)
         {
             throw new InterruptedException("interrupted while closing the cluster");
-        }
-    }
-
-    private static int freePort() throws IOException
-    {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
         }
     }
 }

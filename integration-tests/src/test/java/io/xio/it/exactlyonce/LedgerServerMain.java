@@ -28,17 +28,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One server of {@link ExactlyOnceClusterIT}, run as a process of its own: an engine with a tcp portal on
- * 127.0.0.1 at the port given, serving {@value #SERVICE}, whose every write inserts one row into
+ * One server of {@link ExactlyOnceClusterIT}, run as a process of its own: an engine with a tcp portal on a free port
+ * of 127.0.0.1 (a restart gets a fresh one), serving {@value #SERVICE}, whose every write inserts one row into
  * {@value #APPLICATION_TABLE} of the shared PostgreSQL database (its id, this server, and which attempt of the call
  * ran it) and answers with this server's name. Its database connections carry its name as their application name. In
  * {@code ledger} mode each write runs through the execution ledger ({@link ExactlyOnceRequests}), in the same
  * transaction as its row; in {@code plain} mode it runs in a transaction of its own without it, as a service does
- * without the feature. The work lingers a few milliseconds in its transaction, so that kills and partitions find
- * writes in flight.
+ * without the feature. After its row the work passes the test's {@link WriteGate}, where the test can hold it in the
+ * middle of its transaction, and lingers a few milliseconds. Its keepalive is the client's
+ * ({@link LedgerCluster#KEEPALIVE_INTERVAL}), so that the client never takes a quiet healthy connection for a silent
+ * one.
  *
- * <p>Arguments: {@code name port jdbcUrl ledger|plain}. Prints {@value #READY} once its portal listens; exits cleanly
- * when its standard input closes or on SIGTERM, printing what its handler counted.
+ * <p>Arguments: {@code name jdbcUrl ledger|plain}. Prints {@value #READY}, its name and its address once its portal
+ * listens; exits cleanly when its standard input closes or on SIGTERM, printing what its handler counted
+ * ({@link ServerCounts#stoppedLine}).
  */
 public final class LedgerServerMain
 {
@@ -46,10 +49,10 @@ public final class LedgerServerMain
     static final String SERVICE = "transfers";
     /** One row per executed write; no unique key on the write id, so that a write run twice shows as two rows. */
     static final String APPLICATION_TABLE = "transfer_log";
-    /** The line a server prints once its portal listens, followed by its name. */
+    /** The line a server prints once its portal listens, followed by its name and its address. */
     static final String READY = "ready";
-    /** The longest a write's work lingers in its transaction. */
-    private static final int MAX_WORK_MILLIS = 20;
+    /** The longest a write's work lingers in its transaction: keeps the load from taking every CPU of the machine. */
+    private static final int MAX_WORK_MILLIS = 10;
     private static final int WORKERS = 8;
 
     private LedgerServerMain()
@@ -65,26 +68,27 @@ public final class LedgerServerMain
 
     public static void main(final String[] args) throws Exception
     {
-        if (args.length != 4 || !(args[3].equals("ledger") || args[3].equals("plain")))
+        if (args.length != 3 || !(args[2].equals("ledger") || args[2].equals("plain")))
         {
-            System.err.println("usage: LedgerServerMain name port jdbcUrl ledger|plain");
+            System.err.println("usage: LedgerServerMain name jdbcUrl ledger|plain");
             System.exit(2);
         }
         final String name = args[0];
-        final int port = Integer.parseInt(args[1]);
-        final boolean ledger = args[3].equals("ledger");
+        final boolean ledger = args[2].equals("ledger");
 
         final HikariConfig pool = new HikariConfig();
-        pool.setJdbcUrl(args[2]);
+        pool.setJdbcUrl(args[1]);
         pool.setMaximumPoolSize(WORKERS);
         pool.setPoolName(name);
-        // Names its connections in pg_stat_activity, where the test sees this server's transactions in flight.
+        // Names its connections in pg_stat_activity, where the test sees this server's writes held at its gate.
         pool.addDataSourceProperty("ApplicationName", name);
         final HikariDataSource dataSource = new HikariDataSource(pool);
         // Bounded: a full queue turns a write away with back-pressure instead of queueing it without end.
         final ExecutorService workers = new ThreadPoolExecutor(WORKERS, WORKERS, 0, TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(256));
-        final XioEngine engine = XioEngine.builder().name(name).contexts(1).build();
+        final XioEngine engine = XioEngine.builder().name(name).contexts(1)
+            .keepalive(LedgerCluster.KEEPALIVE_INTERVAL, LedgerCluster.KEEPALIVE_TIMEOUT)
+            .build();
         final Transactions transactions = new DataSourceTransactions(dataSource);
         final ExactlyOnceRequests.Handler work = (request, connection) -> write(name, request, connection);
         final ExactlyOnceRequests exactlyOnce = ledger ? ExactlyOnceRequests.builder(
@@ -101,9 +105,8 @@ public final class LedgerServerMain
                 workers.shutdown();
                 awaitQuietly(workers);
                 dataSource.close();
-                System.out.println(name + " stopped" + (exactlyOnce == null ? "" : ": executed " +
-                    exactlyOnce.executed() + ", replayed " + exactlyOnce.replayed() + ", turned away " +
-                    exactlyOnce.turnedAway()));
+                System.out.println(exactlyOnce == null ? name + " stopped" : ServerCounts.stoppedLine(name,
+                    exactlyOnce.executed(), exactlyOnce.replayed(), exactlyOnce.turnedAway()));
                 System.out.flush();
             }
             stop.countDown();
@@ -111,7 +114,7 @@ public final class LedgerServerMain
         Runtime.getRuntime().addShutdownHook(new Thread(shutdown, name + "-shutdown"));
 
         engine.register(SERVICE, handler);
-        engine.bind("tcp://127.0.0.1:" + port);
+        final int port = engine.bind("tcp://127.0.0.1:0").uri().port();
         System.out.println(READY + " " + name + " on 127.0.0.1:" + port + (ledger ? " with" : " without") +
             " the execution ledger");
         System.out.flush();
@@ -127,7 +130,10 @@ public final class LedgerServerMain
         System.exit(0);
     }
 
-    /** The work of one write: its row, tagged with this server, and this server's name as the answer. */
+    /**
+     * The work of one write: its row, tagged with this server, then the gate, where the test may hold it; this
+     * server's name is the answer.
+     */
     private static byte[] write(final String name, final InboundRequest request, final Connection connection)
         throws Exception
     {
@@ -139,6 +145,11 @@ public final class LedgerServerMain
             insert.setString(2, name);
             insert.setInt(3, IdempotencyKeys.previousAttempts(request.metadata()) + 1);
             insert.executeUpdate();
+        }
+        try (PreparedStatement gate = connection.prepareStatement(WriteGate.PASS))
+        {
+            gate.setString(1, name);
+            gate.execute();
         }
         Thread.sleep(ThreadLocalRandom.current().nextInt(1, MAX_WORK_MILLIS + 1));
         return name.getBytes(StandardCharsets.UTF_8);

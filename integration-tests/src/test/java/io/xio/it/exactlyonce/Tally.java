@@ -29,20 +29,25 @@ import java.util.Map;
  * @param ranByRetry           writes whose row a later attempt made (its first attempt died, or was turned away)
  * @param strayRows            rows of no write attempted
  * @param ledgerEntries        the execution ledger's entries (-1 where the run had none)
- * @param kills                servers killed with SIGKILL during the run
- * @param partitions           partitions made during the run
+ * @param heldAtKills          writes the killed servers had in the middle of their transaction as SIGKILL came
+ * @param heldInPartition      writes the hidden server had in the middle of their transaction as it was hidden
+ * @param servers              what the servers with the ledger counted (those that stopped cleanly); null without
  * @param failures             the failures seen, by type and message, with their counts
  */
 record Tally(String run, long writes, long succeeded, long failed, long failedMayHaveRun, long failedButRan, long rows,
     long duplicates, long lost, long notRunOnce, long answeredByOther, long ranByRetry, long strayRows,
-    long ledgerEntries, int kills, int partitions, Map<String, Integer> failures)
+    long ledgerEntries, int heldAtKills, int heldInPartition, ServerCounts servers, Map<String, Integer> failures)
 {
     /** Kinds of failure listed under the table, the most frequent first. */
     private static final int MAX_FAILURE_KINDS = 8;
 
-    /** Counts {@code outcomes} against the database at {@code jdbcUrl}; {@code ledgerTable} null for no ledger. */
+    /**
+     * Counts {@code outcomes} against the database at {@code jdbcUrl}; {@code ledgerTable} and {@code servers} null
+     * for no ledger.
+     */
     static Tally count(final String run, final List<Writers.Outcome> outcomes, final String jdbcUrl,
-        final String ledgerTable, final int kills, final int partitions) throws SQLException
+        final String ledgerTable, final int heldAtKills, final int heldInPartition, final ServerCounts servers)
+        throws SQLException
     {
         final Map<String, Integer> rowsById = new HashMap<>();
         final Map<String, String> serverById = new HashMap<>();
@@ -111,7 +116,8 @@ record Tally(String run, long writes, long succeeded, long failed, long failedMa
             strayRows += attempted.containsKey(id.getKey()) ? 0 : id.getValue();
         }
         return new Tally(run, outcomes.size(), succeeded, failed, mayHaveRun, failedButRan, rows, duplicates, lost,
-            notRunOnce, answeredByOther, ranByRetry, strayRows, ledgerEntries, kills, partitions, failures);
+            notRunOnce, answeredByOther, ranByRetry, strayRows, ledgerEntries, heldAtKills, heldInPartition, servers,
+            failures);
     }
 
     /** A failure's kind: its type, whether it may have run, and its message with numbers (ids, ports) as N. */
@@ -144,8 +150,12 @@ record Tally(String run, long writes, long succeeded, long failed, long failedMa
         lines.add(row("run by a retry (attempt 2+)", runs, t -> Long.toString(t.ranByRetry)));
         lines.add(row("rows of no write", runs, t -> Long.toString(t.strayRows)));
         lines.add(row("ledger entries", runs, t -> t.ledgerEntries < 0 ? "-" : Long.toString(t.ledgerEntries)));
-        lines.add(row("kills (SIGKILL)", runs, t -> Integer.toString(t.kills)));
-        lines.add(row("partitions", runs, t -> Integer.toString(t.partitions)));
+        lines.add(row("held mid-write at the kills", runs, t -> Integer.toString(t.heldAtKills)));
+        lines.add(row("held mid-write in the partition", runs, t -> Integer.toString(t.heldInPartition)));
+        lines.add(row("servers: executed", runs, t -> t.servers == null ? "-" : Long.toString(t.servers.executed())));
+        lines.add(row("servers: replayed", runs, t -> t.servers == null ? "-" : Long.toString(t.servers.replayed())));
+        lines.add(row("servers: turned away", runs, t -> t.servers == null ? "-" :
+            Long.toString(t.servers.turnedAway())));
         final int[] widths = new int[runs.size() + 1];
         for (final String[] line : lines)
         {
@@ -163,6 +173,10 @@ record Tally(String run, long writes, long succeeded, long failed, long failedMa
                 text.append(" | ").append(String.format("%" + widths[i] + "s", line[i]));
             }
             text.append('\n');
+        }
+        if (runs.stream().anyMatch(run -> run.servers != null))
+        {
+            text.append("(servers: as counted by the processes that stopped cleanly; a killed one's died with it)\n");
         }
         for (final Tally run : runs)
         {

@@ -14,18 +14,19 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP relay in front of one server: accepts on 127.0.0.1 (a free port) and forwards each connection, both ways, to
- * the server's port. {@link #pause()} makes a partition: nothing more is forwarded in either direction, neither bytes
- * nor the end of a connection, and no socket is closed, so that each side sees only silence (new connections are
- * accepted and held the same way); {@link #resume()} delivers what was held and goes on. A connection whose server
- * is gone (killed) is closed on the client's side, as the server's own close would be. Thread-safe; two threads per
- * connection, one per direction.
+ * the server's port; {@link #retarget} points new connections at another port (a restarted server's), so that the
+ * relay stays the server's address for clients. {@link #pause()} makes a partition: nothing more is forwarded in
+ * either direction, neither bytes nor the end of a connection, and no socket is closed, so that each side sees only
+ * silence (new connections are accepted and held the same way); {@link #resume()} delivers what was held and goes on.
+ * A connection whose server is gone (killed) is closed on the client's side, as the server's own close would be.
+ * Thread-safe; two threads per connection, one per direction.
  */
 final class TcpRelay implements AutoCloseable
 {
     private static final int BUFFER_BYTES = 64 * 1024;
 
     private final String name;
-    private final int target;
+    private volatile int target;
     private final ServerSocket listener;
     private final Thread acceptor;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
@@ -49,6 +50,12 @@ final class TcpRelay implements AutoCloseable
     int port()
     {
         return listener.getLocalPort();
+    }
+
+    /** Forwards connections accepted from now on to {@code targetPort} on 127.0.0.1; those relayed carry on. */
+    void retarget(final int targetPort)
+    {
+        target = targetPort;
     }
 
     /** Stops forwarding in both directions, closing nothing: a partition. */

@@ -14,11 +14,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Writer threads that keep a continuous load of non-idempotent writes on a {@link ServiceClient}, one call at a time
  * each, every write with an id of its own in its body, and remember what each write's caller saw: the server that
- * answered, or the failure. Started and stopped by the test's thread; the counts from any thread.
+ * answered, or the failure (whatever it is: a writer goes on after any). {@link #stop} fails if a writer had died
+ * all the same. Started and stopped by the test's thread; the counts from any thread.
  */
 final class Writers
 {
@@ -45,6 +47,8 @@ final class Writers
     private final Map<String, AtomicLong> answersByServer = new ConcurrentHashMap<>();
     private final AtomicLong succeeded = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLongArray completed;
+    private final Map<String, Throwable> deaths = new ConcurrentHashMap<>();
     private volatile boolean running = true;
 
     /**
@@ -55,6 +59,7 @@ final class Writers
         this.client = client;
         this.options = options;
         this.prefix = prefix;
+        this.completed = new AtomicLongArray(count);
         for (int i = 0; i < count; i++)
         {
             final List<Outcome> mine = new ArrayList<>();
@@ -62,6 +67,7 @@ final class Writers
             final int writer = i;
             final Thread thread = new Thread(() -> write(writer, mine), "writer-" + prefix + "-" + i);
             thread.setDaemon(true);
+            thread.setUncaughtExceptionHandler((dead, ex) -> deaths.put(dead.getName(), ex));
             threads.add(thread);
         }
     }
@@ -97,10 +103,16 @@ final class Writers
                 failed.incrementAndGet();
                 running = false;
             }
+            catch (final Throwable ex)
+            {
+                outcome = new Outcome(writeId, null, ex); // a call that threw: a failure of it, counted as any
+                failed.incrementAndGet();
+            }
             synchronized (mine)
             {
                 mine.add(outcome);
             }
+            completed.incrementAndGet(writer);
         }
     }
 
@@ -114,6 +126,30 @@ final class Writers
         return failed.get();
     }
 
+    /** How many calls each writer has completed (answered or failed) so far, by writer. */
+    long[] completions()
+    {
+        final long[] now = new long[completed.length()];
+        for (int i = 0; i < now.length; i++)
+        {
+            now[i] = completed.get(i);
+        }
+        return now;
+    }
+
+    /** Whether every writer has completed a call since {@code before} ({@link #completions()}). */
+    boolean eachCompletedSince(final long[] before)
+    {
+        for (int i = 0; i < before.length; i++)
+        {
+            if (completed.get(i) <= before[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Writes {@code server} answered so far. */
     long answeredBy(final String server)
     {
@@ -123,10 +159,12 @@ final class Writers
 
     /**
      * Stops the load: each writer ends its call in flight (within its deadline) and stops; returns every write's
-     * outcome, each writer's in order.
+     * outcome, each writer's in order. Fails if a writer was no longer running when asked to stop.
      */
     List<Outcome> stop(final Duration wait) throws InterruptedException
     {
+        final List<String> dead = threads.stream().filter(thread -> !thread.isAlive())
+            .map(thread -> thread.getName() + " (" + deaths.get(thread.getName()) + ")").toList();
         running = false;
         final long end = System.nanoTime() + wait.toNanos();
         for (final Thread thread : threads)
@@ -138,6 +176,12 @@ final class Writers
                 thread.join(5_000);
                 throw new IllegalStateException(thread.getName() + " still waited for its call after " + wait);
             }
+        }
+        if (!dead.isEmpty())
+        {
+            final IllegalStateException died = new IllegalStateException("writers had died before the stop: " + dead);
+            deaths.values().forEach(died::addSuppressed);
+            throw died;
         }
         final List<Outcome> all = new ArrayList<>();
         for (final List<Outcome> mine : outcomes)
