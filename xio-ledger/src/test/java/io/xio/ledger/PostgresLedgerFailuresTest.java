@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** {@link LedgerFailuresContract} on PostgreSQL, the machine's own ({@link LocalPostgres}). */
-@ExtendWith(LocalPostgres.Extension.class)
+@ExtendWith(LocalPostgresExtension.class)
 class PostgresLedgerFailuresTest extends LedgerFailuresContract
 {
     private static TestDatabase database;

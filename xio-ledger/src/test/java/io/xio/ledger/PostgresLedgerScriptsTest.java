@@ -6,7 +6,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.sql.SQLException;
 
 /** {@link LedgerScriptsContract} on PostgreSQL, the machine's own ({@link LocalPostgres}). */
-@ExtendWith(LocalPostgres.Extension.class)
+@ExtendWith(LocalPostgresExtension.class)
 class PostgresLedgerScriptsTest extends LedgerScriptsContract
 {
     private static TestDatabase database;
