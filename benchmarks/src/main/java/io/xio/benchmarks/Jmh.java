@@ -2,7 +2,7 @@ package io.xio.benchmarks;
 
 /**
  * Runs JMH with the options given as one string (how {@code -Dbenchmark.args} reaches a main), e.g.
- * {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.Jmh
+ * {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.Jmh
  * -Dbenchmark.args="RoundTrip -prof gc"}.
  */
 public final class Jmh

@@ -34,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  * which delays that hand-off in the spin case). Times in microseconds; CPU is each side's context thread's share of
  * a core over the measured calls.
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.PacedLatency}
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.PacedLatency}
  * ({@code -Dbenchmark.args="5000 1000"}: calls measured and calls per second).
  */
 public final class PacedLatency

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * "caller" blocks an application thread on each future (one hand-off each way). Three repetitions; the
  * table shows the median of each figure and, in brackets, the spread.
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun}; a filter such as
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun}; a filter such as
  * {@code -Dbenchmark.args="shm busy"} runs only the matching rows.
  */
 public final class TransportLatency

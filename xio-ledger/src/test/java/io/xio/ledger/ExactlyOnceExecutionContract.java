@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  * {@link CountingDataSource}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-abstract class ExactlyOnceExecutionContract
+abstract class ExactlyOnceExecutionContract extends DatabaseContract
 {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -46,9 +46,6 @@ abstract class ExactlyOnceExecutionContract
     private String writes;
     private JdbcExecutionLedger ledger;
     private ExactlyOnceExecution execution;
-
-    /** The test class's database. */
-    abstract TestDatabase database();
 
     /** The statement that sets the database's own lock timeout for the session or transaction. */
     abstract String lockTimeout(int millis);

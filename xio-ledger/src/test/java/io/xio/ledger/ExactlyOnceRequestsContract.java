@@ -44,7 +44,7 @@ import static org.awaitility.Awaitility.await;
  * through the engine's public API, as the cluster client will.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-abstract class ExactlyOnceRequestsContract
+abstract class ExactlyOnceRequestsContract extends DatabaseContract
 {
     private static final String SERVICE = "transfers";
 
@@ -59,9 +59,6 @@ abstract class ExactlyOnceRequestsContract
     private XioEngine server;
     private Portal portal;
     private Session client;
-
-    /** The test class's database. */
-    abstract TestDatabase database();
 
     @BeforeEach
     void start() throws SQLException

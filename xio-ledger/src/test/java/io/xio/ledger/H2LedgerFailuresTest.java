@@ -1,31 +1,11 @@
 package io.xio.ledger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@link LedgerFailuresContract} on H2, in memory. */
+@ExtendWith(TestDatabase.OnH2.class)
 class H2LedgerFailuresTest extends LedgerFailuresContract
 {
-    private static TestDatabase database;
-
-    @BeforeAll
-    static void open()
-    {
-        database = TestDatabase.h2();
-    }
-
-    @AfterAll
-    static void close() throws Exception
-    {
-        database.close();
-    }
-
-    @Override
-    TestDatabase database()
-    {
-        return database;
-    }
-
     @Override
     boolean errorsAbortTheTransaction()
     {

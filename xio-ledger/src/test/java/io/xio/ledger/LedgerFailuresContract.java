@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * and an attempt that did not settle its call says so ({@link ExecutionUnsettledException}) rather than failing it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-abstract class LedgerFailuresContract
+abstract class LedgerFailuresContract extends DatabaseContract
 {
     static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -44,9 +44,6 @@ abstract class LedgerFailuresContract
     JdbcExecutionLedger ledger;
     FaultyDataSource faulty;
     ExactlyOnceExecution execution;
-
-    /** The test class's database. */
-    abstract TestDatabase database();
 
     /** Whether an error aborts the whole transaction, so that every statement after it fails (PostgreSQL). */
     abstract boolean errorsAbortTheTransaction();

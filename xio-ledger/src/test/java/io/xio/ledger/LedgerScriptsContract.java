@@ -29,11 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * works on it. Each run starts from an empty database that already holds an application table, as a real one does.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-abstract class LedgerScriptsContract
+abstract class LedgerScriptsContract extends DatabaseContract
 {
-    /** The test class's database, which makes the fresh ones. */
-    abstract TestDatabase database();
-
     @Test
     void theFlywayMigrationMakesTheTableLedgerSchemaMakesAndALedgerWorksOnIt() throws Exception
     {

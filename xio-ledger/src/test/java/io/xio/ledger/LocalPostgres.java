@@ -1,12 +1,5 @@
 package io.xio.ledger;
 
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -39,10 +32,11 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A real PostgreSQL server for tests, from the machine's own binaries (Debian's {@code postgresql} package, in
+ * A throw-away PostgreSQL server from the machine's own binaries (Debian's {@code postgresql} package, in
  * {@code /usr/lib/postgresql/<version>/bin}; or the directory {@code -Dxio.test.postgres.bin} or
- * {@code XIO_POSTGRES_BIN} names): {@code initdb} into a temporary directory, started with {@code pg_ctl} on a free
- * port of 127.0.0.1 with its unix socket inside that directory, durability traded for speed (fsync off). Its one
+ * {@code XIO_POSTGRES_BIN} names, or any bin directory given to {@link #start(Path, Durability)}): {@code initdb} into
+ * a temporary directory, started with {@code pg_ctl} on a free port of 127.0.0.1 with its unix socket inside that
+ * directory; durable as a production server is, or with durability traded for speed ({@link Durability}). Its one
  * user, a superuser, has a random password ({@code scram-sha-256}, on the socket too), which {@link #jdbcUrl()}
  * carries: another local user can reach the port, and a superuser runs programs as the server's user.
  * {@link #close()} stops it ({@code immediate}) and deletes the directory; a shutdown hook does the same for a JVM
@@ -52,10 +46,8 @@ import java.util.stream.Stream;
  * commands run as the {@code postgres} user ({@code runuser}), the directory owned by it, and the directory is
  * deleted with that user's rights (so that nothing in it, swapped for a link meanwhile, leads root elsewhere).
  *
- * <p>Tests take one through the JUnit {@link Extension}: {@code @ExtendWith(LocalPostgres.Extension.class)} and a
- * {@code LocalPostgres} parameter, one server for the whole run, stopped when the run ends. Without binaries that
- * test is skipped by an assumption naming what is missing (it fails where {@value #REQUIRED} is {@code true}).
- * Thread-safe.
+ * <p>Free of JUnit, for the benchmarks too. Tests take one through {@link LocalPostgresExtension}, which skips them
+ * where the machine lacks PostgreSQL ({@link #skipReason()}). Thread-safe.
  */
 public final class LocalPostgres implements AutoCloseable
 {
@@ -63,7 +55,7 @@ public final class LocalPostgres implements AutoCloseable
     public static final String DATABASE = "xio";
     /** The superuser initdb makes, with the password {@link #password()} gives. */
     public static final String USER = "xio";
-    /** The environment variable that turns a missing PostgreSQL from a skip into a failure. */
+    /** The environment variable that turns a missing PostgreSQL from a skip into a failure (CI sets it). */
     public static final String REQUIRED = "XIO_TEST_POSTGRES_REQUIRED";
 
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
@@ -73,7 +65,27 @@ public final class LocalPostgres implements AutoCloseable
     /** The file in a server's directory that names the JVM that started it: its pid and start instant. */
     private static final String OWNER = "owner";
 
+    /** What a server trades for speed. */
+    public enum Durability
+    {
+        /**
+         * {@code fsync}, {@code synchronous_commit} and {@code full_page_writes} off: a commit waits for no disk,
+         * and a crash may lose or corrupt data. For tests.
+         */
+        OFF(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"),
+        /** PostgreSQL's own settings, as a production server has them: a commit waits for its WAL to reach the disk. */
+        ON("");
+
+        private final String options;
+
+        Durability(final String options)
+        {
+            this.options = options;
+        }
+    }
+
     private final Path binaries;
+    private final Durability durability;
     private final Path directory;
     private final boolean asPostgresUser;
     private final int port;
@@ -81,9 +93,11 @@ public final class LocalPostgres implements AutoCloseable
     private final Thread shutdownHook;
     private boolean stopped;
 
-    private LocalPostgres(final Path binaries, final Path directory, final boolean asPostgresUser, final int port)
+    private LocalPostgres(final Path binaries, final Durability durability, final Path directory,
+        final boolean asPostgresUser, final int port)
     {
         this.binaries = binaries;
+        this.durability = durability;
         this.directory = directory;
         this.asPostgresUser = asPostgresUser;
         this.port = port;
@@ -94,37 +108,56 @@ public final class LocalPostgres implements AutoCloseable
     }
 
     /**
-     * What this machine lacks to start a server (no binaries, or running as root without a {@code postgres} user), or
-     * null when it has it all.
+     * What this machine lacks to start a server from {@link #binaries()} (no binaries, or running as root without a
+     * {@code postgres} user), or null when it has it all.
      */
     public static String missing()
     {
-        final Path bin = binaries();
-        if (bin == null)
-        {
-            return "no PostgreSQL binaries (initdb, pg_ctl, postgres) in /usr/lib/postgresql/*/bin, -Dxio.test." +
-                "postgres.bin or XIO_POSTGRES_BIN: install Debian's postgresql package";
-        }
-        if (runsAsRoot() && (postgresUser() == null || runuser() == null))
-        {
-            return "the JVM runs as root, which initdb refuses, and there is no postgres user to run it as " +
-                "(or no runuser to do it with)";
-        }
-        return null;
+        return missing(binaries());
     }
 
     /**
-     * Starts a server of its own (the caller closes it); aborts the calling test, as an assumption does, when the
-     * machine lacks what it takes ({@link #missing()}).
+     * Why a run must do without a server: what this machine lacks ({@link #missing()}), or null when it has it all.
+     *
+     * @throws IllegalStateException instead, where {@value #REQUIRED} is {@code true} (CI, which installs
+     *                               PostgreSQL, so that a lost install shows)
      */
+    public static String skipReason()
+    {
+        final String lack = missing();
+        if (lack != null && Boolean.parseBoolean(System.getenv(REQUIRED)))
+        {
+            throw new IllegalStateException(REQUIRED + " is set, but " + lack);
+        }
+        return lack;
+    }
+
+    /** Starts a server for tests from {@link #binaries()}, durability {@link Durability#OFF}; the caller closes it. */
     public static LocalPostgres start() throws IOException, InterruptedException, SQLException
     {
-        assumeAvailable();
+        return start(binaries(), Durability.OFF);
+    }
+
+    /**
+     * Starts a server of its own from {@code binaries} (a bin directory holding {@code initdb}, {@code pg_ctl} and
+     * {@code postgres}, such as {@link #binaries()}) with database {@value #DATABASE}; the caller closes it.
+     *
+     * @throws IllegalStateException where the machine lacks what it takes (no such binaries, root without a
+     *                               {@code postgres} user)
+     */
+    public static LocalPostgres start(final Path binaries, final Durability durability)
+        throws IOException, InterruptedException, SQLException
+    {
+        final String lack = missing(binaries);
+        if (lack != null)
+        {
+            throw new IllegalStateException("cannot start PostgreSQL: " + lack);
+        }
         final boolean asPostgres = runsAsRoot();
-        stopLeftovers(binaries(), asPostgres);
+        stopLeftovers(binaries, asPostgres);
         final Path directory = Files.createTempDirectory(DIRECTORY_PREFIX);
         Files.writeString(directory.resolve(OWNER), owner(ProcessHandle.current()), StandardCharsets.UTF_8);
-        final LocalPostgres server = new LocalPostgres(binaries(), directory, asPostgres, freePort());
+        final LocalPostgres server = new LocalPostgres(binaries, durability, directory, asPostgres, freePort());
         Runtime.getRuntime().addShutdownHook(server.shutdownHook);
         try
         {
@@ -139,18 +172,20 @@ public final class LocalPostgres implements AutoCloseable
         }
     }
 
-    /**
-     * Aborts the calling test, as an assumption does, when the machine lacks what a server takes; fails it instead
-     * where {@value #REQUIRED} is {@code true} (CI, which installs PostgreSQL, so that a lost install shows).
-     */
-    private static void assumeAvailable()
+    private static String missing(final Path binaries)
     {
-        final String lack = missing();
-        if (lack != null && Boolean.parseBoolean(System.getenv(REQUIRED)))
+        if (binaries == null || !complete(binaries))
         {
-            throw new IllegalStateException(REQUIRED + " is set, but " + lack);
+            return "no PostgreSQL binaries (initdb, pg_ctl, postgres) in " + (binaries != null ? binaries :
+                "/usr/lib/postgresql/*/bin, -Dxio.test.postgres.bin or XIO_POSTGRES_BIN") +
+                ": install Debian's postgresql package";
         }
-        Assumptions.assumeTrue(lack == null, () -> "PostgreSQL tests skipped: " + lack);
+        if (runsAsRoot() && (postgresUser() == null || runuser() == null))
+        {
+            return "the JVM runs as root, which initdb refuses, and there is no postgres user to run it as " +
+                "(or no runuser to do it with)";
+        }
+        return null;
     }
 
     /** The directory the server's data, socket and log are in. */
@@ -234,7 +269,8 @@ public final class LocalPostgres implements AutoCloseable
     @Override
     public String toString()
     {
-        return "PostgreSQL on 127.0.0.1:" + port + " from " + binaries + " in " + directory;
+        return "PostgreSQL on 127.0.0.1:" + port + " from " + binaries + " in " + directory + ", durability " +
+            durability;
     }
 
     private void initialise() throws IOException, InterruptedException
@@ -257,8 +293,8 @@ public final class LocalPostgres implements AutoCloseable
             Files.deleteIfExists(passwordFile);
         }
         run("pg_ctl", "-D", data(), "-l", directory.resolve("server.log").toString(), "-w", "-t", "60",
-            "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c fsync=off " +
-                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60",
+            "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c max_connections=60" +
+                durability.options,
             "start");
     }
 
@@ -407,8 +443,12 @@ public final class LocalPostgres implements AutoCloseable
         }
     }
 
-    /** The newest version's bin directory that holds the three programs, or the one named; null when none. */
-    static Path binaries()
+    /**
+     * The bin directory a server starts from by default: the one {@code -Dxio.test.postgres.bin} or
+     * {@code XIO_POSTGRES_BIN} names, else the newest version's in {@code /usr/lib/postgresql} that holds the three
+     * programs; null when none.
+     */
+    public static Path binaries()
     {
         final String named = System.getProperty("xio.test.postgres.bin", System.getenv("XIO_POSTGRES_BIN"));
         if (named != null && !named.isEmpty())
@@ -554,63 +594,5 @@ public final class LocalPostgres implements AutoCloseable
                 return FileVisitResult.CONTINUE;
             }
         });
-    }
-
-    /**
-     * Gives a test a {@link LocalPostgres} parameter (a constructor's, a test method's, a {@code @BeforeAll}
-     * method's): one server for the whole run, started on first use and closed when the run ends; the test is
-     * skipped where PostgreSQL cannot be had.
-     */
-    public static final class Extension implements ExecutionCondition, ParameterResolver
-    {
-        private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(Extension.class);
-
-        /**
-         * Skips a class (or a test) that asks for a server where none can be had, before its {@code @BeforeAll}
-         * methods ask: an assumption that fails while a parameter is resolved is an error, not a skip. Fails it
-         * where {@value #REQUIRED} says so.
-         */
-        @Override
-        public ConditionEvaluationResult evaluateExecutionCondition(final ExtensionContext context)
-        {
-            final String lack = missing();
-            if (lack == null)
-            {
-                return ConditionEvaluationResult.enabled("PostgreSQL binaries found");
-            }
-            if (Boolean.parseBoolean(System.getenv(REQUIRED)))
-            {
-                throw new IllegalStateException(REQUIRED + " is set, but " + lack);
-            }
-            return ConditionEvaluationResult.disabled("PostgreSQL tests skipped: " + lack);
-        }
-
-        @Override
-        public boolean supportsParameter(final ParameterContext parameter, final ExtensionContext context)
-        {
-            return parameter.getParameter().getType() == LocalPostgres.class;
-        }
-
-        @Override
-        public Object resolveParameter(final ParameterContext parameter, final ExtensionContext context)
-        {
-            assumeAvailable();
-            return context.getRoot().getStore(NAMESPACE).computeIfAbsent(LocalPostgres.class, type ->
-            {
-                try
-                {
-                    return start();
-                }
-                catch (final IOException | SQLException ex)
-                {
-                    throw new IllegalStateException("starting PostgreSQL failed", ex);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted starting PostgreSQL", ex);
-                }
-            }, LocalPostgres.class);
-        }
     }
 }

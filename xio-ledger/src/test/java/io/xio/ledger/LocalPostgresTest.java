@@ -11,9 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 class LocalPostgresTest
 {
     @Test
-    @ExtendWith(LocalPostgres.Extension.class)
+    @ExtendWith(LocalPostgresExtension.class)
     void theServerTakesItsUserOnlyWithThePassword(final LocalPostgres postgres) throws SQLException
     {
         assertThatThrownBy(() -> DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + postgres.port() + "/" +
@@ -35,6 +38,17 @@ class LocalPostgresTest
         try (Connection connection = DriverManager.getConnection(postgres.jdbcUrl()))
         {
             assertThat(connection.isValid(5)).isTrue();
+        }
+    }
+
+    @Test
+    @ExtendWith(LocalPostgresExtension.class)
+    void aServerTradesDurabilityForSpeedUnlessAskedToBeDurable(final LocalPostgres shared) throws Exception
+    {
+        assertThat(durabilitySettings(shared)).isEqualTo(List.of("off", "off", "off"));
+        try (LocalPostgres durable = LocalPostgres.start(LocalPostgres.binaries(), LocalPostgres.Durability.ON))
+        {
+            assertThat(durabilitySettings(durable)).isEqualTo(List.of("on", "on", "on"));
         }
     }
 
@@ -69,7 +83,7 @@ class LocalPostgresTest
     }
 
     @Test
-    @ExtendWith(LocalPostgres.Extension.class)
+    @ExtendWith(LocalPostgresExtension.class)
     void aServerWhoseJvmIsGoneIsStoppedAndDeletedByTheNextStart(final LocalPostgres shared) throws Exception
     {
         final LocalPostgres left = LocalPostgres.start();
@@ -97,7 +111,7 @@ class LocalPostgresTest
     }
 
     @Test
-    @ExtendWith(LocalPostgres.Extension.class)
+    @ExtendWith(LocalPostgresExtension.class)
     void aServerWhoseDirectoryIsGoneIsStoppedByTheNextStart(final LocalPostgres shared) throws Exception
     {
         final LocalPostgres left = LocalPostgres.start();
@@ -119,6 +133,25 @@ class LocalPostgresTest
         {
             left.close();
         }
+    }
+
+    /** fsync, synchronous_commit and full_page_writes as the server reports them. */
+    private static List<String> durabilitySettings(final LocalPostgres server) throws SQLException
+    {
+        final List<String> settings = new ArrayList<>();
+        try (Connection connection = DriverManager.getConnection(server.jdbcUrl());
+            Statement statement = connection.createStatement())
+        {
+            for (final String name : List.of("fsync", "synchronous_commit", "full_page_writes"))
+            {
+                try (ResultSet row = statement.executeQuery("SHOW " + name))
+                {
+                    row.next();
+                    settings.add(row.getString(1));
+                }
+            }
+        }
+        return settings;
     }
 
     /** The server's postmaster, from the first line of its pid file. */

@@ -1,10 +1,8 @@
 package io.xio.ledger;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
@@ -15,23 +13,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** {@link LedgerFailuresContract} on PostgreSQL, the machine's own ({@link LocalPostgres}). */
-@ExtendWith(LocalPostgres.Extension.class)
+@ExtendWith(TestDatabase.OnPostgres.class)
 class PostgresLedgerFailuresTest extends LedgerFailuresContract
 {
-    private static TestDatabase database;
-
-    @BeforeAll
-    static void open(final LocalPostgres postgres) throws SQLException
-    {
-        database = TestDatabase.postgres(postgres);
-    }
-
-    @Override
-    TestDatabase database()
-    {
-        return database;
-    }
-
     @Override
     boolean errorsAbortTheTransaction()
     {

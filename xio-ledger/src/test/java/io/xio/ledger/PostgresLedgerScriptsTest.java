@@ -1,25 +1,9 @@
 package io.xio.ledger;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.sql.SQLException;
-
 /** {@link LedgerScriptsContract} on PostgreSQL, the machine's own ({@link LocalPostgres}). */
-@ExtendWith(LocalPostgres.Extension.class)
+@ExtendWith(TestDatabase.OnPostgres.class)
 class PostgresLedgerScriptsTest extends LedgerScriptsContract
 {
-    private static TestDatabase database;
-
-    @BeforeAll
-    static void open(final LocalPostgres postgres) throws SQLException
-    {
-        database = TestDatabase.postgres(postgres);
-    }
-
-    @Override
-    TestDatabase database()
-    {
-        return database;
-    }
 }

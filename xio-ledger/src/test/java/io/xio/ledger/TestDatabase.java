@@ -1,6 +1,11 @@
 package io.xio.ledger;
 
 import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
@@ -12,7 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A database for one test class, H2 in memory or a database of its own on {@link LocalPostgres}, with a way to make
- * fresh ones (for schema scripts that need an empty database) and small helpers for the tests' reads and writes.
+ * fresh ones (for schema scripts that need an empty database) and small helpers for the tests' reads and writes. A
+ * test class takes its own through {@code @ExtendWith(TestDatabase.OnH2.class)} or
+ * {@code @ExtendWith(TestDatabase.OnPostgres.class)}, as a {@code TestDatabase} parameter ({@link DatabaseContract}).
  */
 abstract class TestDatabase implements AutoCloseable
 {
@@ -162,5 +169,72 @@ abstract class TestDatabase implements AutoCloseable
                 // The server and its databases go at the end of the run.
             }
         };
+    }
+
+    /**
+     * Gives a test's methods a {@code TestDatabase} parameter: one per test class, opened on first use and closed
+     * after the class. Called by JUnit's threads.
+     */
+    private abstract static class PerClass implements ParameterResolver
+    {
+        private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(PerClass.class);
+
+        /** Opens the class's database. */
+        abstract TestDatabase open(ExtensionContext context) throws SQLException;
+
+        @Override
+        public final boolean supportsParameter(final ParameterContext parameter, final ExtensionContext context)
+        {
+            return parameter.getParameter().getType() == TestDatabase.class;
+        }
+
+        @Override
+        public final Object resolveParameter(final ParameterContext parameter, final ExtensionContext context)
+        {
+            final ExtensionContext testClass = context.getTestMethod().isPresent() ?
+                context.getParent().orElseThrow() : context;
+            return testClass.getStore(NAMESPACE).computeIfAbsent(TestDatabase.class, type ->
+            {
+                try
+                {
+                    return open(context);
+                }
+                catch (final SQLException ex)
+                {
+                    throw new IllegalStateException("opening the test class's database failed", ex);
+                }
+            }, TestDatabase.class);
+        }
+    }
+
+    /** The test class's database is H2 in memory ({@link #h2()}). */
+    static final class OnH2 extends PerClass
+    {
+        @Override
+        TestDatabase open(final ExtensionContext context)
+        {
+            return h2();
+        }
+    }
+
+    /**
+     * The test class's database is a database of its own on the run's {@link LocalPostgres} ({@link #postgres}); the
+     * class is skipped as {@link LocalPostgresExtension} skips it where the machine lacks PostgreSQL.
+     */
+    static final class OnPostgres extends PerClass implements ExecutionCondition
+    {
+        private final LocalPostgresExtension server = new LocalPostgresExtension();
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(final ExtensionContext context)
+        {
+            return server.evaluateExecutionCondition(context);
+        }
+
+        @Override
+        TestDatabase open(final ExtensionContext context) throws SQLException
+        {
+            return postgres(LocalPostgresExtension.server(context));
+        }
     }
 }

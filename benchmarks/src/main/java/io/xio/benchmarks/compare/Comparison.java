@@ -22,7 +22,7 @@ import static io.xio.benchmarks.compare.Workload.MIB;
  * interleaved so that every repetition compares cases run minutes apart at most. Writes {@code latest.md} (the
  * tables, ratios pair by pair, goals met or missed) and {@code latency-percentiles.png} to the output directory.
  *
- * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am compile -Prun
+ * <p>Full run (about 20 minutes): {@code ./mvnw -q -pl benchmarks -am test-compile -Prun
  * -Dbenchmark.main=io.xio.benchmarks.compare.Comparison}. Options in {@code -Dbenchmark.args}: {@code --smoke}
  * (a few cases and every stream case, short windows, one repetition, into {@code target/smoke}; exits non-zero if a
  * case fails),

@@ -18,7 +18,7 @@ import java.util.Map;
 final class Report
 {
     private static final String COMMAND =
-        "./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.compare.Comparison";
+        "./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.compare.Comparison";
 
     private static final String PEERS = """
 

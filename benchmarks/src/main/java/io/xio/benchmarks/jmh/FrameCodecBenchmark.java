@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * {@link FrameAssembler}, which validates it and hands it over, and reads its fields. Both must allocate nothing
  * ({@code -prof gc}).
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.Jmh
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.Jmh
  * -Dbenchmark.args="FrameCodec -prof gc"}
  */
 @State(Scope.Thread)

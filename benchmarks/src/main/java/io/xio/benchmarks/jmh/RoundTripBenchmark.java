@@ -45,7 +45,7 @@ import java.util.concurrent.locks.LockSupport;
  * server reads it, as a tracing interceptor would: what carrying a trace context costs. The sender's entry is made
  * once and reused (encoding it allocates nothing); the receiver decodes it on every call.
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.Jmh
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.Jmh
  * -Dbenchmark.args="RoundTrip -prof gc"} (add {@code -p transport=local} or {@code -p api=listener} to narrow).
  */
 @State(Scope.Benchmark)

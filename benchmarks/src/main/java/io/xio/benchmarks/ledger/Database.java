@@ -2,6 +2,7 @@ package io.xio.benchmarks.ledger;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.xio.ledger.LocalPostgres;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -9,11 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * A database the cases run on, behind a HikariCP pool of as many connections as the most threads measured: H2 in a
- * file of a temporary directory, or a {@link PostgresServer} of its own. {@link #close()} closes the pool and removes
- * the database (the directory, the server). Used by the benchmark's main thread; the pool by any.
+ * file of a temporary directory, or a durable {@link LocalPostgres} of its own. {@link #close()} closes the pool and
+ * removes the database (the directory, the server). Used by the benchmark's main thread; the pool by any.
  */
 final class Database implements AutoCloseable
 {
@@ -46,7 +49,7 @@ final class Database implements AutoCloseable
         final AutoCloseable owner = () ->
         {
             Runtime.getRuntime().removeShutdownHook(cleanUp);
-            PostgresServer.deleteTree(directory);
+            deleteTree(directory);
         };
         try
         {
@@ -60,13 +63,17 @@ final class Database implements AutoCloseable
         }
     }
 
-    /** PostgreSQL as a production server starts: a server of its own, stopped and deleted with this. */
+    /**
+     * PostgreSQL as a production server starts ({@link LocalPostgres.Durability#ON}: {@code fsync} and
+     * {@code synchronous_commit} on, so each commit waits for the disk): a server of its own from
+     * {@link LocalPostgres#binaries()}, stopped and deleted with this.
+     */
     static Database postgres(final int poolSize) throws Exception
     {
-        final PostgresServer server = PostgresServer.start();
+        final LocalPostgres server = LocalPostgres.start(LocalPostgres.binaries(), LocalPostgres.Durability.ON);
         try
         {
-            return new Database("PostgreSQL", pool(server.jdbcUrl(), PostgresServer.USER, poolSize), server);
+            return new Database("PostgreSQL", pool(server.jdbcUrl(), LocalPostgres.USER, poolSize), server);
         }
         catch (final SQLException | RuntimeException ex)
         {
@@ -119,11 +126,26 @@ final class Database implements AutoCloseable
     {
         try
         {
-            PostgresServer.deleteTree(directory);
+            deleteTree(directory);
         }
         catch (final IOException ex)
         {
             System.err.println("deleting " + directory + " failed: " + ex);
+        }
+    }
+
+    private static void deleteTree(final Path root) throws IOException
+    {
+        if (!Files.exists(root))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root))
+        {
+            for (final Path path : (Iterable<Path>)paths.sorted(Comparator.reverseOrder())::iterator)
+            {
+                Files.deleteIfExists(path);
+            }
         }
     }
 }

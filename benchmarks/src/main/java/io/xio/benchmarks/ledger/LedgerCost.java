@@ -1,6 +1,7 @@
 package io.xio.benchmarks.ledger;
 
 import io.xio.benchmarks.Repetitions;
+import io.xio.ledger.LocalPostgres;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Databases: H2 in a file of a temporary directory (the ledger is only worth something in a database that outlives
  * the process; H2 does not sync each commit, so its figures are what the statements cost in CPU); PostgreSQL, a
  * server of its own from Debian's binaries with default settings, {@code fsync} and {@code synchronous_commit} on
- * ({@link PostgresServer}), so each commit waits for the disk as in production. Both are removed at the end.
+ * ({@link LocalPostgres}, durable), so each commit waits for the disk as in production. Both are removed at the end.
  *
  * <p>Per database and thread count: each case warms up, then every repetition runs every case once for the same
  * time, in an order rotated from one repetition to the next. Each call is timed (HdrHistogram); a case's calls/s is
@@ -34,18 +35,15 @@ import java.util.concurrent.TimeUnit;
  * each case's ratio to its set's baseline, taken per repetition and summarised the same way. After each database
  * the rows are checked against the calls made ({@link CaseSet#verify}).
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.ledger.LedgerCost
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.ledger.LedgerCost
  * -Dbenchmark.args="--reps 5 --seconds 3"}. Options: {@code --reps N} (5), {@code --seconds S} measured per case and
  * repetition (3), {@code --warmup S} per case (3), {@code --threads 1,4}, {@code --databases h2,postgres},
  * {@code --smoke} (one repetition of 0.3 s after 0.2 s of warm-up: proves the harness works, figures mean nothing).
- * Without PostgreSQL's binaries its rows are skipped, saying why, unless {@value #POSTGRES_REQUIRED} is
+ * Without PostgreSQL's binaries its rows are skipped, saying why, unless {@value LocalPostgres#REQUIRED} is
  * {@code true} (CI), which fails the run instead.
  */
 public final class LedgerCost
 {
-    /** Set by CI, which installs PostgreSQL: its absence is then an error, not a skip. */
-    static final String POSTGRES_REQUIRED = "XIO_TEST_POSTGRES_REQUIRED";
-
     private LedgerCost()
     {
     }
@@ -66,13 +64,10 @@ public final class LedgerCost
             options.seconds, options.warmup, maxThreads, loadAverage());
         for (final String name : options.databases)
         {
-            if (name.equals("postgres") && PostgresServer.missing() != null)
+            final String lack = name.equals("postgres") ? LocalPostgres.skipReason() : null;
+            if (lack != null)
             {
-                if (Boolean.parseBoolean(System.getenv(POSTGRES_REQUIRED)))
-                {
-                    throw new IllegalStateException(POSTGRES_REQUIRED + " is set, but " + PostgresServer.missing());
-                }
-                out.println("PostgreSQL skipped: " + PostgresServer.missing());
+                out.println("PostgreSQL skipped: " + lack);
                 continue;
             }
             try (Database database = name.equals("h2") ? Database.h2File(maxThreads) : Database.postgres(maxThreads);

@@ -61,7 +61,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code xio.server.services.work.max-concurrent-calls=1}, the pool's size, and the default queue of twice that.
  * Repetitions interleave the modes, each in a fresh server; the table shows medians, the spread follows it.
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.overload.Overload}
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.overload.Overload}
  * (options in {@code -Dbenchmark.args}: {@code --reps N}, {@code --seconds S} measured per mode, default 3 and 10).
  */
 public final class Overload

@@ -29,7 +29,8 @@ import java.util.function.IntSupplier;
  * cost. One request outstanding for latency, 64 for calls per second; three
  * repetitions, medians reported with the ratio to the engine.
  *
- * <p>Run: {@code ./mvnw -q -pl benchmarks -am compile -Prun -Dbenchmark.main=io.xio.benchmarks.spring.SpringOverhead}
+ * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun
+ * -Dbenchmark.main=io.xio.benchmarks.spring.SpringOverhead}
  */
 public final class SpringOverhead
 {

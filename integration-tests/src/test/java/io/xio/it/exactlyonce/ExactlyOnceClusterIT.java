@@ -4,6 +4,7 @@ import io.xio.engine.CallOptions;
 import io.xio.ledger.JdbcExecutionLedger;
 import io.xio.ledger.LedgerSchema;
 import io.xio.ledger.LocalPostgres;
+import io.xio.ledger.LocalPostgresExtension;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +41,7 @@ import static org.awaitility.Awaitility.await;
  * servers without it (calls fail saying they may have run, and some of them ran). Skipped, with the reason, where
  * PostgreSQL's binaries are missing (CI installs them and requires them).
  */
-@ExtendWith(LocalPostgres.Extension.class)
+@ExtendWith(LocalPostgresExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ExactlyOnceClusterIT
 {

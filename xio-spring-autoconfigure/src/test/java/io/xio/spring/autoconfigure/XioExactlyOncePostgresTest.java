@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure;
 
 import io.xio.ledger.LocalPostgres;
+import io.xio.ledger.LocalPostgresExtension;
 import io.xio.spring.autoconfigure.ExactlyOnceFixtures.KeysSeen;
 import io.xio.spring.autoconfigure.ExactlyOnceFixtures.OwnKey;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.Receipt;
@@ -32,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * start-up ({@code xio.ledger.initialize-schema=always}): a call whose connection broke after it ran is replayed with
  * its key, and an unchecked exception leaves neither writes nor entry.
  */
-@ExtendWith(LocalPostgres.Extension.class)
+@ExtendWith(LocalPostgresExtension.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class XioExactlyOncePostgresTest
 {
