@@ -36,6 +36,8 @@ public final class LedgerCleaner implements AutoCloseable
     private final Object lifecycle = new Object();
     // Guarded by lifecycle.
     private ScheduledExecutorService ownThread;
+    /** The thread of {@link #ownThread}, joined by close: an executor is terminated before its thread has ended. */
+    private volatile Thread ownWorker;
     private ScheduledFuture<?> passes;
     private boolean closed;
     /** Set by close: a pass under way stops between batches. */
@@ -86,6 +88,7 @@ public final class LedgerCleaner implements AutoCloseable
             {
                 final Thread cleaner = new Thread(task, "xio-ledger-cleaner");
                 cleaner.setDaemon(true);
+                ownWorker = cleaner;
                 return cleaner;
             });
             ownThread = thread;
@@ -140,6 +143,11 @@ public final class LedgerCleaner implements AutoCloseable
                 if (!thread.awaitTermination(10, TimeUnit.SECONDS))
                 {
                     LOG.warn("the ledger cleaner's batch still runs 10 s after close");
+                }
+                final Thread worker = ownWorker;
+                if (worker != null)
+                {
+                    worker.join(TimeUnit.SECONDS.toMillis(1));
                 }
             }
             catch (final InterruptedException ex)
