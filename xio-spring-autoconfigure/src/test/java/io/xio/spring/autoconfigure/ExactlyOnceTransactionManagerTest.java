@@ -1,0 +1,249 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.annotation.XioMethod;
+import io.xio.annotation.XioService;
+import io.xio.engine.IdempotencyKeys;
+import io.xio.engine.Metadata;
+import io.xio.engine.RemoteException;
+import io.xio.ledger.LedgerSchema;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.annotation.Transactional;
+
+import javax.sql.DataSource;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.server;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * With two databases and a transaction manager each, an exactly-once method runs in the transaction Spring's own
+ * {@code @Transactional} gives it: its ledger entry goes to the database of the manager its annotation names, in the
+ * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
+ * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ExactlyOnceTransactionManagerTest
+{
+    private static final String COUNT_ENTRIES = "SELECT COUNT(*) FROM xio_execution_ledger";
+
+    /** Deposits written to the second database. */
+    public interface Deposits
+    {
+        @XioMethod(exactlyOnce = true)
+        String deposit(String id);
+
+        @XioMethod(exactlyOnce = true)
+        String depositThenFail(String id);
+    }
+
+    /** Writes through the second database's template, in the second manager's transactions. */
+    @XioService("transfers")
+    public static class SecondDatabaseDeposits implements Deposits
+    {
+        private final JdbcTemplate second;
+
+        SecondDatabaseDeposits(final JdbcTemplate second)
+        {
+            this.second = second;
+        }
+
+        @Override
+        @Transactional("secondTransactions")
+        public String deposit(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        @Transactional("secondTransactions")
+        public String depositThenFail(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new IllegalStateException("failed after writing " + id);
+        }
+    }
+
+    /** Two H2 databases, the first primary, each with its manager; the ledger's table in both. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDatabases
+    {
+        @Bean
+        @Primary
+        DataSource firstDatabase()
+        {
+            return database();
+        }
+
+        @Bean
+        DataSource secondDatabase() throws java.sql.SQLException
+        {
+            final DataSource second = database();
+            new JdbcTemplate(second).execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            LedgerSchema.create(second, "xio_execution_ledger");
+            return second;
+        }
+
+        @Bean
+        @Primary
+        DataSourceTransactionManager firstTransactions(final DataSource firstDatabase)
+        {
+            return new DataSourceTransactionManager(firstDatabase);
+        }
+
+        @Bean
+        DataSourceTransactionManager secondTransactions(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new DataSourceTransactionManager(secondDatabase);
+        }
+
+        @Bean
+        SecondDatabaseDeposits deposits(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new SecondDatabaseDeposits(new JdbcTemplate(secondDatabase));
+        }
+
+        private static DataSource database()
+        {
+            return new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+                .setName("eo-" + UUID.randomUUID()).build();
+        }
+    }
+
+    /** Writes a row, then fails: a {@code @Transactional} the deposits call, which marks their transaction. */
+    public static class FailingAudit
+    {
+        private final JdbcTemplate jdbc;
+
+        FailingAudit(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Transactional
+        public void audit(final String id)
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new IllegalStateException("audit failed for " + id);
+        }
+    }
+
+    /** Deposits whose audit fails, its exception caught: their transaction can only roll back. */
+    @XioService("transfers")
+    public static class AuditedDeposits implements Deposits
+    {
+        private final AtomicInteger executions = new AtomicInteger();
+        private final FailingAudit audit;
+
+        AuditedDeposits(final FailingAudit audit)
+        {
+            this.audit = audit;
+        }
+
+        @Override
+        @Transactional
+        public String deposit(final String id)
+        {
+            executions.incrementAndGet();
+            try
+            {
+                audit.audit(id);
+            }
+            catch (final IllegalStateException ignored)
+            {
+                // the transaction was marked rollback-only all the same
+            }
+            return id;
+        }
+
+        @Override
+        public String depositThenFail(final String id)
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        /** How often {@link #deposit} ran (read through the transactional proxy, which has no state). */
+        public int executions()
+        {
+            return executions.get();
+        }
+    }
+
+    /** One database, the deposits whose audit fails. */
+    @Configuration(proxyBeanMethods = false)
+    static class AuditFails
+    {
+        @Bean
+        FailingAudit failingAudit(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new FailingAudit(jdbc);
+        }
+
+        @Bean
+        AuditedDeposits deposits(final FailingAudit audit)
+        {
+            return new AuditedDeposits(audit);
+        }
+    }
+
+    @Test
+    void aMethodWhoseTransactionANestedTransactionalMarkedRollbackOnlyFailsOnceAndRollsBackNotUnsettled()
+    {
+        server(AuditFails.class).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+            assertThatThrownBy(() -> callInJson(server, "deposit(String)", "[\"a1\"]", key("audit-1")))
+                .isInstanceOf(ExecutionException.class)
+                .as("a final error, not back-pressure: the outcome is known")
+                .cause().isInstanceOf(RemoteException.class).matches(remote -> !((RemoteException)remote)
+                    .isBackPressure());
+            assertThat(server.getBean(AuditedDeposits.class).executions()).isEqualTo(1);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isZero();
+            assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+        });
+    }
+
+    @Test
+    void aMethodQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseInItsTransaction()
+    {
+        server(TwoDatabases.class).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate first = new JdbcTemplate(server.getBean("firstDatabase", DataSource.class));
+            final JdbcTemplate second = new JdbcTemplate(server.getBean("secondDatabase", DataSource.class));
+
+            assertThat(callInJson(server, "deposit(String)", "[\"d1\"]", key("deposit-1"))).isEqualTo("\"d1\"");
+            assertThat(second.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isEqualTo(1);
+            assertThat(second.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(1);
+            assertThat(first.queryForObject(COUNT_ENTRIES, Integer.class)).as("not the primary's").isZero();
+
+            assertThatThrownBy(() -> callInJson(server, "depositThenFail(String)", "[\"d2\"]", key("deposit-2")))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RemoteException.class)
+                .matches(remote -> !((RemoteException)remote).isBackPressure(), "an answer, not back-pressure");
+            assertThat(second.queryForObject("SELECT COUNT(*) FROM deposits WHERE id = 'd2'", Integer.class))
+                .as("rolled back with the entry: one transaction").isZero();
+            assertThat(second.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(1);
+        });
+    }
+
+    private static Metadata key(final String key)
+    {
+        return new Metadata().add(IdempotencyKeys.METADATA_KEY, key);
+    }
+}
