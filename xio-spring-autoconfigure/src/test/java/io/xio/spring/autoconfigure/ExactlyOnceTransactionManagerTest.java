@@ -111,12 +111,6 @@ class ExactlyOnceTransactionManagerTest
             return new DataSourceTransactionManager(secondDatabase);
         }
 
-        @Bean
-        SecondDatabaseDeposits deposits(@Qualifier("secondDatabase") final DataSource secondDatabase)
-        {
-            return new SecondDatabaseDeposits(new JdbcTemplate(secondDatabase));
-        }
-
         private static DataSource database()
         {
             return new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
@@ -183,6 +177,57 @@ class ExactlyOnceTransactionManagerTest
         }
     }
 
+    /** The deposits whose methods name the second manager. */
+    @Configuration(proxyBeanMethods = false)
+    static class MethodsQualified
+    {
+        @Bean
+        SecondDatabaseDeposits deposits(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new SecondDatabaseDeposits(new JdbcTemplate(secondDatabase));
+        }
+    }
+
+    /** Deposits whose class names the second manager with {@code @Qualifier}, their methods a bare @Transactional. */
+    @XioService("transfers")
+    @Qualifier("secondTransactions")
+    public static class ClassQualifiedDeposits implements Deposits
+    {
+        private final JdbcTemplate second;
+
+        ClassQualifiedDeposits(final JdbcTemplate second)
+        {
+            this.second = second;
+        }
+
+        @Override
+        @Transactional
+        public String deposit(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        @Transactional
+        public String depositThenFail(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new IllegalStateException("failed after writing " + id);
+        }
+    }
+
+    /** The deposits whose class names the second manager. */
+    @Configuration(proxyBeanMethods = false)
+    static class ClassQualified
+    {
+        @Bean
+        ClassQualifiedDeposits deposits(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new ClassQualifiedDeposits(new JdbcTemplate(secondDatabase));
+        }
+    }
+
     /** One database, the deposits whose audit fails. */
     @Configuration(proxyBeanMethods = false)
     static class AuditFails
@@ -222,7 +267,18 @@ class ExactlyOnceTransactionManagerTest
     @Test
     void aMethodQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseInItsTransaction()
     {
-        server(TwoDatabases.class).run(server ->
+        inTheSecondDatabase(MethodsQualified.class);
+    }
+
+    @Test
+    void aClassQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseAsSpringWould()
+    {
+        inTheSecondDatabase(ClassQualified.class);
+    }
+
+    private static void inTheSecondDatabase(final Class<?> deposits)
+    {
+        server(TwoDatabases.class).withUserConfiguration(deposits).run(server ->
         {
             assertThat(server).hasNotFailed();
             final JdbcTemplate first = new JdbcTemplate(server.getBean("firstDatabase", DataSource.class));

@@ -17,8 +17,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import javax.sql.DataSource;
 
@@ -81,6 +85,42 @@ class ExactlyOnceStartupTest
     {
         runner.withBean(PaymentsService.class).run(context -> assertAnalysis(context,
             "Payments.pay(String)", "'payments'", "no transaction manager", "spring-boot-starter-jdbc"));
+    }
+
+    /** A transaction manager that binds no JDBC connection (as a JTA one): the ledger has nothing to write on. */
+    static final class NoDataSourceTransactions extends AbstractPlatformTransactionManager
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected Object doGetTransaction()
+        {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(final Object transaction, final TransactionDefinition definition)
+        {
+        }
+
+        @Override
+        protected void doCommit(final DefaultTransactionStatus status)
+        {
+        }
+
+        @Override
+        protected void doRollback(final DefaultTransactionStatus status)
+        {
+        }
+    }
+
+    @Test
+    void aTransactionManagerWithoutADataSourceFailsStartUpRatherThanWritingTheLedgerOnAnother()
+    {
+        runner.withBean(PlatformTransactionManager.class, NoDataSourceTransactions::new)
+            .withBean(PaymentsService.class)
+            .run(context -> assertAnalysis(context, "Payments.pay(String)", "runs on no DataSource",
+                "NoDataSourceTransactions"));
     }
 
     @Test
