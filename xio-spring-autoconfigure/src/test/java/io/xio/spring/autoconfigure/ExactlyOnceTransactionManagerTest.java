@@ -16,6 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.RollbackOn;
 import org.springframework.transaction.annotation.Transactional;
 
 import javax.sql.DataSource;
@@ -226,6 +228,72 @@ class ExactlyOnceTransactionManagerTest
         {
             return new ClassQualifiedDeposits(new JdbcTemplate(secondDatabase));
         }
+    }
+
+    /** A checked refusal: by Spring's default rules its transaction commits. */
+    public static class Declined extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        Declined(final String message)
+        {
+            super(message);
+        }
+    }
+
+    /** Refunds, which write a row and then decline. */
+    public interface Refunds
+    {
+        @XioMethod(exactlyOnce = true)
+        String refund(String id) throws Declined;
+    }
+
+    /** Writes a row, then throws a checked exception. */
+    @XioService("transfers")
+    public static class DecliningRefunds implements Refunds
+    {
+        private final JdbcTemplate jdbc;
+
+        DecliningRefunds(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        @Transactional
+        public String refund(final String id) throws Declined
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new Declined("declined " + id);
+        }
+    }
+
+    /** Transaction management that rolls back for every exception, checked ones too. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement(proxyTargetClass = true, rollbackOn = RollbackOn.ALL_EXCEPTIONS)
+    static class RollBackOnAllExceptions
+    {
+        @Bean
+        DecliningRefunds refunds(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new DecliningRefunds(jdbc);
+        }
+    }
+
+    @Test
+    void theContextsTransactionAttributesDecideTheRollbackRulesAsForSpringsOwnTransactional()
+    {
+        server(RollBackOnAllExceptions.class).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+            assertThatThrownBy(() -> callInJson(server, "refund(String)", "[\"r1\"]", key("refund-1")))
+                .isInstanceOf(ExecutionException.class).hasMessageContaining("declined r1");
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class))
+                .as("rolled back, as rollbackOn = ALL_EXCEPTIONS says").isZero();
+            assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+        });
     }
 
     /** One database, the deposits whose audit fails. */
