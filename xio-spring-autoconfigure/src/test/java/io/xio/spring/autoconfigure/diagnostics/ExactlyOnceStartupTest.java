@@ -70,6 +70,32 @@ class ExactlyOnceStartupTest
         }
     }
 
+    /** An exactly-once API answered with a future, which a client may use but a service may not. */
+    public interface AsyncPayments
+    {
+        @XioMethod(exactlyOnce = true)
+        java.util.concurrent.CompletableFuture<String> pay(String id);
+    }
+
+    @XioService("payments")
+    public static class AsyncPaymentsService implements AsyncPayments
+    {
+        @Override
+        public java.util.concurrent.CompletableFuture<String> pay(final String id)
+        {
+            return java.util.concurrent.CompletableFuture.completedFuture(id);
+        }
+    }
+
+    @Test
+    void aServiceMethodAnsweringWithAFutureFailsStartUpNamingIt()
+    {
+        runner.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+            .withBean(AsyncPaymentsService.class)
+            .run(context -> assertAnalysis(context, "AsyncPayments.pay(String)", "CompletableFuture",
+                "synchronously"));
+    }
+
     @XioService(value = "payments", dispatch = XioService.Dispatch.INLINE)
     public static class InlinePayments implements Payments
     {
