@@ -797,7 +797,7 @@ public class XioProperties
      */
     public static class Retry
     {
-        /** Most attempts of one idempotent call, the first included; 1 never retries. */
+        /** Most attempts of one idempotent or exactly-once call, the first included; 1 never retries. */
         private int maxAttempts = 3;
 
         /**
@@ -848,7 +848,10 @@ public class XioProperties
     /** One named client's retry settings; each one not set is that of {@code xio.client.retry}. */
     public static class NamedRetry
     {
-        /** Most attempts of one idempotent call, the first included; default: xio.client.retry.max-attempts. */
+        /**
+         * Most attempts of one idempotent or exactly-once call, the first included; default:
+         * xio.client.retry.max-attempts.
+         */
         private @Nullable Integer maxAttempts;
 
         /** The ceiling of the wait before the first retry; default: xio.client.retry.initial-backoff. */
@@ -1700,7 +1703,6 @@ public class XioProperties
         NONE, ROUND_ROBIN, HASH
     }
 
-    /** Argument and result formats. */
     /**
      * The execution ledger of exactly-once methods ({@code @XioMethod(exactlyOnce = true)}), kept in the
      * application's database (needs io.xio:xio-ledger and spring-boot-starter-jdbc).
@@ -1848,6 +1850,7 @@ public class XioProperties
         }
     }
 
+    /** Argument and result formats. */
     public enum Codec
     {
         SMILE, JSON, CBOR

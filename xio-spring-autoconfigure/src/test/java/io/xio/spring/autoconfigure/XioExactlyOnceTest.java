@@ -9,6 +9,7 @@ import io.xio.spring.autoconfigure.ExactlyOnceFixtures.OwnKey;
 import io.xio.spring.autoconfigure.ExactlyOnceFixtures.Replays;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.InsufficientFunds;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.Receipt;
+import io.xio.spring.autoconfigure.sample.exactlyonce.client.AsyncTransfersClient;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClient;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClientApplication;
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersServerApplication;
@@ -17,6 +18,7 @@ import io.xio.spring.call.XioClientInterceptor;
 import io.xio.spring.call.XioServerInterceptor;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ApplicationContext;
@@ -54,6 +56,7 @@ class XioExactlyOnceTest
     private final OwnKey ownKey = new OwnKey();
     private final KeysSeen keysSeen = new KeysSeen();
     private final Replays replays = new Replays();
+    private volatile @Nullable ApplicationContext clientContext;
 
     private void run(final WithClient test, final String[] serverProperties, final String... clientProperties)
     {
@@ -71,6 +74,7 @@ class XioExactlyOnceTest
                     .run(client ->
                     {
                         assertThat(client).hasNotFailed();
+                        clientContext = client;
                         final TransfersService service = server.getBean(TransfersService.class);
                         try
                         {
@@ -126,6 +130,23 @@ class XioExactlyOnceTest
             assertThatThrownBy(() -> transfers.decline("s2")).isInstanceOf(InsufficientFunds.class);
             assertThat(transfers.transfer("s1", 5)).isEqualTo(moved);
             assertThat(entries(server, "order-shared")).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aCallWaitedForOnAFutureWhoseConnectionBrokeAfterItRanIsTriedAgainWithItsKeyAndReplayed()
+    {
+        run((server, service, transfers) ->
+        {
+            service.goAwayNext(1);
+            final AsyncTransfersClient async = clientContext.getBean(AsyncTransfersClient.class);
+            assertThat(async.transfer("t9", 4).get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t9", 4, 1));
+            assertThat(service.executions()).as("the lost attempt ran and committed; the retry did not run")
+                .isEqualTo(1);
+            assertThat(transfers.rows("t9")).isEqualTo(1);
+            assertThat(keysSeen.keys.subList(0, 2)).doesNotContain("null")
+                .containsExactly(keysSeen.keys.get(0), keysSeen.keys.get(0));
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
         });
     }
 

@@ -80,7 +80,7 @@ final class AsyncCompletion
         final CompletableFuture<Object> result = new CompletableFuture<>();
         final AtomicInteger made = new AtomicInteger();
         final CompletableFuture<Object> attempts = RetryingCall.callAsync(retry.forCall(call), retry.attempts(call),
-            options.timeout(), afterBackoff, remaining ->
+            options.timeout(), RequestEncoder.exactlyOnceKey(call, kept), afterBackoff, remaining ->
             {
                 final int before = made.getAndIncrement();
                 if (before == 0)
@@ -320,7 +320,7 @@ final class AsyncCompletion
             if (wait < 0)
             {
                 releaseRequest();
-                failWith(RetryingCall.ending(failure, written));
+                failWith(RetryingCall.ending(failure, written, RequestEncoder.exactlyOnceKey(state.call, kept)));
                 return;
             }
             written |= RetryingCall.mayHaveRun(failure);

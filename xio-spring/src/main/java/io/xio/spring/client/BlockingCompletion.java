@@ -57,7 +57,8 @@ final class BlockingCompletion
         {
             // The attempts after the first in a lambda: a call that succeeds at once makes none.
             final int[] made = {1};
-            return RetryingCall.callAfter(retry.forCall(call), retry.attempts(call), deadline, failure, remaining ->
+            return RetryingCall.callAfter(retry.forCall(call), retry.attempts(call), deadline, failure,
+                RequestEncoder.exactlyOnceKey(call, kept), remaining ->
                 attempt(call, RequestEncoder.again(message, kept, call.exactlyOnce(), made[0]++),
                     options.withTimeout(remaining), listener));
         }

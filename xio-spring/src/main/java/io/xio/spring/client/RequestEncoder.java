@@ -139,4 +139,10 @@ final class RequestEncoder
     {
         return call.exactlyOnce() ? IdempotencyKeys.forFirstAttempt(metadata) : metadata;
     }
+
+    /** The idempotency key of an exactly-once {@code call}, which its first attempt's metadata {@code kept} keeps. */
+    static @Nullable String exactlyOnceKey(final ServiceMethod call, final @Nullable Metadata kept)
+    {
+        return call.exactlyOnce() && kept != null ? IdempotencyKeys.of(kept) : null;
+    }
 }

@@ -1,5 +1,6 @@
 package io.xio.spring.client;
 
+import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
 import org.jspecify.annotations.Nullable;
 
@@ -14,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * goes to the caller, and no attempt starts whose backoff would end past the deadline. Earlier failures are not
  * attached to it: a session's failure is one object shared by every call that waited for that session. But when an
  * earlier attempt was written and the last one's {@link ConnectionException} says it was not, the caller gets that
- * call's own instance saying it may have run ({@link #ending}), on the earlier attempt's server. The blocking form
+ * call's own instance saying it may have run ({@link #ending}), on the earlier attempt's server; an exactly-once
+ * call that may have run ends with {@link ExactlyOnceUnsettledException}, carrying its key. The blocking form
  * runs on the caller's thread; the other starts each attempt after the first on the executor it is given, once the
  * JDK's delay scheduler has timed the backoff. Stateless.
  */
@@ -80,7 +82,7 @@ final class RetryingCall
         }
         catch (final Throwable failure)
         {
-            return callAfter(clock, policy, attempts, deadline, failure, attempt);
+            return callAfter(clock, policy, attempts, deadline, failure, null, attempt);
         }
     }
 
@@ -91,11 +93,24 @@ final class RetryingCall
     static <T> T callAfter(final RetryPolicy policy, final int attempts, final long deadline,
         final Throwable firstFailure, final Attempt<T> attempt) throws Throwable
     {
-        return callAfter(Clock.SYSTEM, policy, attempts, deadline, firstFailure, attempt);
+        return callAfter(Clock.SYSTEM, policy, attempts, deadline, firstFailure, null, attempt);
+    }
+
+    /**
+     * As {@link #callAfter(RetryPolicy, int, long, Throwable, Attempt)} for the exactly-once call with
+     * {@code exactlyOnceKey} (null for another call): one that ends unsettled ends with
+     * {@link ExactlyOnceUnsettledException} ({@link #ending(Throwable, boolean, String)}).
+     */
+    static <T> T callAfter(final RetryPolicy policy, final int attempts, final long deadline,
+        final Throwable firstFailure, final @Nullable String exactlyOnceKey, final Attempt<T> attempt)
+        throws Throwable
+    {
+        return callAfter(Clock.SYSTEM, policy, attempts, deadline, firstFailure, exactlyOnceKey, attempt);
     }
 
     private static <T> T callAfter(final Clock clock, final RetryPolicy policy, final int attempts,
-        final long deadline, final Throwable firstFailure, final Attempt<T> attempt) throws Throwable
+        final long deadline, final Throwable firstFailure, final @Nullable String exactlyOnceKey,
+        final Attempt<T> attempt) throws Throwable
     {
         Throwable failure = firstFailure;
         boolean written = false; // by an attempt before the one that failed with failure
@@ -104,7 +119,7 @@ final class RetryingCall
             final long wait = nextWait(policy, attempts, n, failure, deadline, clock.nanoTime());
             if (wait < 0)
             {
-                throw ending(failure, written);
+                throw ending(failure, written, exactlyOnceKey);
             }
             try
             {
@@ -113,7 +128,7 @@ final class RetryingCall
             catch (final InterruptedException ex)
             {
                 Thread.currentThread().interrupt(); // the caller gave up: it gets what failed so far
-                throw ending(failure, written);
+                throw ending(failure, written, exactlyOnceKey);
             }
             try
             {
@@ -144,6 +159,26 @@ final class RetryingCall
     }
 
     /**
+     * As {@link #ending(Throwable, boolean)}, for the exactly-once call with {@code exactlyOnceKey} (null for another
+     * call): when it may have run, an {@link ExactlyOnceUnsettledException} carrying its key, so that its caller
+     * resumes it with that key rather than running it again under a new one. It may have run when the last server
+     * refused it (another attempt of its key holds the key there, and may be committing), when the last attempt's
+     * connection failure says it may have run, or when an earlier attempt may have run ({@code written}) and the last
+     * one's failure is one that leaves the outcome open (a connection failure or a refusal, not an answer).
+     */
+    static Throwable ending(final Throwable last, final boolean written, final @Nullable String exactlyOnceKey)
+    {
+        if (exactlyOnceKey == null || last instanceof ExactlyOnceUnsettledException)
+        {
+            return ending(last, written);
+        }
+        final boolean open = last instanceof ConnectionException || last instanceof BackPressureException;
+        final boolean mayHaveRun = RetryPolicy.refusedByServer(last) ||
+            last instanceof ConnectionException lost && lost.mayHaveRun() || written && open;
+        return mayHaveRun ? new ExactlyOnceUnsettledException(exactlyOnceKey, last) : ending(last, written);
+    }
+
+    /**
      * Up to {@code attempts} attempts within {@code budget}: a future of the first one's result, else of the last
      * failure. Cancelling it cancels the attempt under way and starts no other. The attempts after the first start on
      * {@code afterBackoff}, which must not block.
@@ -151,7 +186,17 @@ final class RetryingCall
     static <T> CompletableFuture<T> callAsync(final RetryPolicy policy, final int attempts, final Duration budget,
         final Executor afterBackoff, final AsyncAttempt<T> attempt)
     {
-        final Attempts<T> run = new Attempts<>(policy, attempts, budget, afterBackoff, attempt);
+        return callAsync(policy, attempts, budget, null, afterBackoff, attempt);
+    }
+
+    /**
+     * As {@link #callAsync(RetryPolicy, int, Duration, Executor, AsyncAttempt)} for the exactly-once call with
+     * {@code exactlyOnceKey} (null for another call), which ends as {@link #ending(Throwable, boolean, String)} says.
+     */
+    static <T> CompletableFuture<T> callAsync(final RetryPolicy policy, final int attempts, final Duration budget,
+        final @Nullable String exactlyOnceKey, final Executor afterBackoff, final AsyncAttempt<T> attempt)
+    {
+        final Attempts<T> run = new Attempts<>(policy, attempts, budget, exactlyOnceKey, afterBackoff, attempt);
         run.start(0);
         return run.result;
     }
@@ -184,6 +229,7 @@ final class RetryingCall
         private final int attempts;
         private final Duration budget;
         private final long deadline;
+        private final @Nullable String exactlyOnceKey;
         private final Executor afterBackoff;
         private final AsyncAttempt<T> attempt;
         private final CompletableFuture<T> result = new CompletableFuture<>();
@@ -191,9 +237,10 @@ final class RetryingCall
         /** Whether a failed attempt may have run; set before the next attempt is scheduled. */
         private volatile boolean written;
 
-        Attempts(final RetryPolicy policy, final int attempts, final Duration budget, final Executor afterBackoff,
-            final AsyncAttempt<T> attempt)
+        Attempts(final RetryPolicy policy, final int attempts, final Duration budget,
+            final @Nullable String exactlyOnceKey, final Executor afterBackoff, final AsyncAttempt<T> attempt)
         {
+            this.exactlyOnceKey = exactlyOnceKey;
             this.policy = policy;
             this.attempts = attempts;
             this.budget = budget;
@@ -241,7 +288,7 @@ final class RetryingCall
                 final long wait = result.isDone() ? -1 : nextWait(policy, attempts, n, failure, deadline);
                 if (wait < 0)
                 {
-                    result.completeExceptionally(ending(failure, written));
+                    result.completeExceptionally(ending(failure, written, exactlyOnceKey));
                     return;
                 }
                 if (mayHaveRun(failure))

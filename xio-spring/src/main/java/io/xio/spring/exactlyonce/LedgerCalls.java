@@ -16,6 +16,7 @@ import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import io.xio.spring.service.ExactlyOnceCalls;
 import io.xio.spring.service.XioExceptionHandlers;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.UnexpectedRollbackException;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -68,8 +69,27 @@ final class LedgerCalls implements ExactlyOnceCalls
         final Object[] result = new Object[1];
         final LedgerWork work = connection ->
         {
-            result[0] = proceed(invocation);
-            return StoredAnswers.value(method, codec, result[0]);
+            final Object value;
+            try
+            {
+                value = proceed(invocation);
+            }
+            catch (final Exception | Error ex)
+            {
+                if (SpringTransactions.rollbackOnlyAfterFlush())
+                {
+                    throw new RollbackOnly(ex);
+                }
+                throw ex;
+            }
+            // Known now, not at a commit that fails after the ledger's writes and leaves the call looking unsettled.
+            if (SpringTransactions.rollbackOnlyAfterFlush())
+            {
+                throw new RollbackOnly(new UnexpectedRollbackException(method.wireName() + " returned, but its " +
+                    "transaction was marked rollback-only (a @Transactional it called failed): rolled back"));
+            }
+            result[0] = value;
+            return StoredAnswers.value(method, codec, value);
         };
         final ExecutionOutcome outcome;
         try
@@ -77,6 +97,10 @@ final class LedgerCalls implements ExactlyOnceCalls
             outcome = key == null ? execution.executeWithoutKey(work)
                 : execution.execute(LedgerKeys.scoped(request.session().resource() + "/" + method.wireName(),
                     request.session().principal(), key), IdempotencyKeys.firstUse(metadata), claimWait(request), work);
+        }
+        catch (final RollbackOnly rolledBack)
+        {
+            throw rolledBack.answer;
         }
         catch (final ExecutionUnsettledException ex)
         {
@@ -134,5 +158,21 @@ final class LedgerCalls implements ExactlyOnceCalls
     public String toString()
     {
         return "exactly-once calls of " + executions.keySet().stream().map(Method::getName).toList();
+    }
+
+    /**
+     * The method's transaction was marked rollback-only: it rolls back, and the call is answered with
+     * {@code answer} (the method's error, or why it rolled back), never stored. Carries no stack trace.
+     */
+    static final class RollbackOnly extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+        private final transient Throwable answer;
+
+        RollbackOnly(final Throwable answer)
+        {
+            super("the transaction was marked rollback-only", answer, false, false);
+            this.answer = answer;
+        }
     }
 }

@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -16,12 +18,16 @@ import java.util.Objects;
  * {@link PlatformTransactionManager} (propagation REQUIRED, so the service method's {@code @Transactional} and its
  * {@code JdbcTemplate} or JPA writes join it), and the connection the ledger writes on the one that transaction
  * bound to the {@link DataSource} ({@link DataSourceUtils#getConnection}), so that both commit or roll back together.
- * Any exception the work throws rolls the transaction back and is rethrown as it was. A connection that is not the
- * transaction's (a manager of another data source) is in autocommit mode, which the ledger refuses before writing.
+ * Any exception the work throws rolls the transaction back and is rethrown as it was. A transaction that bound no
+ * connection of the data source (a manager of another one, a JPA dialect that does not expose its connection) fails
+ * the call with {@link IllegalStateException} before anything is written.
  * Thread-safe: each transaction runs on the calling thread.
  */
 public final class SpringTransactions implements Transactions
 {
+    /** The status of the transaction this thread's work runs in, while it runs. */
+    private static final ThreadLocal<TransactionStatus> CURRENT = new ThreadLocal<>();
+
     private final TransactionTemplate template;
     private final DataSource dataSource;
 
@@ -51,7 +57,16 @@ public final class SpringTransactions implements Transactions
         {
             return template.execute(status ->
             {
+                if (!TransactionSynchronizationManager.hasResource(dataSource))
+                {
+                    // DataSourceUtils would hand out a connection of its own, which commits apart.
+                    throw new IllegalStateException("the transaction of " + template.getTransactionManager() +
+                        " bound no connection of " + dataSource + ": the ledger would write outside it (is that " +
+                        "manager's DataSource this one, and does its JPA dialect expose its JDBC connection?)");
+                }
                 final java.sql.Connection connection = DataSourceUtils.getConnection(dataSource);
+                final TransactionStatus outer = CURRENT.get();
+                CURRENT.set(status);
                 try
                 {
                     return work.run(connection);
@@ -66,6 +81,7 @@ public final class SpringTransactions implements Transactions
                 }
                 finally
                 {
+                    CURRENT.set(outer);
                     DataSourceUtils.releaseConnection(connection, dataSource);
                 }
             });
@@ -74,6 +90,22 @@ public final class SpringTransactions implements Transactions
         {
             throw checked.exception;
         }
+    }
+
+    /**
+     * Whether the transaction this thread's work runs in can only roll back, once what it wrote is flushed (a JPA
+     * write that breaks a constraint throws here): a {@code @Transactional} the method called marked it so
+     * (its exception caught), and committing it would fail after the ledger's writes. False outside such work.
+     */
+    static boolean rollbackOnlyAfterFlush()
+    {
+        final TransactionStatus status = CURRENT.get();
+        if (status == null)
+        {
+            return false;
+        }
+        status.flush();
+        return status.isRollbackOnly();
     }
 
     @Override

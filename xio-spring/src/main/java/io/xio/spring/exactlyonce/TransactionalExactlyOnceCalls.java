@@ -14,9 +14,14 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
+import org.springframework.transaction.interceptor.DefaultTransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.interceptor.TransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAttributeSource;
+import org.springframework.transaction.interceptor.TransactionInterceptor;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
 import org.springframework.transaction.support.ResourceTransactionManager;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 
 import javax.sql.DataSource;
@@ -27,9 +32,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Runs exactly-once methods in the application's own transactions: for each, at start-up, the transaction manager its
- * {@code @Transactional} names (else the application's only or primary {@link PlatformTransactionManager}), the
- * {@link DataSource} that manager runs on (else the only or primary one), the transaction as its
+ * Runs exactly-once methods in the application's own transactions: for each, at start-up, the transaction manager
+ * Spring's {@link TransactionInterceptor} would give its {@code @Transactional} (without one in the context: the
+ * manager its annotation names, else the only or primary {@link PlatformTransactionManager}), read through the
+ * context's {@link TransactionAttributeSource}, the {@link DataSource} that manager binds its connection to, the
+ * transaction as its
  * {@code @Transactional} sets it (isolation, timeout) but always REQUIRED, so the method's own annotation joins it, and
  * its rollback rules, which decide whether an error rolls everything back or is stored as the answer. A method whose
  * {@code @Transactional} would not join that transaction (REQUIRES_NEW, NOT_SUPPORTED, NEVER), is read-only, or has
@@ -65,7 +72,9 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
     private final ExecutionLedger ledger;
     private final ListableBeanFactory beans;
     private final Settings settings;
-    private final AnnotationTransactionAttributeSource attributes = new AnnotationTransactionAttributeSource();
+    /** Spring's choice of a {@code @Transactional} method's manager, which xio's must be (protected there). */
+    private static final @Nullable Method DETERMINE_MANAGER = ReflectionUtils.findMethod(
+        TransactionAspectSupport.class, "determineTransactionManager", TransactionAttribute.class, Class.class);
 
     /** Calls through {@code ledger}, with the transaction managers and data sources of {@code beans}. */
     public TransactionalExactlyOnceCalls(final ExecutionLedger ledger, final ListableBeanFactory beans,
@@ -80,17 +89,22 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
     public ExactlyOnceCalls forService(final ExactlyOnceCalls.ExportedService service)
     {
         final Class<?> targetClass = AopUtils.getTargetClass(service.target());
+        final TransactionInterceptor interceptor = beans.getBeanProvider(TransactionInterceptor.class).getIfUnique();
+        final TransactionAttributeSource attributes = attributes(interceptor);
         final Map<Method, ExactlyOnceExecution> executions = new HashMap<>();
         for (final ServiceMethod method : service.methods())
         {
             final Method invoked = method.method();
             final TransactionAttribute attribute = attributes.getTransactionAttribute(invoked, targetClass);
             check(service.resource(), invoked, attribute);
-            final PlatformTransactionManager manager = manager(service.resource(), invoked, attribute);
+            final PlatformTransactionManager manager = interceptor != null
+                ? springsManager(service.resource(), invoked, attribute, interceptor, targetClass)
+                : manager(service.resource(), invoked, attribute);
             final DataSource dataSource = dataSource(service.resource(), invoked, manager);
             executions.put(invoked, ExactlyOnceExecution.builder(ledger,
                     new SpringTransactions(manager, dataSource, definition(invoked, attribute)))
-                .rollbackOn(attribute != null ? attribute::rollbackOn : ExactlyOnceExecution::uncheckedRollsBack)
+                .rollbackOn(error -> error instanceof LedgerCalls.RollbackOnly ||
+                    (attribute != null ? attribute.rollbackOn(error) : ExactlyOnceExecution.uncheckedRollsBack(error)))
                 .errorAnswer(error -> StoredAnswers.error(service.handlers().answer(error, invoked)))
                 .build());
         }
@@ -122,6 +136,59 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
             throw new ExactlyOnceSetupException(service, method, "its @Transactional(readOnly = true) leaves no room " +
                 "for the answer the ledger writes", "Drop readOnly: a method that writes nothing needs no ledger.");
         }
+    }
+
+    /**
+     * The attributes Spring's own {@code @Transactional} reads: its interceptor's, else the context's only source,
+     * else one of xio's (an application without transaction management set up).
+     */
+    private TransactionAttributeSource attributes(final @Nullable TransactionInterceptor interceptor)
+    {
+        final TransactionAttributeSource own = interceptor != null ? interceptor.getTransactionAttributeSource() : null;
+        if (own != null)
+        {
+            return own;
+        }
+        final TransactionAttributeSource source = beans.getBeanProvider(TransactionAttributeSource.class)
+            .getIfUnique();
+        return source != null ? source : new AnnotationTransactionAttributeSource();
+    }
+
+    /**
+     * The manager the application's {@link TransactionInterceptor} gives the method, as it would for its
+     * {@code @Transactional} (its qualifier, a {@code @Qualifier} on the class, the interceptor's own manager, the
+     * only or primary one), so that the method's own annotation joins the ledger's transaction.
+     */
+    private static PlatformTransactionManager springsManager(final String service, final Method method,
+        final @Nullable TransactionAttribute attribute, final TransactionInterceptor interceptor,
+        final Class<?> targetClass)
+    {
+        if (DETERMINE_MANAGER == null)
+        {
+            throw new ExactlyOnceSetupException(service, method, "this Spring version has no " +
+                "TransactionAspectSupport.determineTransactionManager(TransactionAttribute, Class), so xio cannot " +
+                "choose the transaction manager its @Transactional uses", "Use Spring Framework 6.2 or later.");
+        }
+        final Object manager;
+        try
+        {
+            ReflectionUtils.makeAccessible(DETERMINE_MANAGER);
+            manager = DETERMINE_MANAGER.invoke(interceptor,
+                attribute != null ? attribute : new DefaultTransactionAttribute(), targetClass);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            final Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
+            throw new ExactlyOnceSetupException(service, method, "Spring finds no transaction manager for it (" +
+                cause.getMessage() + ")", "Name one with @Transactional(\"...\") on the method, or mark one @Primary.");
+        }
+        if (manager instanceof PlatformTransactionManager platform)
+        {
+            return platform;
+        }
+        throw new ExactlyOnceSetupException(service, method, "its transaction manager " + manager + " is not a " +
+            "PlatformTransactionManager (a reactive one cannot share its connection with the ledger)",
+            "Run it under a PlatformTransactionManager.");
     }
 
     /** The manager the method's {@code @Transactional} names, else the only or primary one. */
@@ -158,8 +225,14 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
         return manager;
     }
 
-    /** The data source {@code manager} runs on, else the only or primary one. */
-    private DataSource dataSource(final String service, final Method method, final PlatformTransactionManager manager)
+    /**
+     * The data source {@code manager} binds its transaction's connection to: a
+     * {@link DataSourceTransactionManager}'s, or what a {@code getDataSource()} of it gives
+     * ({@code JpaTransactionManager}'s); never a guess, since a connection of another data source would write the
+     * ledger outside the transaction.
+     */
+    private static DataSource dataSource(final String service, final Method method,
+        final PlatformTransactionManager manager)
     {
         if (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() != null)
         {
@@ -170,13 +243,17 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
         {
             return dataSource;
         }
-        final DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
-        if (dataSource == null)
+        final Method getter = ReflectionUtils.findMethod(manager.getClass(), "getDataSource");
+        if (getter != null && DataSource.class.isAssignableFrom(getter.getReturnType()) &&
+            ReflectionUtils.invokeMethod(getter, manager) instanceof DataSource dataSource)
         {
-            throw new ExactlyOnceSetupException(service, method, "the application has no DataSource (or several " +
-                "and none primary) for the ledger to share the transaction's connection with", ADD_JDBC);
+            return dataSource;
         }
-        return dataSource;
+        throw new ExactlyOnceSetupException(service, method, "its transaction manager (" +
+            manager.getClass().getName() + ") runs on no DataSource xio can find, so the ledger could not write in " +
+            "its transaction (a JtaTransactionManager, or a JpaTransactionManager without one, say)",
+            "Give the manager its DataSource (JpaTransactionManager.setDataSource), or run the method under a " +
+            "DataSourceTransactionManager.");
     }
 
     /** The method's transaction as its {@code @Transactional} sets it, but REQUIRED: the one the ledger writes in. */

@@ -199,8 +199,9 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
     }
 
     /**
-     * An exactly-once method runs in a database transaction bound to the thread that runs it, and its answer is
-     * stored before that transaction commits: it answers synchronously, and is run once, not twice without harm.
+     * An exactly-once method has one answer to store and is run once, not twice without harm. A client may wait for
+     * it on a future or a {@code Mono}; a service method answers synchronously, which its exporter checks
+     * ({@code ExactlyOnceCalls.forService}): its transaction is bound to the thread that runs it.
      */
     private static void checkExactlyOnce(final Method method, final ReturnKind kind, final int streamParameter,
         final boolean oneWay, final boolean idempotent)
@@ -209,11 +210,6 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         if (kind == ReturnKind.STREAM || streamParameter >= 0)
         {
             refused = "a stream, which has no one answer to store";
-        }
-        else if (kind == ReturnKind.FUTURE || kind == ReturnKind.MONO)
-        {
-            refused = "returns " + method.getReturnType().getSimpleName() + "; its transaction is bound to the " +
-                "thread that runs it, so the method must answer synchronously (return the value itself)";
         }
         else if (oneWay)
         {

@@ -44,7 +44,8 @@ public interface ExactlyOnceCalls
     /**
      * The exactly-once calls of the service exported as {@code resource} from {@code factory}, or null when none of
      * its {@code methods} is exactly-once: at start-up, where a method that cannot run exactly once fails naming
-     * itself (a service running inline, no factory: the application has no execution ledger).
+     * itself (a service running inline, a method that answers with a future or a {@code Mono}, no factory: the
+     * application has no execution ledger).
      *
      * @throws ExactlyOnceSetupException naming the first method that cannot run exactly once
      */
@@ -63,6 +64,17 @@ public interface ExactlyOnceCalls
             throw new ExactlyOnceSetupException(resource, first.method(), "the service runs inline on the engine's " +
                 "context thread (@XioService(dispatch = INLINE)), and an exactly-once method blocks on its database",
                 "Export the service with dispatch = WORKER, or move the method to a service that does.");
+        }
+        for (final ServiceMethod method : exactlyOnce)
+        {
+            if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE ||
+                method.returnKind() == ServiceMethod.ReturnKind.MONO)
+            {
+                throw new ExactlyOnceSetupException(resource, method.method(), "it returns " +
+                    method.method().getReturnType().getSimpleName() + ", and its transaction is bound to the thread " +
+                    "that runs it", "Answer synchronously on the service (return the value itself); a client " +
+                    "interface may still return a CompletableFuture or a Mono for it.");
+            }
         }
         if (factory == null)
         {

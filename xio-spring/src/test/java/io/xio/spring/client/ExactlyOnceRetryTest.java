@@ -2,6 +2,7 @@ package io.xio.spring.client;
 
 import io.xio.annotation.XioMethod;
 import io.xio.engine.BackPressureException;
+import io.xio.engine.ConnectionException;
 import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
@@ -14,8 +15,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * An exactly-once call's attempts: retried as an idempotent call's are, and after the server's back-pressure refusal
@@ -84,5 +87,48 @@ class ExactlyOnceRetryTest
         assertThat(IdempotencyKeys.of(first)).isEqualTo("order-42");
         assertThat(IdempotencyKeys.firstUse(first)).as("it may have been sent before: claimed first").isFalse();
         assertThat(RequestEncoder.firstAttempt(method("read"), own)).isSameAs(own);
+    }
+
+    @Test
+    void anExactlyOnceCallTheLastServerRefusedEndsUnsettledWithItsKeyNotWithRetryLater()
+    {
+        final RetryPolicy policy = new RetryPolicy(3, Backoff.of(Duration.ofMillis(1), Duration.ofMillis(2)), true);
+        final BackPressureException refused = new BackPressureException("turned away unrun: retry later",
+            new RemoteException(URI, 2, null, null));
+
+        final Throwable blocking = catchThrowable(() -> RetryingCall.callAfter(policy, 3, System.nanoTime() +
+            Duration.ofSeconds(10).toNanos(), refused, "order-42", remaining ->
+            {
+                throw refused;
+            }));
+        final Throwable async = CallFailures.unwrap(catchThrowable(RetryingCall.callAsync(policy, 3,
+            Duration.ofSeconds(10), "order-42", Runnable::run,
+            remaining -> CompletableFuture.failedFuture(refused))::join));
+
+        for (final Throwable failure : List.of(blocking, async))
+        {
+            assertThat(failure).isInstanceOf(ExactlyOnceUnsettledException.class).hasCause(refused)
+                .hasMessageContaining("order-42").hasMessageContaining("may have run");
+            assertThat(((ExactlyOnceUnsettledException)failure).idempotencyKey()).isEqualTo("order-42");
+            assertThat(((ConnectionException)failure).mayHaveRun()).isTrue();
+        }
+        assertThat(RetryingCall.ending(refused, false, null)).as("not exactly-once: as it was").isSameAs(refused);
+    }
+
+    @Test
+    void anExactlyOnceCallEndsUnsettledOnlyWhenItMayHaveRun()
+    {
+        final ConnectionException neverWritten = new ConnectionException("no connection up", null, false);
+        final ConnectionException written = new ConnectionException("connection lost", null, true);
+        final RemoteException answer = new RemoteException(URI, 3, "java.lang.IllegalStateException", "the service's");
+        final BackPressureException fullHere = new BackPressureException("this side is full");
+
+        assertThat(RetryingCall.ending(neverWritten, false, "k")).as("ran nowhere").isSameAs(neverWritten);
+        assertThat(RetryingCall.ending(fullHere, false, "k")).as("never sent").isSameAs(fullHere);
+        assertThat(RetryingCall.ending(answer, true, "k")).as("the call's answer settles it").isSameAs(answer);
+        assertThat(RetryingCall.ending(written, false, "k")).isInstanceOf(ExactlyOnceUnsettledException.class);
+        assertThat(RetryingCall.ending(neverWritten, true, "k")).as("an earlier attempt may have run")
+            .isInstanceOf(ExactlyOnceUnsettledException.class);
+        assertThat(RetryingCall.ending(fullHere, true, "k")).isInstanceOf(ExactlyOnceUnsettledException.class);
     }
 }

@@ -13,9 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@code @XioMethod(exactlyOnce = true)} fits a method that answers synchronously: a value or void. A stream, a
- * one-way message, a future, a {@code Mono} (the transaction is bound to the thread that runs the method), and a
- * method that says it is idempotent as well are refused, naming the method.
+ * {@code @XioMethod(exactlyOnce = true)} fits a method with one answer: a value, void, or (for a client, which may wait
+ * asynchronously; the exporter refuses them on a service) a future or a {@code Mono}. A stream, a one-way message and
+ * a method that says it is idempotent as well are refused, naming the method.
  */
 class ServiceMethodExactlyOnceShapesTest
 {
@@ -64,14 +64,19 @@ class ServiceMethodExactlyOnceShapesTest
     }
 
     @Test
-    void oneWayStreamsFuturesMonosAndIdempotentMethodsAreRefusedNamingTheMethod()
+    void aClientMayWaitForAnExactlyOnceCallOnAFutureOrAMono()
+    {
+        assertThat(describe("mono", String.class).exactlyOnce()).isTrue();
+        assertThat(describe("future", String.class).exactlyOnce()).isTrue();
+        assertThat(describe("stage", String.class).exactlyOnce()).isTrue();
+    }
+
+    @Test
+    void oneWayStreamsAndIdempotentMethodsAreRefusedNamingTheMethod()
     {
         refused("oneWay", "one-way", String.class);
         refused("stream", "a stream", String.class);
         refused("upload", "a stream", Flux.class);
-        refused("mono", "synchronously", String.class);
-        refused("future", "synchronously", String.class);
-        refused("stage", "synchronously", String.class);
         refused("both", "choose one", String.class);
     }
 

@@ -17,8 +17,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import javax.sql.DataSource;
 
@@ -66,6 +70,32 @@ class ExactlyOnceStartupTest
         }
     }
 
+    /** An exactly-once API answered with a future, which a client may use but a service may not. */
+    public interface AsyncPayments
+    {
+        @XioMethod(exactlyOnce = true)
+        java.util.concurrent.CompletableFuture<String> pay(String id);
+    }
+
+    @XioService("payments")
+    public static class AsyncPaymentsService implements AsyncPayments
+    {
+        @Override
+        public java.util.concurrent.CompletableFuture<String> pay(final String id)
+        {
+            return java.util.concurrent.CompletableFuture.completedFuture(id);
+        }
+    }
+
+    @Test
+    void aServiceMethodAnsweringWithAFutureFailsStartUpNamingIt()
+    {
+        runner.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+            .withBean(AsyncPaymentsService.class)
+            .run(context -> assertAnalysis(context, "AsyncPayments.pay(String)", "CompletableFuture",
+                "synchronously"));
+    }
+
     @XioService(value = "payments", dispatch = XioService.Dispatch.INLINE)
     public static class InlinePayments implements Payments
     {
@@ -81,6 +111,42 @@ class ExactlyOnceStartupTest
     {
         runner.withBean(PaymentsService.class).run(context -> assertAnalysis(context,
             "Payments.pay(String)", "'payments'", "no transaction manager", "spring-boot-starter-jdbc"));
+    }
+
+    /** A transaction manager that binds no JDBC connection (as a JTA one): the ledger has nothing to write on. */
+    static final class NoDataSourceTransactions extends AbstractPlatformTransactionManager
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected Object doGetTransaction()
+        {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(final Object transaction, final TransactionDefinition definition)
+        {
+        }
+
+        @Override
+        protected void doCommit(final DefaultTransactionStatus status)
+        {
+        }
+
+        @Override
+        protected void doRollback(final DefaultTransactionStatus status)
+        {
+        }
+    }
+
+    @Test
+    void aTransactionManagerWithoutADataSourceFailsStartUpRatherThanWritingTheLedgerOnAnother()
+    {
+        runner.withBean(PlatformTransactionManager.class, NoDataSourceTransactions::new)
+            .withBean(PaymentsService.class)
+            .run(context -> assertAnalysis(context, "Payments.pay(String)", "runs on no DataSource",
+                "NoDataSourceTransactions"));
     }
 
     @Test

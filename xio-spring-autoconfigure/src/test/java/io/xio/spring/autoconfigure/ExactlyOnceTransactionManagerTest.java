@@ -1,0 +1,373 @@
+package io.xio.spring.autoconfigure;
+
+import io.xio.annotation.XioMethod;
+import io.xio.annotation.XioService;
+import io.xio.engine.IdempotencyKeys;
+import io.xio.engine.Metadata;
+import io.xio.engine.RemoteException;
+import io.xio.ledger.LedgerSchema;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.RollbackOn;
+import org.springframework.transaction.annotation.Transactional;
+
+import javax.sql.DataSource;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.server;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * With two databases and a transaction manager each, an exactly-once method runs in the transaction Spring's own
+ * {@code @Transactional} gives it: its ledger entry goes to the database of the manager its annotation names, in the
+ * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
+ * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ExactlyOnceTransactionManagerTest
+{
+    private static final String COUNT_ENTRIES = "SELECT COUNT(*) FROM xio_execution_ledger";
+
+    /** Deposits written to the second database. */
+    public interface Deposits
+    {
+        @XioMethod(exactlyOnce = true)
+        String deposit(String id);
+
+        @XioMethod(exactlyOnce = true)
+        String depositThenFail(String id);
+    }
+
+    /** Writes through the second database's template, in the second manager's transactions. */
+    @XioService("transfers")
+    public static class SecondDatabaseDeposits implements Deposits
+    {
+        private final JdbcTemplate second;
+
+        SecondDatabaseDeposits(final JdbcTemplate second)
+        {
+            this.second = second;
+        }
+
+        @Override
+        @Transactional("secondTransactions")
+        public String deposit(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        @Transactional("secondTransactions")
+        public String depositThenFail(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new IllegalStateException("failed after writing " + id);
+        }
+    }
+
+    /** Two H2 databases, the first primary, each with its manager; the ledger's table in both. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDatabases
+    {
+        @Bean
+        @Primary
+        DataSource firstDatabase()
+        {
+            return database();
+        }
+
+        @Bean
+        DataSource secondDatabase() throws java.sql.SQLException
+        {
+            final DataSource second = database();
+            new JdbcTemplate(second).execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            LedgerSchema.create(second, "xio_execution_ledger");
+            return second;
+        }
+
+        @Bean
+        @Primary
+        DataSourceTransactionManager firstTransactions(final DataSource firstDatabase)
+        {
+            return new DataSourceTransactionManager(firstDatabase);
+        }
+
+        @Bean
+        DataSourceTransactionManager secondTransactions(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new DataSourceTransactionManager(secondDatabase);
+        }
+
+        private static DataSource database()
+        {
+            return new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
+                .setName("eo-" + UUID.randomUUID()).build();
+        }
+    }
+
+    /** Writes a row, then fails: a {@code @Transactional} the deposits call, which marks their transaction. */
+    public static class FailingAudit
+    {
+        private final JdbcTemplate jdbc;
+
+        FailingAudit(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Transactional
+        public void audit(final String id)
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new IllegalStateException("audit failed for " + id);
+        }
+    }
+
+    /** Deposits whose audit fails, its exception caught: their transaction can only roll back. */
+    @XioService("transfers")
+    public static class AuditedDeposits implements Deposits
+    {
+        private final AtomicInteger executions = new AtomicInteger();
+        private final FailingAudit audit;
+
+        AuditedDeposits(final FailingAudit audit)
+        {
+            this.audit = audit;
+        }
+
+        @Override
+        @Transactional
+        public String deposit(final String id)
+        {
+            executions.incrementAndGet();
+            try
+            {
+                audit.audit(id);
+            }
+            catch (final IllegalStateException ignored)
+            {
+                // the transaction was marked rollback-only all the same
+            }
+            return id;
+        }
+
+        @Override
+        public String depositThenFail(final String id)
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        /** How often {@link #deposit} ran (read through the transactional proxy, which has no state). */
+        public int executions()
+        {
+            return executions.get();
+        }
+    }
+
+    /** The deposits whose methods name the second manager. */
+    @Configuration(proxyBeanMethods = false)
+    static class MethodsQualified
+    {
+        @Bean
+        SecondDatabaseDeposits deposits(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new SecondDatabaseDeposits(new JdbcTemplate(secondDatabase));
+        }
+    }
+
+    /** Deposits whose class names the second manager with {@code @Qualifier}, their methods a bare @Transactional. */
+    @XioService("transfers")
+    @Qualifier("secondTransactions")
+    public static class ClassQualifiedDeposits implements Deposits
+    {
+        private final JdbcTemplate second;
+
+        ClassQualifiedDeposits(final JdbcTemplate second)
+        {
+            this.second = second;
+        }
+
+        @Override
+        @Transactional
+        public String deposit(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        @Transactional
+        public String depositThenFail(final String id)
+        {
+            second.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new IllegalStateException("failed after writing " + id);
+        }
+    }
+
+    /** The deposits whose class names the second manager. */
+    @Configuration(proxyBeanMethods = false)
+    static class ClassQualified
+    {
+        @Bean
+        ClassQualifiedDeposits deposits(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new ClassQualifiedDeposits(new JdbcTemplate(secondDatabase));
+        }
+    }
+
+    /** A checked refusal: by Spring's default rules its transaction commits. */
+    public static class Declined extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        Declined(final String message)
+        {
+            super(message);
+        }
+    }
+
+    /** Refunds, which write a row and then decline. */
+    public interface Refunds
+    {
+        @XioMethod(exactlyOnce = true)
+        String refund(String id) throws Declined;
+    }
+
+    /** Writes a row, then throws a checked exception. */
+    @XioService("transfers")
+    public static class DecliningRefunds implements Refunds
+    {
+        private final JdbcTemplate jdbc;
+
+        DecliningRefunds(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        @Transactional
+        public String refund(final String id) throws Declined
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new Declined("declined " + id);
+        }
+    }
+
+    /** Transaction management that rolls back for every exception, checked ones too. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement(proxyTargetClass = true, rollbackOn = RollbackOn.ALL_EXCEPTIONS)
+    static class RollBackOnAllExceptions
+    {
+        @Bean
+        DecliningRefunds refunds(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new DecliningRefunds(jdbc);
+        }
+    }
+
+    @Test
+    void theContextsTransactionAttributesDecideTheRollbackRulesAsForSpringsOwnTransactional()
+    {
+        server(RollBackOnAllExceptions.class).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+            assertThatThrownBy(() -> callInJson(server, "refund(String)", "[\"r1\"]", key("refund-1")))
+                .isInstanceOf(ExecutionException.class).hasMessageContaining("declined r1");
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class))
+                .as("rolled back, as rollbackOn = ALL_EXCEPTIONS says").isZero();
+            assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+        });
+    }
+
+    /** One database, the deposits whose audit fails. */
+    @Configuration(proxyBeanMethods = false)
+    static class AuditFails
+    {
+        @Bean
+        FailingAudit failingAudit(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new FailingAudit(jdbc);
+        }
+
+        @Bean
+        AuditedDeposits deposits(final FailingAudit audit)
+        {
+            return new AuditedDeposits(audit);
+        }
+    }
+
+    @Test
+    void aMethodWhoseTransactionANestedTransactionalMarkedRollbackOnlyFailsOnceAndRollsBackNotUnsettled()
+    {
+        server(AuditFails.class).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+            assertThatThrownBy(() -> callInJson(server, "deposit(String)", "[\"a1\"]", key("audit-1")))
+                .isInstanceOf(ExecutionException.class)
+                .as("a final error, not back-pressure: the outcome is known")
+                .cause().isInstanceOf(RemoteException.class).matches(remote -> !((RemoteException)remote)
+                    .isBackPressure());
+            assertThat(server.getBean(AuditedDeposits.class).executions()).isEqualTo(1);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isZero();
+            assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+        });
+    }
+
+    @Test
+    void aMethodQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseInItsTransaction()
+    {
+        inTheSecondDatabase(MethodsQualified.class);
+    }
+
+    @Test
+    void aClassQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseAsSpringWould()
+    {
+        inTheSecondDatabase(ClassQualified.class);
+    }
+
+    private static void inTheSecondDatabase(final Class<?> deposits)
+    {
+        server(TwoDatabases.class).withUserConfiguration(deposits).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate first = new JdbcTemplate(server.getBean("firstDatabase", DataSource.class));
+            final JdbcTemplate second = new JdbcTemplate(server.getBean("secondDatabase", DataSource.class));
+
+            assertThat(callInJson(server, "deposit(String)", "[\"d1\"]", key("deposit-1"))).isEqualTo("\"d1\"");
+            assertThat(second.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isEqualTo(1);
+            assertThat(second.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(1);
+            assertThat(first.queryForObject(COUNT_ENTRIES, Integer.class)).as("not the primary's").isZero();
+
+            assertThatThrownBy(() -> callInJson(server, "depositThenFail(String)", "[\"d2\"]", key("deposit-2")))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RemoteException.class)
+                .matches(remote -> !((RemoteException)remote).isBackPressure(), "an answer, not back-pressure");
+            assertThat(second.queryForObject("SELECT COUNT(*) FROM deposits WHERE id = 'd2'", Integer.class))
+                .as("rolled back with the entry: one transaction").isZero();
+            assertThat(second.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(1);
+        });
+    }
+
+    private static Metadata key(final String key)
+    {
+        return new Metadata().add(IdempotencyKeys.METADATA_KEY, key);
+    }
+}
