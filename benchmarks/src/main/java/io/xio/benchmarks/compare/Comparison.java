@@ -1,6 +1,7 @@
 package io.xio.benchmarks.compare;
 
 import io.xio.benchmarks.Pinning;
+import io.xio.engine.StreamLimits;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -382,6 +383,12 @@ public final class Comparison
             new Goal("stream, shm, 64 B: <= 16 B allocated per message (both JVMs)", "xio-shm-64-stream", null,
                 Figures.ALLOC_B_PER_CALL, 16, true),
             new Goal("stream, local, 64 B: <= 16 B allocated per message (one JVM)", "xio-local-64-stream", null,
-                Figures.ALLOC_B_PER_CALL, 16, true));
+                Figures.ALLOC_B_PER_CALL, 16, true),
+            new Goal("stream, tcp, request(1) each: the producer holds <= its window of 1024 messages",
+                "xio-tcp-64-stream-one", null, Figures.HELD_PEAK, StreamLimits.DEFAULT.windowMessages(), true),
+            new Goal("stream, shm, request(1) each: the producer holds <= its window of 1024 messages",
+                "xio-shm-64-stream-one", null, Figures.HELD_PEAK, StreamLimits.DEFAULT.windowMessages(), true),
+            new Goal("stream, local, request(1) each: the producer holds <= its window of 1024 messages",
+                "xio-local-64-stream-one", null, Figures.HELD_PEAK, StreamLimits.DEFAULT.windowMessages(), true));
     }
 }

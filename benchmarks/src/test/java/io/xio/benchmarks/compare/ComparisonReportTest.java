@@ -89,7 +89,8 @@ class ComparisonReportTest
         final List<Goal> goals = List.of(
             new Goal("5x gRPC", "xio-tcp-64-stream", "grpc-64-stream", Figures.CALLS_PER_S, 5, false),
             new Goal("2x RSocket", "xio-tcp-64-stream", "rsocket-64-stream", Figures.CALLS_PER_S, 2, false),
-            new Goal("16 B a message", "xio-tcp-64-stream", null, Figures.ALLOC_B_PER_CALL, 16, true));
+            new Goal("16 B a message", "xio-tcp-64-stream", null, Figures.ALLOC_B_PER_CALL, 16, true),
+            new Goal("held within the window", "xio-tcp-64-stream", null, Figures.HELD_PEAK, 1000, true));
 
         final String markdown = new Report(cases, results, Map.of(), Map.of(), goals,
             Environment.capture("", true, 2, TIMING), false).markdown();
@@ -103,7 +104,8 @@ class ComparisonReportTest
         assertThat(markdown).contains("| xio tcp stream | 10.0 [6.00-10.0] | 3.00 [2.50-3.00] |");
         assertThat(markdown)
             .contains("| 5x gRPC | xio tcp stream | gRPC stream | 10.0 [6.00-10.0]x | >= 5.00 | **met** |")
-            .contains("| 16 B a message | xio tcp stream | - | 80.0 [80.0-80.0] B | <= 16.0 | **missed** |");
+            .contains("| 16 B a message | xio tcp stream | - | 80.0 [80.0-80.0] B | <= 16.0 | **missed** |")
+            .contains("| held within the window | xio tcp stream | - | 1024 [1000-1024] messages | <= 1000 | **missed** |");
     }
 
     @Test
