@@ -129,7 +129,7 @@ public class QuotesService implements Quotes
     @Override
     public Publisher<Quote> doubledPublished(final Publisher<Quote> quotes)
     {
-        return plain(doubled(Flux.from(quotes)));
+        return plain(doubled(Flux.from(quotes)).doOnCancel(cancelled::incrementAndGet));
     }
 
     /** {@code flux} as a Reactive Streams {@code Publisher} that is not one of Reactor's. */
