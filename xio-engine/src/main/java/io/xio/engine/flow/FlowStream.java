@@ -40,7 +40,8 @@ import java.util.concurrent.CompletionStage;
  *   <li>The subscriber's upstream completing ends this side's direction ({@link StreamCall#halfClose()} for the opener,
  *   {@link InboundStream#complete()} for the acceptor, which ends the whole stream); its upstream failing cancels the
  *   stream (opener) or fails it with that error ({@link InboundStream#fail(Throwable)}, acceptor). A stream that ends
- *   otherwise cancels the subscriber's upstream subscription.</li>
+ *   otherwise cancels the subscriber's upstream subscription, before the publisher's subscriber hears the failure: an
+ *   upstream that passes on what the publisher delivers is cancelled, as the stream was, rather than failed.</li>
  *   <li>When the subscriber's upstream fails, the publisher fails with that same error (on either side). An acceptor
  *   that completes the stream through its subscriber before the opener half-closed cuts its publisher off with a
  *   {@link RequestCancelledException} (the engine drops what the opener sent after that).</li>
@@ -278,8 +279,10 @@ public final class FlowStream
         public void onError(final Throwable error)
         {
             outcome.completeExceptionally(error);
-            publisher.error(error);
+            // The subscriber first: its upstream may be built on the publisher (a map of what arrives), and is to be
+            // cancelled, not failed by the publisher's error and then made to fail a stream that is over.
             subscriber.streamEnded();
+            publisher.error(error);
         }
     }
 }

@@ -186,6 +186,28 @@ class FlowStreamTest
     }
 
     @Test
+    void aCancelReachesAnAcceptorThatEchoesAsACancelNotAsAFailure() throws Exception
+    {
+        final FlowStream opener = peers.open("accept", Outbound.empty(), CallOptions.DEFAULT);
+        final FlowStream acceptor = peers.accepted();
+        final Echo echo = new Echo(acceptor.subscriber());
+        acceptor.publisher().subscribe(echo);
+        final Collector collector = new Collector(5);
+        opener.publisher().subscribe(collector);
+        new Numbers(Long.MAX_VALUE).subscribe(opener.subscriber());
+        await().atMost(Duration.ofSeconds(30)).until(() -> collector.numbers.size() == 5);
+
+        collector.subscription.cancel();
+
+        assertThat(failure(acceptor.outcome().toCompletableFuture())).isInstanceOf(RequestCancelledException.class);
+        // The echo's subscriber lets it go before the publisher hears the cancel: the echo is cancelled, as a map
+        // operator's upstream and downstream would be, and never passes the stream's failure on to a stream that is
+        // over.
+        assertThat(echo.cancelled.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(echo.failed).isNotDone();
+    }
+
+    @Test
     void anAcceptorThatCompletesBeforeTheHalfCloseCutsItsPublisherOff() throws Exception
     {
         final FlowStream opener = peers.open("accept", Outbound.empty(), CallOptions.DEFAULT);
@@ -398,10 +420,12 @@ class FlowStreamTest
         }
     }
 
-    /** Sends every number it is given back, as a map operator would: demand and cancel pass straight up. */
+    /** Sends every number it is given back, as a map operator would: demand and cancel pass straight up, recorded. */
     private static final class Echo implements Flow.Subscriber<Message>
     {
         private final Flow.Subscriber<Outbound> downstream;
+        final CompletableFuture<Boolean> cancelled = new CompletableFuture<>();
+        final CompletableFuture<Throwable> failed = new CompletableFuture<>();
 
         Echo(final Flow.Subscriber<Outbound> downstream)
         {
@@ -411,7 +435,21 @@ class FlowStreamTest
         @Override
         public void onSubscribe(final Flow.Subscription subscription)
         {
-            downstream.onSubscribe(subscription);
+            downstream.onSubscribe(new Flow.Subscription()
+            {
+                @Override
+                public void request(final long count)
+                {
+                    subscription.request(count);
+                }
+
+                @Override
+                public void cancel()
+                {
+                    cancelled.complete(true);
+                    subscription.cancel();
+                }
+            });
         }
 
         @Override
@@ -426,6 +464,7 @@ class FlowStreamTest
         @Override
         public void onError(final Throwable error)
         {
+            failed.complete(error);
             downstream.onError(error);
         }
 

@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.engine.XioEngine;
 import io.xio.engine.XioTimeoutException;
 import io.xio.spring.autoconfigure.sample.streams.api.Quote;
 import io.xio.spring.autoconfigure.security.XioSecurityAutoConfiguration;
@@ -15,6 +16,7 @@ import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -27,8 +29,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,9 +41,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Stream methods of {@code @XioService} / {@code @XioClient} interfaces, over tcp: every shape ({@code Flux} results,
- * {@code Flux} parameters, both, {@code Mono}), data messages, the consumer's pace reaching the service, cancel and
- * deadline stopping the service's {@code Flux}, failures mapped by the service's handlers, interceptors and the
- * security context on both sides, and one recorded call per stream with its messages counted.
+ * {@code Flux} parameters, both, {@code Mono}; {@code Publisher}s in place of each {@code Flux}), data messages, the
+ * consumer's pace reaching the service, cancel and deadline stopping the service's {@code Flux}, failures mapped by
+ * the service's handlers, interceptors and the security context on both sides, and one recorded call per stream with
+ * its messages counted.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class XioStreamsTest
@@ -116,6 +121,51 @@ class XioStreamsTest
 
             assertThat(quotes.last("L").block(WAIT)).isEqualTo(new Quote("L", 41, 42));
         });
+    }
+
+    @Test
+    void publishersAsResultsAndParametersCarryEveryMessageAndTheirCancel()
+    {
+        withClient(UnaryOperator.identity(), (server, client) ->
+        {
+            final QuotesService service = server.getBean(QuotesService.class);
+            final Quotes quotes = client.getBean(QuotesClient.class);
+            final List<Long> inOrder = LongStream.range(0, 5_000).boxed().toList();
+            assertThat(Flux.from(quotes.published("P", 5_000)).collectList().block(WAIT))
+                .extracting(Quote::seq).containsExactlyElementsOf(inOrder);
+
+            // Parameters that are Publishers and no Flux, sent as the service asks for them.
+            final Publisher<Quote> sent = QuotesService.plain(Flux.range(0, 5_000).map(i -> new Quote("S", i, 1.5)));
+            assertThat(quotes.totalPublished(sent).block(WAIT)).isEqualTo(7_500.0);
+            final List<Quote> doubled = Flux.from(quotes.doubledPublished(sent)).collectList().block(WAIT);
+            assertThat(doubled).extracting(Quote::seq).containsExactlyElementsOf(inOrder);
+            assertThat(doubled).allSatisfy(q -> assertThat(q.price()).isEqualTo(3.0));
+
+            // Cancelling the result cancels the service's Publisher, and the client's streamed one with it; in both
+            // directions at once, the service's Publisher is cancelled too, not failed by its streamed parameter.
+            assertThat(Flux.from(quotes.published("C", -1)).take(5).collectList().block(WAIT)).hasSize(5);
+            await().atMost(WAIT).until(() -> service.cancelled.get() == 1);
+            final AtomicInteger sendingCancelled = new AtomicInteger();
+            final Publisher<Quote> endless = QuotesService.plain(Flux.<Quote, Long>generate(() -> 0L, (seq, sink) ->
+            {
+                sink.next(new Quote("E", seq, 1));
+                return seq + 1;
+            }).doOnCancel(sendingCancelled::incrementAndGet));
+            assertThat(Flux.from(quotes.doubledPublished(endless)).take(3).collectList().block(WAIT))
+                .extracting(Quote::seq).containsExactly(0L, 1L, 2L);
+            await().atMost(WAIT).until(() -> sendingCancelled.get() == 1);
+            await().atMost(WAIT).until(() -> service.cancelled.get() == 2);
+            assertNoStreamOpen(server, "quotes");
+        });
+    }
+
+    /** The service {@code resource} and the server's engine hold no stream any more (the engine's once acked). */
+    static void assertNoStreamOpen(final AssertableApplicationContext server, final String resource)
+    {
+        final io.xio.spring.service.ServiceDispatcher service = server.getBean(XioServiceExporter.class).services()
+            .stream().filter(s -> s.resource().equals(resource)).findFirst().orElseThrow();
+        await().atMost(WAIT).until(() -> service.streaming() == 0);
+        await().atMost(WAIT).until(() -> server.getBean(XioEngine.class).openStreams() == 0);
     }
 
     @Test
@@ -263,7 +313,6 @@ class XioStreamsTest
 
             assertThatThrownBy(() -> quotes.endlessWithDeadline("D").blockLast(WAIT))
                 .isInstanceOf(XioTimeoutException.class);
-            await().atMost(WAIT).until(() -> service.cancelled.get() == 2);
         });
     }
 

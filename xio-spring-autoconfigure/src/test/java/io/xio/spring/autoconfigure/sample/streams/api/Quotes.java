@@ -1,6 +1,7 @@
 package io.xio.spring.autoconfigure.sample.streams.api;
 
 import io.xio.annotation.XioMethod;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -40,6 +41,18 @@ public interface Quotes
 
     /** One quote, then trailers larger than any opener takes. */
     Flux<Quote> hugeTrailers();
+
+    /**
+     * The first {@code count} quotes of {@code symbol}, or endless ones when {@code count} is negative, as a Reactive
+     * Streams {@code Publisher} that is no {@code Flux} (server streaming).
+     */
+    Publisher<Quote> published(String symbol, int count);
+
+    /** The sum of the prices a {@code Publisher} sent (client streaming). */
+    Mono<Double> totalPublished(Publisher<Quote> quotes);
+
+    /** Each quote a {@code Publisher} sent back with its price doubled, in a {@code Publisher} (bidirectional). */
+    Publisher<Quote> doubledPublished(Publisher<Quote> quotes);
 
     /** The caller's tenant (the metadata a client interceptor adds) and who the caller is, as the service sees it. */
     Flux<String> whoAmI();

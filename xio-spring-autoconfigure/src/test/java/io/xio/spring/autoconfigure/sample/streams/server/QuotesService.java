@@ -7,6 +7,7 @@ import io.xio.spring.autoconfigure.sample.streams.api.Quotes;
 import io.xio.spring.call.XioServerCall;
 import io.xio.spring.error.XioError;
 import io.xio.spring.error.XioErrorCode;
+import org.reactivestreams.Publisher;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -111,6 +112,30 @@ public class QuotesService implements Quotes
     {
         XioServerCall.current().trailers().put("huge", "x".repeat(60_000)); // over the peer's 8 KB
         return feed("H", 1);
+    }
+
+    @Override
+    public Publisher<Quote> published(final String symbol, final int count)
+    {
+        return plain(count < 0 ? endless(symbol) : feed(symbol, count));
+    }
+
+    @Override
+    public Mono<Double> totalPublished(final Publisher<Quote> quotes)
+    {
+        return total(Flux.from(quotes));
+    }
+
+    @Override
+    public Publisher<Quote> doubledPublished(final Publisher<Quote> quotes)
+    {
+        return plain(doubled(Flux.from(quotes)).doOnCancel(cancelled::incrementAndGet));
+    }
+
+    /** {@code flux} as a Reactive Streams {@code Publisher} that is not one of Reactor's. */
+    public static <T> Publisher<T> plain(final Flux<T> flux)
+    {
+        return subscriber -> flux.subscribe(subscriber);
     }
 
     @Override
