@@ -100,9 +100,13 @@ public final class LedgerCost
         }
     }
 
-    /** Closes every set, adding what a close throws to {@code failure}. */
-    private static void close(final List<CaseSet> sets, final Exception failure)
+    /**
+     * Closes every set. What a close throws is added to {@code failure}; without one (null), the first is thrown once
+     * all are closed.
+     */
+    private static void close(final List<CaseSet> sets, final Exception failure) throws Exception
     {
+        Exception first = failure;
         for (final CaseSet set : sets)
         {
             try
@@ -111,8 +115,19 @@ public final class LedgerCost
             }
             catch (final Exception ex)
             {
-                failure.addSuppressed(ex);
+                if (first == null)
+                {
+                    first = ex;
+                }
+                else
+                {
+                    first.addSuppressed(ex);
+                }
             }
+        }
+        if (failure == null && first != null)
+        {
+            throw first;
         }
     }
 
@@ -120,6 +135,7 @@ public final class LedgerCost
         final PrintStream out) throws Exception
     {
         final List<CaseSet> sets = caseSets(database.dataSource(), options.sets);
+        Exception failure = null;
         try
         {
             final List<CostCase> cases = new ArrayList<>();
@@ -168,12 +184,12 @@ public final class LedgerCost
         }
         catch (final Exception ex)
         {
-            close(sets, ex);
+            failure = ex;
             throw ex;
         }
-        for (final CaseSet set : sets)
+        finally
         {
-            set.close();
+            close(sets, failure);
         }
     }
 
@@ -311,10 +327,10 @@ public final class LedgerCost
             return value;
         }
 
-        /** The names of {@code list}, each one of {@code known}. */
+        /** The names of {@code list}, each one of {@code known}, once each. */
         private static List<String> names(final String list, final String option, final String... known)
         {
-            final List<String> names = List.of(list.split(","));
+            final List<String> names = Arrays.stream(list.split(",")).distinct().toList();
             for (final String name : names)
             {
                 if (!List.of(known).contains(name))
