@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the AOT-processed sample jar (built by ./mvnw -pl sample-app -am package -Paot) the way the README's demo
 # runs, on a free TCP port, a unique shm name and a random web port, and checks that it started from the AOT
-# artifacts, that every configured client stored, read back and verified all its values and that the quotes feed
-# ran its two subscribers (its client is pointed at the same port). The load itself fails
-# the run (non-zero exit) on a mismatch or a round that fails (sample.retries=0); timeout bounds a hang.
+# artifacts, that every configured client stored, read back and verified all its values, that the quotes feed
+# ran its two subscribers, and that the exactly-once payments ran once per order and replayed every retry (both
+# clients are pointed at the same port). The load itself fails the run (non-zero exit) on a mismatch, a round that
+# fails (sample.retries=0) or payments that do not add up; timeout bounds a hang.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -45,7 +46,7 @@ SAMPLE_LINGER=0s timeout 300 "${JAVA_HOME:+$JAVA_HOME/bin/}java" -Dspring.aot.en
   --server.port=0 --sample.values=$values --sample.retries=0 "--sample.clients=$(IFS=,; echo "${clients[*]}")" \
   "--xio.portals[0].uri=tcp://127.0.0.1:$port" "--xio.portals[1].uri=shm://$shm" \
   "--xio.clients.blobs.uri=tcp://127.0.0.1:$port/blobs" "--xio.clients.blobs-shm.uri=shm://$shm/blobs" \
-  "--xio.clients.quotes.uri=tcp://127.0.0.1:$port/quotes" \
+  "--xio.clients.quotes.uri=tcp://127.0.0.1:$port/quotes" "--xio.clients.payments.uri=tcp://127.0.0.1:$port/payments" \
   2>&1 | tee "$log" || status=$?
 if [[ $status -ne 0 ]]; then
   echo "xio CI: the AOT-processed sample exited with status $status (124: timed out after 300 s)" >&2
@@ -62,4 +63,8 @@ if ! grep -q "^credit held the slow one's producer" "$log"; then
   echo "xio CI: the quotes feed did not report its two subscribers ($log)" >&2
   exit 1
 fi
-echo "xio CI: AOT-processed sample verified $values values on each client and read the quotes feed"
+if ! grep -Eq "^payments table: ([0-9,]+) rows, [0-9,]+ cents, from \1 runs of pay; xio.server.exactly.once: \1 executed, \1 replayed\$" "$log"; then
+  echo "xio CI: the exactly-once payments did not report one run per order and every retry replayed ($log)" >&2
+  exit 1
+fi
+echo "xio CI: AOT-processed sample verified $values values on each client, read the quotes feed and replayed every payment retry"

@@ -52,6 +52,9 @@ public class SampleProperties
     /** The quotes feed the demo reads after its load. */
     private final Feed feed = new Feed();
 
+    /** The exactly-once payments the demo makes after the feed. */
+    private final Payments payments = new Payments();
+
     public Cluster getCluster()
     {
         return cluster;
@@ -60,6 +63,11 @@ public class SampleProperties
     public Feed getFeed()
     {
         return feed;
+    }
+
+    public Payments getPayments()
+    {
+        return payments;
     }
 
     public String getName()
@@ -196,6 +204,27 @@ public class SampleProperties
                 throw new IllegalArgumentException("sample.feed.time must not be negative, not " + time);
             }
             this.time = time;
+        }
+    }
+
+    /** Settings of the exactly-once payments: orders paid once each, then again with the same keys. */
+    public static class Payments
+    {
+        /** Orders paid (each then paid again with its key); 0 skips the payments. */
+        private int orders = 100;
+
+        public int getOrders()
+        {
+            return orders;
+        }
+
+        public void setOrders(final int orders)
+        {
+            if (orders < 0)
+            {
+                throw new IllegalArgumentException("sample.payments.orders must be 0 (none) or more, not " + orders);
+            }
+            this.orders = orders;
         }
     }
 

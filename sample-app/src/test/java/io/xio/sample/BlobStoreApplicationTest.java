@@ -2,12 +2,16 @@ package io.xio.sample;
 
 import io.xio.engine.XioEngine;
 import io.xio.sample.client.FeedRunner;
+import io.xio.sample.api.Payments;
 import io.xio.sample.client.LoadRunner;
+import io.xio.sample.client.PaymentsClient;
+import io.xio.sample.client.PaymentsRunner;
 import io.xio.sample.client.QuotesClient;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -23,11 +27,11 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample as the README runs it (both sides, tcp and shm), with a short load and quotes feed, and its actuator
- * endpoints.
+ * The sample as the README runs it (both sides, tcp and shm), with a short load and quotes feed, exactly-once
+ * payments counted in the embedded database, and its actuator endpoints.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {"sample.values=300",
-    "sample.throughput-time=300ms", "sample.feed.time=1s", "sample.linger=0s"})
+    "sample.throughput-time=300ms", "sample.feed.time=1s", "sample.payments.orders=20", "sample.linger=0s"})
 class BlobStoreApplicationTest
 {
     private static final int XIO_PORT = freePort();
@@ -41,6 +45,7 @@ class BlobStoreApplicationTest
         registry.add("xio.clients.blobs.uri", () -> "tcp://127.0.0.1:" + XIO_PORT + "/blobs");
         registry.add("xio.clients.blobs-shm.uri", () -> "shm://" + SHM_NAME + "/blobs");
         registry.add("xio.clients.quotes.uri", () -> "tcp://127.0.0.1:" + XIO_PORT + "/quotes");
+        registry.add("xio.clients.payments.uri", () -> "tcp://127.0.0.1:" + XIO_PORT + "/payments");
     }
 
     @Autowired
@@ -54,6 +59,15 @@ class BlobStoreApplicationTest
 
     @Autowired
     private XioEngine engine;
+
+    @Autowired
+    private PaymentsRunner paymentsRunner;
+
+    @Autowired
+    private PaymentsClient payments;
+
+    @Autowired
+    private JdbcTemplate jdbc;
 
     @LocalServerPort
     private int port;
@@ -100,6 +114,42 @@ class BlobStoreApplicationTest
     }
 
     @Test
+    void eachOrderPaidTwiceWithItsKeyRanOnceAndItsRetryGotTheFirstReceipt() throws Exception
+    {
+        load.done().get(60, TimeUnit.SECONDS);
+        assertThat(paymentsRunner.reports()).singleElement().satisfies(report ->
+        {
+            assertThat(report.uri()).isEqualTo("tcp://127.0.0.1:" + XIO_PORT + "/payments");
+            assertThat(report.orders()).isEqualTo(20);
+            assertThat(report.replayedReceipts()).isEqualTo(20);
+            assertThat(report.totals()).isEqualTo(new Payments.Totals(20, 20 * 21 / 2, 20));
+            assertThat(report.executed()).isEqualTo(20);
+            assertThat(report.replayed()).isEqualTo(20);
+        });
+        // Counted in the database: one row per order of the run, and a ledger entry per payment that ran (another
+        // test may have paid more, and made an entry for each).
+        assertThat(jdbc.queryForList("SELECT order_id FROM payments WHERE order_id LIKE 'order-1-%'", String.class))
+            .hasSize(20).doesNotHaveDuplicates();
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM xio_execution_ledger", Long.class))
+            .isEqualTo(jdbc.queryForObject("SELECT COUNT(*) FROM payments", Long.class));
+    }
+
+    @Test
+    void aPaymentSentAgainWithItsOrdersKeyGetsTheStoredReceiptWithoutRunning() throws Exception
+    {
+        load.done().get(60, TimeUnit.SECONDS);
+        final Payments.Totals before = payments.totals();
+        final Payments.Receipt paid = payments.pay("test-order", 7);
+        // The order's key (OrderKeys), not the arguments, decides: another amount gets the first call's receipt.
+        assertThat(payments.pay("test-order", 9)).isEqualTo(paid);
+        final Payments.Totals after = payments.totals();
+        assertThat(after.rows() - before.rows()).isEqualTo(1);
+        assertThat(after.cents() - before.cents()).isEqualTo(7);
+        assertThat(after.executions() - before.executions()).isEqualTo(1);
+        assertThat(payments.pay("another-order", 9).payment()).isNotEqualTo(paid.payment());
+    }
+
+    @Test
     void actuatorShowsHealthTheXioEndpointMetricsAndPrometheus() throws Exception
     {
         load.done().get(60, TimeUnit.SECONDS);
@@ -111,7 +161,9 @@ class BlobStoreApplicationTest
             .contains("\"outcome\"").contains("\"SUCCESS\"").contains("\"tcp\"").contains("\"shm\"");
         assertThat(get("/actuator/prometheus")).contains("xio_client_requests_seconds_count{")
             .contains("xio_server_requests_seconds_count{").contains("xio_frames_sent_total{")
-            .contains("xio_sessions_active{");
+            .contains("xio_sessions_active{").contains("xio_server_exactly_once_total{");
+        assertThat(get("/actuator/metrics/xio.server.exactly.once")).contains("\"result\"").contains("\"executed\"")
+            .contains("\"replayed\"").contains("\"payments\"");
     }
 
     private String get(final String path) throws IOException, InterruptedException

@@ -7,6 +7,7 @@ import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.sample.client.FeedRunner;
 import io.xio.sample.client.LoadRunner;
+import io.xio.sample.client.PaymentsRunner;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.ssl.SslBundles;
@@ -26,11 +27,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The sample with the {@code secure} profile, as docs/operations.md runs it: the load over tls:// (the demo
- * certificates through SSL bundles) and shm and the quotes feed over tls://, every session authenticated with the
- * sample's user; a client that presents no credentials is refused, over tls and over shm.
+ * certificates through SSL bundles) and shm, the quotes feed and the exactly-once payments over tls://, every
+ * session authenticated with the sample's user; a client that presents no credentials is refused, over tls and over
+ * shm.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {"sample.values=200",
-    "sample.throughput-time=200ms", "sample.feed.time=200ms", "sample.linger=0s"})
+    "sample.throughput-time=200ms", "sample.feed.time=200ms", "sample.payments.orders=5", "sample.linger=0s"})
 @ActiveProfiles("secure")
 class SecureProfileTest
 {
@@ -46,6 +48,7 @@ class SecureProfileTest
         registry.add("xio.clients.blobs.uri", () -> "tls://127.0.0.1:" + XIO_PORT + "/blobs");
         registry.add("xio.clients.blobs-shm.uri", () -> "shm://" + SHM_NAME + "/blobs");
         registry.add("xio.clients.quotes.uri", () -> "tls://127.0.0.1:" + XIO_PORT + "/quotes");
+        registry.add("xio.clients.payments.uri", () -> "tls://127.0.0.1:" + XIO_PORT + "/payments");
     }
 
     @Autowired
@@ -53,6 +56,9 @@ class SecureProfileTest
 
     @Autowired
     private FeedRunner feed;
+
+    @Autowired
+    private PaymentsRunner payments;
 
     @Autowired
     private XioEngine engine;
@@ -75,6 +81,13 @@ class SecureProfileTest
             assertThat(report.uri()).startsWith("tls://");
             assertThat(report.fast().received()).isPositive();
             assertThat(report.fast().afterCancel().cancelled()).isTrue();
+        });
+        assertThat(payments.reports()).singleElement().satisfies(report ->
+        {
+            assertThat(report.uri()).startsWith("tls://");
+            assertThat(report.replayedReceipts()).isEqualTo(5);
+            assertThat(report.totals().rows()).isEqualTo(5);
+            assertThat(report.totals().executions()).isEqualTo(5);
         });
         assertThat(engine.sessions()).filteredOn(Session::isServerSide).isNotEmpty().allSatisfy(session ->
             assertThat(session.principal().getName()).isEqualTo("sample"));

@@ -14,4 +14,27 @@ interface CostCase
 
     /** Makes one call: returns once its transaction committed, throws when it failed. */
     void call() throws Exception;
+
+    /** A case that makes its call with {@code body}, which must be thread-safe. */
+    static CostCase of(final String name, final String ledgerAdds, final Body body)
+    {
+        return new Named(name, ledgerAdds, body);
+    }
+
+    /** One call of a case made by {@link #of}. */
+    @FunctionalInterface
+    interface Body
+    {
+        void call() throws Exception;
+    }
+
+    /** A case made by {@link #of}. */
+    record Named(String name, String ledgerAdds, Body body) implements CostCase
+    {
+        @Override
+        public void call() throws Exception
+        {
+            body.call();
+        }
+    }
 }

@@ -19,10 +19,12 @@ import java.util.concurrent.TimeUnit;
  * What exactly-once costs per call: the same transactional work with and without the execution ledger, side by side
  * in one run, on H2 and on PostgreSQL, from 1 and from 4 threads. The work is a transfer ({@link Transfers}: an
  * {@code UPDATE} of one account row and an {@code INSERT} into a log, one transaction, through a HikariCP pool).
- * The cases ({@link LedgerCases}): plain in a transaction; a control that writes a new key's row by hand with one
- * plain {@code INSERT} (what the row costs, apart from the ledger's code); exactly-once with a new client-made key on
- * its first use (the common case, one {@code INSERT} more); exactly-once as a retry of a key never seen (a claim, the
- * work, an update: two statements more).
+ * Two sets of cases, each with its baseline. The ledger's own API ({@link LedgerCases}): plain in a transaction; a
+ * control that writes a new key's row by hand with one plain {@code INSERT} (what the row costs, apart from the
+ * ledger's code); exactly-once with a new client-made key on its first use (the common case, one {@code INSERT}
+ * more); exactly-once as a retry of a key never seen (a claim, the work, an update: two statements more). Spring
+ * ({@link SpringCases}): an {@code @Transactional} service method called through an {@code @XioClient} proxy over
+ * tcp, plain, and with {@code @XioMethod(exactlyOnce = true)}.
  *
  * <p>Databases: H2 in a file of a temporary directory (the ledger is only worth something in a database that outlives
  * the process; H2 does not sync each commit, so its figures are what the statements cost in CPU); PostgreSQL, a
@@ -33,14 +35,14 @@ import java.util.concurrent.TimeUnit;
  * time, in an order rotated from one repetition to the next. Each call is timed (HdrHistogram); a case's calls/s is
  * all its threads' calls over the window. The table shows medians over repetitions, [min-max] for calls/s, and
  * each case's ratio to its set's baseline, taken per repetition and summarised the same way. After each database
- * the rows are checked against the calls made ({@link CaseSet#verify}).
+ * the rows are checked against the calls made ({@link Transfers#verify}, {@link CaseSet#verify}).
  *
  * <p>Run: {@code ./mvnw -q -pl benchmarks -am test-compile -Prun -Dbenchmark.main=io.xio.benchmarks.ledger.LedgerCost
  * -Dbenchmark.args="--reps 5 --seconds 3"}. Options: {@code --reps N} (5), {@code --seconds S} measured per case and
  * repetition (3), {@code --warmup S} per case (3), {@code --threads 1,4}, {@code --databases h2,postgres},
- * {@code --smoke} (one repetition of 0.3 s after 0.2 s of warm-up: proves the harness works, figures mean nothing).
- * Without PostgreSQL's binaries its rows are skipped, saying why, unless {@value LocalPostgres#REQUIRED} is
- * {@code true} (CI), which fails the run instead.
+ * {@code --sets ledger,spring}, {@code --smoke} (one repetition of 0.3 s after 0.2 s of warm-up: proves the harness
+ * works, figures mean nothing). Without PostgreSQL's binaries its rows are skipped, saying why, unless
+ * {@value LocalPostgres#REQUIRED} is {@code true} (CI), which fails the run instead.
  */
 public final class LedgerCost
 {
@@ -78,19 +80,62 @@ public final class LedgerCost
         }
     }
 
-    /**
-     * The case sets measured on one database. A Spring set (an {@code @Transactional} service method with and
-     * without exactly-once, called through xio over this pool) belongs here, next to the ledger's own.
-     */
-    private static List<CaseSet> caseSets(final DataSource dataSource) throws Exception
+    /** The case sets {@code names} on one database, after the transfer tables they share. */
+    private static List<CaseSet> caseSets(final DataSource dataSource, final List<String> names) throws Exception
     {
-        return List.of(new LedgerCases(dataSource));
+        Transfers.create(dataSource);
+        final List<CaseSet> sets = new ArrayList<>();
+        try
+        {
+            for (final String name : names)
+            {
+                sets.add(name.equals("ledger") ? new LedgerCases(dataSource) : new SpringCases(dataSource));
+            }
+            return sets;
+        }
+        catch (final Exception ex)
+        {
+            close(sets, ex);
+            throw ex;
+        }
+    }
+
+    /**
+     * Closes every set. What a close throws is added to {@code failure}; without one (null), the first is thrown once
+     * all are closed.
+     */
+    private static void close(final List<CaseSet> sets, final Exception failure) throws Exception
+    {
+        Exception first = failure;
+        for (final CaseSet set : sets)
+        {
+            try
+            {
+                set.close();
+            }
+            catch (final Exception ex)
+            {
+                if (first == null)
+                {
+                    first = ex;
+                }
+                else
+                {
+                    first.addSuppressed(ex);
+                }
+            }
+        }
+        if (failure == null && first != null)
+        {
+            throw first;
+        }
     }
 
     private static void measure(final Database database, final CallWindow window, final Options options,
         final PrintStream out) throws Exception
     {
-        final List<CaseSet> sets = caseSets(database.dataSource());
+        final List<CaseSet> sets = caseSets(database.dataSource(), options.sets);
+        Exception failure = null;
         try
         {
             final List<CostCase> cases = new ArrayList<>();
@@ -130,18 +175,21 @@ public final class LedgerCost
             out.printf(Locale.ROOT, "%-7s %-26s %-15s %-26s %9s %9s %-20s %s%n", "threads", "case",
                 "ledger adds", "calls/s [min-max]", "p50 us", "p99 us", "calls/s vs plain", "p50 vs plain");
             rows.forEach(out::println);
+            Transfers.verify(database.dataSource(), sets.stream().mapToLong(CaseSet::transfers).sum());
             for (final CaseSet set : sets)
             {
                 set.verify();
             }
             out.printf("(the database's rows match the calls made; load average after: %s)%n", loadAverage());
         }
+        catch (final Exception ex)
+        {
+            failure = ex;
+            throw ex;
+        }
         finally
         {
-            for (final CaseSet set : sets)
-            {
-                set.close();
-            }
+            close(sets, failure);
         }
     }
 
@@ -223,6 +271,7 @@ public final class LedgerCost
         double warmup = 3;
         int[] threads = {1, 4};
         List<String> databases = List.of("h2", "postgres");
+        List<String> sets = List.of("ledger", "spring");
 
         static Options parse(final String[] args)
         {
@@ -239,7 +288,9 @@ public final class LedgerCost
                     case "--warmup" -> options.warmup = Double.parseDouble(value(words, ++i));
                     case "--threads" -> options.threads = Arrays.stream(value(words, ++i).split(","))
                         .mapToInt(Integer::parseInt).map(n -> positive(n, "--threads")).toArray();
-                    case "--databases" -> options.databases = databases(value(words, ++i));
+                    case "--databases" -> options.databases = names(value(words, ++i), "--databases", "h2",
+                        "postgres");
+                    case "--sets" -> options.sets = names(value(words, ++i), "--sets", "ledger", "spring");
                     case "--smoke" ->
                     {
                         options.reps = 1;
@@ -247,7 +298,8 @@ public final class LedgerCost
                         options.warmup = 0.2;
                     }
                     default -> throw new IllegalArgumentException("unknown option " + words[i] + " (--reps N, " +
-                        "--seconds S, --warmup S, --threads 1,4, --databases h2,postgres, --smoke)");
+                        "--seconds S, --warmup S, --threads 1,4, --databases h2,postgres, --sets ledger,spring, " +
+                        "--smoke)");
                 }
             }
             if (options.seconds <= 0 || options.warmup < 0)
@@ -275,14 +327,16 @@ public final class LedgerCost
             return value;
         }
 
-        private static List<String> databases(final String list)
+        /** The names of {@code list}, each one of {@code known}, once each. */
+        private static List<String> names(final String list, final String option, final String... known)
         {
-            final List<String> names = List.of(list.split(","));
+            final List<String> names = Arrays.stream(list.split(",")).distinct().toList();
             for (final String name : names)
             {
-                if (!name.equals("h2") && !name.equals("postgres"))
+                if (!List.of(known).contains(name))
                 {
-                    throw new IllegalArgumentException("--databases takes h2 and postgres, not " + name);
+                    throw new IllegalArgumentException(option + " takes " + String.join(" and ", known) + ", not " +
+                        name);
                 }
             }
             return names;

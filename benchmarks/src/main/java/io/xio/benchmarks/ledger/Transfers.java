@@ -13,9 +13,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * The work every case does, a transfer as a service would make it: an {@code UPDATE} of one account's balance and
  * an {@code INSERT} of a row into the transfer log, on the transaction's connection (neither commits). Accounts are
  * many and picked at random, so that concurrent calls rarely wait for each other's row locks. The tables are made
- * (for H2 and PostgreSQL alike) by {@link #create}. Thread-safe.
+ * (for H2 and PostgreSQL alike) by {@link #create}, once per database for every case set. Public for the Spring
+ * set's service ({@code io.xio.benchmarks.ledger.spring.server}). Thread-safe.
  */
-final class Transfers
+public final class Transfers
 {
     static final int ACCOUNTS = 10_000;
     static final long INITIAL_BALANCE = 1_000_000_000L;
@@ -55,8 +56,11 @@ final class Transfers
         }
     }
 
+    /** The length of a transfer's answer. */
+    public static final int ANSWER_BYTES = 12;
+
     /** One transfer on {@code connection}, from a random account; its answer (account and amount, 12 bytes). */
-    static byte[] transfer(final Connection connection) throws SQLException
+    public static byte[] transfer(final Connection connection) throws SQLException
     {
         final ThreadLocalRandom random = ThreadLocalRandom.current();
         final int account = random.nextInt(ACCOUNTS);
@@ -76,13 +80,35 @@ final class Transfers
             log.setLong(2, amount);
             log.executeUpdate();
         }
-        return ByteBuffer.allocate(12).putInt(account).putLong(amount).array();
+        return ByteBuffer.allocate(ANSWER_BYTES).putInt(account).putLong(amount).array();
     }
 
-    /** The transfers logged so far. */
-    static long logged(final DataSource dataSource) throws SQLException
+    /**
+     * Checks that {@code calls} transfers were logged, and that the balances moved by what was logged.
+     *
+     * @throws IllegalStateException naming what does not add up
+     */
+    static void verify(final DataSource dataSource, final long calls) throws SQLException
     {
-        return count(dataSource, "SELECT COUNT(*) FROM bench_transfer_log");
+        final long logged = count(dataSource, "SELECT COUNT(*) FROM bench_transfer_log");
+        final long debited = (long)ACCOUNTS * INITIAL_BALANCE - count(dataSource,
+            "SELECT SUM(balance) FROM bench_account");
+        final long amounts = count(dataSource, "SELECT COALESCE(SUM(amount), 0) FROM bench_transfer_log");
+        if (logged != calls || debited != amounts)
+        {
+            throw new IllegalStateException("the transfers do not match the calls made: " + calls + " calls, " +
+                logged + " transfers logged; " + debited + " debited, " + amounts + " logged as debited");
+        }
+    }
+
+    /** Throws unless {@code answer} is a transfer's, as a caller gets it back. */
+    static void checkAnswer(final byte[] answer)
+    {
+        if (answer == null || answer.length != ANSWER_BYTES)
+        {
+            throw new IllegalStateException("a transfer answers " + ANSWER_BYTES + " bytes, not " +
+                (answer == null ? "null" : answer.length));
+        }
     }
 
     /** The one number {@code query} gives. */

@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The client side of the sample: for each client {@code sample.clients} names, stores values (one-way with a
  * delivery receipt), reads each back and verifies it, keeps many reads in flight for a while, then compares the
  * server's summary. Prints a progress line while it runs, a latency table, then (in the demo that runs both sides)
- * the quotes feed's table ({@link FeedRunner}), and where to look next (the actuator endpoints). A value read back
+ * the quotes feed's table ({@link FeedRunner}) and the exactly-once payments' counts ({@link PaymentsRunner}), and
+ * where to look next (the actuator endpoints). A value read back
  * wrongly fails the load (the process exits non-zero); a failed round is retried {@code sample.retries} times. The
  * cluster profile runs {@link ClusterLoad} instead. The clients are the {@code @XioClient} beans it is given, each
  * known by its {@code @XioClient} name.
@@ -44,6 +45,7 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
     private final Environment environment;
     private final Map<String, BlobStore> clients = new LinkedHashMap<>();
     private final ObjectProvider<FeedRunner> feed;
+    private final ObjectProvider<PaymentsRunner> payments;
     private final List<Report> reports = new ArrayList<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final PrintStream out = System.out;
@@ -54,13 +56,16 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
      * @param blobs the store over {@code xio.clients.blobs}
      * @param shm the store over shared memory, where a profile has it ({@code xio.clients.blobs-shm})
      * @param feed the quotes feed's two subscribers, where a profile has them
+     * @param payments the exactly-once payments, where a profile has them
      */
     public LoadRunner(final SampleProperties properties, final Environment environment, final BlobsClient blobs,
-        final ObjectProvider<ShmBlobsClient> shm, final ObjectProvider<FeedRunner> feed)
+        final ObjectProvider<ShmBlobsClient> shm, final ObjectProvider<FeedRunner> feed,
+        final ObjectProvider<PaymentsRunner> payments)
     {
         this.properties = properties;
         this.environment = environment;
         this.feed = feed;
+        this.payments = payments;
         clients.put(name(BlobsClient.class), blobs);
         shm.ifAvailable(store -> clients.put(name(ShmBlobsClient.class), store));
     }
@@ -145,6 +150,11 @@ public class LoadRunner implements ApplicationListener<ApplicationReadyEvent>
         if (quotes != null && !properties.getFeed().getTime().isZero())
         {
             quotes.run();
+        }
+        final PaymentsRunner paid = payments.getIfAvailable();
+        if (paid != null && properties.getPayments().getOrders() > 0)
+        {
+            paid.run();
         }
         final String port = environment.getProperty("local.server.port");
         if (port != null)

@@ -54,7 +54,7 @@ class LoadRunnerFailureTest
         properties.setRetries(retries);
         final DefaultListableBeanFactory none = new DefaultListableBeanFactory();
         return new LoadRunner(properties, new MockEnvironment(), store, none.getBeanProvider(ShmBlobsClient.class),
-            none.getBeanProvider(FeedRunner.class));
+            none.getBeanProvider(FeedRunner.class), none.getBeanProvider(PaymentsRunner.class));
     }
 
     /** Answers every read with zeros (never what was stored), or fails every put. */

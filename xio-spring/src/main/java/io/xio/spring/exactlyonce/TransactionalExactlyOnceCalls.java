@@ -72,9 +72,18 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
     private final ExecutionLedger ledger;
     private final ListableBeanFactory beans;
     private final Settings settings;
-    /** Spring's choice of a {@code @Transactional} method's manager, which xio's must be (protected there). */
+    /**
+     * Spring's choice of a {@code @Transactional} method's manager, which xio's must be (protected there, so invoked
+     * by reflection: {@link ExactlyOnceRuntimeHints} keeps it in a native image).
+     */
     private static final @Nullable Method DETERMINE_MANAGER = ReflectionUtils.findMethod(
         TransactionAspectSupport.class, "determineTransactionManager", TransactionAttribute.class, Class.class);
+
+    /** The method of Spring's that this invokes by reflection, or null when this Spring version has none. */
+    static @Nullable Method determineTransactionManager()
+    {
+        return DETERMINE_MANAGER;
+    }
 
     /** Calls through {@code ledger}, with the transaction managers and data sources of {@code beans}. */
     public TransactionalExactlyOnceCalls(final ExecutionLedger ledger, final ListableBeanFactory beans,
