@@ -6,6 +6,7 @@ import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.RemoteException;
 import io.xio.ledger.LedgerSchema;
+import io.xio.spring.call.XioServerInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -16,6 +17,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.RollbackOn;
 import org.springframework.transaction.annotation.Transactional;
@@ -35,7 +39,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * With two databases and a transaction manager each, an exactly-once method runs in the transaction Spring's own
  * {@code @Transactional} gives it: its ledger entry goes to the database of the manager its annotation names, in the
  * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
- * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled.
+ * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled. A
+ * transaction already open around the call (a server interceptor's) is refused before the method runs: the ledger
+ * begins and ends its own.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExactlyOnceTransactionManagerTest
@@ -330,6 +336,84 @@ class ExactlyOnceTransactionManagerTest
             assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isZero();
             assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
         });
+    }
+
+    /** Deposits on the one database, counted. */
+    @XioService("transfers")
+    public static class CountedDeposits implements Deposits
+    {
+        private final JdbcTemplate jdbc;
+        private final AtomicInteger executions = new AtomicInteger();
+
+        CountedDeposits(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        public String deposit(final String id)
+        {
+            executions.incrementAndGet();
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        public String depositThenFail(final String id)
+        {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    /** One database, and a server interceptor that runs every call in a transaction of its own opening. */
+    @Configuration(proxyBeanMethods = false)
+    static class TransactionAroundTheCall
+    {
+        @Bean
+        CountedDeposits deposits(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new CountedDeposits(jdbc);
+        }
+
+        @Bean
+        XioServerInterceptor transactionAround(final PlatformTransactionManager transactions)
+        {
+            return (call, chain) ->
+            {
+                final TransactionStatus status = transactions.getTransaction(TransactionDefinition.withDefaults());
+                final Object result;
+                try
+                {
+                    result = chain.proceed();
+                }
+                catch (final Throwable ex)
+                {
+                    transactions.rollback(status);
+                    throw ex;
+                }
+                transactions.commit(status);
+                return result;
+            };
+        }
+    }
+
+    @Test
+    void aTransactionOpenedAroundTheCallIsRefusedBeforeTheMethodRunsRatherThanJoined()
+    {
+        server(TransactionAroundTheCall.class).withPropertyValues("xio.server.error.include-message=always")
+            .run(server ->
+            {
+                assertThat(server).hasNotFailed();
+                final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+                assertThatThrownBy(() -> callInJson(server, "deposit(String)", "[\"o1\"]", key("outer-1")))
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RemoteException.class)
+                    .hasMessageContaining("would join one already open on this thread")
+                    .matches(remote -> !((RemoteException)remote).isBackPressure(), "an answer, not back-pressure");
+                assertThat(server.getBean(CountedDeposits.class).executions).hasValue(0);
+                assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isZero();
+                assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+            });
     }
 
     @Test
