@@ -10,6 +10,7 @@ import io.xio.spring.call.XioServerInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -25,13 +26,16 @@ import org.springframework.transaction.annotation.RollbackOn;
 import org.springframework.transaction.annotation.Transactional;
 
 import javax.sql.DataSource;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.server;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.serverWithoutTransactionManagement;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
  * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled. A
  * transaction already open around the call (a server interceptor's) is refused before the method runs: the ledger
- * begins and ends its own.
+ * begins and ends its own. Without transaction management the manager is still chosen by Spring's rules, and
+ * placeholders resolved as Spring resolves them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExactlyOnceTransactionManagerTest
@@ -428,9 +433,95 @@ class ExactlyOnceTransactionManagerTest
         inTheSecondDatabase(ClassQualified.class);
     }
 
+    @Test
+    void withoutTransactionManagementTheManagerIsChosenBySpringsRulesAllTheSame()
+    {
+        inTheSecondDatabase(serverWithoutTransactionManagement(TwoDatabases.class), ClassQualified.class);
+        inTheSecondDatabase(serverWithoutTransactionManagement(TwoDatabases.class), MethodsQualified.class);
+    }
+
+    /** Transactions of the one database that note the timeout each one began with. */
+    static final class TimeoutsNoted extends DataSourceTransactionManager
+    {
+        private static final long serialVersionUID = 1L;
+        private final transient List<Integer> timeouts = new CopyOnWriteArrayList<>();
+
+        TimeoutsNoted(final DataSource dataSource)
+        {
+            super(dataSource);
+        }
+
+        @Override
+        protected void doBegin(final Object transaction, final TransactionDefinition definition)
+        {
+            timeouts.add(definition.getTimeout());
+            super.doBegin(transaction, definition);
+        }
+    }
+
+    /** Deposits whose transaction's timeout is a property's. */
+    @XioService("transfers")
+    public static class TimedDeposits implements Deposits
+    {
+        private final JdbcTemplate jdbc;
+
+        TimedDeposits(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        @Transactional(timeoutString = "${deposits.timeout}")
+        public String deposit(final String id)
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        public String depositThenFail(final String id)
+        {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TimeoutOfAProperty
+    {
+        @Bean
+        TimeoutsNoted transactionManager(final DataSource dataSource)
+        {
+            return new TimeoutsNoted(dataSource);
+        }
+
+        @Bean
+        TimedDeposits deposits(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new TimedDeposits(jdbc);
+        }
+    }
+
+    @Test
+    void withoutTransactionManagementAPlaceholderInTimeoutStringIsResolvedAsSpringResolvesIt()
+    {
+        serverWithoutTransactionManagement(TimeoutOfAProperty.class).withPropertyValues("deposits.timeout=7")
+            .run(server ->
+            {
+                assertThat(server).hasNotFailed();
+                assertThat(callInJson(server, "deposit(String)", "[\"t1\"]", key("timed-1"))).isEqualTo("\"t1\"");
+                assertThat(server.getBean(TimeoutsNoted.class).timeouts).contains(7);
+            });
+    }
+
     private static void inTheSecondDatabase(final Class<?> deposits)
     {
-        server(TwoDatabases.class).withUserConfiguration(deposits).run(server ->
+        inTheSecondDatabase(server(TwoDatabases.class), deposits);
+    }
+
+    private static void inTheSecondDatabase(final ApplicationContextRunner runner, final Class<?> deposits)
+    {
+        runner.withUserConfiguration(deposits).run(server ->
         {
             assertThat(server).hasNotFailed();
             final JdbcTemplate first = new JdbcTemplate(server.getBean("firstDatabase", DataSource.class));
