@@ -13,6 +13,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -20,10 +21,15 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionManager;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.RollbackOn;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.RollbackRuleAttribute;
+import org.springframework.transaction.interceptor.RuleBasedTransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAttributeSource;
+import org.springframework.transaction.interceptor.TransactionInterceptor;
 
 import javax.sql.DataSource;
 import java.util.List;
@@ -45,8 +51,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
  * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled. A
  * transaction already open around the call (a server interceptor's) is refused before the method runs: the ledger
- * begins and ends its own. Without transaction management the manager is still chosen by Spring's rules, and
- * placeholders resolved as Spring resolves them.
+ * begins and ends its own. The rollback rules are the context's, and where Spring applies none (no transaction
+ * management, or rules no advisor applies) xio's reading of them alone decides; without transaction management the
+ * manager is still chosen by Spring's rules, and placeholders resolved as Spring resolves them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExactlyOnceTransactionManagerTest
@@ -292,8 +299,13 @@ class ExactlyOnceTransactionManagerTest
         }
     }
 
+    /**
+     * Spring's own interceptor runs around the method too, and marks the joined transaction rollback-only, so this
+     * shows the outcome, not who decided it: {@link #theRulesOfTheContextsInterceptorOrSourceDecideWhenOnlyXioRunsThem}
+     * does.
+     */
     @Test
-    void theContextsTransactionAttributesDecideTheRollbackRulesAsForSpringsOwnTransactional()
+    void withRollbackOnAllExceptionsACheckedExceptionRollsBackTheWritesAndTheEntry()
     {
         server(RollBackOnAllExceptions.class).run(server ->
         {
@@ -304,6 +316,92 @@ class ExactlyOnceTransactionManagerTest
             assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class))
                 .as("rolled back, as rollbackOn = ALL_EXCEPTIONS says").isZero();
             assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+        });
+    }
+
+    /** Writes a row, then throws a checked exception; no {@code @Transactional}, and no proxy of Spring's. */
+    @XioService("transfers")
+    public static class UnproxiedDecliningRefunds implements Refunds
+    {
+        private final JdbcTemplate jdbc;
+
+        UnproxiedDecliningRefunds(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        public String refund(final String id) throws Declined
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new Declined("declined " + id);
+        }
+    }
+
+    /** The refunds, with no transaction rules of the application's: a checked exception commits. */
+    @Configuration(proxyBeanMethods = false)
+    static class NoRules
+    {
+        @Bean
+        UnproxiedDecliningRefunds refunds(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new UnproxiedDecliningRefunds(jdbc);
+        }
+    }
+
+    /** Rules that roll a refund back for any exception, which no annotation says: only a reader of them knows. */
+    static TransactionAttributeSource refundsRollBackForAnyException()
+    {
+        final RuleBasedTransactionAttribute rollsBack = new RuleBasedTransactionAttribute(
+            TransactionDefinition.PROPAGATION_REQUIRED, List.of(new RollbackRuleAttribute(Exception.class)));
+        return (method, targetClass) -> method.getName().equals("refund") ? rollsBack : null;
+    }
+
+    /** The rules in the application's transaction interceptor, which no advisor applies to any bean. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(NoRules.class)
+    static class RulesOfAnInterceptor
+    {
+        @Bean
+        TransactionInterceptor refundRules(final TransactionManager transactions)
+        {
+            return new TransactionInterceptor(transactions, refundsRollBackForAnyException());
+        }
+    }
+
+    /** The rules as the context's only transaction attribute source, with no interceptor at all. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(NoRules.class)
+    static class RulesOfTheContextsSource
+    {
+        @Bean
+        TransactionAttributeSource refundRules()
+        {
+            return refundsRollBackForAnyException();
+        }
+    }
+
+    @Test
+    void theRulesOfTheContextsInterceptorOrSourceDecideWhenOnlyXioRunsThem()
+    {
+        refund(NoRules.class, 1); // by default a checked exception commits, with its answer stored
+        refund(RulesOfAnInterceptor.class, 0);
+        refund(RulesOfTheContextsSource.class, 0);
+    }
+
+    /** A refund, which fails, in an application without transaction management: what it left committed. */
+    private static void refund(final Class<?> application, final int committed)
+    {
+        serverWithoutTransactionManagement(application).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+            assertThatThrownBy(() -> callInJson(server, "refund(String)", "[\"r1\"]", key("refund-1")))
+                .isInstanceOf(ExecutionException.class).hasMessageContaining("declined r1");
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).as(application.getName())
+                .isEqualTo(committed);
+            assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(committed);
         });
     }
 
