@@ -24,6 +24,20 @@ class LedgerKeysTest
     }
 
     @Test
+    void aCallerIsKnownByItsPrincipalsNameSoThatTheKeyIsTheSameOnEveryServerAndAfterARestart()
+    {
+        // Two lambdas: two classes, whose names carry an id of this JVM's making, as two servers' acceptors would.
+        final Principal acceptedHere = () -> "ann";
+        final Principal acceptedElsewhere = () -> "ann";
+        assertThat(acceptedHere.getClass()).isNotEqualTo(acceptedElsewhere.getClass());
+
+        assertThat(LedgerKeys.scoped("transfers/transfer", acceptedHere, "order-1"))
+            .isEqualTo(LedgerKeys.scoped("transfers/transfer", acceptedElsewhere, "order-1"));
+        assertThat(LedgerKeys.scoped("transfers/transfer", () -> "", "order-1")).as("named, not anonymous")
+            .isNotEqualTo(LedgerKeys.scoped("transfers/transfer", null, "order-1"));
+    }
+
+    @Test
     void partsDoNotRunIntoEachOther()
     {
         assertThat(LedgerKeys.scoped("a", null, "bc")).isNotEqualTo(LedgerKeys.scoped("ab", null, "c"));

@@ -53,11 +53,21 @@ final class ExactlyOnceFixtures
      */
     static ApplicationContextRunner server(final Class<?> application)
     {
+        return serverWithoutTransactionManagement(application)
+            .withConfiguration(AutoConfigurations.of(TransactionAutoConfiguration.class));
+    }
+
+    /**
+     * {@link #server} without Boot's transaction auto-configuration: no {@code @EnableTransactionManagement}, so no
+     * {@code @Transactional} is applied by Spring, and xio alone reads the methods' transaction settings.
+     */
+    static ApplicationContextRunner serverWithoutTransactionManagement(final Class<?> application)
+    {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, XioAutoConfiguration.class,
                 DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-                TransactionAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-                XioLedgerAutoConfiguration.class, XioReflectionAutoConfiguration.class))
+                JdbcTemplateAutoConfiguration.class, XioLedgerAutoConfiguration.class,
+                XioReflectionAutoConfiguration.class))
             .withUserConfiguration(application)
             .withPropertyValues("xio.contexts=1", "xio.idle.busy-poll=0s", "xio.portals[0].uri=tcp://127.0.0.1:0",
                 "spring.datasource.generate-unique-name=true");

@@ -6,28 +6,42 @@ import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.RemoteException;
 import io.xio.ledger.LedgerSchema;
+import io.xio.spring.call.XioServerInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionManager;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.RollbackOn;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.RollbackRuleAttribute;
+import org.springframework.transaction.interceptor.RuleBasedTransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAttributeSource;
+import org.springframework.transaction.interceptor.TransactionInterceptor;
 
 import javax.sql.DataSource;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.server;
+import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.serverWithoutTransactionManagement;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,7 +49,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * With two databases and a transaction manager each, an exactly-once method runs in the transaction Spring's own
  * {@code @Transactional} gives it: its ledger entry goes to the database of the manager its annotation names, in the
  * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
- * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled.
+ * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled. A
+ * transaction already open around the call (a server interceptor's) is refused before the method runs: the ledger
+ * begins and ends its own. The rollback rules are the context's, and where Spring applies none (no transaction
+ * management, or rules no advisor applies) xio's reading of them alone decides; without transaction management the
+ * manager is still chosen by Spring's rules, and placeholders resolved as Spring resolves them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExactlyOnceTransactionManagerTest
@@ -281,8 +299,13 @@ class ExactlyOnceTransactionManagerTest
         }
     }
 
+    /**
+     * Spring's own interceptor runs around the method too, and marks the joined transaction rollback-only, so this
+     * shows the outcome, not who decided it: {@link #theRulesOfTheContextsInterceptorOrSourceDecideWhenOnlyXioRunsThem}
+     * does.
+     */
     @Test
-    void theContextsTransactionAttributesDecideTheRollbackRulesAsForSpringsOwnTransactional()
+    void withRollbackOnAllExceptionsACheckedExceptionRollsBackTheWritesAndTheEntry()
     {
         server(RollBackOnAllExceptions.class).run(server ->
         {
@@ -293,6 +316,92 @@ class ExactlyOnceTransactionManagerTest
             assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class))
                 .as("rolled back, as rollbackOn = ALL_EXCEPTIONS says").isZero();
             assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+        });
+    }
+
+    /** Writes a row, then throws a checked exception; no {@code @Transactional}, and no proxy of Spring's. */
+    @XioService("transfers")
+    public static class UnproxiedDecliningRefunds implements Refunds
+    {
+        private final JdbcTemplate jdbc;
+
+        UnproxiedDecliningRefunds(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        public String refund(final String id) throws Declined
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            throw new Declined("declined " + id);
+        }
+    }
+
+    /** The refunds, with no transaction rules of the application's: a checked exception commits. */
+    @Configuration(proxyBeanMethods = false)
+    static class NoRules
+    {
+        @Bean
+        UnproxiedDecliningRefunds refunds(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new UnproxiedDecliningRefunds(jdbc);
+        }
+    }
+
+    /** Rules that roll a refund back for any exception, which no annotation says: only a reader of them knows. */
+    static TransactionAttributeSource refundsRollBackForAnyException()
+    {
+        final RuleBasedTransactionAttribute rollsBack = new RuleBasedTransactionAttribute(
+            TransactionDefinition.PROPAGATION_REQUIRED, List.of(new RollbackRuleAttribute(Exception.class)));
+        return (method, targetClass) -> method.getName().equals("refund") ? rollsBack : null;
+    }
+
+    /** The rules in the application's transaction interceptor, which no advisor applies to any bean. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(NoRules.class)
+    static class RulesOfAnInterceptor
+    {
+        @Bean
+        TransactionInterceptor refundRules(final TransactionManager transactions)
+        {
+            return new TransactionInterceptor(transactions, refundsRollBackForAnyException());
+        }
+    }
+
+    /** The rules as the context's only transaction attribute source, with no interceptor at all. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(NoRules.class)
+    static class RulesOfTheContextsSource
+    {
+        @Bean
+        TransactionAttributeSource refundRules()
+        {
+            return refundsRollBackForAnyException();
+        }
+    }
+
+    @Test
+    void theRulesOfTheContextsInterceptorOrSourceDecideWhenOnlyXioRunsThem()
+    {
+        refund(NoRules.class, 1); // by default a checked exception commits, with its answer stored
+        refund(RulesOfAnInterceptor.class, 0);
+        refund(RulesOfTheContextsSource.class, 0);
+    }
+
+    /** A refund, which fails, in an application without transaction management: what it left committed. */
+    private static void refund(final Class<?> application, final int committed)
+    {
+        serverWithoutTransactionManagement(application).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+            assertThatThrownBy(() -> callInJson(server, "refund(String)", "[\"r1\"]", key("refund-1")))
+                .isInstanceOf(ExecutionException.class).hasMessageContaining("declined r1");
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).as(application.getName())
+                .isEqualTo(committed);
+            assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(committed);
         });
     }
 
@@ -332,6 +441,84 @@ class ExactlyOnceTransactionManagerTest
         });
     }
 
+    /** Deposits on the one database, counted. */
+    @XioService("transfers")
+    public static class CountedDeposits implements Deposits
+    {
+        private final JdbcTemplate jdbc;
+        private final AtomicInteger executions = new AtomicInteger();
+
+        CountedDeposits(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        public String deposit(final String id)
+        {
+            executions.incrementAndGet();
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        public String depositThenFail(final String id)
+        {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    /** One database, and a server interceptor that runs every call in a transaction of its own opening. */
+    @Configuration(proxyBeanMethods = false)
+    static class TransactionAroundTheCall
+    {
+        @Bean
+        CountedDeposits deposits(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new CountedDeposits(jdbc);
+        }
+
+        @Bean
+        XioServerInterceptor transactionAround(final PlatformTransactionManager transactions)
+        {
+            return (call, chain) ->
+            {
+                final TransactionStatus status = transactions.getTransaction(TransactionDefinition.withDefaults());
+                final Object result;
+                try
+                {
+                    result = chain.proceed();
+                }
+                catch (final Throwable ex)
+                {
+                    transactions.rollback(status);
+                    throw ex;
+                }
+                transactions.commit(status);
+                return result;
+            };
+        }
+    }
+
+    @Test
+    void aTransactionOpenedAroundTheCallIsRefusedBeforeTheMethodRunsRatherThanJoined()
+    {
+        server(TransactionAroundTheCall.class).withPropertyValues("xio.server.error.include-message=always")
+            .run(server ->
+            {
+                assertThat(server).hasNotFailed();
+                final JdbcTemplate jdbc = server.getBean(JdbcTemplate.class);
+                assertThatThrownBy(() -> callInJson(server, "deposit(String)", "[\"o1\"]", key("outer-1")))
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RemoteException.class)
+                    .hasMessageContaining("would join one already open on this thread")
+                    .matches(remote -> !((RemoteException)remote).isBackPressure(), "an answer, not back-pressure");
+                assertThat(server.getBean(CountedDeposits.class).executions).hasValue(0);
+                assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isZero();
+                assertThat(jdbc.queryForObject(COUNT_ENTRIES, Integer.class)).isZero();
+            });
+    }
+
     @Test
     void aMethodQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseInItsTransaction()
     {
@@ -344,9 +531,95 @@ class ExactlyOnceTransactionManagerTest
         inTheSecondDatabase(ClassQualified.class);
     }
 
+    @Test
+    void withoutTransactionManagementTheManagerIsChosenBySpringsRulesAllTheSame()
+    {
+        inTheSecondDatabase(serverWithoutTransactionManagement(TwoDatabases.class), ClassQualified.class);
+        inTheSecondDatabase(serverWithoutTransactionManagement(TwoDatabases.class), MethodsQualified.class);
+    }
+
+    /** Transactions of the one database that note the timeout each one began with. */
+    static final class TimeoutsNoted extends DataSourceTransactionManager
+    {
+        private static final long serialVersionUID = 1L;
+        private final transient List<Integer> timeouts = new CopyOnWriteArrayList<>();
+
+        TimeoutsNoted(final DataSource dataSource)
+        {
+            super(dataSource);
+        }
+
+        @Override
+        protected void doBegin(final Object transaction, final TransactionDefinition definition)
+        {
+            timeouts.add(definition.getTimeout());
+            super.doBegin(transaction, definition);
+        }
+    }
+
+    /** Deposits whose transaction's timeout is a property's. */
+    @XioService("transfers")
+    public static class TimedDeposits implements Deposits
+    {
+        private final JdbcTemplate jdbc;
+
+        TimedDeposits(final JdbcTemplate jdbc)
+        {
+            this.jdbc = jdbc;
+        }
+
+        @Override
+        @Transactional(timeoutString = "${deposits.timeout}")
+        public String deposit(final String id)
+        {
+            jdbc.update("INSERT INTO deposits (id) VALUES (?)", id);
+            return id;
+        }
+
+        @Override
+        public String depositThenFail(final String id)
+        {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TimeoutOfAProperty
+    {
+        @Bean
+        TimeoutsNoted transactionManager(final DataSource dataSource)
+        {
+            return new TimeoutsNoted(dataSource);
+        }
+
+        @Bean
+        TimedDeposits deposits(final JdbcTemplate jdbc)
+        {
+            jdbc.execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return new TimedDeposits(jdbc);
+        }
+    }
+
+    @Test
+    void withoutTransactionManagementAPlaceholderInTimeoutStringIsResolvedAsSpringResolvesIt()
+    {
+        serverWithoutTransactionManagement(TimeoutOfAProperty.class).withPropertyValues("deposits.timeout=7")
+            .run(server ->
+            {
+                assertThat(server).hasNotFailed();
+                assertThat(callInJson(server, "deposit(String)", "[\"t1\"]", key("timed-1"))).isEqualTo("\"t1\"");
+                assertThat(server.getBean(TimeoutsNoted.class).timeouts).contains(7);
+            });
+    }
+
     private static void inTheSecondDatabase(final Class<?> deposits)
     {
-        server(TwoDatabases.class).withUserConfiguration(deposits).run(server ->
+        inTheSecondDatabase(server(TwoDatabases.class), deposits);
+    }
+
+    private static void inTheSecondDatabase(final ApplicationContextRunner runner, final Class<?> deposits)
+    {
+        runner.withUserConfiguration(deposits).run(server ->
         {
             assertThat(server).hasNotFailed();
             final JdbcTemplate first = new JdbcTemplate(server.getBean("firstDatabase", DataSource.class));

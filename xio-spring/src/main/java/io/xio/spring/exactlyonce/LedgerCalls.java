@@ -26,8 +26,9 @@ import java.util.Map;
 /**
  * The exactly-once methods of one service, each through the {@link ExactlyOnceExecution} made for it (its own
  * transaction settings and rollback rules): a call's idempotency key comes from its metadata, its claim waits at most
- * the call's time left (and at most the longest wait set), its answer is stored as {@link StoredAnswers} says and a
- * replayed one decoded back into the result. Immutable; any number of workers at once.
+ * the call's time left (and at most the longest wait set), its answer is stored as {@link StoredAnswers} says (a call
+ * whose answer would not decode back rolls back) and a replayed one decoded back into the result. Immutable; any
+ * number of workers at once.
  */
 final class LedgerCalls implements ExactlyOnceCalls
 {
@@ -89,7 +90,14 @@ final class LedgerCalls implements ExactlyOnceCalls
                     "transaction was marked rollback-only (a @Transactional it called failed): rolled back"));
             }
             result[0] = value;
-            return StoredAnswers.value(method, codec, value);
+            try
+            {
+                return StoredAnswers.replayable(method, codec, value);
+            }
+            catch (final IllegalStateException unreplayable)
+            {
+                throw new RollbackOnly(unreplayable); // whatever the rules say of the exception: nothing is stored
+            }
         };
         final ExecutionOutcome outcome;
         try
@@ -161,8 +169,9 @@ final class LedgerCalls implements ExactlyOnceCalls
     }
 
     /**
-     * The method's transaction was marked rollback-only: it rolls back, and the call is answered with
-     * {@code answer} (the method's error, or why it rolled back), never stored. Carries no stack trace.
+     * The call's transaction rolls back whatever the rollback rules say: the method's transaction was marked
+     * rollback-only, or its answer could not be stored. The call is answered with {@code answer} (the method's
+     * error, or why it rolled back), never stored. Carries no stack trace.
      */
     static final class RollbackOnly extends RuntimeException
     {

@@ -21,6 +21,12 @@ import java.util.Objects;
  * Any exception the work throws rolls the transaction back and is rethrown as it was. A transaction that bound no
  * connection of the data source (a manager of another one, a JPA dialect that does not expose its connection) fails
  * the call with {@link IllegalStateException} before anything is written.
+ *
+ * <p>Each transaction must be the ledger's own, begun here: one already open on the thread (a server interceptor's,
+ * a caller's {@code @Transactional}) is refused with {@link IllegalStateException} before the work runs, and marked
+ * rollback-only as for any failure inside it. Joined, the ledger could end nothing of it: a duplicate key would only
+ * mark it rollback-only, and the stored answer would then be read in that same transaction, which PostgreSQL has
+ * aborted, and whose commit fails after the call was answered.
  * Thread-safe: each transaction runs on the calling thread.
  */
 public final class SpringTransactions implements Transactions
@@ -57,6 +63,14 @@ public final class SpringTransactions implements Transactions
         {
             return template.execute(status ->
             {
+                if (!status.isNewTransaction())
+                {
+                    throw new IllegalStateException("the execution ledger's transaction of " +
+                        template.getTransactionManager() + " would join one already open on this thread (a server " +
+                        "interceptor's or a caller's): the ledger must begin and end its own, so the call was " +
+                        "refused before it ran. Open no transaction around an exactly-once call; the method's own " +
+                        "@Transactional joins the ledger's");
+                }
                 if (!TransactionSynchronizationManager.hasResource(dataSource))
                 {
                     // DataSourceUtils would hand out a connection of its own, which commits apart.

@@ -49,6 +49,37 @@ final class StoredAnswers
         return codec.encode(value, method.resultType());
     }
 
+    /**
+     * {@link #value(ServiceMethod, XioCodec, Object) The bytes stored} for {@code value}, once they are known to
+     * decode back, as every replay of the key will decode them. An answer that encodes but does not decode (a result
+     * declared as an interface or an abstract class without type information, which Jackson writes but cannot
+     * read) would commit with the call, and then fail each of its replays for as long as the ledger keeps it. The
+     * codec is the application's bean, and whether it reads a type back shows only when it tries (Jackson builds an
+     * abstract type's reader, which fails on its first value), so each answer is checked, not its type at start-up.
+     *
+     * @throws IllegalStateException naming the method and the type, when the bytes do not decode back
+     */
+    static byte[] replayable(final ServiceMethod method, final XioCodec codec, final @Nullable Object value)
+    {
+        final byte[] stored = value(method, codec, value);
+        if (method.returnKind() == ServiceMethod.ReturnKind.VOID || method.resultIsSegment())
+        {
+            return stored;
+        }
+        try
+        {
+            codec.decode(ByteBuffer.wrap(stored), method.resultType());
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new IllegalStateException(method.wireName() + " answered a value that the server's codec " +
+                "encodes but cannot decode back as " + method.resultType().getTypeName() + ", so no replay of its " +
+                "idempotency key could answer: the call was rolled back. Declare a result type the codec reads " +
+                "back (a concrete class, or one with type information, such as Jackson's @JsonTypeInfo)", ex);
+        }
+        return stored;
+    }
+
     /** The result {@code stored} holds, as {@link #value} stored it for {@code method}. */
     static @Nullable Object value(final ServiceMethod method, final XioCodec codec, final byte[] stored)
     {

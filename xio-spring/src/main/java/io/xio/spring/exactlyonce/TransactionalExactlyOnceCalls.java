@@ -7,12 +7,16 @@ import io.xio.spring.service.ExactlyOnceCalls;
 import io.xio.spring.service.ExactlyOnceSetupException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionManager;
 import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
 import org.springframework.transaction.interceptor.DefaultTransactionAttribute;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
@@ -22,7 +26,6 @@ import org.springframework.transaction.interceptor.TransactionInterceptor;
 import org.springframework.transaction.support.DefaultTransactionDefinition;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.util.ReflectionUtils;
-import org.springframework.util.StringUtils;
 
 import javax.sql.DataSource;
 import java.lang.reflect.Method;
@@ -33,12 +36,12 @@ import java.util.Objects;
 
 /**
  * Runs exactly-once methods in the application's own transactions: for each, at start-up, the transaction manager
- * Spring's {@link TransactionInterceptor} would give its {@code @Transactional} (without one in the context: the
- * manager its annotation names, else the only or primary {@link PlatformTransactionManager}), read through the
- * context's {@link TransactionAttributeSource}, the {@link DataSource} that manager binds its connection to, the
- * transaction as its
- * {@code @Transactional} sets it (isolation, timeout) but always REQUIRED, so the method's own annotation joins it, and
- * its rollback rules, which decide whether an error rolls everything back or is stored as the answer. A method whose
+ * Spring's {@link TransactionInterceptor} would give its {@code @Transactional} (without one in the context, by the
+ * same rules: the manager its annotation names, a {@code @Qualifier} on its class, else the only or primary
+ * {@link PlatformTransactionManager}), read through the context's {@link TransactionAttributeSource}, the
+ * {@link DataSource} that manager binds its connection to, the transaction as its {@code @Transactional} sets it
+ * (isolation, timeout) but always REQUIRED, so the method's own annotation joins it, and its rollback rules, which
+ * decide whether an error rolls everything back or is stored as the answer. A method whose
  * {@code @Transactional} would not join that transaction (REQUIRES_NEW, NOT_SUPPORTED, NEVER), is read-only, or has
  * no transaction manager or data source fails start-up naming it ({@link ExactlyOnceSetupException}). Thread-safe;
  * {@link #forService} is called as the services are exported.
@@ -98,17 +101,17 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
     public ExactlyOnceCalls forService(final ExactlyOnceCalls.ExportedService service)
     {
         final Class<?> targetClass = AopUtils.getTargetClass(service.target());
-        final TransactionInterceptor interceptor = beans.getBeanProvider(TransactionInterceptor.class).getIfUnique();
-        final TransactionAttributeSource attributes = attributes(interceptor);
+        final TransactionInterceptor own = beans.getBeanProvider(TransactionInterceptor.class).getIfUnique();
+        final TransactionAttributeSource attributes = attributes(own);
+        final TransactionInterceptor interceptor = own != null ? own : interceptor(attributes);
         final Map<Method, ExactlyOnceExecution> executions = new HashMap<>();
         for (final ServiceMethod method : service.methods())
         {
             final Method invoked = method.method();
             final TransactionAttribute attribute = attributes.getTransactionAttribute(invoked, targetClass);
             check(service.resource(), invoked, attribute);
-            final PlatformTransactionManager manager = interceptor != null
-                ? springsManager(service.resource(), invoked, attribute, interceptor, targetClass)
-                : manager(service.resource(), invoked, attribute);
+            final PlatformTransactionManager manager = manager(service.resource(), invoked, attribute, interceptor,
+                targetClass);
             final DataSource dataSource = dataSource(service.resource(), invoked, manager);
             executions.put(invoked, ExactlyOnceExecution.builder(ledger,
                     new SpringTransactions(manager, dataSource, definition(invoked, attribute)))
@@ -149,7 +152,8 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
 
     /**
      * The attributes Spring's own {@code @Transactional} reads: its interceptor's, else the context's only source,
-     * else one of xio's (an application without transaction management set up).
+     * else one of xio's (an application without transaction management set up), which resolves placeholders
+     * ({@code timeoutString}, a qualifier's) as the context's own would.
      */
     private TransactionAttributeSource attributes(final @Nullable TransactionInterceptor interceptor)
     {
@@ -160,15 +164,47 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
         }
         final TransactionAttributeSource source = beans.getBeanProvider(TransactionAttributeSource.class)
             .getIfUnique();
-        return source != null ? source : new AnnotationTransactionAttributeSource();
+        if (source != null)
+        {
+            return source;
+        }
+        final AnnotationTransactionAttributeSource annotations = new AnnotationTransactionAttributeSource();
+        final ConfigurableBeanFactory configurable = configurable();
+        if (configurable != null)
+        {
+            annotations.setEmbeddedValueResolver(new EmbeddedValueResolver(configurable));
+        }
+        return annotations;
+    }
+
+    /** The factory whose placeholders and qualifiers the application's beans see, if it has one. */
+    private @Nullable ConfigurableBeanFactory configurable()
+    {
+        if (beans instanceof ConfigurableBeanFactory factory)
+        {
+            return factory;
+        }
+        return beans instanceof ConfigurableApplicationContext context ? context.getBeanFactory() : null;
     }
 
     /**
-     * The manager the application's {@link TransactionInterceptor} gives the method, as it would for its
-     * {@code @Transactional} (its qualifier, a {@code @Qualifier} on the class, the interceptor's own manager, the
-     * only or primary one), so that the method's own annotation joins the ledger's transaction.
+     * For an application without transaction management set up: an interceptor of xio's, never applied to a bean,
+     * that chooses each method's manager by Spring's own rules, as the application's interceptor would.
      */
-    private static PlatformTransactionManager springsManager(final String service, final Method method,
+    private TransactionInterceptor interceptor(final TransactionAttributeSource attributes)
+    {
+        final TransactionInterceptor interceptor = new TransactionInterceptor();
+        interceptor.setTransactionAttributeSource(attributes);
+        interceptor.setBeanFactory(beans);
+        return interceptor;
+    }
+
+    /**
+     * The manager {@code interceptor} gives the method, as it would for its {@code @Transactional} (its qualifier, a
+     * {@code @Qualifier} on the class, the interceptor's own manager, the only or primary one), so that the method's
+     * own annotation joins the ledger's transaction.
+     */
+    private PlatformTransactionManager manager(final String service, final Method method,
         final @Nullable TransactionAttribute attribute, final TransactionInterceptor interceptor,
         final Class<?> targetClass)
     {
@@ -187,9 +223,7 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
         }
         catch (final ReflectiveOperationException ex)
         {
-            final Throwable cause = ex.getCause() != null ? ex.getCause() : ex;
-            throw new ExactlyOnceSetupException(service, method, "Spring finds no transaction manager for it (" +
-                cause.getMessage() + ")", "Name one with @Transactional(\"...\") on the method, or mark one @Primary.");
+            throw noManager(service, method, ex.getCause() != null ? ex.getCause() : ex);
         }
         if (manager instanceof PlatformTransactionManager platform)
         {
@@ -200,38 +234,24 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
             "Run it under a PlatformTransactionManager.");
     }
 
-    /** The manager the method's {@code @Transactional} names, else the only or primary one. */
-    private PlatformTransactionManager manager(final String service, final Method method,
-        final @Nullable TransactionAttribute attribute)
+    /** Why Spring finds no manager for the method: none at all, several and none primary, or a name it has not. */
+    private ExactlyOnceSetupException noManager(final String service, final Method method, final Throwable cause)
     {
-        final String qualifier = attribute != null ? attribute.getQualifier() : null;
-        if (StringUtils.hasText(qualifier))
+        if (cause instanceof NoUniqueBeanDefinitionException several)
         {
-            try
-            {
-                return BeanFactoryAnnotationUtils.qualifiedBeanOfType(beans, PlatformTransactionManager.class,
-                    qualifier);
-            }
-            catch (final BeansException ex)
-            {
-                throw new ExactlyOnceSetupException(service, method, "its @Transactional names the transaction " +
-                    "manager '" + qualifier + "', which is not a PlatformTransactionManager bean (" + ex.getMessage() +
-                    ")", "Name one the application defines.");
-            }
+            return new ExactlyOnceSetupException(service, method, "the application has " +
+                several.getNumberOfBeansFound() + " transaction managers " + several.getBeanNamesFound() +
+                " and none is primary", "Name one with @Transactional(\"...\") on the method, or mark one @Primary.");
         }
-        final PlatformTransactionManager manager = beans.getBeanProvider(PlatformTransactionManager.class)
-            .getIfUnique();
-        if (manager == null)
+        if (cause instanceof NoSuchBeanDefinitionException && beans.getBeanNamesForType(TransactionManager.class,
+            true, false).length == 0)
         {
-            final String[] names = beans.getBeanNamesForType(PlatformTransactionManager.class);
-            throw names.length == 0
-                ? new ExactlyOnceSetupException(service, method, "the application has no transaction manager " +
-                    "(PlatformTransactionManager), which runs its transaction", ADD_JDBC)
-                : new ExactlyOnceSetupException(service, method, "the application has " + names.length +
-                    " transaction managers " + java.util.Arrays.toString(names) + " and none is primary",
-                    "Name one with @Transactional(\"...\") on the method, or mark one @Primary.");
+            return new ExactlyOnceSetupException(service, method, "the application has no transaction manager " +
+                "(PlatformTransactionManager), which runs its transaction", ADD_JDBC);
         }
-        return manager;
+        return new ExactlyOnceSetupException(service, method, "Spring finds no transaction manager for it (" +
+            cause.getMessage() + ")", "Name one the application defines, with @Transactional(\"...\") on the method " +
+            "or @Qualifier on its class, or mark one @Primary.");
     }
 
     /**

@@ -1,7 +1,11 @@
 package io.xio.spring.service;
 
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.InboundRequest;
+import io.xio.engine.Metadata;
 import io.xio.spring.codec.XioCodec;
+import io.xio.spring.error.XioError;
+import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import org.jspecify.annotations.Nullable;
@@ -84,6 +88,31 @@ public interface ExactlyOnceCalls
                 "(io.xio.spring.exactlyonce.TransactionalExactlyOnceCalls).");
         }
         return factory.forService(new ExportedService(resource, target, exactlyOnce, codec, handlers));
+    }
+
+    /**
+     * Refuses, before it runs, a call to {@code method}, which is not exactly-once on this server, that its client
+     * sent as a later attempt of an exactly-once call: its metadata says how many attempts went before
+     * ({@link IdempotencyKeys#PREVIOUS_ATTEMPTS_KEY}; a retry, or an application's own key, which may have been sent
+     * before). An earlier attempt may have run it, here or on another server, and without a ledger nothing tells, so
+     * running it again could run it twice: the client and the server disagree on what the method is, which no retry
+     * mends, so the answer is {@link XioErrorCode#FAILED_PRECONDITION}. The first attempt of a key its client made
+     * (no such entry) runs as any call: it cannot meet an earlier run of its key, and it is the only attempt that
+     * runs. Any thread.
+     *
+     * @throws AnsweredFailure with that answer
+     */
+    static void refuseIfMayHaveRun(final ServiceMethod method, final Metadata metadata)
+    {
+        if (!IdempotencyKeys.firstUse(metadata))
+        {
+            throw new AnsweredFailure(new XioExceptionHandlers.Answer(IllegalStateException.class.getName(),
+                XioError.of(XioErrorCode.FAILED_PRECONDITION, method.wireName() + " is not exactly-once on this " +
+                    "server, but this call was sent as one (metadata " + IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY +
+                    ": " + metadata.get(IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY) + "): an earlier attempt may have " +
+                    "run it, and the server keeps no ledger to tell, so it did not run it again; mark the service's " +
+                    "method @XioMethod(exactlyOnce = true) too, or not the client's")), null);
+        }
     }
 
     /**

@@ -579,12 +579,19 @@ public final class ServiceDispatcher implements RequestHandler
         }
     }
 
-    /** The last link of the interceptors' chain: the method, or an exactly-once one through its ledger. */
+    /**
+     * The last link of the interceptors' chain: the method, or an exactly-once one through its ledger; never a later
+     * attempt of a call its client takes for exactly-once when the method is not.
+     */
     private @Nullable Object run(final ServiceMethod method, final Method invoked, final @Nullable Object[] arguments,
         final InboundRequest request, final CallRecorder recorder, final @Nullable Object started) throws Throwable
     {
-        return method.exactlyOnce() ? exactlyOnce.invoke(method, request, recorder, started,
-            () -> invokeMethod(invoked, arguments)) : invokeMethod(invoked, arguments);
+        if (method.exactlyOnce())
+        {
+            return exactlyOnce.invoke(method, request, recorder, started, () -> invokeMethod(invoked, arguments));
+        }
+        ExactlyOnceCalls.refuseIfMayHaveRun(method, request.metadata());
+        return invokeMethod(invoked, arguments);
     }
 
     /** The service method itself: its exception as thrown. */
