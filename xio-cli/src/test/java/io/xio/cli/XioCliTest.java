@@ -47,8 +47,8 @@ class XioCliTest
         final JsonNode service = describe.json();
         final Map<String, JsonNode> methods = new HashMap<>();
         service.get("methods").forEach(method -> methods.put(method.get("wireName").asString(), method));
-        assertThat(methods).containsOnlyKeys("put(Item)", "get(String)", "add(int,int)", "add(long,long,long)",
-            "counts(List)", "tree()", "clear()", "restock(String)", "fail(String)");
+        assertThat(methods).containsOnlyKeys("put(Item)", "get(String)", "take(String,int)", "add(int,int)",
+            "add(long,long,long)", "counts(List)", "tree()", "clear()", "restock(String)", "fail(String)");
         assertThat(methods.get("put(Item)").get("parameters").get(0).get("schema").get("$ref").asString())
             .isEqualTo("#/$defs/Item");
         final JsonNode item = service.get("$defs").get("Item").get("properties");
@@ -57,6 +57,22 @@ class XioCliTest
         assertThat(service.get("$defs").get("Category").get("properties").get("children").get("items")
             .get("$ref").asString()).as("a type that contains itself refers to itself").isEqualTo("#/$defs/Category");
         assertThat(methods.get("clear()").get("returns").isNull()).isTrue();
+    }
+
+    @Test
+    void describeSaysWhichMethodsAreIdempotentAndWhichExactlyOnce()
+    {
+        final Cli describe = Cli.run("describe", uri(), "inventory");
+        assertThat(describe.status()).as(describe.err()).isZero();
+        final Map<String, JsonNode> methods = new HashMap<>();
+        describe.json().get("methods").forEach(method -> methods.put(method.get("wireName").asString(), method));
+
+        assertThat(methods.get("take(String,int)").get("exactlyOnce").asBoolean()).isTrue();
+        assertThat(methods.get("take(String,int)").get("idempotent").asBoolean()).isFalse();
+        assertThat(methods.get("get(String)").get("idempotent").asBoolean()).isTrue();
+        assertThat(methods.get("get(String)").get("exactlyOnce").asBoolean()).isFalse();
+        assertThat(methods.get("put(Item)").get("exactlyOnce").asBoolean()).isFalse();
+        assertThat(methods.get("put(Item)").get("idempotent").asBoolean()).isFalse();
     }
 
     @Test

@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * first attempt, on the caller's thread with a session ready, may wait for room in a session's window; the others
  * run on the client's thread, which must not block, and try again shortly when the window is full. A connection
  * failure that ends the call is its own instance and says whether any attempt was written
- * ({@link ConnectionException#mayHaveRun()}). A service client's {@code request} and {@code send} make one per call;
+ * ({@link ConnectionException#mayHaveRun()}), and a timeout says whether any may have run
+ * ({@link XioTimeoutException#mayHaveRun()}). A service client's {@code request} and {@code send} make one per call;
  * it runs on whichever thread completes its current attempt.
  */
 final class ServiceCall<T>
@@ -122,7 +123,8 @@ final class ServiceCall<T>
         {
             result.completeExceptionally(new XioTimeoutException("the call's " +
                 TimeUnit.NANOSECONDS.toMillis(budget) + " ms passed before an endpoint of " + client.service() +
-                " could take it" + (written ? " again (an earlier attempt was written: it may have run)" : "")));
+                " could take it" + (written ? " again (an earlier attempt was written: it may have run)" : ""), null,
+                written));
             return;
         }
         final CompletableFuture<Session> session = client.session(key);
@@ -195,7 +197,8 @@ final class ServiceCall<T>
             }
             final Throwable cause = unwrap(failure);
             final boolean unwrittenLoss = cause instanceof ConnectionException lost && !lost.mayHaveRun();
-            if (!unwrittenLoss && !unsentBackPressure(cause))
+            if (!unwrittenLoss && !unsentBackPressure(cause) && !(cause instanceof XioTimeoutException late &&
+                !late.mayHaveRun()))
             {
                 written = true;
             }
@@ -244,11 +247,25 @@ final class ServiceCall<T>
 
     /**
      * Ends the call with {@code cause}; a connection failure as this call's own instance (of its type, with its
-     * cause) saying whether any attempt was written, not only the last. Any thread.
+     * cause) saying whether any attempt was written, not only the last; a timeout saying it may have run when an
+     * earlier attempt may have, though the last did not. Any thread.
      */
     void fail(final Throwable cause)
     {
-        result.completeExceptionally(cause instanceof ConnectionException lost ? lost.forCall(written) : cause);
+        final Throwable own;
+        if (cause instanceof ConnectionException lost)
+        {
+            own = lost.forCall(written);
+        }
+        else if (cause instanceof XioTimeoutException late)
+        {
+            own = late.forCall(written);
+        }
+        else
+        {
+            own = cause;
+        }
+        result.completeExceptionally(own);
     }
 
     /**

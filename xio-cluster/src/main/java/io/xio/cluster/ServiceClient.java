@@ -28,8 +28,11 @@ import java.util.concurrent.CompletableFuture;
  * server that dies, it fails with a {@link io.xio.engine.ConnectionException}, since the server's deduplication
  * window does not move to another. A call's {@code ConnectionException} is its own and its
  * {@link io.xio.engine.ConnectionException#mayHaveRun() mayHaveRun()} says whether any attempt was written (false:
- * the call ran nowhere); an exactly-once call that failed so may be sent again with its key through
- * {@link io.xio.engine.IdempotencyKeys#forRetry}.
+ * the call ran nowhere); a call's {@link io.xio.engine.XioTimeoutException} says the same of its attempts
+ * ({@link io.xio.engine.XioTimeoutException#mayHaveRun() mayHaveRun()}: one held by its server past the deadline may
+ * run there still). An exactly-once call that failed either way and may have run is sent again with its key, which
+ * its message's metadata carries after the call, through {@link io.xio.engine.IdempotencyKeys#forRetry}: never
+ * with a new one.
  *
  * <p>Picking a session costs no allocation: {@link #pick(long)} then a session's allocation-free request is the
  * steady-state path. Thread-safe; blocking waits must not happen on a context thread.

@@ -12,6 +12,7 @@ import io.xio.engine.Portal;
 import io.xio.engine.Session;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioEngine;
+import io.xio.engine.XioTimeoutException;
 import io.xio.engine.support.Backoff;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.NanoClock;
@@ -272,6 +273,23 @@ class ServiceCallTest
         assertThat(failure).hasMessageContaining("is closed").hasMessageEndingWith(WRITTEN)
             .hasMessageNotContaining(NEVER_WRITTEN);
         assertThat(client.waits).as("no attempt past the deadline").isEmpty();
+    }
+
+    @Test
+    void aCallWhoseDeadlinePassedAfterAWrittenAttemptTimesOutSayingItMayHaveRun() throws Exception
+    {
+        final ServiceCall<Message> call = call("transfer");
+        writtenAndLost(call);
+        final Long wait = client.waits.poll(10, TimeUnit.SECONDS);
+        assertThat(wait).isNotNull();
+        client.clock.update(call.begun + BUDGET);
+        call.attempt(false);
+
+        final Throwable failure = TestEngines.failure(call.result);
+
+        assertThat(failure).isInstanceOf(XioTimeoutException.class)
+            .hasMessageEndingWith("(an earlier attempt was written: it may have run)");
+        assertThat(((XioTimeoutException)failure).mayHaveRun()).isTrue();
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.TestEngines;
 import io.xio.engine.XioEngine;
+import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
 import io.xio.engine.support.Backoff;
 import org.junit.jupiter.api.AfterEach;
@@ -363,6 +364,44 @@ class ServiceClientTest
         assertThatThrownBy(() -> invalid.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
             .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotency key");
         assertThat(arrivals).isEmpty();
+    }
+
+    @Test
+    void anExactlyOnceCallItsServerHoldsPastTheDeadlineTimesOutSayingItMayHaveRunAndResumesWithItsKey()
+        throws Exception
+    {
+        final BlockingQueue<List<String>> arrivals = new LinkedBlockingQueue<>();
+        final Server holding = new Server("holding", request ->
+        {
+            final List<String> identity = identity(request.metadata());
+            arrivals.add(identity);
+            request.message().close();
+            if (identity.get(1) != null)
+            {
+                request.respond(Outbound.of(utf8("resumed"))); // the first attempt is held past its deadline
+            }
+        });
+        final ServiceClient client = client(engines.start("client"), StaticEndpointResolver.of(SERVICE,
+            List.of(holding.endpoint(""))), c -> c);
+        awaitActive(client, 1);
+        final Outbound transfer = Outbound.of(utf8("transfer"));
+
+        final CompletableFuture<Message> call = client.request(transfer,
+            CallOptions.timeout(Duration.ofMillis(300)).withExactlyOnce(true), 0);
+
+        assertThatThrownBy(() -> call.get(20, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .cause().isInstanceOf(XioTimeoutException.class)
+            .satisfies(ex -> assertThat(((XioTimeoutException)ex).mayHaveRun()).as("its server holds it").isTrue());
+        final List<String> first = arrivals.poll(10, TimeUnit.SECONDS);
+        assertThat(IdempotencyKeys.of(transfer.metadata())).as("the key it was sent with, kept by its message")
+            .isEqualTo(first.get(0)).isNotNull();
+        try (Message resumed = client.request(transfer.sameData().metadata(
+            IdempotencyKeys.forRetry(transfer.metadata(), 1)), CallOptions.DEFAULT.withExactlyOnce(true), 0)
+            .get(20, TimeUnit.SECONDS))
+        {
+            assertThat(text(resumed.header())).isEqualTo("resumed");
+        }
+        assertThat(arrivals.poll(10, TimeUnit.SECONDS)).containsExactly(first.get(0), "1");
     }
 
     /** The idempotency key and attempts entry a request arrived with (nulls when absent). */

@@ -37,6 +37,14 @@ abstract class TestDatabase implements AutoCloseable
     /** How many sessions of the database wait for a lock another transaction holds. */
     abstract long sessionsWaitingForLocks() throws SQLException;
 
+    /**
+     * Lets the session of {@code connection} wait for locks far longer than the database's other sessions, so that a
+     * deadlock it takes part in ends with another session's wait whatever the timing: on H2, which ends a deadlock
+     * through a lock timeout, by raising its session's to 60 s; PostgreSQL finds deadlocks itself and waits without
+     * limit by default, so nothing changes there.
+     */
+    abstract void outwaitOtherSessions(Connection connection) throws SQLException;
+
     static String unique(final String prefix)
     {
         return prefix + "_" + ProcessHandle.current().pid() + "_" + NAMES.incrementAndGet();
@@ -119,6 +127,13 @@ abstract class TestDatabase implements AutoCloseable
             }
 
             @Override
+            void outwaitOtherSessions(final Connection connection) throws SQLException
+            {
+                // For the rest of the session, whatever its transaction does: the tests' connections close with it.
+                execute(connection, "SET LOCK_TIMEOUT 60000");
+            }
+
+            @Override
             public void close() throws SQLException
             {
                 for (final JdbcDataSource source : opened)
@@ -161,6 +176,12 @@ abstract class TestDatabase implements AutoCloseable
             {
                 return number(main, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() " +
                     "AND wait_event_type = 'Lock'");
+            }
+
+            @Override
+            void outwaitOtherSessions(final Connection connection)
+            {
+                // PostgreSQL's deadlock detection ends a deadlock, not a timeout.
             }
 
             @Override

@@ -123,8 +123,19 @@ record Tally(String run, long writes, long succeeded, long failed, long failedMa
     /** A failure's kind: its type, whether it may have run, and its message with numbers (ids, ports) as N. */
     private static String describe(final Throwable failure)
     {
-        final String mayHaveRun = failure instanceof io.xio.engine.ConnectionException lost ?
-            " [mayHaveRun=" + lost.mayHaveRun() + "]" : "";
+        final String mayHaveRun;
+        if (failure instanceof io.xio.engine.ConnectionException lost)
+        {
+            mayHaveRun = " [mayHaveRun=" + lost.mayHaveRun() + "]";
+        }
+        else if (failure instanceof io.xio.engine.XioTimeoutException late)
+        {
+            mayHaveRun = " [mayHaveRun=" + late.mayHaveRun() + "]";
+        }
+        else
+        {
+            mayHaveRun = "";
+        }
         final Throwable cause = failure.getCause();
         final boolean saysItsCause = cause == null || cause.getMessage() != null && failure.getMessage() != null &&
             failure.getMessage().startsWith(cause.getMessage());

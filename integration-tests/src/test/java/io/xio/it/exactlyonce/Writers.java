@@ -5,6 +5,7 @@ import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.Message;
 import io.xio.engine.Outbound;
+import io.xio.engine.XioTimeoutException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,10 +33,14 @@ final class Writers
             return failure == null;
         }
 
-        /** Whether the failure says the write may have run: a {@link ConnectionException} written to a connection. */
+        /**
+         * Whether the failure says the write may have run: a {@link ConnectionException} written to a connection, or
+         * a timeout of a write its server may have held past the deadline.
+         */
         boolean mayHaveRun()
         {
-            return failure instanceof ConnectionException lost && lost.mayHaveRun();
+            return failure instanceof ConnectionException lost && lost.mayHaveRun() ||
+                failure instanceof XioTimeoutException late && late.mayHaveRun();
         }
     }
 

@@ -5,7 +5,10 @@ import io.xio.annotation.XioMethod;
 import java.util.List;
 import java.util.Map;
 
-/** The service the command line is tried on: records, enums, lists, maps, a type that contains itself. */
+/**
+ * The service the command line is tried on: records, enums, lists, maps, a type that contains itself, an idempotent
+ * and an exactly-once method.
+ */
 public interface Inventory
 {
     enum Colour
@@ -24,7 +27,12 @@ public interface Inventory
 
     Item put(Item item);
 
+    @XioMethod(idempotent = true)
     Item get(String sku);
+
+    /** Takes {@code count} of {@code sku} out of stock, once per call: its server keeps an execution ledger. */
+    @XioMethod(exactlyOnce = true)
+    Item take(String sku, int count);
 
     int add(int a, int b);
 

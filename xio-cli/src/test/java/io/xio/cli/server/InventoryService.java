@@ -27,6 +27,12 @@ public class InventoryService implements Inventory
     }
 
     @Override
+    public Item take(final String sku, final int count)
+    {
+        return items.computeIfPresent(sku, (key, had) -> new Item(sku, had.count() - count, had.colour(), had.tags()));
+    }
+
+    @Override
     public int add(final int a, final int b)
     {
         return a + b;

@@ -83,7 +83,8 @@ class OutboundCallsTest
         assertThat(call).isNotDone();
         assertThat(link.sent(FrameType.CANCEL)).isEmpty();
         client.advance(Duration.ofMillis(4));
-        assertThatThrownBy(call::get).hasCauseInstanceOf(XioTimeoutException.class);
+        assertThatThrownBy(call::get).cause().isInstanceOf(XioTimeoutException.class)
+            .satisfies(late -> assertThat(((XioTimeoutException)late).mayHaveRun()).as("written").isTrue());
         final ScriptedWire.Sent cancel = link.sent(FrameType.CANCEL).get(0);
         assertThat(cancel.requestId()).isEqualTo(id);
         assertThat(new SetupCodec.Reader(new UnsafeBuffer(cancel.header()), 0, cancel.header().length).i64())

@@ -4,6 +4,7 @@ import io.xio.engine.BackPressureException;
 import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.RemoteException;
+import io.xio.engine.XioTimeoutException;
 import io.xio.spring.autoconfigure.ExactlyOnceFixtures.KeysSeen;
 import io.xio.spring.autoconfigure.ExactlyOnceFixtures.OwnKey;
 import io.xio.spring.autoconfigure.ExactlyOnceFixtures.Replays;
@@ -15,6 +16,7 @@ import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClientAppl
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersServerApplication;
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersService;
 import io.xio.spring.call.XioClientInterceptor;
+import io.xio.spring.client.ExactlyOnceUnsettledException;
 import io.xio.spring.call.XioServerInterceptor;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation;
@@ -34,6 +36,7 @@ import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.server;
 import static io.xio.spring.autoconfigure.XioAutoConfigurationEndToEndTest.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * {@code @XioMethod(exactlyOnce = true)} end to end over tcp, on a real embedded H2: a {@code @Transactional} service
@@ -41,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * once; a second call with its key gets the stored answer without running (in JSON too, for a caller in JSON); a
  * call whose connection broke after it ran is tried again with its key and replayed; the method's writes and the
  * entry commit or roll back together, as the method's rollback rules say; a duplicate still running is refused with
- * back-pressure; a call without a key is refused.
+ * back-pressure; a call without a key is refused; a call its server holds past the deadline ends unsettled with its
+ * key, which gets its answer once it committed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class XioExactlyOnceTest
@@ -249,6 +253,29 @@ class XioExactlyOnceTest
             assertThat(server.getBean(org.springframework.jdbc.core.JdbcTemplate.class)
                 .queryForObject("SELECT COUNT(*) FROM xio_execution_ledger", Integer.class)).isZero();
         }, new String[] {"xio.ledger.run-without-key=true"});
+    }
+
+    @Test
+    void aCallHeldPastItsDeadlineEndsUnsettledWithItsKeyWhichGetsItsAnswerOnceItCommitted()
+    {
+        run((server, service, transfers) ->
+        {
+            final Throwable late = catchThrowable(() -> transfers.held("t11"));
+
+            assertThat(late).as("not a plain timeout: the server may run it still").isInstanceOf(
+                ExactlyOnceUnsettledException.class).hasCauseInstanceOf(XioTimeoutException.class);
+            final ExactlyOnceUnsettledException unsettled = (ExactlyOnceUnsettledException)late;
+            assertThat(unsettled.mayHaveRun()).isTrue();
+            assertThat(unsettled.idempotencyKey()).as("the key the call was sent with").isEqualTo(keysSeen.keys.get(0));
+            assertThat(service.awaitHeld()).as("the server runs it still").isTrue();
+            service.release();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> entries(server, unsettled.idempotencyKey()) == 1);
+            ownKey.key = unsettled.idempotencyKey();
+            assertThat(transfers.held("t11")).as("its answer, replayed").isEqualTo(new Receipt("t11", 0, 1));
+            assertThat(service.executions()).isEqualTo(1);
+            assertThat(transfers.rows("t11")).isEqualTo(1);
+        }, new String[0], "xio.clients.transfers.timeout=2s");
     }
 
     @Test

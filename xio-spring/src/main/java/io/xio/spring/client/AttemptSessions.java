@@ -125,7 +125,7 @@ final class AttemptSessions
         if (left <= 0)
         {
             throw new XioTimeoutException("the call's " + budget.timeout().toMillis() +
-                " ms passed while its session opened");
+                " ms passed while its session opened", null, false);
         }
         return elsewhere(budget.withTimeout(Duration.ofNanos(left)));
     }
@@ -147,6 +147,6 @@ final class AttemptSessions
     {
         final String lastFailure = sessions.lastFailure();
         return new XioTimeoutException("no session to " + sessions.target() + " within the call's " + timeout +
-            " deadline: " + (lastFailure != null ? lastFailure : "still connecting"));
+            " deadline: " + (lastFailure != null ? lastFailure : "still connecting"), null, false);
     }
 }

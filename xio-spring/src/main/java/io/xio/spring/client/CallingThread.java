@@ -39,7 +39,7 @@ final class CallingThread
         if (left.isZero())
         {
             throw new XioTimeoutException("call " + api.getSimpleName() + "." + method.getName() + " not sent: " +
-                "the deadline of the call being served (" + serving + ") has passed");
+                "the deadline of the call being served (" + serving + ") has passed", null, false);
         }
         return left.compareTo(limit) < 0 ? left : limit;
     }

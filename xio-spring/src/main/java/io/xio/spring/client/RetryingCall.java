@@ -2,6 +2,7 @@ package io.xio.spring.client;
 
 import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.XioTimeoutException;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -14,9 +15,10 @@ import java.util.concurrent.TimeUnit;
  * together (each is given what is left of it), a failure the policy does not retry or the last attempt's failure
  * goes to the caller, and no attempt starts whose backoff would end past the deadline. Earlier failures are not
  * attached to it: a session's failure is one object shared by every call that waited for that session. But when an
- * earlier attempt was written and the last one's {@link ConnectionException} says it was not, the caller gets that
- * call's own instance saying it may have run ({@link #ending}), on the earlier attempt's server; an exactly-once
- * call that may have run ends with {@link ExactlyOnceUnsettledException}, carrying its key. The blocking form
+ * earlier attempt was written and the last one's {@link ConnectionException} or {@link XioTimeoutException} says it
+ * did not run, the caller gets that call's own instance saying it may have run ({@link #ending}), on the earlier
+ * attempt's server; an exactly-once call that may have run, timed out or not, ends with
+ * {@link ExactlyOnceUnsettledException}, carrying its key. The blocking form
  * runs on the caller's thread; the other starts each attempt after the first on the executor it is given, once the
  * JDK's delay scheduler has timed the backoff. Stateless.
  */
@@ -142,20 +144,31 @@ final class RetryingCall
         }
     }
 
-    /** Whether an attempt that failed with {@code failure} may have run: not a connection failure that says not. */
+    /**
+     * Whether an attempt that failed with {@code failure} may have run: not a connection failure or a timeout that
+     * says not.
+     */
     static boolean mayHaveRun(final Throwable failure)
     {
-        return !(failure instanceof ConnectionException lost) || lost.mayHaveRun();
+        if (failure instanceof ConnectionException lost)
+        {
+            return lost.mayHaveRun();
+        }
+        return !(failure instanceof XioTimeoutException late) || late.mayHaveRun();
     }
 
     /**
      * What the caller of a call whose last attempt failed with {@code last} gets: {@code last}, unless it is a
-     * {@link ConnectionException} saying the attempt was never written while an earlier attempt was
-     * ({@code written}): then the call's own instance saying it may have run.
+     * {@link ConnectionException} or an {@link XioTimeoutException} saying the attempt did not run while an earlier
+     * attempt may have ({@code written}): then the call's own instance saying it may have run.
      */
     static Throwable ending(final Throwable last, final boolean written)
     {
-        return written && last instanceof ConnectionException lost && !lost.mayHaveRun() ? lost.forCall(true) : last;
+        if (written && last instanceof ConnectionException lost && !lost.mayHaveRun())
+        {
+            return lost.forCall(true);
+        }
+        return last instanceof XioTimeoutException late ? late.forCall(written) : last;
     }
 
     /**
@@ -163,8 +176,9 @@ final class RetryingCall
      * call): when it may have run, an {@link ExactlyOnceUnsettledException} carrying its key, so that its caller
      * resumes it with that key rather than running it again under a new one. It may have run when the last server
      * refused it (another attempt of its key holds the key there, and may be committing), when the last attempt's
-     * connection failure says it may have run, or when an earlier attempt may have run ({@code written}) and the last
-     * one's failure is one that leaves the outcome open (a connection failure or a refusal, not an answer).
+     * connection failure or timeout says it may have run (a server that held it past the deadline may run it still),
+     * or when an earlier attempt may have run ({@code written}) and the last one's failure is one that leaves the
+     * outcome open (a connection failure, a refusal or a timeout, not an answer).
      */
     static Throwable ending(final Throwable last, final boolean written, final @Nullable String exactlyOnceKey)
     {
@@ -172,9 +186,10 @@ final class RetryingCall
         {
             return ending(last, written);
         }
-        final boolean open = last instanceof ConnectionException || last instanceof BackPressureException;
-        final boolean mayHaveRun = RetryPolicy.refusedByServer(last) ||
-            last instanceof ConnectionException lost && lost.mayHaveRun() || written && open;
+        final boolean lostOrLate = last instanceof ConnectionException || last instanceof XioTimeoutException;
+        final boolean open = lostOrLate || last instanceof BackPressureException;
+        final boolean mayHaveRun = RetryPolicy.refusedByServer(last) || lostOrLate && mayHaveRun(last) ||
+            written && open;
         return mayHaveRun ? new ExactlyOnceUnsettledException(exactlyOnceKey, last) : ending(last, written);
     }
 

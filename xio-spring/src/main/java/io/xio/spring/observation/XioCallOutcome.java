@@ -5,6 +5,7 @@ import io.xio.engine.ConnectionException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
 import io.xio.engine.XioTimeoutException;
+import io.xio.spring.client.ExactlyOnceUnsettledException;
 import io.xio.spring.client.XioRemoteException;
 import org.jspecify.annotations.Nullable;
 
@@ -33,13 +34,18 @@ public enum XioCallOutcome
 
     /**
      * The outcome of a call that failed with {@code failure} as the engine reported it (before a client proxy
-     * turns a remote exception into the service's own type), or {@link #SUCCESS} for null.
+     * turns a remote exception into the service's own type), or {@link #SUCCESS} for null. An exactly-once call that
+     * ended unsettled ({@link ExactlyOnceUnsettledException}) ended as its last attempt did.
      */
     public static XioCallOutcome of(final @Nullable Throwable failure)
     {
         if (failure == null)
         {
             return SUCCESS;
+        }
+        if (failure instanceof ExactlyOnceUnsettledException unsettled && unsettled.getCause() != null)
+        {
+            return of(unsettled.getCause()); // how its last attempt ended: a timeout stays one
         }
         if (failure instanceof XioTimeoutException)
         {

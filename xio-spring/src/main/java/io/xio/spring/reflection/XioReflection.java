@@ -76,10 +76,14 @@ public interface XioReflection
      *     {@code one-way}, or a stream's: {@code server-stream}, {@code client-stream} or {@code bidi-stream}
      *     ({@link io.xio.spring.method.ServiceMethod#kind()}); of a stream, {@code returns} is one message's schema
      * @param idempotent whether a call may be tried again on another connection or server
+     * @param exactlyOnce whether a call runs once per idempotency key, whatever servers its attempts reach
+     *     ({@code @XioMethod(exactlyOnce)}: the server keeps an execution ledger, and a call sent again with a
+     *     call's key gets that call's answer)
      * @param timeout the method's deadline ({@code @XioMethod(timeout)}), or null for the caller's
      */
     record MethodDescription(String name, String wireName, List<ParameterDescription> parameters,
-        @Nullable Map<String, Object> returns, String kind, boolean idempotent, @Nullable String timeout)
+        @Nullable Map<String, Object> returns, String kind, boolean idempotent, boolean exactlyOnce,
+        @Nullable String timeout)
     {
     }
 

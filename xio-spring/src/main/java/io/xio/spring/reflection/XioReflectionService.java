@@ -175,7 +175,8 @@ public final class XioReflectionService implements XioReflection
             }
             methods.add(new MethodDescription(method.method().getName(), method.wireName(), parameters,
                 method.returnKind() == ServiceMethod.ReturnKind.VOID ? null : schemas.schema(method.resultType()),
-                method.kind(), method.idempotent(), method.timeout() == null ? null : method.timeout().toString()));
+                method.kind(), method.idempotent(), method.exactlyOnce(),
+                method.timeout() == null ? null : method.timeout().toString()));
         }
         return new ServiceDescription(service.resource(), service.api().getName(), methods, schemas.definitions());
     }

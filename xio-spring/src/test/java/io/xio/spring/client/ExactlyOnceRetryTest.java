@@ -7,6 +7,7 @@ import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
+import io.xio.engine.XioTimeoutException;
 import io.xio.engine.support.Backoff;
 import io.xio.spring.method.ServiceMethod;
 import org.junit.jupiter.api.Test;
@@ -130,5 +131,28 @@ class ExactlyOnceRetryTest
         assertThat(RetryingCall.ending(neverWritten, true, "k")).as("an earlier attempt may have run")
             .isInstanceOf(ExactlyOnceUnsettledException.class);
         assertThat(RetryingCall.ending(fullHere, true, "k")).isInstanceOf(ExactlyOnceUnsettledException.class);
+    }
+
+    @Test
+    void anExactlyOnceCallWhoseDeadlinePassedEndsUnsettledWithItsKeyWhenItMayHaveRun()
+    {
+        final XioTimeoutException held = new XioTimeoutException("timed out; the peer was told to cancel it", null,
+            true);
+        final XioTimeoutException notRun = new XioTimeoutException("not run by the server: its deadline passed",
+            null, false);
+
+        final Throwable heldPastTheDeadline = RetryingCall.ending(held, false, "order-7");
+        assertThat(heldPastTheDeadline).isInstanceOf(ExactlyOnceUnsettledException.class).hasCause(held)
+            .hasMessageContaining("order-7").hasMessageContaining("may have run");
+        assertThat(((ExactlyOnceUnsettledException)heldPastTheDeadline).idempotencyKey()).isEqualTo("order-7");
+        assertThat(RetryingCall.ending(notRun, true, "order-7")).as("an earlier attempt may have run")
+            .isInstanceOf(ExactlyOnceUnsettledException.class).hasCause(notRun);
+        assertThat(RetryingCall.ending(notRun, false, "order-7")).as("ran nowhere: a timeout").isSameAs(notRun);
+
+        assertThat(RetryingCall.ending(held, true, null)).as("not exactly-once: the timeout").isSameAs(held);
+        final Throwable afterAWrittenAttempt = RetryingCall.ending(notRun, true, null);
+        assertThat(afterAWrittenAttempt).isInstanceOf(XioTimeoutException.class).hasCause(notRun)
+            .hasMessageEndingWith("(an earlier attempt was written: it may have run)");
+        assertThat(((XioTimeoutException)afterAWrittenAttempt).mayHaveRun()).isTrue();
     }
 }

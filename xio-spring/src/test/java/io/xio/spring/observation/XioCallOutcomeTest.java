@@ -4,6 +4,7 @@ import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
 import io.xio.engine.RemoteException;
 import io.xio.engine.XioTimeoutException;
+import io.xio.spring.client.ExactlyOnceUnsettledException;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CancellationException;
@@ -32,5 +33,14 @@ class XioCallOutcomeTest
             .isEqualTo(XioCallOutcome.BACK_PRESSURE);
         assertThat(XioCallOutcome.of(new BackPressureException("full"))).isEqualTo(XioCallOutcome.BACK_PRESSURE);
         assertThat(XioCallOutcome.of(new IllegalArgumentException("bad argument"))).isEqualTo(XioCallOutcome.ERROR);
+    }
+
+    @Test
+    void anExactlyOnceCallThatEndedUnsettledEndedAsItsLastAttemptDid()
+    {
+        assertThat(XioCallOutcome.of(new ExactlyOnceUnsettledException("k", new XioTimeoutException("late"))))
+            .isEqualTo(XioCallOutcome.TIMEOUT);
+        assertThat(XioCallOutcome.of(new ExactlyOnceUnsettledException("k", new ConnectionException("down"))))
+            .isEqualTo(XioCallOutcome.CONNECTION_ERROR);
     }
 }

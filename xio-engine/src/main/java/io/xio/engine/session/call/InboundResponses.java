@@ -242,7 +242,7 @@ final class InboundResponses
         if (status == Status.DEADLINE_EXCEEDED)
         {
             return new XioTimeoutException("not run by " + address +
-                ": the call's deadline passed while it waited there", remote);
+                ": the call's deadline passed while it waited there", remote, false);
         }
         return remote;
     }

@@ -247,12 +247,14 @@ public final class OutboundCalls
         }
         if (lane.isUp())
         {
-            if (request.sentOnce)
+            final boolean sent = request.sentOnce;
+            if (sent)
             {
                 cancels.send(request.id, request.id);
             }
             request.fail(new XioTimeoutException("request " + request.id + " on session " + session.describe() +
-                " timed out; the peer was told to cancel it"));
+                (sent ? " timed out; the peer was told to cancel it (it may have run)" :
+                    " timed out before it was written: it did not run"), null, sent));
         }
         else
         {
