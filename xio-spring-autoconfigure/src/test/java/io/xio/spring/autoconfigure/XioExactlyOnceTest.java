@@ -16,8 +16,8 @@ import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClientAppl
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersServerApplication;
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersService;
 import io.xio.spring.call.XioClientInterceptor;
-import io.xio.spring.client.ExactlyOnceUnsettledException;
 import io.xio.spring.call.XioServerInterceptor;
+import io.xio.spring.client.ExactlyOnceUnsettledException;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation;
 import org.jspecify.annotations.Nullable;
@@ -174,6 +174,26 @@ class XioExactlyOnceTest
     }
 
     @Test
+    void withOneAttemptACallWhoseConnectionBrokeAfterItRanEndsUnsettledWithTheKeyThatResumesIt()
+    {
+        run((server, service, transfers) ->
+        {
+            service.goAwayNext(1);
+            final Throwable lost = catchThrowable(() -> transfers.transfer("t12", 2));
+            assertThat(lost).as("may have run: its key, not a plain connection failure")
+                .isInstanceOf(ExactlyOnceUnsettledException.class);
+            final String key = ((ExactlyOnceUnsettledException)lost).idempotencyKey();
+            assertThat(key).isEqualTo(keysSeen.keys.get(0));
+
+            ownKey.key = key; // the call resumed with its key: it ran, so its answer, the method not run again
+            assertThat(transfers.transfer("t12", 2)).isEqualTo(new Receipt("t12", 2, 1));
+            assertThat(service.executions()).isEqualTo(1);
+            assertThat(transfers.rows("t12")).isEqualTo(1);
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
+        }, new String[0], "xio.client.retry.max-attempts=1");
+    }
+
+    @Test
     void anUncheckedExceptionRollsBackTheMethodsWritesAndTheEntryTogether()
     {
         run((server, service, transfers) ->
@@ -279,7 +299,7 @@ class XioExactlyOnceTest
     }
 
     @Test
-    void aDuplicateOfACallStillRunningIsRefusedWithBackPressureAndLaterGetsItsAnswer()
+    void aDuplicateOfACallStillRunningIsRefusedEndsUnsettledWithItsKeyAndLaterGetsItsAnswer()
     {
         run((server, service, transfers) ->
         {
@@ -288,7 +308,11 @@ class XioExactlyOnceTest
             assertThat(service.awaitHeld()).isTrue();
             // The duplicate's claim waits for the first's transaction (at most 200 ms; on H2 its lock timeout, 2 s),
             // then is refused unrun; the client tries it again after a back-pressure refusal, up to its one attempt.
-            assertThatThrownBy(() -> transfers.held("t9")).isInstanceOf(BackPressureException.class);
+            // The first may be committing as it ends: not "retry later" (under a new key), but unsettled, with its key.
+            assertThatThrownBy(() -> transfers.held("t9")).isInstanceOf(ExactlyOnceUnsettledException.class)
+                .hasCauseInstanceOf(BackPressureException.class)
+                .extracting(failure -> ((ExactlyOnceUnsettledException)failure).idempotencyKey())
+                .isEqualTo("order-held");
             service.release();
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t9", 0, 1));
             assertThat(transfers.held("t9")).as("the first's answer, replayed").isEqualTo(new Receipt("t9", 0, 1));

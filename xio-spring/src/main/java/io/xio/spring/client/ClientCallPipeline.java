@@ -170,7 +170,7 @@ final class ClientCallPipeline
             ? waiter.reusable(state, arguments)
             : encoder.encode(state, arguments, waiter, fireAndForget); // a caller may reuse what it sent unwaited
         return blocking.call(call, RequestEncoder.withMetadata(message, sent), state.options(timeout, onContext),
-            encoder.keptForResend(sent), listener);
+            encoder.keptForResend(call, sent), listener);
     }
 
     /**
@@ -189,7 +189,7 @@ final class ClientCallPipeline
         final Outbound message = RequestEncoder.withMetadata(pooled != null ? pooled.fill(state, arguments)
             : encoder.encode(state, arguments, waiter, false), sent);
         final CallOptions options = state.options(timeout, onContext);
-        final Metadata kept = encoder.keptForResend(sent);
+        final Metadata kept = encoder.keptForResend(state.call, sent);
         return listener ? async.listening(state, message, pooled, options, kept, started, start)
             : async.onFutures(state, method, message, options, kept, started, start);
     }

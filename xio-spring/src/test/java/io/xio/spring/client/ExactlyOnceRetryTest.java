@@ -68,7 +68,7 @@ class ExactlyOnceRetryTest
         assertThat(key).isNotNull();
         assertThat(IdempotencyKeys.firstUse(first)).isTrue();
         final Metadata kept = new RequestEncoder(null, new RetryPolicy(3, Backoff.of(Duration.ofMillis(1),
-            Duration.ofMillis(2)))).keptForResend(first);
+            Duration.ofMillis(2)))).keptForResend(pay, first);
         final Outbound message = Outbound.of(ByteBuffer.wrap(new byte[] {1})).metadata(first);
         final List<Metadata> retries = new ArrayList<>();
         for (int previous = 1; previous <= 2; previous++)
@@ -78,6 +78,28 @@ class ExactlyOnceRetryTest
         assertThat(retries).extracting(IdempotencyKeys::of).containsOnly(key);
         assertThat(retries).extracting(IdempotencyKeys::previousAttempts).containsExactly(1, 2);
         assertThat(IdempotencyKeys.of(RequestEncoder.firstAttempt(pay, null))).as("a key per call").isNotEqualTo(key);
+    }
+
+    @Test
+    void anExactlyOnceCallKeepsItsKeyWithOneAttemptAndEndsUnsettledWithIt() throws Exception
+    {
+        final ServiceMethod pay = method("pay");
+        final RetryPolicy once = new RetryPolicy(1, Backoff.of(Duration.ofMillis(1), Duration.ofMillis(2)));
+        final Metadata first = RequestEncoder.firstAttempt(pay, null);
+        final Metadata kept = new RequestEncoder(null, once).keptForResend(pay, first);
+        assertThat(RequestEncoder.exactlyOnceKey(pay, kept)).isEqualTo(IdempotencyKeys.of(first));
+        assertThat(new RequestEncoder(null, once).keptForResend(method("read"), new Metadata().put("a", "b")))
+            .as("another call with one attempt is never sent again").isNull();
+
+        final ConnectionException lost = new ConnectionException("connection lost", null, true);
+        final Throwable failure = catchThrowable(() -> RetryingCall.callAfter(once, once.attempts(pay),
+            System.nanoTime() + Duration.ofSeconds(10).toNanos(), lost, RequestEncoder.exactlyOnceKey(pay, kept),
+            remaining ->
+            {
+                throw new AssertionError("one attempt only");
+            }));
+        assertThat(failure).isInstanceOf(ExactlyOnceUnsettledException.class).hasCause(lost);
+        assertThat(((ExactlyOnceUnsettledException)failure).idempotencyKey()).isEqualTo(IdempotencyKeys.of(first));
     }
 
     @Test
