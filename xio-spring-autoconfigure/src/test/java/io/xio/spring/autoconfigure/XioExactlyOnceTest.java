@@ -11,6 +11,7 @@ import io.xio.spring.autoconfigure.ExactlyOnceFixtures.Replays;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.InsufficientFunds;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.Receipt;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.AsyncTransfersClient;
+import io.xio.spring.autoconfigure.sample.exactlyonce.client.ReactiveTransfersClient;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClient;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClientApplication;
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersServerApplication;
@@ -24,7 +25,10 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ApplicationContext;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -194,6 +198,32 @@ class XioExactlyOnceTest
     }
 
     @Test
+    void aMonoSubscribedAgainIsTheSameCallWithItsKeyAndANewMonoIsANewCall()
+    {
+        run((server, service, transfers) ->
+        {
+            final ReactiveTransfersClient reactive = clientContext.getBean(ReactiveTransfersClient.class);
+            service.goAwayNext(1);
+            final Mono<Receipt> call = reactive.transfer("m1", 3);
+            // One attempt per subscription: the first ran, then lost its connection; retryWhen subscribes again.
+            assertThat(call.retryWhen(Retry.max(1).filter(ExactlyOnceUnsettledException.class::isInstance))
+                .block(Duration.ofSeconds(10))).isEqualTo(new Receipt("m1", 3, 1));
+            assertThat(service.executions()).as("the second subscription replayed the first's answer").isEqualTo(1);
+            assertThat(keysSeen.keys.subList(0, 2)).doesNotContain("null")
+                .containsExactly(keysSeen.keys.get(0), keysSeen.keys.get(0));
+            assertThat(keysSeen.previousAttempts.subList(0, 2)).containsExactly("null", "1");
+
+            assertThat(call.block(Duration.ofSeconds(10))).as("subscribed again: the same call, its answer")
+                .isEqualTo(new Receipt("m1", 3, 1));
+            assertThat(Mono.defer(() -> reactive.transfer("m1", 3)).block(Duration.ofSeconds(10)))
+                .as("a new Mono is a new call").isEqualTo(new Receipt("m1", 3, 2));
+            assertThat(transfers.rows("m1")).isEqualTo(2);
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed", "transfer replayed",
+                "transfer executed");
+        }, new String[0], "xio.client.retry.max-attempts=1");
+    }
+
+    @Test
     void anUncheckedExceptionRollsBackTheMethodsWritesAndTheEntryTogether()
     {
         run((server, service, transfers) ->
@@ -317,7 +347,7 @@ class XioExactlyOnceTest
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t9", 0, 1));
             assertThat(transfers.held("t9")).as("the first's answer, replayed").isEqualTo(new Receipt("t9", 0, 1));
             assertThat(service.executions()).isEqualTo(1);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
                 .until(() -> replays.outcomes.contains(XioCallOutcome.BACK_PRESSURE));
         }, new String[] {"xio.ledger.max-claim-wait=200ms"}, "xio.client.retry.max-attempts=1");
     }
@@ -332,7 +362,7 @@ class XioExactlyOnceTest
             assertThat(service.awaitHeld()).isTrue();
             final CompletableFuture<Receipt> duplicate = CompletableFuture.supplyAsync(() -> transfers.held("t10"));
             // Refused with back-pressure while the first holds the key, then tried again within its deadline.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> replays.outcomes.contains(XioCallOutcome.BACK_PRESSURE));
             service.release();
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t10", 0, 1));
