@@ -24,11 +24,14 @@ import io.xio.spring.observation.XioInstrumentation;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +71,16 @@ class XioExactlyOnceTest
 
     private void run(final WithClient test, final String[] serverProperties, final String... clientProperties)
     {
+        run(test, true, serverProperties, clientProperties);
+    }
+
+    /**
+     * {@code test} with a client that has the {@link OwnKey} interceptor when {@code intercepted}, so its calls take
+     * the engine's futures; else none, so they take the engine's listener path.
+     */
+    private void run(final WithClient test, final boolean intercepted, final String[] serverProperties,
+        final String... clientProperties)
+    {
         server(TransfersServerApplication.class)
             .withBean(XioServerInterceptor.class, () -> keysSeen)
             .withBean(XioInstrumentation.class, () -> replays)
@@ -75,7 +88,8 @@ class XioExactlyOnceTest
             .run(server ->
             {
                 assertThat(server).hasNotFailed();
-                runner(TransfersClientApplication.class).withBean(XioClientInterceptor.class, () -> ownKey)
+                final ApplicationContextRunner clientRunner = runner(TransfersClientApplication.class);
+                (intercepted ? clientRunner.withBean(XioClientInterceptor.class, () -> ownKey) : clientRunner)
                     .withPropertyValues("xio.clients.transfers.uri=tcp://127.0.0.1:" + port(server) + "/transfers",
                         "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
                     .withPropertyValues(clientProperties)
@@ -156,6 +170,40 @@ class XioExactlyOnceTest
                 .containsExactly(keysSeen.keys.get(0), keysSeen.keys.get(0));
             assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
         });
+    }
+
+    @Test
+    void withoutClientInterceptorsACallWhoseConnectionBrokeIsReplayedBlockingOnAFutureAndOnAMono()
+    {
+        run((server, service, transfers) ->
+        {
+            assertThat(clientContext.getBeanProvider(XioClientInterceptor.class).stream()).as("the listener path")
+                .isEmpty();
+            service.goAwayNext(1);
+            assertThat(transfers.transfer("l1", 1)).isEqualTo(new Receipt("l1", 1, 1));
+            service.goAwayNext(1);
+            assertThat(clientContext.getBean(AsyncTransfersClient.class).transfer("l2", 2).get(10, TimeUnit.SECONDS))
+                .isEqualTo(new Receipt("l2", 2, 2));
+            service.goAwayNext(1);
+            assertThat(clientContext.getBean(ReactiveTransfersClient.class).transfer("l3", 3)
+                .block(Duration.ofSeconds(10))).isEqualTo(new Receipt("l3", 3, 3));
+
+            assertThat(service.executions()).as("each lost attempt ran and committed; no retry ran").isEqualTo(3);
+            final List<String> keys = List.copyOf(keysSeen.keys);
+            assertThat(keys).doesNotContain("null").hasSize(6);
+            for (int call = 0; call < 3; call++)
+            {
+                assertThat(keys.get(2 * call + 1)).as("the retry carries its call's key").isEqualTo(keys.get(2 * call));
+            }
+            assertThat(Set.of(keys.get(0), keys.get(2), keys.get(4))).as("a key per call").hasSize(3);
+            assertThat(keysSeen.previousAttempts).containsExactly("null", "1", "null", "1", "null", "1");
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed", "transfer executed",
+                "transfer replayed", "transfer executed", "transfer replayed");
+            for (final String id : List.of("l1", "l2", "l3"))
+            {
+                assertThat(transfers.rows(id)).isEqualTo(1);
+            }
+        }, false, new String[0]);
     }
 
     @Test
