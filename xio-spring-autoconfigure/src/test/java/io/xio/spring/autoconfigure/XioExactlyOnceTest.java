@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.entries;
@@ -269,6 +270,30 @@ class XioExactlyOnceTest
             assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed", "transfer replayed",
                 "transfer executed");
         }, new String[0], "xio.client.retry.max-attempts=1");
+    }
+
+    @Test
+    void aCallerInterruptedWhileWaitingGetsTheCallUnsettledWithItsKeyOnEitherPath()
+    {
+        for (final boolean intercepted : new boolean[] {true, false})
+        {
+            run((server, service, transfers) ->
+            {
+                final AtomicReference<Throwable> thrown = new AtomicReference<>();
+                final Thread caller = new Thread(() -> thrown.set(catchThrowable(() -> transfers.held("i1"))),
+                    "interrupted-caller");
+                caller.start();
+                assertThat(service.awaitHeld()).isTrue();
+                final String key = keysSeen.keys.get(keysSeen.keys.size() - 1);
+                caller.interrupt(); // before the answer can come: the wait ends interrupted, whatever comes
+                service.release();
+                caller.join(TimeUnit.SECONDS.toMillis(10));
+                assertThat(caller.isAlive()).isFalse();
+                assertThat(thrown.get()).as(intercepted ? "waiting on the engine's future" : "on its waiter")
+                    .isInstanceOf(ExactlyOnceUnsettledException.class).hasMessageContaining("interrupted");
+                assertThat(((ExactlyOnceUnsettledException)thrown.get()).idempotencyKey()).isEqualTo(key);
+            }, intercepted, new String[0]);
+        }
     }
 
     @Test
