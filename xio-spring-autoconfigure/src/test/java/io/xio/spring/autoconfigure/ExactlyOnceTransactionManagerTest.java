@@ -5,8 +5,12 @@ import io.xio.annotation.XioService;
 import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Metadata;
 import io.xio.engine.RemoteException;
-import io.xio.ledger.LedgerSchema;
+import io.xio.ledger.ExactlyOnceExecution;
+import io.xio.ledger.ExecutionOutcome;
+import io.xio.spring.autoconfigure.ledger.XioLedgerCleanerLifecycle;
+import io.xio.spring.autoconfigure.ledger.XioLedgerSchemaInitializer;
 import io.xio.spring.call.XioServerInterceptor;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -32,6 +36,7 @@ import org.springframework.transaction.interceptor.TransactionAttributeSource;
 import org.springframework.transaction.interceptor.TransactionInterceptor;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -48,7 +53,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * With two databases and a transaction manager each, an exactly-once method runs in the transaction Spring's own
  * {@code @Transactional} gives it: its ledger entry goes to the database of the manager its annotation names, in the
- * same transaction as its writes (a method that throws after writing leaves neither there). A transaction a nested
+ * same transaction as its writes (a method that throws after writing leaves neither there), where the ledger's table
+ * is created and cleaned, whichever database is primary, if any; the execution bean writes in the database of the
+ * primary manager. A transaction a nested
  * {@code @Transactional} marked rollback-only rolls back and fails the call, rather than leaving it unsettled. A
  * transaction already open around the call (a server interceptor's) is refused before the method runs: the ledger
  * begins and ends its own. The rollback rules are the context's, and where Spring applies none (no transaction
@@ -98,7 +105,10 @@ class ExactlyOnceTransactionManagerTest
         }
     }
 
-    /** Two H2 databases, the first primary, each with its manager; the ledger's table in both. */
+    /**
+     * Two H2 databases, the first primary, each with its manager; the second holds the deposits. Nothing creates the
+     * ledger's table: the auto-configuration does, where a ledger writes.
+     */
     @Configuration(proxyBeanMethods = false)
     static class TwoDatabases
     {
@@ -110,12 +120,9 @@ class ExactlyOnceTransactionManagerTest
         }
 
         @Bean
-        DataSource secondDatabase() throws java.sql.SQLException
+        DataSource secondDatabase()
         {
-            final DataSource second = database();
-            new JdbcTemplate(second).execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
-            LedgerSchema.create(second, "xio_execution_ledger");
-            return second;
+            return withDeposits(database());
         }
 
         @Bean
@@ -131,10 +138,70 @@ class ExactlyOnceTransactionManagerTest
             return new DataSourceTransactionManager(secondDatabase);
         }
 
-        private static DataSource database()
+        static DataSource database()
         {
             return new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
                 .setName("eo-" + UUID.randomUUID()).build();
+        }
+
+        static DataSource withDeposits(final DataSource database)
+        {
+            new JdbcTemplate(database).execute("CREATE TABLE deposits (id VARCHAR(64) NOT NULL)");
+            return database;
+        }
+    }
+
+    /** {@link TwoDatabases} with neither database nor manager primary. */
+    @Configuration(proxyBeanMethods = false)
+    static class TwoDatabasesNonePrimary
+    {
+        @Bean
+        DataSource firstDatabase()
+        {
+            return TwoDatabases.database();
+        }
+
+        @Bean
+        DataSource secondDatabase()
+        {
+            return TwoDatabases.withDeposits(TwoDatabases.database());
+        }
+
+        @Bean
+        DataSourceTransactionManager firstTransactions(@Qualifier("firstDatabase") final DataSource firstDatabase)
+        {
+            return new DataSourceTransactionManager(firstDatabase);
+        }
+
+        @Bean
+        DataSourceTransactionManager secondTransactions(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new DataSourceTransactionManager(secondDatabase);
+        }
+    }
+
+    /** The first database primary, but the primary manager the second's. */
+    @Configuration(proxyBeanMethods = false)
+    static class PrimaryManagerOfTheOtherDatabase
+    {
+        @Bean
+        @Primary
+        DataSource firstDatabase()
+        {
+            return TwoDatabases.database();
+        }
+
+        @Bean
+        DataSource secondDatabase()
+        {
+            return TwoDatabases.withDeposits(TwoDatabases.database());
+        }
+
+        @Bean
+        @Primary
+        DataSourceTransactionManager secondTransactions(@Qualifier("secondDatabase") final DataSource secondDatabase)
+        {
+            return new DataSourceTransactionManager(secondDatabase);
         }
     }
 
@@ -522,13 +589,13 @@ class ExactlyOnceTransactionManagerTest
     @Test
     void aMethodQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseInItsTransaction()
     {
-        inTheSecondDatabase(MethodsQualified.class);
+        inTheSecondDatabase(server(TwoDatabases.class), MethodsQualified.class);
     }
 
     @Test
     void aClassQualifiedToTheSecondManagerRecordsItsKeyInTheSecondDatabaseAsSpringWould()
     {
-        inTheSecondDatabase(ClassQualified.class);
+        inTheSecondDatabase(server(TwoDatabases.class), ClassQualified.class);
     }
 
     @Test
@@ -612,9 +679,56 @@ class ExactlyOnceTransactionManagerTest
             });
     }
 
-    private static void inTheSecondDatabase(final Class<?> deposits)
+    @Test
+    void withNoPrimaryDatabaseTheLedgersTableIsCreatedWhereTheMethodsManagerWrites()
     {
-        inTheSecondDatabase(server(TwoDatabases.class), deposits);
+        inTheSecondDatabase(server(TwoDatabasesNonePrimary.class), MethodsQualified.class);
+    }
+
+    @Test
+    void theLedgerInTheSecondDatabaseIsCleanedWithNoPrimaryDatabaseToo()
+    {
+        for (final Class<?> databases : List.of(TwoDatabases.class, TwoDatabasesNonePrimary.class))
+        {
+            server(databases).withUserConfiguration(MethodsQualified.class)
+                .withPropertyValues("xio.ledger.time-to-live=1ms", "xio.ledger.cleanup.interval=50ms")
+                .run(server ->
+                {
+                    assertThat(server).hasNotFailed();
+                    final JdbcTemplate second = new JdbcTemplate(server.getBean("secondDatabase", DataSource.class));
+                    assertThat(callInJson(server, "deposit(String)", "[\"c1\"]", key("clean-1")))
+                        .isEqualTo("\"c1\"");
+                    assertThat(second.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class))
+                        .as("committed, with its entry").isEqualTo(1);
+                    assertThat(server.getBean(XioLedgerCleanerLifecycle.class).cleaners()).hasSize(1);
+                    Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> second.queryForObject(COUNT_ENTRIES, Integer.class) == 0);
+                });
+        }
+    }
+
+    @Test
+    void theExecutionBeanWritesInTheDatabaseOfThePrimaryManagerNotThePrimaryDatabase() throws Exception
+    {
+        server(PrimaryManagerOfTheOtherDatabase.class).run(server ->
+        {
+            assertThat(server).hasNotFailed();
+            final DataSource first = server.getBean("firstDatabase", DataSource.class);
+            final DataSource second = server.getBean("secondDatabase", DataSource.class);
+            final ExecutionOutcome outcome = server.getBean(ExactlyOnceExecution.class).execute("own-1", true,
+                Duration.ofSeconds(5), connection ->
+                {
+                    try (var insert = connection.prepareStatement("INSERT INTO deposits (id) VALUES ('e1')"))
+                    {
+                        insert.executeUpdate();
+                    }
+                    return new byte[] {1};
+                });
+            assertThat(outcome.replayed()).isFalse();
+            assertThat(new JdbcTemplate(second).queryForObject(COUNT_ENTRIES, Integer.class))
+                .as("the table created there, the entry written with the work").isEqualTo(1);
+            assertThat(hasLedger(first)).as("nothing writes a ledger in the primary database").isFalse();
+        });
     }
 
     private static void inTheSecondDatabase(final ApplicationContextRunner runner, final Class<?> deposits)
@@ -622,13 +736,15 @@ class ExactlyOnceTransactionManagerTest
         runner.withUserConfiguration(deposits).run(server ->
         {
             assertThat(server).hasNotFailed();
-            final JdbcTemplate first = new JdbcTemplate(server.getBean("firstDatabase", DataSource.class));
+            final DataSource first = server.getBean("firstDatabase", DataSource.class);
             final JdbcTemplate second = new JdbcTemplate(server.getBean("secondDatabase", DataSource.class));
+            assertThat(server.getBean(XioLedgerSchemaInitializer.class)
+                .created(server.getBean("secondDatabase", DataSource.class))).isTrue();
 
             assertThat(callInJson(server, "deposit(String)", "[\"d1\"]", key("deposit-1"))).isEqualTo("\"d1\"");
             assertThat(second.queryForObject("SELECT COUNT(*) FROM deposits", Integer.class)).isEqualTo(1);
             assertThat(second.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(1);
-            assertThat(first.queryForObject(COUNT_ENTRIES, Integer.class)).as("not the primary's").isZero();
+            assertThat(hasLedger(first)).as("nothing writes a ledger in the first database").isFalse();
 
             assertThatThrownBy(() -> callInJson(server, "depositThenFail(String)", "[\"d2\"]", key("deposit-2")))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RemoteException.class)
@@ -637,6 +753,13 @@ class ExactlyOnceTransactionManagerTest
                 .as("rolled back with the entry: one transaction").isZero();
             assertThat(second.queryForObject(COUNT_ENTRIES, Integer.class)).isEqualTo(1);
         });
+    }
+
+    /** Whether {@code database} has the ledger's table. */
+    private static boolean hasLedger(final DataSource database)
+    {
+        return new JdbcTemplate(database).queryForObject("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES " +
+            "WHERE LOWER(TABLE_NAME) = 'xio_execution_ledger'", Integer.class) > 0;
     }
 
     private static Metadata key(final String key)

@@ -11,23 +11,31 @@ import io.xio.spring.autoconfigure.ExactlyOnceFixtures.Replays;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.InsufficientFunds;
 import io.xio.spring.autoconfigure.sample.exactlyonce.api.Transfers.Receipt;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.AsyncTransfersClient;
+import io.xio.spring.autoconfigure.sample.exactlyonce.client.ReactiveTransfersClient;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClient;
 import io.xio.spring.autoconfigure.sample.exactlyonce.client.TransfersClientApplication;
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersServerApplication;
 import io.xio.spring.autoconfigure.sample.exactlyonce.server.TransfersService;
 import io.xio.spring.call.XioClientInterceptor;
-import io.xio.spring.client.ExactlyOnceUnsettledException;
 import io.xio.spring.call.XioServerInterceptor;
+import io.xio.spring.client.ExactlyOnceUnsettledException;
 import io.xio.spring.observation.XioCallOutcome;
 import io.xio.spring.observation.XioInstrumentation;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.callInJson;
 import static io.xio.spring.autoconfigure.ExactlyOnceFixtures.entries;
@@ -64,6 +72,16 @@ class XioExactlyOnceTest
 
     private void run(final WithClient test, final String[] serverProperties, final String... clientProperties)
     {
+        run(test, true, serverProperties, clientProperties);
+    }
+
+    /**
+     * {@code test} with a client that has the {@link OwnKey} interceptor when {@code intercepted}, so its calls take
+     * the engine's futures; else none, so they take the engine's listener path.
+     */
+    private void run(final WithClient test, final boolean intercepted, final String[] serverProperties,
+        final String... clientProperties)
+    {
         server(TransfersServerApplication.class)
             .withBean(XioServerInterceptor.class, () -> keysSeen)
             .withBean(XioInstrumentation.class, () -> replays)
@@ -71,7 +89,8 @@ class XioExactlyOnceTest
             .run(server ->
             {
                 assertThat(server).hasNotFailed();
-                runner(TransfersClientApplication.class).withBean(XioClientInterceptor.class, () -> ownKey)
+                final ApplicationContextRunner clientRunner = runner(TransfersClientApplication.class);
+                (intercepted ? clientRunner.withBean(XioClientInterceptor.class, () -> ownKey) : clientRunner)
                     .withPropertyValues("xio.clients.transfers.uri=tcp://127.0.0.1:" + port(server) + "/transfers",
                         "xio.client.retry.initial-backoff=10ms", "xio.client.retry.max-backoff=20ms")
                     .withPropertyValues(clientProperties)
@@ -155,6 +174,40 @@ class XioExactlyOnceTest
     }
 
     @Test
+    void withoutClientInterceptorsACallWhoseConnectionBrokeIsReplayedBlockingOnAFutureAndOnAMono()
+    {
+        run((server, service, transfers) ->
+        {
+            assertThat(clientContext.getBeanProvider(XioClientInterceptor.class).stream()).as("the listener path")
+                .isEmpty();
+            service.goAwayNext(1);
+            assertThat(transfers.transfer("l1", 1)).isEqualTo(new Receipt("l1", 1, 1));
+            service.goAwayNext(1);
+            assertThat(clientContext.getBean(AsyncTransfersClient.class).transfer("l2", 2).get(10, TimeUnit.SECONDS))
+                .isEqualTo(new Receipt("l2", 2, 2));
+            service.goAwayNext(1);
+            assertThat(clientContext.getBean(ReactiveTransfersClient.class).transfer("l3", 3)
+                .block(Duration.ofSeconds(10))).isEqualTo(new Receipt("l3", 3, 3));
+
+            assertThat(service.executions()).as("each lost attempt ran and committed; no retry ran").isEqualTo(3);
+            final List<String> keys = List.copyOf(keysSeen.keys);
+            assertThat(keys).doesNotContain("null").hasSize(6);
+            for (int call = 0; call < 3; call++)
+            {
+                assertThat(keys.get(2 * call + 1)).as("the retry carries its call's key").isEqualTo(keys.get(2 * call));
+            }
+            assertThat(Set.of(keys.get(0), keys.get(2), keys.get(4))).as("a key per call").hasSize(3);
+            assertThat(keysSeen.previousAttempts).containsExactly("null", "1", "null", "1", "null", "1");
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed", "transfer executed",
+                "transfer replayed", "transfer executed", "transfer replayed");
+            for (final String id : List.of("l1", "l2", "l3"))
+            {
+                assertThat(transfers.rows(id)).isEqualTo(1);
+            }
+        }, false, new String[0]);
+    }
+
+    @Test
     void aCallWhoseConnectionBrokeAfterItRanIsTriedAgainWithItsKeyAndReplayed()
     {
         run((server, service, transfers) ->
@@ -171,6 +224,76 @@ class XioExactlyOnceTest
             assertThat(entries(server, keysSeen.keys.get(0))).isEqualTo(1);
             assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
         });
+    }
+
+    @Test
+    void withOneAttemptACallWhoseConnectionBrokeAfterItRanEndsUnsettledWithTheKeyThatResumesIt()
+    {
+        run((server, service, transfers) ->
+        {
+            service.goAwayNext(1);
+            final Throwable lost = catchThrowable(() -> transfers.transfer("t12", 2));
+            assertThat(lost).as("may have run: its key, not a plain connection failure")
+                .isInstanceOf(ExactlyOnceUnsettledException.class);
+            final String key = ((ExactlyOnceUnsettledException)lost).idempotencyKey();
+            assertThat(key).isEqualTo(keysSeen.keys.get(0));
+
+            ownKey.key = key; // the call resumed with its key: it ran, so its answer, the method not run again
+            assertThat(transfers.transfer("t12", 2)).isEqualTo(new Receipt("t12", 2, 1));
+            assertThat(service.executions()).isEqualTo(1);
+            assertThat(transfers.rows("t12")).isEqualTo(1);
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed");
+        }, new String[0], "xio.client.retry.max-attempts=1");
+    }
+
+    @Test
+    void aMonoSubscribedAgainIsTheSameCallWithItsKeyAndANewMonoIsANewCall()
+    {
+        run((server, service, transfers) ->
+        {
+            final ReactiveTransfersClient reactive = clientContext.getBean(ReactiveTransfersClient.class);
+            service.goAwayNext(1);
+            final Mono<Receipt> call = reactive.transfer("m1", 3);
+            // One attempt per subscription: the first ran, then lost its connection; retryWhen subscribes again.
+            assertThat(call.retryWhen(Retry.max(1).filter(ExactlyOnceUnsettledException.class::isInstance))
+                .block(Duration.ofSeconds(10))).isEqualTo(new Receipt("m1", 3, 1));
+            assertThat(service.executions()).as("the second subscription replayed the first's answer").isEqualTo(1);
+            assertThat(keysSeen.keys.subList(0, 2)).doesNotContain("null")
+                .containsExactly(keysSeen.keys.get(0), keysSeen.keys.get(0));
+            assertThat(keysSeen.previousAttempts.subList(0, 2)).containsExactly("null", "1");
+
+            assertThat(call.block(Duration.ofSeconds(10))).as("subscribed again: the same call, its answer")
+                .isEqualTo(new Receipt("m1", 3, 1));
+            assertThat(Mono.defer(() -> reactive.transfer("m1", 3)).block(Duration.ofSeconds(10)))
+                .as("a new Mono is a new call").isEqualTo(new Receipt("m1", 3, 2));
+            assertThat(transfers.rows("m1")).isEqualTo(2);
+            assertThat(replays.answers).containsExactly("transfer executed", "transfer replayed", "transfer replayed",
+                "transfer executed");
+        }, new String[0], "xio.client.retry.max-attempts=1");
+    }
+
+    @Test
+    void aCallerInterruptedWhileWaitingGetsTheCallUnsettledWithItsKeyOnEitherPath()
+    {
+        for (final boolean intercepted : new boolean[] {true, false})
+        {
+            run((server, service, transfers) ->
+            {
+                final AtomicReference<Throwable> thrown = new AtomicReference<>();
+                final Thread caller = new Thread(() -> thrown.set(catchThrowable(() -> transfers.held("i1"))),
+                    "interrupted-caller");
+                caller.start();
+                assertThat(service.awaitHeld()).isTrue();
+                final String key = keysSeen.keys.get(keysSeen.keys.size() - 1);
+                caller.interrupt(); // before the answer can come: the wait ends interrupted, whatever comes
+                service.release();
+                caller.join(TimeUnit.SECONDS.toMillis(10));
+                assertThat(caller.isAlive()).isFalse();
+                assertThat(thrown.get()).as(intercepted ? "waiting on the engine's future" : "on its waiter")
+                    .isInstanceOf(ExactlyOnceUnsettledException.class).hasMessageContaining("interrupted");
+                assertThat(((ExactlyOnceUnsettledException)thrown.get()).idempotencyKey()).isEqualTo(key);
+            }, intercepted, new String[0]);
+        }
     }
 
     @Test
@@ -279,7 +402,7 @@ class XioExactlyOnceTest
     }
 
     @Test
-    void aDuplicateOfACallStillRunningIsRefusedWithBackPressureAndLaterGetsItsAnswer()
+    void aDuplicateOfACallStillRunningIsRefusedEndsUnsettledWithItsKeyAndLaterGetsItsAnswer()
     {
         run((server, service, transfers) ->
         {
@@ -288,12 +411,16 @@ class XioExactlyOnceTest
             assertThat(service.awaitHeld()).isTrue();
             // The duplicate's claim waits for the first's transaction (at most 200 ms; on H2 its lock timeout, 2 s),
             // then is refused unrun; the client tries it again after a back-pressure refusal, up to its one attempt.
-            assertThatThrownBy(() -> transfers.held("t9")).isInstanceOf(BackPressureException.class);
+            // The first may be committing as it ends: not "retry later" (under a new key), but unsettled, with its key.
+            assertThatThrownBy(() -> transfers.held("t9")).isInstanceOf(ExactlyOnceUnsettledException.class)
+                .hasCauseInstanceOf(BackPressureException.class)
+                .extracting(failure -> ((ExactlyOnceUnsettledException)failure).idempotencyKey())
+                .isEqualTo("order-held");
             service.release();
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t9", 0, 1));
             assertThat(transfers.held("t9")).as("the first's answer, replayed").isEqualTo(new Receipt("t9", 0, 1));
             assertThat(service.executions()).isEqualTo(1);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
                 .until(() -> replays.outcomes.contains(XioCallOutcome.BACK_PRESSURE));
         }, new String[] {"xio.ledger.max-claim-wait=200ms"}, "xio.client.retry.max-attempts=1");
     }
@@ -308,7 +435,7 @@ class XioExactlyOnceTest
             assertThat(service.awaitHeld()).isTrue();
             final CompletableFuture<Receipt> duplicate = CompletableFuture.supplyAsync(() -> transfers.held("t10"));
             // Refused with back-pressure while the first holds the key, then tried again within its deadline.
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                 .until(() -> replays.outcomes.contains(XioCallOutcome.BACK_PRESSURE));
             service.release();
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("t10", 0, 1));

@@ -3,7 +3,6 @@ package io.xio.spring.client;
 import io.xio.engine.CallOptions;
 import io.xio.engine.Outbound;
 import io.xio.engine.Session;
-import io.xio.engine.XioException;
 import io.xio.engine.XioTimeoutException;
 
 import java.time.Duration;
@@ -71,7 +70,8 @@ final class AttemptSessions
         {
             // The caller gave up, not the session: it opens on for the calls that share it.
             Thread.currentThread().interrupt();
-            throw new XioException("interrupted while waiting for a session to " + sessions.target(), ex);
+            throw new CallerInterruptedException("interrupted while waiting for a session to " + sessions.target(),
+                ex, false);
         }
     }
 

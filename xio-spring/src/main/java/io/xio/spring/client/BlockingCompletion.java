@@ -127,7 +127,8 @@ final class BlockingCompletion
     static XioException interrupted(final CompletableFuture<?> future, final String method,
         final InterruptedException ex)
     {
-        final XioException interrupted = new XioException("interrupted while waiting for " + method, ex);
+        final XioException interrupted = new CallerInterruptedException("interrupted while waiting for " + method, ex,
+            true);
         try
         {
             if (!future.cancel(true) && !future.isCompletedExceptionally() &&

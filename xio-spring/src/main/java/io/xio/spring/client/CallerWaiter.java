@@ -108,8 +108,8 @@ final class CallerWaiter implements ResponseListener
         if (interrupted)
         {
             Thread.currentThread().interrupt();
-            throw new io.xio.engine.XioException("interrupted while waiting for " + call.method().getName(),
-                new InterruptedException());
+            throw new CallerInterruptedException("interrupted while waiting for " + call.method().getName(),
+                new InterruptedException(), true);
         }
         if (failed != null)
         {

@@ -23,8 +23,9 @@ import java.util.concurrent.CompletableFuture;
  * attempt it with retry and decode the answer. Without interceptors a call takes the engine's allocation-free
  * listener path (a one-way message has none), so its answer is decoded on the context thread that received it.
  * Through interceptors it takes the engine's futures, as it always has: a blocking call's answer is decoded on its
- * caller's thread, and an interrupted caller gives up at once. The outcome is recorded once; a failure reaches the
- * caller as {@link CallFailures} translates it. Thread-safe.
+ * caller's thread, and an interrupted caller gives up at once. A method returning a {@code Mono} makes its call at
+ * each subscription; an exactly-once one's Mono gives every subscription the same key ({@link MonoCallKey}). The
+ * outcome is recorded once; a failure reaches the caller as {@link CallFailures} translates it. Thread-safe.
  */
 final class ClientCallPipeline
 {
@@ -63,14 +64,16 @@ final class ClientCallPipeline
         }
         if (state.call.returnKind() == ServiceMethod.ReturnKind.MONO)
         {
-            // Made when subscribed, cancelled with the subscription: what a Mono's subscriber expects.
+            // Made when subscribed, cancelled with the subscription: what a Mono's subscriber expects. An
+            // exactly-once call's key is made with its Mono: a subscription again is the same call tried again.
+            final MonoCallKey key = state.call.exactlyOnce() ? new MonoCallKey() : null;
             return ReactorStreams.mono(() ->
             {
                 try
                 {
                     // An interceptor may hand back another CompletionStage than the call's own future.
-                    return ((java.util.concurrent.CompletionStage<?>)callNow(state, method, arguments))
-                        .toCompletableFuture();
+                    return ((java.util.concurrent.CompletionStage<?>)callNow(state, method, arguments,
+                        key != null ? key.next() : null)).toCompletableFuture();
                 }
                 catch (final Throwable ex)
                 {
@@ -78,17 +81,17 @@ final class ClientCallPipeline
                 }
             });
         }
-        return callNow(state, method, arguments);
+        return callNow(state, method, arguments, null);
     }
 
-    /** One call of {@code method}, made now. */
+    /** One call of {@code method}, made now, its metadata starting as {@code given} (null: none yet). */
     private @Nullable Object callNow(final ClientMethodState state, final Method method,
-        final @Nullable Object[] arguments) throws Throwable
+        final @Nullable Object[] arguments, final @Nullable Metadata given) throws Throwable
     {
         final CallRecorder recorder = state.recorder;
         final long start = System.nanoTime();
         // One metadata for the call: the tracer writes its context into it at start, interceptors add theirs.
-        final Metadata outgoing = recorder.propagates() ? new Metadata() : null;
+        final Metadata outgoing = given != null ? given : recorder.propagates() ? new Metadata() : null;
         // Before the recording starts: should resolving the interceptors throw, no observation is left open.
         final boolean intercepted = !interceptors.isEmpty();
         final Object started = recorder.start(outgoing);
@@ -170,7 +173,7 @@ final class ClientCallPipeline
             ? waiter.reusable(state, arguments)
             : encoder.encode(state, arguments, waiter, fireAndForget); // a caller may reuse what it sent unwaited
         return blocking.call(call, RequestEncoder.withMetadata(message, sent), state.options(timeout, onContext),
-            encoder.keptForResend(sent), listener);
+            encoder.keptForResend(call, sent), listener);
     }
 
     /**
@@ -189,7 +192,7 @@ final class ClientCallPipeline
         final Outbound message = RequestEncoder.withMetadata(pooled != null ? pooled.fill(state, arguments)
             : encoder.encode(state, arguments, waiter, false), sent);
         final CallOptions options = state.options(timeout, onContext);
-        final Metadata kept = encoder.keptForResend(sent);
+        final Metadata kept = encoder.keptForResend(state.call, sent);
         return listener ? async.listening(state, message, pooled, options, kept, started, start)
             : async.onFutures(state, method, message, options, kept, started, start);
     }

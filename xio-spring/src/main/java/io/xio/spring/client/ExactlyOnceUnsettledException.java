@@ -5,8 +5,9 @@ import io.xio.engine.ConnectionException;
 /**
  * An exactly-once call ({@code @XioMethod(exactlyOnce = true)}) ended without its answer, and may have run: an
  * attempt was written to a server that may have run it (or is running it now: one that held it past the call's
- * deadline, say), or the last server turned it away because another attempt of its idempotency key holds that key,
- * possibly committing this moment. Calling again with a new key could run it twice; calling again with
+ * deadline, say), the last server turned it away because another attempt of its idempotency key holds that key,
+ * possibly committing this moment, the server ran it and lost its answer (RESPONSE_LOST), or its caller was
+ * interrupted while waiting for it. Calling again with a new key could run it twice; calling again with
  * {@link #idempotencyKey()}, set by {@link io.xio.spring.call.XioClientCall#idempotencyKey(String)}, runs it at most
  * once and gets its answer if it ran. {@link #mayHaveRun()} is always true; the cause is the last attempt's failure: a
  * call whose deadline passed has its {@link io.xio.engine.XioTimeoutException} there. Immutable; any thread.

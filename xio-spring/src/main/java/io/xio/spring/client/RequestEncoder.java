@@ -94,12 +94,15 @@ final class RequestEncoder
     }
 
     /**
-     * For a call that may be sent again: a copy of its {@code metadata} as the proxy made it, before the engine's
-     * interceptors added theirs to the first send; else null.
+     * For a call of {@code call} that may be sent again: a copy of its {@code metadata} as the proxy made it, before
+     * the engine's interceptors added theirs to the first send; else null. An exactly-once call's is kept whatever
+     * the attempts: it holds the call's key, which a call that ends unsettled gives its caller
+     * ({@link #exactlyOnceKey}), even when it had one attempt only.
      */
-    @Nullable Metadata keptForResend(final @Nullable Metadata metadata)
+    @Nullable Metadata keptForResend(final ServiceMethod call, final @Nullable Metadata metadata)
     {
-        return resends && metadata != null && !metadata.isEmpty() ? new Metadata(metadata) : null;
+        return (resends || call.exactlyOnce()) && metadata != null && !metadata.isEmpty() ? new Metadata(metadata)
+            : null;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.xio.spring.client;
 
 import io.xio.engine.BackPressureException;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.RemoteException;
 import io.xio.engine.XioTimeoutException;
 import org.jspecify.annotations.Nullable;
 
@@ -158,6 +159,18 @@ final class RetryingCall
     }
 
     /**
+     * Whether a call whose last attempt failed with {@code last} ran, or may have, though no answer says how: its
+     * server ran it and lost the answer ({@link RemoteException#isResponseLost() RESPONSE_LOST}), or its caller gave
+     * up waiting, interrupted, for the answer of an attempt it had sent, or for the session of an attempt after one
+     * that may have run ({@code written}).
+     */
+    private static boolean ranOrAbandoned(final Throwable last, final boolean written)
+    {
+        return last instanceof RemoteException remote && remote.isResponseLost() ||
+            last instanceof CallerInterruptedException interrupted && (interrupted.sent() || written);
+    }
+
+    /**
      * What the caller of a call whose last attempt failed with {@code last} gets: {@code last}, unless it is a
      * {@link ConnectionException} or an {@link XioTimeoutException} saying the attempt did not run while an earlier
      * attempt may have ({@code written}): then the call's own instance saying it may have run.
@@ -178,10 +191,15 @@ final class RetryingCall
      * refused it (another attempt of its key holds the key there, and may be committing), when the last attempt's
      * connection failure or timeout says it may have run (a server that held it past the deadline may run it still),
      * or when an earlier attempt may have run ({@code written}) and the last one's failure is one that leaves the
-     * outcome open (a connection failure, a refusal or a timeout, not an answer).
+     * outcome open (a connection failure, a refusal or a timeout, not an answer). Also when it ran or was abandoned
+     * ({@link #ranOrAbandoned}).
      */
     static Throwable ending(final Throwable last, final boolean written, final @Nullable String exactlyOnceKey)
     {
+        if (exactlyOnceKey != null && ranOrAbandoned(last, written))
+        {
+            return new ExactlyOnceUnsettledException(exactlyOnceKey, last);
+        }
         if (exactlyOnceKey == null || last instanceof ExactlyOnceUnsettledException)
         {
             return ending(last, written);

@@ -31,6 +31,7 @@ import javax.sql.DataSource;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -43,8 +44,10 @@ import java.util.Objects;
  * (isolation, timeout) but always REQUIRED, so the method's own annotation joins it, and its rollback rules, which
  * decide whether an error rolls everything back or is stored as the answer. A method whose
  * {@code @Transactional} would not join that transaction (REQUIRES_NEW, NOT_SUPPORTED, NEVER), is read-only, or has
- * no transaction manager or data source fails start-up naming it ({@link ExactlyOnceSetupException}). Thread-safe;
- * {@link #forService} is called as the services are exported.
+ * no transaction manager or data source fails start-up naming it ({@link ExactlyOnceSetupException}). Each database
+ * a method's ledger writes in is told to the {@link DatabaseListener}s before the method's service is exported (to
+ * create the ledger's table there, and clean it). Thread-safe; {@link #forService} is called as the services are
+ * exported.
  */
 public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Factory
 {
@@ -72,9 +75,23 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
         }
     }
 
+    /**
+     * Told each database the ledger of an exactly-once method writes in: the transaction manager the method resolved
+     * and the {@link DataSource} that manager binds its connection to, before the method's service is exported (so
+     * before it serves a call). Told once per method, so one database may be told several times: act once per
+     * {@code DataSource}. What it throws fails start-up naming the method. Called on the thread that exports the
+     * services, or that makes another user of the ledger (an {@link ExactlyOnceExecution} bean).
+     */
+    @FunctionalInterface
+    public interface DatabaseListener
+    {
+        void using(PlatformTransactionManager manager, DataSource dataSource) throws Exception;
+    }
+
     private final ExecutionLedger ledger;
     private final ListableBeanFactory beans;
     private final Settings settings;
+    private final List<DatabaseListener> listeners;
     /**
      * Spring's choice of a {@code @Transactional} method's manager, which xio's must be (protected there, so invoked
      * by reflection: {@link ExactlyOnceRuntimeHints} keeps it in a native image).
@@ -92,9 +109,20 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
     public TransactionalExactlyOnceCalls(final ExecutionLedger ledger, final ListableBeanFactory beans,
         final Settings settings)
     {
+        this(ledger, beans, settings, List.of());
+    }
+
+    /**
+     * Calls through {@code ledger}, with the transaction managers and data sources of {@code beans}; each database
+     * their ledger writes in told to {@code listeners}, in order.
+     */
+    public TransactionalExactlyOnceCalls(final ExecutionLedger ledger, final ListableBeanFactory beans,
+        final Settings settings, final List<DatabaseListener> listeners)
+    {
         this.ledger = Objects.requireNonNull(ledger, "ledger");
         this.beans = Objects.requireNonNull(beans, "beans");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.listeners = List.copyOf(listeners);
     }
 
     @Override
@@ -113,6 +141,7 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
             final PlatformTransactionManager manager = manager(service.resource(), invoked, attribute, interceptor,
                 targetClass);
             final DataSource dataSource = dataSource(service.resource(), invoked, manager);
+            tell(service.resource(), invoked, manager, dataSource);
             executions.put(invoked, ExactlyOnceExecution.builder(ledger,
                     new SpringTransactions(manager, dataSource, definition(invoked, attribute)))
                 .rollbackOn(error -> error instanceof LedgerCalls.RollbackOnly ||
@@ -254,14 +283,35 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
             "or @Qualifier on its class, or mark one @Primary.");
     }
 
+    /** Tells the listeners the database {@code method}'s ledger writes in; what one throws names the method. */
+    private void tell(final String service, final Method method, final PlatformTransactionManager manager,
+        final DataSource dataSource)
+    {
+        for (final DatabaseListener listener : listeners)
+        {
+            try
+            {
+                listener.using(manager, dataSource);
+            }
+            catch (final Exception ex)
+            {
+                final ExactlyOnceSetupException failure = new ExactlyOnceSetupException(service, method, "its " +
+                    "ledger's database (" + dataSource + ", of its transaction manager) could not be prepared: " +
+                    ex.getMessage(), "Check that database, or create the ledger's table there yourself " +
+                    "(xio.ledger.initialize-schema=never and the scripts xio-ledger ships).");
+                failure.initCause(ex);
+                throw failure;
+            }
+        }
+    }
+
     /**
      * The data source {@code manager} binds its transaction's connection to: a
      * {@link DataSourceTransactionManager}'s, or what a {@code getDataSource()} of it gives
-     * ({@code JpaTransactionManager}'s); never a guess, since a connection of another data source would write the
-     * ledger outside the transaction.
+     * ({@code JpaTransactionManager}'s); null when it has none (a {@code JtaTransactionManager}). Never a guess,
+     * since a connection of another data source would write the ledger outside the transaction.
      */
-    private static DataSource dataSource(final String service, final Method method,
-        final PlatformTransactionManager manager)
+    public static @Nullable DataSource dataSourceOf(final PlatformTransactionManager manager)
     {
         if (manager instanceof DataSourceTransactionManager jdbc && jdbc.getDataSource() != null)
         {
@@ -275,6 +325,18 @@ public final class TransactionalExactlyOnceCalls implements ExactlyOnceCalls.Fac
         final Method getter = ReflectionUtils.findMethod(manager.getClass(), "getDataSource");
         if (getter != null && DataSource.class.isAssignableFrom(getter.getReturnType()) &&
             ReflectionUtils.invokeMethod(getter, manager) instanceof DataSource dataSource)
+        {
+            return dataSource;
+        }
+        return null;
+    }
+
+    /** {@link #dataSourceOf} {@code manager}, the method's: one it has none for fails start-up naming it. */
+    private static DataSource dataSource(final String service, final Method method,
+        final PlatformTransactionManager manager)
+    {
+        final DataSource dataSource = dataSourceOf(manager);
+        if (dataSource != null)
         {
             return dataSource;
         }

@@ -8,6 +8,7 @@ import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
 import io.xio.engine.RemoteException;
 import io.xio.engine.XioTimeoutException;
+import io.xio.engine.protocol.Status;
 import io.xio.engine.support.Backoff;
 import io.xio.spring.method.ServiceMethod;
 import org.junit.jupiter.api.Test;
@@ -68,7 +69,7 @@ class ExactlyOnceRetryTest
         assertThat(key).isNotNull();
         assertThat(IdempotencyKeys.firstUse(first)).isTrue();
         final Metadata kept = new RequestEncoder(null, new RetryPolicy(3, Backoff.of(Duration.ofMillis(1),
-            Duration.ofMillis(2)))).keptForResend(first);
+            Duration.ofMillis(2)))).keptForResend(pay, first);
         final Outbound message = Outbound.of(ByteBuffer.wrap(new byte[] {1})).metadata(first);
         final List<Metadata> retries = new ArrayList<>();
         for (int previous = 1; previous <= 2; previous++)
@@ -78,6 +79,28 @@ class ExactlyOnceRetryTest
         assertThat(retries).extracting(IdempotencyKeys::of).containsOnly(key);
         assertThat(retries).extracting(IdempotencyKeys::previousAttempts).containsExactly(1, 2);
         assertThat(IdempotencyKeys.of(RequestEncoder.firstAttempt(pay, null))).as("a key per call").isNotEqualTo(key);
+    }
+
+    @Test
+    void anExactlyOnceCallKeepsItsKeyWithOneAttemptAndEndsUnsettledWithIt() throws Exception
+    {
+        final ServiceMethod pay = method("pay");
+        final RetryPolicy once = new RetryPolicy(1, Backoff.of(Duration.ofMillis(1), Duration.ofMillis(2)));
+        final Metadata first = RequestEncoder.firstAttempt(pay, null);
+        final Metadata kept = new RequestEncoder(null, once).keptForResend(pay, first);
+        assertThat(RequestEncoder.exactlyOnceKey(pay, kept)).isEqualTo(IdempotencyKeys.of(first));
+        assertThat(new RequestEncoder(null, once).keptForResend(method("read"), new Metadata().put("a", "b")))
+            .as("another call with one attempt is never sent again").isNull();
+
+        final ConnectionException lost = new ConnectionException("connection lost", null, true);
+        final Throwable failure = catchThrowable(() -> RetryingCall.callAfter(once, once.attempts(pay),
+            System.nanoTime() + Duration.ofSeconds(10).toNanos(), lost, RequestEncoder.exactlyOnceKey(pay, kept),
+            remaining ->
+            {
+                throw new AssertionError("one attempt only");
+            }));
+        assertThat(failure).isInstanceOf(ExactlyOnceUnsettledException.class).hasCause(lost);
+        assertThat(((ExactlyOnceUnsettledException)failure).idempotencyKey()).isEqualTo(IdempotencyKeys.of(first));
     }
 
     @Test
@@ -114,6 +137,47 @@ class ExactlyOnceRetryTest
             assertThat(((ConnectionException)failure).mayHaveRun()).isTrue();
         }
         assertThat(RetryingCall.ending(refused, false, null)).as("not exactly-once: as it was").isSameAs(refused);
+    }
+
+    @Test
+    void anExactlyOnceCallWhoseServerLostItsAnswerEndsUnsettledWithItsKey()
+    {
+        final RetryPolicy policy = new RetryPolicy(2, Backoff.of(Duration.ofMillis(1), Duration.ofMillis(2)), true);
+        final RemoteException lost = new RemoteException(URI, Status.RESPONSE_LOST, null, null);
+
+        final Throwable blocking = catchThrowable(() -> RetryingCall.callAfter(policy, 2, System.nanoTime() +
+            Duration.ofSeconds(10).toNanos(), lost, "order-7", remaining ->
+            {
+                throw lost;
+            }));
+        final Throwable async = CallFailures.unwrap(catchThrowable(RetryingCall.callAsync(policy, 2,
+            Duration.ofSeconds(10), "order-7", Runnable::run,
+            remaining -> CompletableFuture.failedFuture(lost))::join));
+
+        for (final Throwable failure : List.of(blocking, async))
+        {
+            assertThat(failure).as("it ran: its key gets its answer").isInstanceOf(ExactlyOnceUnsettledException.class)
+                .hasCause(lost);
+            assertThat(((ExactlyOnceUnsettledException)failure).idempotencyKey()).isEqualTo("order-7");
+        }
+        assertThat(RetryingCall.ending(lost, false, null)).as("not exactly-once: as it was").isSameAs(lost);
+    }
+
+    @Test
+    void anExactlyOnceCallWhoseCallerWasInterruptedEndsUnsettledWhenAnAttemptWasSent()
+    {
+        final CallerInterruptedException waitingForTheAnswer = new CallerInterruptedException("interrupted while " +
+            "waiting for pay", new InterruptedException(), true);
+        final CallerInterruptedException waitingForASession = new CallerInterruptedException("interrupted while " +
+            "waiting for a session to x", new InterruptedException(), false);
+
+        assertThat(RetryingCall.ending(waitingForTheAnswer, false, "k"))
+            .isInstanceOf(ExactlyOnceUnsettledException.class).hasCause(waitingForTheAnswer);
+        assertThat(RetryingCall.ending(waitingForASession, false, "k")).as("sent nowhere").isSameAs(waitingForASession);
+        assertThat(RetryingCall.ending(waitingForASession, true, "k")).as("an earlier attempt may have run")
+            .isInstanceOf(ExactlyOnceUnsettledException.class);
+        assertThat(RetryingCall.ending(waitingForTheAnswer, true, null)).as("not exactly-once: as it was")
+            .isSameAs(waitingForTheAnswer);
     }
 
     @Test

@@ -88,14 +88,16 @@ class RequestEncoderTest
     }
 
     @Test
-    void metadataIsKeptForAResendOnlyByAClientThatRetries()
+    void metadataIsKeptForAResendOnlyByAClientThatRetries() throws Exception
     {
         final Metadata metadata = new Metadata().put("tenant", "t1");
+        final ServiceMethod call = ServiceMethod.of(Api.class.getMethod("store", byte[].class, ByteBuffer.class),
+            Api.class);
 
-        assertThat(encoder(1).keptForResend(metadata)).as("one attempt only").isNull();
-        assertThat(encoder(3).keptForResend(new Metadata())).as("nothing to keep").isNull();
-        assertThat(encoder(3).keptForResend(null)).isNull();
-        final Metadata kept = encoder(3).keptForResend(metadata);
+        assertThat(encoder(1).keptForResend(call, metadata)).as("one attempt only").isNull();
+        assertThat(encoder(3).keptForResend(call, new Metadata())).as("nothing to keep").isNull();
+        assertThat(encoder(3).keptForResend(call, null)).isNull();
+        final Metadata kept = encoder(3).keptForResend(call, metadata);
         assertThat(kept).isNotSameAs(metadata);
         assertThat(kept.get("tenant")).isEqualTo("t1");
     }

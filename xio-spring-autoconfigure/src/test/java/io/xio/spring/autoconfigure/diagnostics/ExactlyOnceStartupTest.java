@@ -6,6 +6,7 @@ import io.xio.spring.autoconfigure.XioAutoConfiguration;
 import io.xio.spring.autoconfigure.ledger.XioLedgerAutoConfiguration;
 import io.xio.spring.autoconfigure.ledger.XioLedgerCleanerLifecycle;
 import io.xio.spring.autoconfigure.ledger.XioLedgerSchemaInitializer;
+import io.xio.spring.exactlyonce.TransactionalExactlyOnceCalls;
 import io.xio.spring.service.ExactlyOnceSetupException;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -31,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * An exactly-once method that cannot run exactly once fails start-up with an analysis naming the service, the method,
  * what is missing or wrong, and what to do: no transaction manager, no ledger on the class path, a
- * {@code @Transactional} that would not join the ledger's transaction, a service running inline. With a data source
- * and its transaction manager the application starts, its ledger's table created in the embedded database.
+ * {@code @Transactional} that would not join the ledger's transaction, a service running inline, a database the
+ * ledger's table cannot be prepared in. With a data source and its transaction manager the application starts, its
+ * ledger's table created in the embedded database.
  */
 class ExactlyOnceStartupTest
 {
@@ -191,6 +193,27 @@ class ExactlyOnceStartupTest
             {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(XioLedgerSchemaInitializer.class).created()).isFalse();
+            });
+    }
+
+    @Test
+    void aDatabaseTheLedgersTableCannotBePreparedInFailsStartUpNamingTheMethod()
+    {
+        runner.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+            .withBean(TransactionalExactlyOnceCalls.DatabaseListener.class, () -> (manager, dataSource) ->
+            {
+                throw new java.sql.SQLException("permission denied to create the table");
+            })
+            .withBean(PaymentsService.class)
+            .run(context ->
+            {
+                assertThat(context).hasFailed();
+                final Throwable failure = context.getStartupFailure();
+                assertThat(failure).hasRootCauseInstanceOf(java.sql.SQLException.class);
+                final FailureAnalysis analysis = new ExactlyOnceSetupFailureAnalyzer().analyze(failure);
+                assertThat(analysis).as("the setup failure found around the database's").isNotNull();
+                assertThat(analysis.getDescription() + "\n" + analysis.getAction()).contains("Payments.pay(String)",
+                    "permission denied to create the table", "initialize-schema");
             });
     }
 
