@@ -1,7 +1,9 @@
 package io.xio.cli;
 
+import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
@@ -11,6 +13,7 @@ import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionRejectedException;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioException;
+import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
 import tools.jackson.core.JacksonException;
@@ -66,6 +69,8 @@ public final class Main
         "  parameter also takes the value alone",
         "A server-streaming method prints one line of JSON per message as it arrives, until the stream ends",
         "  (Ctrl-C cancels it)",
+        "An exactly-once method is called with an idempotency key, printed to stderr: a call that may have run",
+        "  is resumed with --idempotency-key <key>, which runs it at most once and gives its answer",
         "",
         "options:",
         "  --user <name> --password <password>   authenticate with a user name and password",
@@ -76,6 +81,8 @@ public final class Main
         "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s;",
         "                                        at most 24h); given, also the deadline of a stream",
         "  --max-messages <n>                    of a server-streaming method, print n messages, then cancel",
+        "  --idempotency-key <key>               of an exactly-once method, call it with this key (the one an",
+        "                                        earlier call printed): 1 to 128 of A-Z a-z 0-9 - _ . :",
         "  -h, --help                            this text",
         "",
         "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
@@ -212,6 +219,13 @@ public final class Main
         {
             throw new UsageException("--max-messages is for server-streaming methods; " + wireName + " is " + kind);
         }
+        // Absent from the descriptions of servers older than the flag, whose methods take no key.
+        final boolean exactlyOnce = method.path("exactlyOnce").asBoolean(false);
+        if (options.idempotencyKey != null && !exactlyOnce)
+        {
+            throw new UsageException("--idempotency-key is for exactly-once methods; " + wireName + " is not one " +
+                "(see \"exactlyOnce\" in 'xio describe')");
+        }
         final JsonNode parameters = field(method, "parameters");
         for (final JsonNode parameter : parameters)
         {
@@ -231,7 +245,8 @@ public final class Main
             send(engine, options, options.service, wireName, arguments);
             return OK;
         }
-        final JsonNode answer = call(engine, options, options.service, wireName, arguments, false);
+        final JsonNode answer = exactlyOnce ? callExactlyOnce(engine, options, wireName, arguments)
+            : call(engine, options, options.service, wireName, arguments, false);
         return answer == null ? OK : print(answer);
     }
 
@@ -336,6 +351,69 @@ public final class Main
                 return value(answer, segmentIsJson, uri);
             }
         }
+    }
+
+    /**
+     * Calls an exactly-once method as such ({@link CallOptions#withExactlyOnce}), so that it carries an idempotency
+     * key: the one --idempotency-key gave, sent as an application's own key (its first attempt says 0 previous
+     * attempts: the key may have been sent before, so the server looks it up before running the method), else one
+     * the engine makes. The key goes to stderr as soon as the call is sent, before its answer, so that a command that
+     * never learns the outcome (Ctrl-C, say) still leaves the key to resume the call with.
+     */
+    private JsonNode callExactlyOnce(final XioEngine engine, final Options options, final String method,
+        final String arguments)
+    {
+        final Outbound request = request(method, arguments);
+        if (options.idempotencyKey != null)
+        {
+            request.metadata().put(IdempotencyKeys.METADATA_KEY, options.idempotencyKey);
+        }
+        try (Session session = open(engine, options, options.service))
+        {
+            final XioUri uri = session.uri();
+            final XioFuture<Message> sent =
+                session.request(request, CallOptions.timeout(options.timeout).withExactlyOnce(true));
+            // The session put the key into the metadata it sent, unless it refused the call before (nothing ran).
+            final String key = IdempotencyKeys.of(request.metadata());
+            if (key != null)
+            {
+                err.println("xio: exactly-once call, idempotency key " + key);
+            }
+            try (Message answer = await(sent, options, uri))
+            {
+                return value(answer, false, uri);
+            }
+            catch (final CallFailed failed)
+            {
+                throw key == null ? failed : resumable(failed, key);
+            }
+        }
+    }
+
+    /**
+     * The failure of an exactly-once call with {@code key}, saying how to resume the call when it may have run (its
+     * request was written, then its connection failed, its deadline passed or the command stopped waiting) or was
+     * turned away unsettled (back-pressure: the server busy, or an earlier attempt of the key still running). A
+     * call again with the key runs it at most once and gives its answer; one without it may run it twice.
+     */
+    private static CallFailed resumable(final CallFailed failed, final String key)
+    {
+        final Throwable cause = failed.getCause();
+        final boolean mayHaveRun = cause instanceof ConnectionException lost ? lost.mayHaveRun()
+            : cause instanceof XioTimeoutException late ? late.mayHaveRun()
+            : cause instanceof TimeoutException || cause instanceof InterruptedException;
+        final String again = "call again with --idempotency-key " + key;
+        if (mayHaveRun)
+        {
+            return new CallFailed(failed.getMessage() + "; the exactly-once call may have run, or be running still: " +
+                again + " to resume it (it then runs at most once and gives its answer), never without the key", cause);
+        }
+        if (cause instanceof BackPressureException)
+        {
+            return new CallFailed(failed.getMessage() + "; the exactly-once call did not run (an earlier attempt " +
+                "of its key may be running still): " + again + ", never without the key", cause);
+        }
+        return failed; // the server's answer, which the key would replay, or a call that did not run
     }
 
     /**
@@ -472,16 +550,16 @@ public final class Main
         }
         catch (final TimeoutException ex)
         {
-            throw new CallFailed("no answer from " + uri + " within " + options.timeout);
+            throw new CallFailed("no answer from " + uri + " within " + options.timeout, ex);
         }
         catch (final ExecutionException | CompletionException ex)
         {
-            throw new CallFailed(failure(uri, ex.getCause()));
+            throw new CallFailed(failure(uri, ex.getCause()), ex.getCause());
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new CallFailed("interrupted while waiting for " + uri);
+            throw new CallFailed("interrupted while waiting for " + uri, ex);
         }
     }
 
@@ -539,6 +617,12 @@ public final class Main
         CallFailed(final String message)
         {
             super(message, null, false, false);
+        }
+
+        /** @param cause why: what the call failed with, which says whether it may have run */
+        CallFailed(final String message, final Throwable cause)
+        {
+            super(message, cause, false, false);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.xio.cli;
 
 import io.xio.cli.Main.UsageException;
 import io.xio.engine.Credentials;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.TlsOptions;
 import io.xio.engine.XioUri;
 
@@ -40,6 +41,8 @@ final class Options
     boolean timeoutGiven;
     /** --max-messages, or null for a stream read to its end. */
     Long maxMessages;
+    /** --idempotency-key, checked as a key; null for the one the engine makes for an exactly-once call. */
+    String idempotencyKey;
     boolean help;
 
     /** The command line {@code args}, with what {@code environment} gives for options not given. */
@@ -69,6 +72,7 @@ final class Options
                     options.timeoutGiven = true;
                 }
                 case "--max-messages" -> options.maxMessages = count(value(args, ++i, arg), arg);
+                case "--idempotency-key" -> options.idempotencyKey = idempotencyKey(value(args, ++i, arg));
                 default ->
                 {
                     if (arg.startsWith("--"))
@@ -108,6 +112,10 @@ final class Options
         if (options.maxMessages != null && !"call".equals(options.command))
         {
             throw new UsageException("--max-messages is for 'call' of a server-streaming method");
+        }
+        if (options.idempotencyKey != null && !"call".equals(options.command))
+        {
+            throw new UsageException("--idempotency-key is for 'call' of an exactly-once method");
         }
         if (token != null && user != null)
         {
@@ -178,6 +186,18 @@ final class Options
             // said below, as for zero
         }
         throw new UsageException(option + " takes a positive whole number, was " + text);
+    }
+
+    private static String idempotencyKey(final String key)
+    {
+        try
+        {
+            return IdempotencyKeys.check(key);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException("--idempotency-key: " + ex.getMessage());
+        }
     }
 
     private static Duration duration(final String text)
