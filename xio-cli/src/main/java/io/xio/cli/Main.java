@@ -1,8 +1,9 @@
 package io.xio.cli;
 
+import io.xio.engine.BackPressureException;
 import io.xio.engine.CallOptions;
 import io.xio.engine.ConnectionException;
-import io.xio.engine.Credentials;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
@@ -10,9 +11,9 @@ import io.xio.engine.RemoteException;
 import io.xio.engine.Session;
 import io.xio.engine.SessionOptions;
 import io.xio.engine.SessionRejectedException;
-import io.xio.engine.TlsOptions;
 import io.xio.engine.XioEngine;
 import io.xio.engine.XioException;
+import io.xio.engine.XioFuture;
 import io.xio.engine.XioTimeoutException;
 import io.xio.engine.XioUri;
 import tools.jackson.core.JacksonException;
@@ -22,22 +23,11 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -79,6 +69,8 @@ public final class Main
         "  parameter also takes the value alone",
         "A server-streaming method prints one line of JSON per message as it arrives, until the stream ends",
         "  (Ctrl-C cancels it)",
+        "An exactly-once method is called with an idempotency key, printed to stderr: a call that may have run",
+        "  is resumed with --idempotency-key <key>, which runs it at most once and gives its answer",
         "",
         "options:",
         "  --user <name> --password <password>   authenticate with a user name and password",
@@ -89,14 +81,13 @@ public final class Main
         "  --timeout <duration>                  how long to wait for the server, such as 5s or 500ms (10s;",
         "                                        at most 24h); given, also the deadline of a stream",
         "  --max-messages <n>                    of a server-streaming method, print n messages, then cancel",
+        "  --idempotency-key <key>               of an exactly-once method, call it with this key (the one an",
+        "                                        earlier call printed): 1 to 128 of A-Z a-z 0-9 - _ . :",
         "  -h, --help                            this text",
         "",
         "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
 
     private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-
-    /** The longest --timeout: a day is more than any call waits, and keeps its milliseconds far from overflow. */
-    static final Duration MAX_TIMEOUT = Duration.ofDays(1);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -228,6 +219,13 @@ public final class Main
         {
             throw new UsageException("--max-messages is for server-streaming methods; " + wireName + " is " + kind);
         }
+        // Absent from the descriptions of servers older than the flag, whose methods take no key.
+        final boolean exactlyOnce = method.path("exactlyOnce").asBoolean(false);
+        if (options.idempotencyKey != null && !exactlyOnce)
+        {
+            throw new UsageException("--idempotency-key is for exactly-once methods; " + wireName + " is not one " +
+                "(see \"exactlyOnce\" in 'xio describe')");
+        }
         final JsonNode parameters = field(method, "parameters");
         for (final JsonNode parameter : parameters)
         {
@@ -247,7 +245,8 @@ public final class Main
             send(engine, options, options.service, wireName, arguments);
             return OK;
         }
-        final JsonNode answer = call(engine, options, options.service, wireName, arguments, false);
+        final JsonNode answer = exactlyOnce ? callExactlyOnce(engine, options, wireName, arguments)
+            : call(engine, options, options.service, wireName, arguments, false);
         return answer == null ? OK : print(answer);
     }
 
@@ -352,6 +351,69 @@ public final class Main
                 return value(answer, segmentIsJson, uri);
             }
         }
+    }
+
+    /**
+     * Calls an exactly-once method as such ({@link CallOptions#withExactlyOnce}), so that it carries an idempotency
+     * key: the one --idempotency-key gave, sent as an application's own key (its first attempt says 0 previous
+     * attempts: the key may have been sent before, so the server looks it up before running the method), else one
+     * the engine makes. The key goes to stderr as soon as the call is sent, before its answer, so that a command that
+     * never learns the outcome (Ctrl-C, say) still leaves the key to resume the call with.
+     */
+    private JsonNode callExactlyOnce(final XioEngine engine, final Options options, final String method,
+        final String arguments)
+    {
+        final Outbound request = request(method, arguments);
+        if (options.idempotencyKey != null)
+        {
+            request.metadata().put(IdempotencyKeys.METADATA_KEY, options.idempotencyKey);
+        }
+        try (Session session = open(engine, options, options.service))
+        {
+            final XioUri uri = session.uri();
+            final XioFuture<Message> sent =
+                session.request(request, CallOptions.timeout(options.timeout).withExactlyOnce(true));
+            // The session put the key into the metadata it sent, unless it refused the call before (nothing ran).
+            final String key = IdempotencyKeys.of(request.metadata());
+            if (key != null)
+            {
+                err.println("xio: exactly-once call, idempotency key " + key);
+            }
+            try (Message answer = await(sent, options, uri))
+            {
+                return value(answer, false, uri);
+            }
+            catch (final CallFailed failed)
+            {
+                throw key == null ? failed : resumable(failed, key);
+            }
+        }
+    }
+
+    /**
+     * The failure of an exactly-once call with {@code key}, saying how to resume the call when it may have run (its
+     * request was written, then its connection failed, its deadline passed or the command stopped waiting) or was
+     * turned away unsettled (back-pressure: the server busy, or an earlier attempt of the key still running). A
+     * call again with the key runs it at most once and gives its answer; one without it may run it twice.
+     */
+    private static CallFailed resumable(final CallFailed failed, final String key)
+    {
+        final Throwable cause = failed.getCause();
+        final boolean mayHaveRun = cause instanceof ConnectionException lost ? lost.mayHaveRun()
+            : cause instanceof XioTimeoutException late ? late.mayHaveRun()
+            : cause instanceof TimeoutException || cause instanceof InterruptedException;
+        final String again = "call again with --idempotency-key " + key;
+        if (mayHaveRun)
+        {
+            return new CallFailed(failed.getMessage() + "; the exactly-once call may have run, or be running still: " +
+                again + " to resume it (it then runs at most once and gives its answer), never without the key", cause);
+        }
+        if (cause instanceof BackPressureException)
+        {
+            return new CallFailed(failed.getMessage() + "; the exactly-once call did not run (an earlier attempt " +
+                "of its key may be running still): " + again + ", never without the key", cause);
+        }
+        return failed; // the server's answer, which the key would replay, or a call that did not run
     }
 
     /**
@@ -488,16 +550,16 @@ public final class Main
         }
         catch (final TimeoutException ex)
         {
-            throw new CallFailed("no answer from " + uri + " within " + options.timeout);
+            throw new CallFailed("no answer from " + uri + " within " + options.timeout, ex);
         }
         catch (final ExecutionException | CompletionException ex)
         {
-            throw new CallFailed(failure(uri, ex.getCause()));
+            throw new CallFailed(failure(uri, ex.getCause()), ex.getCause());
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new CallFailed("interrupted while waiting for " + uri);
+            throw new CallFailed("interrupted while waiting for " + uri, ex);
         }
     }
 
@@ -525,229 +587,8 @@ public final class Main
         return "the call to " + uri + " failed: " + cause;
     }
 
-    /** The command line, parsed. */
-    private static final class Options
-    {
-        private String command;
-        private XioUri uri;
-        private XioUri server;
-        private String service;
-        private String method;
-        private String arguments;
-        private Credentials credentials = Credentials.NONE;
-        private TlsOptions tls;
-        private Duration timeout = Duration.ofSeconds(10);
-        /** Whether --timeout was given: only then does it bound a stream. */
-        private boolean timeoutGiven;
-        /** --max-messages, or null for a stream read to its end. */
-        private Long maxMessages;
-        private boolean help;
-
-        static Options parse(final String[] args, final Map<String, String> environment)
-        {
-            final Options options = new Options();
-            final Deque<String> words = new ArrayDeque<>();
-            String user = null;
-            String password = environment.get("XIO_PASSWORD");
-            String token = environment.get("XIO_TOKEN");
-            String truststore = null;
-            String truststorePassword = environment.get("XIO_TRUSTSTORE_PASSWORD");
-            for (int i = 0; i < args.length; i++)
-            {
-                final String arg = args[i];
-                switch (arg)
-                {
-                    case "-h", "--help" -> options.help = true;
-                    case "--user" -> user = value(args, ++i, arg);
-                    case "--password" -> password = value(args, ++i, arg);
-                    case "--token" -> token = value(args, ++i, arg);
-                    case "--truststore" -> truststore = value(args, ++i, arg);
-                    case "--truststore-password" -> truststorePassword = value(args, ++i, arg);
-                    case "--timeout" ->
-                    {
-                        options.timeout = duration(value(args, ++i, arg));
-                        options.timeoutGiven = true;
-                    }
-                    case "--max-messages" -> options.maxMessages = count(value(args, ++i, arg), arg);
-                    default ->
-                    {
-                        if (arg.startsWith("--"))
-                        {
-                            throw new UsageException("unknown option " + arg);
-                        }
-                        words.add(arg);
-                    }
-                }
-            }
-            if (options.help)
-            {
-                return options;
-            }
-            options.command = words.poll();
-            final int operands = options.command == null ? -1 : switch (options.command)
-            {
-                case "list" -> 1;
-                case "describe" -> 2;
-                case "call" -> 3;
-                default -> throw new UsageException("unknown command '" + options.command + "'");
-            };
-            if (operands < 0)
-            {
-                throw new UsageException("no command");
-            }
-            if (words.size() < operands || words.size() > operands + ("call".equals(options.command) ? 1 : 0))
-            {
-                throw new UsageException("'" + options.command + "' takes " + operands +
-                    ("call".equals(options.command) ? " or " + (operands + 1) : "") + " operands");
-            }
-            options.uri = uri(words.poll());
-            options.server = options.uri;
-            options.service = words.poll();
-            options.method = words.poll();
-            options.arguments = words.poll();
-            if (options.maxMessages != null && !"call".equals(options.command))
-            {
-                throw new UsageException("--max-messages is for 'call' of a server-streaming method");
-            }
-            if (token != null && user != null)
-            {
-                throw new UsageException("--token and --user are two ways to authenticate; give one");
-            }
-            if (user != null)
-            {
-                if (password == null)
-                {
-                    throw new UsageException("--user needs --password (or XIO_PASSWORD)");
-                }
-                options.credentials = Credentials.password(user, password);
-            }
-            else if (token != null)
-            {
-                options.credentials = Credentials.bearer(token);
-            }
-            if (truststore != null)
-            {
-                if (!"tls".equals(options.uri.scheme()))
-                {
-                    throw new UsageException("--truststore is for tls:// addresses, not " + options.uri.scheme());
-                }
-                options.tls = TlsOptions.of(trusting(Path.of(truststore), truststorePassword));
-            }
-            return options;
-        }
-
-        private static String value(final String[] args, final int index, final String option)
-        {
-            if (index >= args.length)
-            {
-                throw new UsageException(option + " needs a value");
-            }
-            return args[index];
-        }
-
-        private static XioUri uri(final String text)
-        {
-            final XioUri uri;
-            try
-            {
-                uri = XioUri.parse(text);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new UsageException(ex.getMessage());
-            }
-            if ("local".equals(uri.scheme()))
-            {
-                throw new UsageException("local:// portals are reachable only inside their own JVM");
-            }
-            return uri.endpoint();
-        }
-
-        private static long count(final String text, final String option)
-        {
-            try
-            {
-                final long count = Long.parseLong(text.trim());
-                if (count > 0)
-                {
-                    return count;
-                }
-            }
-            catch (final NumberFormatException ex)
-            {
-                // said below, as for zero
-            }
-            throw new UsageException(option + " takes a positive whole number, was " + text);
-        }
-
-        private static Duration duration(final String text)
-        {
-            try
-            {
-                final String lower = text.trim().toLowerCase(java.util.Locale.ROOT);
-                final Duration duration;
-                if (lower.endsWith("ms"))
-                {
-                    duration = Duration.ofMillis(Long.parseLong(lower.substring(0, lower.length() - 2)));
-                }
-                else if (lower.endsWith("s"))
-                {
-                    duration = Duration.ofSeconds(Long.parseLong(lower.substring(0, lower.length() - 1)));
-                }
-                else if (lower.endsWith("m"))
-                {
-                    duration = Duration.ofMinutes(Long.parseLong(lower.substring(0, lower.length() - 1)));
-                }
-                else if (lower.endsWith("h"))
-                {
-                    duration = Duration.ofHours(Long.parseLong(lower.substring(0, lower.length() - 1)));
-                }
-                else
-                {
-                    duration = Duration.parse(text);
-                }
-                if (duration.isNegative() || duration.isZero())
-                {
-                    throw new UsageException("--timeout must be positive, was " + text);
-                }
-                if (duration.compareTo(MAX_TIMEOUT) > 0)
-                {
-                    throw new UsageException("--timeout is at most " + MAX_TIMEOUT.toHours() + "h, was " + text);
-                }
-                return duration;
-            }
-            catch (final ArithmeticException ex)
-            {
-                throw new UsageException("--timeout is at most " + MAX_TIMEOUT.toHours() + "h, was " + text);
-            }
-            catch (final NumberFormatException | DateTimeParseException ex)
-            {
-                throw new UsageException("--timeout " + text + " is not a duration such as 5s or 500ms");
-            }
-        }
-
-        private static SSLContext trusting(final Path file, final String password)
-        {
-            try (InputStream in = Files.newInputStream(file))
-            {
-                final KeyStore store = KeyStore.getInstance(file.toString().endsWith(".jks") ? "JKS" : "PKCS12");
-                store.load(in, password == null ? null : password.toCharArray());
-                final TrustManagerFactory trust =
-                    TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-                trust.init(store);
-                final SSLContext context = SSLContext.getInstance("TLS");
-                context.init(null, trust.getTrustManagers(), null);
-                return context;
-            }
-            catch (final java.io.IOException | GeneralSecurityException ex)
-            {
-                throw new UsageException("cannot read the truststore " + file + ": " + ex.getMessage());
-            }
-        }
-    }
-
     /** The command line is wrong. */
-    private static final class UsageException extends RuntimeException
+    static final class UsageException extends RuntimeException
     {
         private static final long serialVersionUID = 1L;
 
@@ -776,6 +617,12 @@ public final class Main
         CallFailed(final String message)
         {
             super(message, null, false, false);
+        }
+
+        /** @param cause why: what the call failed with, which says whether it may have run */
+        CallFailed(final String message, final Throwable cause)
+        {
+            super(message, cause, false, false);
         }
     }
 }

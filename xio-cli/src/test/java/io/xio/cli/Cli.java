@@ -8,6 +8,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One run of the command line in this JVM, its output captured.
@@ -36,6 +40,14 @@ record Cli(int status, String out, String err)
     JsonNode json()
     {
         return new JsonMapper().readTree(out);
+    }
+
+    /** The idempotency key an exactly-once call printed on stderr; fails the test when it printed none. */
+    String idempotencyKey()
+    {
+        final Matcher key = Pattern.compile("idempotency key (\\S+)").matcher(err);
+        assertThat(key.find()).as("a key on stderr: " + err).isTrue();
+        return key.group(1);
     }
 
     /** The tcp address of the exporter's first portal. */

@@ -1,6 +1,7 @@
 package io.xio.cli;
 
 import io.xio.cli.server.InventoryServer;
+import io.xio.engine.IdempotencyKeys;
 import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
 import io.xio.engine.XioEngine;
@@ -11,13 +12,16 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Whatever goes wrong, the command line ends with an exit status and a message, never with an exception: a
- * --timeout past the cap, a server whose answers are not what it expects, a server without reflection.
+ * --timeout past the cap, a server whose answers are not what it expects, an exactly-once call that may have run, a
+ * server without reflection.
  */
 @SpringBootTest(classes = InventoryServer.class,
     properties = {"xio.contexts=1", "xio.portals[0].uri=tcp://127.0.0.1:0"})
@@ -66,6 +70,61 @@ class XioCliExitStatusTest
             final Cli call = Cli.run("--timeout", "5s", "call", uri, "inventory", "get", "\"hammer\"");
             assertThat(call.status()).as(call.err()).isEqualTo(Main.CALL_FAILED);
             assertThat(call.err()).contains("has no 'methods'");
+        });
+    }
+
+    @Test
+    void anExactlyOnceCallThatMayHaveRunSaysSoAndResumesWithItsKey()
+    {
+        final String description = "{\"name\": \"inventory\", \"methods\": [{\"name\": \"take\", " +
+            "\"wireName\": \"take(String,int)\", \"parameters\": [{\"name\": \"sku\", \"schema\": {}}, " +
+            "{\"name\": \"count\", \"schema\": {}}], \"kind\": \"plain\", \"idempotent\": false, " +
+            "\"exactlyOnce\": true}]}";
+        // What each call carried: its key and previous attempts. The first is never answered, the second turned
+        // away unrun, the third answered.
+        final List<String> sent = new CopyOnWriteArrayList<>();
+        withServer(engine ->
+        {
+            engine.register(Main.REFLECTION, request ->
+            {
+                request.message().close();
+                request.respond(Outbound.of(ByteBuffer.allocate(0),
+                    ByteBuffer.wrap(description.getBytes(StandardCharsets.UTF_8))));
+            });
+            engine.register("inventory", request ->
+            {
+                sent.add(request.metadata().get(IdempotencyKeys.METADATA_KEY) + " " +
+                    request.metadata().get(IdempotencyKeys.PREVIOUS_ATTEMPTS_KEY));
+                request.message().close();
+                if (sent.size() == 2)
+                {
+                    request.refuse();
+                }
+                else if (sent.size() == 3)
+                {
+                    request.respond(Outbound.of(ByteBuffer.wrap("7".getBytes(StandardCharsets.UTF_8))));
+                }
+            });
+        }, uri ->
+        {
+            final Cli lost = Cli.run("--timeout", "1s", "call", uri, "inventory", "take", "[\"chisel\", 3]");
+            assertThat(lost.status()).as(lost.err()).isEqualTo(Main.CALL_FAILED);
+            final String key = lost.idempotencyKey();
+            assertThat(lost.err()).contains("may have run").contains("--idempotency-key " + key);
+            assertThat(sent).as("the engine's key, on its first attempt").containsExactly(key + " null");
+
+            final Cli refused = Cli.run("--timeout", "5s", "--idempotency-key", key, "call", uri, "inventory", "take",
+                "[\"chisel\", 3]");
+            assertThat(refused.status()).as(refused.err()).isEqualTo(Main.CALL_FAILED);
+            assertThat(refused.err()).contains("the exactly-once call did not run")
+                .contains("--idempotency-key " + key);
+
+            final Cli resumed = Cli.run("--timeout", "5s", "--idempotency-key", key, "call", uri, "inventory",
+                "take", "[\"chisel\", 3]");
+            assertThat(resumed.status()).as(resumed.err()).isZero();
+            assertThat(resumed.out().trim()).isEqualTo("7");
+            assertThat(sent).as("the key given, as an application's: it may have been sent before")
+                .containsExactly(key + " null", key + " 0", key + " 0");
         });
     }
 

@@ -76,6 +76,49 @@ class XioCliTest
     }
 
     @Test
+    void anExactlyOnceCallRunsOnceAndItsKeyReplaysItsAnswer()
+    {
+        final Cli put = Cli.run("call", uri(), "inventory", "put",
+            "[{\"sku\": \"chisel\", \"count\": 10, \"colour\": \"GREEN\", \"tags\": []}]");
+        assertThat(put.status()).as(put.err()).isZero();
+
+        final Cli take = Cli.run("call", uri(), "inventory", "take", "[\"chisel\", 3]");
+        assertThat(take.status()).as("sent with a key, which the server requires: " + take.err()).isZero();
+        assertThat(take.json().get("count").asInt()).isEqualTo(7);
+        final String key = take.idempotencyKey();
+
+        final Cli again = Cli.run("--idempotency-key", key, "call", uri(), "inventory", "take", "[\"chisel\", 3]");
+        assertThat(again.status()).as(again.err()).isZero();
+        assertThat(again.json().get("count").asInt()).as("the first call's answer, replayed").isEqualTo(7);
+        assertThat(again.idempotencyKey()).isEqualTo(key);
+        assertThat(stock("chisel")).as("take did not run again").isEqualTo(7);
+
+        final Cli another = Cli.run("call", uri(), "inventory", "take", "[\"chisel\", 3]");
+        assertThat(another.status()).as(another.err()).isZero();
+        assertThat(another.idempotencyKey()).as("a call of its own gets a key of its own").isNotEqualTo(key);
+        assertThat(another.json().get("count").asInt()).isEqualTo(4);
+        assertThat(stock("chisel")).isEqualTo(4);
+    }
+
+    @Test
+    void anIdempotencyKeyIsForExactlyOnceMethodsAndMustBeAValidKey()
+    {
+        final Cli invalid = Cli.run("--idempotency-key", "not a key", "call", uri(), "inventory", "take",
+            "[\"chisel\", 1]");
+        assertThat(invalid.status()).isEqualTo(Main.USAGE);
+        assertThat(invalid.err()).contains("--idempotency-key").contains("A-Z a-z 0-9 - _ . :");
+
+        final Cli notExactlyOnce = Cli.run("--idempotency-key", "order-17", "call", uri(), "inventory",
+            "add(int,int)", "[1, 2]");
+        assertThat(notExactlyOnce.status()).isEqualTo(Main.USAGE);
+        assertThat(notExactlyOnce.err()).contains("--idempotency-key is for exactly-once methods");
+
+        final Cli list = Cli.run("--idempotency-key", "order-17", "list", uri());
+        assertThat(list.status()).isEqualTo(Main.USAGE);
+        assertThat(list.err()).contains("--idempotency-key is for 'call'");
+    }
+
+    @Test
     void callSendsJsonArgumentsAndPrintsTheJsonAnswer()
     {
         final Cli put = Cli.run("call", uri(), "inventory", "put",
@@ -159,5 +202,11 @@ class XioCliTest
         final Cli unreachable = Cli.run("--timeout", "2s", "list", "tcp://127.0.0.1:1");
         assertThat(unreachable.status()).isEqualTo(Main.NOT_CONNECTED);
         assertThat(unreachable.err()).contains("127.0.0.1:1");
+    }
+
+    /** How many of {@code sku} the server has, asked through the command line. */
+    private int stock(final String sku)
+    {
+        return Cli.run("call", uri(), "inventory", "counts", "[[\"" + sku + "\"]]").json().get(sku).asInt();
     }
 }
