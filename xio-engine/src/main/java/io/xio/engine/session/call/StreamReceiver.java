@@ -32,6 +32,12 @@ final class StreamReceiver
     /** Messages the application closed, to wrap the next ones in (closed on any thread). */
     private final ManyToOneConcurrentArrayQueue<Recycled> idle = new ManyToOneConcurrentArrayQueue<>(64);
     private final LongArrayQueue heldBytes = new LongArrayQueue();
+    /**
+     * Sequence numbers of the held messages that came by reference (a view into the sender's shared memory, shm): not
+     * acknowledged while held, since a sender whose link went with them unreleased takes an acknowledged one as free
+     * to write into again, and the listener would then read other bytes than were sent.
+     */
+    private final LongArrayQueue heldShared = new LongArrayQueue();
     private final AtomicLong demand = new AtomicLong();
     private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
     private final Runnable deliveryTask = this::deliveryDue;
@@ -46,6 +52,8 @@ final class StreamReceiver
     private long deliveredBytes;
     /** A credit that found no room on the connection: sent when there is. */
     private boolean creditOwed;
+    /** The last credit acknowledged less than was received, for messages held by reference: due once they are out. */
+    private boolean acknowledgementWithheld;
     /** The end arrived (its sequence number is {@link #received}); it goes to the listener after what is held. */
     private boolean endArrived;
     private boolean endDelivered;
@@ -192,6 +200,10 @@ final class StreamReceiver
         }
         held.add(message);
         heldBytes.addLong(bytes);
+        if (message.inShared())
+        {
+            heldShared.addLong(sequence);
+        }
     }
 
     private ProtocolViolationException violation(final String problem)
@@ -281,8 +293,14 @@ final class StreamReceiver
             {
                 break;
             }
-            handOut(held.poll(), heldBytes.pollLong());
+            final Message next = held.poll();
+            if (next.inShared())
+            {
+                heldShared.pollLong();
+            }
+            handOut(next, heldBytes.pollLong());
         }
+        acknowledgeWithheld();
         if (endArrived && !endDelivered && held.isEmpty() && stream.listening() && !stream.isFinished())
         {
             endDelivered = true;
@@ -314,21 +332,32 @@ final class StreamReceiver
         cancelling = true;
     }
 
-    /** Says what was received and granted; owed till later when the connection has no room. */
+    /**
+     * Says what was received (short of the first message held by reference) and granted; owed till later when the
+     * connection has no room.
+     */
     void sendCredit()
     {
+        final long acknowledged = heldShared.isEmpty() ? received : heldShared.peekLong() - 1;
+        acknowledgementWithheld = acknowledged < received;
         // An end needs no credit, so what was received may pass what was granted by one: never below it.
-        creditOwed = !stream.sendCredit(received, Math.max(grantedSequence, received), grantedBytes);
+        creditOwed = !stream.sendCredit(acknowledged, Math.max(grantedSequence, received), grantedBytes);
         if (creditOwed)
         {
             stream.waitForRoom();
         }
     }
 
-    /** The end arrived: the sender learns it was had (a credit that acknowledges it). */
-    void acknowledgeEnd()
+    /**
+     * The end arrived: the sender learns it was had (a credit that acknowledges it), unless messages before it are
+     * held by reference; then it learns once they went to the listener ({@link LaneStream#peersEndAcknowledged}).
+     *
+     * @return whether the credit acknowledged the end
+     */
+    boolean acknowledgeEnd()
     {
         sendCredit();
+        return !acknowledgementWithheld;
     }
 
     /** After a resume: the sender learns what was had here and what it may send (a credit, the same as before). */
@@ -355,5 +384,23 @@ final class StreamReceiver
             message.close();
         }
         heldBytes.clear();
+        heldShared.clear();
+        acknowledgeWithheld();
+    }
+
+    /**
+     * What was held by reference is out (to the listener, or dropped): the acknowledgement withheld for it goes now,
+     * and the sender may let go of those messages (and of its end, if it came).
+     */
+    private void acknowledgeWithheld()
+    {
+        if (acknowledgementWithheld && heldShared.isEmpty())
+        {
+            sendCredit();
+            if (endArrived)
+            {
+                stream.peersEndAcknowledged(received);
+            }
+        }
     }
 }
