@@ -35,9 +35,10 @@ final class StreamReceiver
     /**
      * Sequence numbers of the held messages that came by reference (a view into the sender's shared memory, shm): not
      * acknowledged while held, since a sender whose link went with them unreleased takes an acknowledged one as free
-     * to write into again, and the listener would then read other bytes than were sent.
+     * to write into again, and the listener would then read other bytes than were sent. Made for the first such
+     * message: only shm carries them, and only from shared buffers.
      */
-    private final LongArrayQueue heldShared = new LongArrayQueue();
+    private LongArrayQueue heldShared;
     private final AtomicLong demand = new AtomicLong();
     private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
     private final Runnable deliveryTask = this::deliveryDue;
@@ -202,6 +203,10 @@ final class StreamReceiver
         heldBytes.addLong(bytes);
         if (message.inShared())
         {
+            if (heldShared == null)
+            {
+                heldShared = new LongArrayQueue();
+            }
             heldShared.addLong(sequence);
         }
     }
@@ -338,7 +343,7 @@ final class StreamReceiver
      */
     void sendCredit()
     {
-        final long acknowledged = heldShared.isEmpty() ? received : heldShared.peekLong() - 1;
+        final long acknowledged = holdsShared() ? heldShared.peekLong() - 1 : received;
         acknowledgementWithheld = acknowledged < received;
         // An end needs no credit, so what was received may pass what was granted by one: never below it.
         creditOwed = !stream.sendCredit(acknowledged, Math.max(grantedSequence, received), grantedBytes);
@@ -384,7 +389,10 @@ final class StreamReceiver
             message.close();
         }
         heldBytes.clear();
-        heldShared.clear();
+        if (heldShared != null)
+        {
+            heldShared.clear();
+        }
         acknowledgeWithheld();
     }
 
@@ -394,7 +402,7 @@ final class StreamReceiver
      */
     private void acknowledgeWithheld()
     {
-        if (acknowledgementWithheld && heldShared.isEmpty())
+        if (acknowledgementWithheld && !holdsShared())
         {
             sendCredit();
             if (endArrived)
@@ -402,5 +410,10 @@ final class StreamReceiver
                 stream.peersEndAcknowledged(received);
             }
         }
+    }
+
+    private boolean holdsShared()
+    {
+        return heldShared != null && !heldShared.isEmpty();
     }
 }
