@@ -391,14 +391,6 @@ abstract class LaneStream implements XioStream
     /** The peer's end goes to the listener, after every message before it. */
     abstract void deliverEnd();
 
-    /**
-     * This side acknowledged the peer's end at {@code sequence} only after it arrived, once the messages it held by
-     * reference went to the listener.
-     */
-    void peersEndAcknowledged(final long sequence)
-    {
-    }
-
     /** This side's end of its direction was written. */
     abstract void endWritten();
 

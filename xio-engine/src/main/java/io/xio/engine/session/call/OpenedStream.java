@@ -171,13 +171,8 @@ final class OpenedStream extends LaneStream implements StreamCall, SendCompletio
     void endArrived(final StreamArrival end)
     {
         idDone();
-        // Said again on the next connection, in case this one goes now. Not yet when messages held by reference are
-        // still to go to the listener: the acceptor lets go of what is acknowledged, and of the buffers they view.
-        final boolean acknowledged = receiver.acknowledgeEnd();
-        if (acknowledged)
-        {
-            streams().moves.ended(id, end.sequence());
-        }
+        receiver.acknowledgeEnd();
+        streams().moves.ended(id, end.sequence()); // said again on the next connection, in case this one goes now
         if (end.status() == Status.OK)
         {
             // The messages before the end still go to the listener, then the completion, then the stream is gone.
@@ -189,12 +184,6 @@ final class OpenedStream extends LaneStream implements StreamCall, SendCompletio
         }
         failed(end.failure() != null ? end.failure() : new RequestCancelledException("stream " + id + " on " +
             streams().describe() + " was cancelled by the peer"));
-    }
-
-    @Override
-    void peersEndAcknowledged(final long sequence)
-    {
-        streams().moves.endedLate(id, sequence);
     }
 
     @Override

@@ -47,22 +47,6 @@ final class StreamMoves
     }
 
     /**
-     * As {@link #ended}, for an acknowledgement given after the end arrived (messages held by reference went to the
-     * listener first): with the connection down meanwhile, the next one says it.
-     */
-    void endedLate(final long id, final long sequence)
-    {
-        if (lane.isUp())
-        {
-            ended(id, sequence);
-        }
-        else
-        {
-            all.owe(id, sequence);
-        }
-    }
-
-    /**
      * This lane's thread: {@code stream} arrived from another lane. It resumes here when {@code resume} says so and the
      * lane is up (an opener always does), else waits: an acceptor for its opener, an opener for the lane to come up.
      * Then what came for it meanwhile is taken (a violation in it closes this lane's connection).
@@ -213,6 +197,14 @@ final class StreamMoves
         {
             failAll(cause);
             return;
+        }
+        for (final LaneStream stream : streams.peers.values())
+        {
+            stream.receiver.connectionLost();
+        }
+        for (final LaneStream stream : streams.mine.values())
+        {
+            stream.receiver.connectionLost();
         }
         if (other != null)
         {

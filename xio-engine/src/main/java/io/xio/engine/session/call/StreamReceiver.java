@@ -35,8 +35,9 @@ final class StreamReceiver
     /**
      * Sequence numbers of the held messages that came by reference (a view into the sender's shared memory, shm): not
      * acknowledged while held, since a sender whose link went with them unreleased takes an acknowledged one as free
-     * to write into again, and the listener would then read other bytes than were sent. Made for the first such
-     * message: only shm carries them, and only from shared buffers.
+     * to write into again, and the listener would then read other bytes than were sent. Until they are copied into
+     * our own memory, which is done when the end arrives or the connection goes ({@link #copyHeldShared}). Made for
+     * the first such message: only shm carries them, and only from shared buffers.
      */
     private LongArrayQueue heldShared;
     private final AtomicLong demand = new AtomicLong();
@@ -354,15 +355,42 @@ final class StreamReceiver
     }
 
     /**
-     * The end arrived: the sender learns it was had (a credit that acknowledges it), unless messages before it are
-     * held by reference; then it learns once they went to the listener ({@link LaneStream#peersEndAcknowledged}).
-     *
-     * @return whether the credit acknowledged the end
+     * The end arrived: the sender learns it was had (a credit that acknowledges it, and every message before it: those
+     * held by reference are copied first).
      */
-    boolean acknowledgeEnd()
+    void acknowledgeEnd()
     {
+        copyHeldShared();
         sendCredit();
-        return !acknowledgementWithheld;
+    }
+
+    /**
+     * The stream's connection was lost: the messages held by reference are copied, so that the credit that resumes
+     * the stream acknowledges them (the sender may then write into their buffers again).
+     */
+    void connectionLost()
+    {
+        copyHeldShared();
+        acknowledgementWithheld = false; // said by the resume's credit
+    }
+
+    /**
+     * Copies the messages held by reference into this process's memory, their sender's buffers its again: at most
+     * the window's bytes (and one message), for whatever time the listener takes to ask for them. Not done while the
+     * stream runs on its connection: the sender lends its buffers that long, and each copy would cost what a
+     * reference saves.
+     */
+    private void copyHeldShared()
+    {
+        if (!holdsShared())
+        {
+            return;
+        }
+        for (final Message message : held)
+        {
+            Messages.copyOutOfShared(message);
+        }
+        heldShared.clear();
     }
 
     /** After a resume: the sender learns what was had here and what it may send (a credit, the same as before). */
@@ -398,17 +426,13 @@ final class StreamReceiver
 
     /**
      * What was held by reference is out (to the listener, or dropped): the acknowledgement withheld for it goes now,
-     * and the sender may let go of those messages (and of its end, if it came).
+     * and the sender may let go of those messages.
      */
     private void acknowledgeWithheld()
     {
         if (acknowledgementWithheld && !holdsShared())
         {
             sendCredit();
-            if (endArrived)
-            {
-                stream.peersEndAcknowledged(received);
-            }
         }
     }
 

@@ -9,6 +9,7 @@ import io.xio.engine.Outbound;
 import io.xio.engine.Portal;
 import io.xio.engine.RequestHandler;
 import io.xio.engine.Session;
+import io.xio.engine.SessionOptions;
 import io.xio.engine.StreamCall;
 import io.xio.engine.StreamLimits;
 import io.xio.engine.StreamListener;
@@ -41,8 +42,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Stream messages of a mebibyte from {@link XioEngine#allocateShared} buffers over shm: they travel as references
  * (the ring carries a few dozen bytes each), arrive intact and in order as read-only views, and each comes back to
- * its producer ({@link Outbound#releaseAfterSend}) only once its consumer closed it, also across connection kills,
- * where a message the consumer still holds must not be handed back for rewriting before it is closed.
+ * its producer ({@link Outbound#releaseAfterSend}) only once its consumer closed it. Messages still waiting for
+ * the consumer when the connection goes or the producer's end arrives are copied, and come back then: the consumer
+ * reads what was sent, also across connection kills, whatever the producer writes into its buffers afterwards.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SharedStreamTest
@@ -167,7 +169,9 @@ class SharedStreamTest
 
     /**
      * The consumer: checks each message against what the producer wrote, in order, and closes it (or keeps it); an
-     * acceptor's completes the stream at the opener's half-close.
+     * acceptor's completes the stream at the opener's half-close. A message may have been copied (held across a lost
+     * connection, or when the end came) only where {@code copies} allows it; one read by reference must not have come
+     * back to its producer yet.
      */
     private static final class Checker implements StreamListener
     {
@@ -177,16 +181,19 @@ class SharedStreamTest
         final CompletableFuture<Void> finished = new CompletableFuture<>();
         final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
         final AtomicLong taken = new AtomicLong();
+        final AtomicLong copied = new AtomicLong();
         private final long keep;
+        private final boolean copies;
         volatile Message kept;
         private long expected = 1;
 
         /** @param keep the message to leave open, or 0 */
-        Checker(final XioStream stream, final SharedFeed feed, final long keep)
+        Checker(final XioStream stream, final SharedFeed feed, final long keep, final boolean copies)
         {
             this.stream = stream;
             this.feed = feed;
             this.keep = keep;
+            this.copies = copies;
         }
 
         @Override
@@ -198,13 +205,17 @@ class SharedStreamTest
                 problems.add("message " + sequence + " where " + expected + " was due");
             }
             expected = sequence + 1;
-            if (feed.back.contains(sequence))
+            if (message.inShared() && feed.back.contains(sequence))
             {
                 problems.add("message " + sequence + " came back to its producer before it was read");
             }
             if (!message.inShared())
             {
-                problems.add("message " + sequence + " was copied, not referenced");
+                copied.incrementAndGet();
+                if (!copies)
+                {
+                    problems.add("message " + sequence + " was copied, not referenced");
+                }
             }
             if (message.segmentCount() != 1 || crc(message.segment(0)) != feed.crcs.get(sequence))
             {
@@ -243,8 +254,14 @@ class SharedStreamTest
     }
 
     /** Binds a portal whose streams a {@link Checker} consumes, asking first for {@code demand} messages. */
-    private Session open(final SharedFeed feed, final long keep, final long demand,
+    private Session open(final SharedFeed feed, final long keep, final long demand, final boolean copies,
         final CompletableFuture<Checker> consumer)
+    {
+        return open(feed, keep, demand, copies, consumer, SessionOptions.DEFAULT);
+    }
+
+    private Session open(final SharedFeed feed, final long keep, final long demand, final boolean copies,
+        final CompletableFuture<Checker> consumer, final SessionOptions options)
     {
         server.register("sink", new RequestHandler()
         {
@@ -259,14 +276,17 @@ class SharedStreamTest
             public void onStream(final InboundStream stream)
             {
                 stream.open().close();
-                final Checker checker = new Checker(stream, feed, keep);
+                final Checker checker = new Checker(stream, feed, keep, copies);
                 stream.start(checker);
-                stream.request(demand);
+                if (demand > 0)
+                {
+                    stream.request(demand);
+                }
                 consumer.complete(checker);
             }
         });
         final Portal portal = server.bind("shm://" + name);
-        return client.connect(portal.uri().withResource("sink").toString());
+        return client.connect(portal.uri().withResource("sink").toString(), options);
     }
 
     @Test
@@ -275,7 +295,7 @@ class SharedStreamTest
         final int count = 48;
         final SharedFeed feed = new SharedFeed(client);
         final CompletableFuture<Checker> consumer = new CompletableFuture<>();
-        try (Session session = open(feed, 1, Long.MAX_VALUE, consumer))
+        try (Session session = open(feed, 1, Long.MAX_VALUE, false, consumer))
         {
             final long before = client.statistics().bytesSent();
             final StreamCall call = session.openStream(Outbound.empty(), feed);
@@ -306,7 +326,7 @@ class SharedStreamTest
         final int count = 240;
         final SharedFeed feed = new SharedFeed(client);
         final CompletableFuture<Checker> consumer = new CompletableFuture<>();
-        try (Session session = open(feed, 0, WINDOW, consumer))
+        try (Session session = open(feed, 0, WINDOW, true, consumer))
         {
             final StreamCall call = session.openStream(Outbound.empty(), feed);
             final Checker checker = consumer.get(30, TimeUnit.SECONDS);
@@ -324,6 +344,7 @@ class SharedStreamTest
             }
             assertThat(checker.problems).isEmpty();
             assertThat(checker.taken.get()).isEqualTo(count);
+            assertThat(checker.copied.get()).as("messages copied").isLessThan(count);
             assertThat(kills.get()).isGreaterThanOrEqualTo(10);
             await().atMost(Duration.ofSeconds(20)).until(() -> server.openStreams() + client.openStreams() == 0);
             await().atMost(Duration.ofSeconds(30)).until(() -> feed.released.get() == count);
@@ -363,35 +384,19 @@ class SharedStreamTest
     }
 
     /**
-     * The acceptor produces: its end arrives while the opener still holds messages by reference, and is acknowledged
-     * once they went to the listener, so that the acceptor's stream is over well before its end's wait runs out.
+     * The acceptor produces: its end arrives while the opener still holds messages by reference, which are copied, so
+     * that the end is acknowledged at once and the acceptor's stream is over well before its end's wait runs out.
      */
     @Test
     void aServerStreamHeldAcrossConnectionKillsCompletesAndItsEndIsAcknowledged() throws Exception
     {
         final int count = 160;
         final SharedFeed feed = new SharedFeed(server);
-        final CompletableFuture<InboundStream> accepted = new CompletableFuture<>();
-        server.register("source", new RequestHandler()
-        {
-            @Override
-            public void onRequest(final InboundRequest request)
-            {
-                request.message().close();
-                request.fail(new IllegalStateException("streams only"));
-            }
-
-            @Override
-            public void onStream(final InboundStream stream)
-            {
-                stream.open().close();
-                accepted.complete(stream);
-            }
-        });
+        final CompletableFuture<InboundStream> accepted = source();
         final Portal portal = server.bind("shm://" + name);
         try (Session session = client.connect(portal.uri().withResource("source").toString()))
         {
-            final Checker checker = new Checker(null, feed, 0);
+            final Checker checker = new Checker(null, feed, 0, true);
             final StreamCall call = session.openStream(Outbound.empty(), checker);
             call.request(WINDOW);
             final InboundStream stream = accepted.get(30, TimeUnit.SECONDS);
@@ -410,10 +415,108 @@ class SharedStreamTest
             }
             assertThat(checker.problems).isEmpty();
             assertThat(checker.taken.get()).isEqualTo(count);
+            assertThat(checker.copied.get()).as("messages copied").isLessThan(count);
             assertThat(kills.get()).isGreaterThanOrEqualTo(10);
             await().atMost(Duration.ofSeconds(20)).until(() -> server.openStreams() + client.openStreams() == 0);
             await().atMost(Duration.ofSeconds(30)).until(() -> feed.released.get() == count);
             assertThat(feed.free).hasSize(SLOTS);
         }
+    }
+
+    /**
+     * A window of the acceptor's messages waits unread at the opener when the acceptor's end arrives: they are copied
+     * there, so the end is acknowledged at once and their buffers are the producer's again, which may write into them
+     * before the opener reads the messages.
+     */
+    @Test
+    void messagesWaitingUnreadWhenTheEndArrivesAreCopiedAndTheEndIsAcknowledgedAtOnce() throws Exception
+    {
+        final SharedFeed feed = new SharedFeed(server);
+        final CompletableFuture<InboundStream> accepted = source();
+        final Portal portal = server.bind("shm://" + name);
+        try (Session session = client.connect(portal.uri().withResource("source").toString()))
+        {
+            final Checker checker = new Checker(null, feed, 0, true);
+            final StreamCall call = session.openStream(Outbound.empty(), checker);
+            final InboundStream stream = accepted.get(30, TimeUnit.SECONDS);
+            stream.start(feed);
+            feed.send(stream, WINDOW, stream::complete);
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.openStreams() == 0 &&
+                feed.released.get() == WINDOW);
+            assertThat(checker.taken.get()).as("messages read").isZero();
+            scribble(feed);
+            call.request(WINDOW);
+            checker.finished.get(30, TimeUnit.SECONDS);
+            assertThat(checker.problems).isEmpty();
+            assertThat(checker.taken.get()).isEqualTo(WINDOW);
+            assertThat(checker.copied.get()).isEqualTo(WINDOW);
+        }
+        assertThat(server.freeShared(feed.region)).isTrue();
+    }
+
+    /**
+     * A window of the opener's messages waits unread at the acceptor when the connection goes: they are copied there,
+     * so the stream's resume acknowledges them and their buffers are the producer's again before they are read.
+     */
+    @Test
+    void messagesWaitingUnreadWhenTheConnectionGoesAreCopiedAndComeBackOnResume() throws Exception
+    {
+        final SharedFeed feed = new SharedFeed(client);
+        final CompletableFuture<Checker> consumer = new CompletableFuture<>();
+        try (Session session = open(feed, 0, 0, true, consumer, SessionOptions.DEFAULT.withConnections(1)))
+        {
+            await().atMost(Duration.ofSeconds(10)).until(() -> session.connectionCount() == 1);
+            final long before = server.statistics().framesReceived();
+            final StreamCall call = session.openStream(Outbound.empty(), feed);
+            final Checker checker = consumer.get(30, TimeUnit.SECONDS);
+            feed.send(call, WINDOW, () -> { });
+            // the open, the opener's first credit, then the window
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(server.statistics()
+                .framesReceived() - before).as("frames the server received").isGreaterThanOrEqualTo(WINDOW + 2));
+            assertThat(feed.released.get()).as("messages back before the connection went").isZero();
+            session.abortConnections();
+            await().atMost(Duration.ofSeconds(20)).until(() -> feed.released.get() == WINDOW);
+            assertThat(checker.taken.get()).as("messages read").isZero();
+            scribble(feed);
+            checker.stream.request(WINDOW);
+            call.halfClose();
+            feed.done.get(30, TimeUnit.SECONDS);
+            assertThat(checker.problems).isEmpty();
+            assertThat(checker.taken.get()).isEqualTo(WINDOW);
+            assertThat(checker.copied.get()).isEqualTo(WINDOW);
+        }
+        assertThat(client.freeShared(feed.region)).isTrue();
+    }
+
+    /** Writes over every slot of the producer's buffer, as a producer reusing them would. */
+    private static void scribble(final SharedFeed feed)
+    {
+        for (int slot = 0; slot < SLOTS; slot++)
+        {
+            fill(feed.region.slice(slot * MIB, MIB), -1);
+        }
+    }
+
+    /** Registers a portal's resource whose streams the test starts itself. */
+    private CompletableFuture<InboundStream> source()
+    {
+        final CompletableFuture<InboundStream> accepted = new CompletableFuture<>();
+        server.register("source", new RequestHandler()
+        {
+            @Override
+            public void onRequest(final InboundRequest request)
+            {
+                request.message().close();
+                request.fail(new IllegalStateException("streams only"));
+            }
+
+            @Override
+            public void onStream(final InboundStream stream)
+            {
+                stream.open().close();
+                accepted.complete(stream);
+            }
+        });
+        return accepted;
     }
 }
