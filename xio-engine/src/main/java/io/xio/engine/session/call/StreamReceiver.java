@@ -375,7 +375,7 @@ final class StreamReceiver
     }
 
     /**
-     * Copies the messages held by reference into this process's memory, their sender's buffers its again: at most
+     * Copies the messages held by reference into this process's memory, giving their sender its buffers back: at most
      * the window's bytes (and one message), for whatever time the listener takes to ask for them. Not done while the
      * stream runs on its connection: the sender lends its buffers that long, and each copy would cost what a
      * reference saves.
