@@ -180,6 +180,36 @@ public final class Message implements AutoCloseable
         }
     }
 
+    /**
+     * Copies the data segments out of the peer's shared region into memory of this process (then {@link #inOutput()}
+     * says so), and hands the region back to its sender now rather than at close: for a stream message its receiver
+     * holds longer than the sender may lend it. Nothing for a message not {@link #inShared()}. For xio's own use, on a
+     * message the application does not hold yet.
+     */
+    void copyOutOfShared()
+    {
+        final SharedData data = shared;
+        if (data == null || data.view == null)
+        {
+            return;
+        }
+        int bytes = 0;
+        for (int i = 0; i < segmentCount; i++)
+        {
+            bytes += lengthOf(i);
+        }
+        final ByteBuffer copy = ByteBuffer.allocate(bytes);
+        int at = 0;
+        for (int i = 0; i < segmentCount; i++)
+        {
+            copy.put(at, data.view, offsetOf(i), lengthOf(i));
+            at += lengthOf(i);
+        }
+        placeIn(copy, 0);
+        shared = null;
+        data.releaser.release(data.token);
+    }
+
     private void place(final int index, final int offset, final int length)
     {
         if (index == 0)
@@ -204,7 +234,10 @@ public final class Message implements AutoCloseable
         return index == 0 ? firstLength : segmentLengths[index];
     }
 
-    /** Whether the data segments lie in the request's output buffer rather than in {@link #buffer()}. */
+    /**
+     * Whether the data segments lie in the request's output buffer rather than in {@link #buffer()}; for a stream
+     * message that came by reference ({@link #inShared()}), in a copy xio made of it while it waited for the listener.
+     */
     public boolean inOutput()
     {
         return output != null;

@@ -290,6 +290,8 @@ public final class Comparison
             cases.add(new Case("xio-" + transport + "-1m-stream", STREAM1M, "xio", transport + ",window=8m", chunks,
                 "xio " + transport + " stream, window 1024 msgs / 8 MiB"));
         }
+        cases.add(new Case("xio-shm-1m-stream-shared", STREAM1M, "xio", "shm,window=8m,shared", chunks,
+            "xio shm stream, window 1024 msgs / 8 MiB, chunks in a shared buffer (by reference)"));
         cases.add(new Case("grpc-1m-stream", STREAM1M, "grpc", "", chunks,
             "gRPC server streaming, manual flow control"));
         cases.add(new Case("rsocket-1m-stream", STREAM1M, "rsocket", "", chunks, "RSocket request-stream"));

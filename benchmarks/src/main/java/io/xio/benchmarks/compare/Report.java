@@ -74,7 +74,10 @@ final class Report
           side allocates per message in the benchmark's own code. One context per side, default poll. Windows, on
           both engines: `StreamLimits.windowBytes` 1 MiB for 64 B (`window=1m`; 1024 messages bind first), 8 MiB for
           the 1 MiB chunks (`window=8m`); `windowMessages` 1024, the default. A second shm row at 64 B gives xio
-          the window Aeron's publisher has (half its 4 MiB IPC term): 2 MiB and 32768 messages. *local*: both ends
+          the window Aeron's publisher has (half its 4 MiB IPC term): 2 MiB and 32768 messages. A second shm row at
+          1 MiB (*shared*) puts that one buffer in `XioEngine.allocateShared` memory: each message then travels as a
+          reference into it instead of being copied through the ring (nobody writes or reads its bytes per message,
+          in either row), and comes back once the client closed it. *local*: both ends
           in the client JVM, one engine of one context connected to its own `local://` portal (the server JVM idles; its
           CPU and allocation are the client's). *request(1)*: the client asks for one message after each it took; the
           producer counts what it offered minus what the consumer took (the consumer writes its count into 16 bytes

@@ -24,6 +24,7 @@ public final class Messages
     private static final MethodHandle RELEASED;
     private static final MethodHandle REWRAP;
     private static final MethodHandle PLACE_IN;
+    private static final MethodHandle COPY_OUT_OF_SHARED;
 
     static
     {
@@ -37,6 +38,8 @@ public final class Messages
                 Frame.class, Consumer.class, Runnable.class));
             PLACE_IN = lookup.findVirtual(Message.class, "placeIn",
                 MethodType.methodType(void.class, ByteBuffer.class, int.class));
+            COPY_OUT_OF_SHARED = lookup.findVirtual(Message.class, "copyOutOfShared",
+                MethodType.methodType(void.class));
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -103,6 +106,22 @@ public final class Messages
         try
         {
             PLACE_IN.invokeExact(message, output, at);
+        }
+        catch (final Throwable ex)
+        {
+            throw Futures.unchecked(ex);
+        }
+    }
+
+    /**
+     * Copies the segments of a message that came by reference out of the sender's shared memory, which goes back to
+     * the sender now; nothing for another message. Only on a message the application does not hold yet.
+     */
+    public static void copyOutOfShared(final Message message)
+    {
+        try
+        {
+            COPY_OUT_OF_SHARED.invokeExact(message);
         }
         catch (final Throwable ex)
         {

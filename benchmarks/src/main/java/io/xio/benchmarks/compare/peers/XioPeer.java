@@ -64,7 +64,9 @@ import java.util.function.BiConsumer;
  * engine of one context that connects to its own {@code local://} portal (the server JVM idles). {@code window=N}
  * (a number of bytes, or with a k or m suffix) sets both engines' stream window in bytes ({@link StreamLimits}),
  * {@code messages=N} in messages (1024 unless set). {@code held}: the producer watches how many messages it offered that the consumer has not
- * taken yet, through a {@link HeldProbe}, and the client reports the most.
+ * taken yet, through a {@link HeldProbe}, and the client reports the most. For a stream, {@code shared} takes that one buffer from
+ * {@link XioEngine#allocateShared}, so that over shm each message travels as a reference into it rather than through
+ * the ring (nobody writes or reads its bytes per message, as with the registered buffer otherwise).
  */
 public final class XioPeer implements Peer
 {
@@ -146,7 +148,7 @@ public final class XioPeer implements Peer
     {
         if (workload.isStream())
         {
-            engine.register(RESOURCE, new StreamingService(engine, workload, probe));
+            engine.register(RESOURCE, new StreamingService(engine, workload, probe, variant.has("shared")));
             return bind(engine, variant, contexts);
         }
         final ByteBuffer[] ack = {ByteBuffer.allocateDirect(workload.responseBytes())};
@@ -330,7 +332,7 @@ public final class XioPeer implements Peer
             final String uri;
             if (local)
             {
-                engine.register(RESOURCE, new StreamingService(engine, workload, probe));
+                engine.register(RESOURCE, new StreamingService(engine, workload, probe, variant.has("shared")));
                 uri = bind(engine, variant, 1).get(0);
             }
             else
@@ -363,10 +365,11 @@ public final class XioPeer implements Peer
         private final ByteBuffer payload;
         private final HeldProbe probe;
 
-        StreamingService(final XioEngine engine, final Workload workload, final HeldProbe probe)
+        StreamingService(final XioEngine engine, final Workload workload, final HeldProbe probe, final boolean shared)
         {
             // one buffer under every message: xio reads it and never changes it (positions stay)
-            this.payload = engine.registerMemory(ByteBuffer.allocateDirect(workload.responseBytes()));
+            this.payload = shared ? engine.allocateShared(workload.responseBytes())
+                : engine.registerMemory(ByteBuffer.allocateDirect(workload.responseBytes()));
             this.probe = probe;
         }
 

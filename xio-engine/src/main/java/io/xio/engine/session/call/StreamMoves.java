@@ -198,6 +198,14 @@ final class StreamMoves
             failAll(cause);
             return;
         }
+        for (final LaneStream stream : streams.peers.values())
+        {
+            stream.receiver.connectionLost();
+        }
+        for (final LaneStream stream : streams.mine.values())
+        {
+            stream.receiver.connectionLost();
+        }
         if (other != null)
         {
             // What this side owes goes on the lane still up, not on whichever comes up next (perhaps none).

@@ -32,6 +32,14 @@ final class StreamReceiver
     /** Messages the application closed, to wrap the next ones in (closed on any thread). */
     private final ManyToOneConcurrentArrayQueue<Recycled> idle = new ManyToOneConcurrentArrayQueue<>(64);
     private final LongArrayQueue heldBytes = new LongArrayQueue();
+    /**
+     * Sequence numbers of the held messages that came by reference (a view into the sender's shared memory, shm): not
+     * acknowledged while held, since a sender whose link went with them unreleased takes an acknowledged one as free
+     * to write into again, and the listener would then read other bytes than were sent. Until they are copied into
+     * our own memory, which is done when the end arrives or the connection goes ({@link #copyHeldShared}). Made for
+     * the first such message: only shm carries them, and only from shared buffers.
+     */
+    private LongArrayQueue heldShared;
     private final AtomicLong demand = new AtomicLong();
     private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
     private final Runnable deliveryTask = this::deliveryDue;
@@ -46,6 +54,8 @@ final class StreamReceiver
     private long deliveredBytes;
     /** A credit that found no room on the connection: sent when there is. */
     private boolean creditOwed;
+    /** The last credit acknowledged less than was received, for messages held by reference: due once they are out. */
+    private boolean acknowledgementWithheld;
     /** The end arrived (its sequence number is {@link #received}); it goes to the listener after what is held. */
     private boolean endArrived;
     private boolean endDelivered;
@@ -192,6 +202,14 @@ final class StreamReceiver
         }
         held.add(message);
         heldBytes.addLong(bytes);
+        if (message.inShared())
+        {
+            if (heldShared == null)
+            {
+                heldShared = new LongArrayQueue();
+            }
+            heldShared.addLong(sequence);
+        }
     }
 
     private ProtocolViolationException violation(final String problem)
@@ -281,8 +299,14 @@ final class StreamReceiver
             {
                 break;
             }
-            handOut(held.poll(), heldBytes.pollLong());
+            final Message next = held.poll();
+            if (next.inShared())
+            {
+                heldShared.pollLong();
+            }
+            handOut(next, heldBytes.pollLong());
         }
+        acknowledgeWithheld();
         if (endArrived && !endDelivered && held.isEmpty() && stream.listening() && !stream.isFinished())
         {
             endDelivered = true;
@@ -314,21 +338,59 @@ final class StreamReceiver
         cancelling = true;
     }
 
-    /** Says what was received and granted; owed till later when the connection has no room. */
+    /**
+     * Says what was received (short of the first message held by reference) and granted; owed till later when the
+     * connection has no room.
+     */
     void sendCredit()
     {
+        final long acknowledged = holdsShared() ? heldShared.peekLong() - 1 : received;
+        acknowledgementWithheld = acknowledged < received;
         // An end needs no credit, so what was received may pass what was granted by one: never below it.
-        creditOwed = !stream.sendCredit(received, Math.max(grantedSequence, received), grantedBytes);
+        creditOwed = !stream.sendCredit(acknowledged, Math.max(grantedSequence, received), grantedBytes);
         if (creditOwed)
         {
             stream.waitForRoom();
         }
     }
 
-    /** The end arrived: the sender learns it was had (a credit that acknowledges it). */
+    /**
+     * The end arrived: the sender learns it was had (a credit that acknowledges it, and every message before it: those
+     * held by reference are copied first).
+     */
     void acknowledgeEnd()
     {
+        copyHeldShared();
         sendCredit();
+    }
+
+    /**
+     * The stream's connection was lost: the messages held by reference are copied, so that the credit that resumes
+     * the stream acknowledges them (the sender may then write into their buffers again).
+     */
+    void connectionLost()
+    {
+        copyHeldShared();
+        acknowledgementWithheld = false; // said by the resume's credit
+    }
+
+    /**
+     * Copies the messages held by reference into this process's memory, giving their sender its buffers back: at most
+     * the window's bytes (and one message), for whatever time the listener takes to ask for them. Not done while the
+     * stream runs on its connection: the sender lends its buffers that long, and each copy would cost what a
+     * reference saves.
+     */
+    private void copyHeldShared()
+    {
+        if (!holdsShared())
+        {
+            return;
+        }
+        for (final Message message : held)
+        {
+            Messages.copyOutOfShared(message);
+        }
+        heldShared.clear();
     }
 
     /** After a resume: the sender learns what was had here and what it may send (a credit, the same as before). */
@@ -355,5 +417,27 @@ final class StreamReceiver
             message.close();
         }
         heldBytes.clear();
+        if (heldShared != null)
+        {
+            heldShared.clear();
+        }
+        acknowledgeWithheld();
+    }
+
+    /**
+     * What was held by reference is out (to the listener, or dropped): the acknowledgement withheld for it goes now,
+     * and the sender may let go of those messages.
+     */
+    private void acknowledgeWithheld()
+    {
+        if (acknowledgementWithheld && !holdsShared())
+        {
+            sendCredit();
+        }
+    }
+
+    private boolean holdsShared()
+    {
+        return heldShared != null && !heldShared.isEmpty();
     }
 }

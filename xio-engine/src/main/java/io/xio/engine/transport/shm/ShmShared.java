@@ -38,8 +38,9 @@ import java.util.ArrayDeque;
  * peer once per connection with a {@link #REGION} ring record, and the send completes when the peer's {@link
  * #RELEASE} record says it closed the message. Receiving, it maps what the peer names (bounded in count and bytes,
  * files of the peer's user in the shm directory only), checks every reference against the mapping and hands the
- * message a read-only view; anything out of line closes the connection. Owner context thread only, except {@link
- * #release}.
+ * message a read-only view; anything out of line closes the connection. A sender names no more regions than the
+ * receiver maps ({@link #MAX_REGIONS}, {@link #MAX_BYTES}): data in any further one goes by copy. Owner context
+ * thread only, except {@link #release}.
  */
 final class ShmShared implements LinkHandler, SharedPlacement.Releaser, ControlledMessageHandler
 {
@@ -52,6 +53,7 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, Controll
     /** Bytes a peer may make us map per connection. */
     static final long MAX_BYTES = 1L << 30;
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShmShared.class);
     private static final SendCompletion NO_COMPLETION = written -> { };
     private static final int RELEASES_PER_RECORD = 64;
     /** Releases kept beyond the full release ring: more means the peer reads nothing of its ring. */
@@ -87,6 +89,10 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, Controll
 
     // Sending
     private final IntHashSet announced = new IntHashSet();
+    /** The capacity of the regions in {@link #announced}: the peer maps no more than {@link #MAX_BYTES}. */
+    private long announcedBytes;
+    /** Whether a region was sent by copy for the peer's mapping limits: said once a connection. */
+    private boolean capReported;
     private final Long2ObjectHashMap<SendCompletion> pending = new Long2ObjectHashMap<>();
     private long nextToken;
     /** No token below it is pending: where {@link #lentSince} looks for the oldest one. */
@@ -412,9 +418,23 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, Controll
         return true;
     }
 
-    /** Names the region's file to the peer, ahead of any frame that refers to it (one ring, in order). */
+    /**
+     * Names the region's file to the peer, ahead of any frame that refers to it (one ring, in order); not one the
+     * peer would refuse to map (it closes the connection then): region ids only grow, and a peer never unmaps.
+     */
     private boolean announce(final SharedMemory.Region region)
     {
+        if (announced.size() >= MAX_REGIONS || announcedBytes + region.capacity() > MAX_BYTES)
+        {
+            if (!capReported)
+            {
+                capReported = true;
+                LOG.info("shm connection to {} named {} shared-memory regions of {} bytes, as many as a peer maps: " +
+                    "data in any other shared buffer goes by copy on it", link.remoteAddress(), announced.size(),
+                    announcedBytes);
+            }
+            return false;
+        }
         final byte[] name = region.file().getFileName().toString().getBytes(StandardCharsets.UTF_8);
         announcement.putInt(0, region.id(), Frame.ORDER);
         announcement.putInt(4, region.capacity(), Frame.ORDER);
@@ -424,6 +444,7 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, Controll
             return false;
         }
         announced.add(region.id());
+        announcedBytes += region.capacity();
         return true;
     }
 
@@ -483,7 +504,7 @@ final class ShmShared implements LinkHandler, SharedPlacement.Releaser, Controll
             }
             catch (final RuntimeException ex)
             {
-                org.slf4j.LoggerFactory.getLogger(ShmShared.class).warn("send completion failed", ex);
+                LOG.warn("send completion failed", ex);
             }
         }
     }
