@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +54,10 @@ public abstract class StreamConformanceTest
     /** Messages in the long streams: enough to turn every window over many times. */
     protected static final int MANY = 100_000;
     private static final int WINDOW = 64;
+    /** How soon a producer hears its consumer's cancel: one trip across the transport, and room for a busy host. */
+    private static final Duration CANCEL_HEARD_WITHIN = TestEngines.scaled(Duration.ofSeconds(5));
+    /** Where the cancel tests' consumer cancels: at the first message, within the first window, many windows on. */
+    private static final long[] CANCEL_POINTS = {1, WINDOW / 2 + 1, 10 * WINDOW + 7};
 
     protected final TestEngines engines = new TestEngines();
     protected XioEngine server;
@@ -127,6 +132,12 @@ public abstract class StreamConformanceTest
             this.end = end;
         }
 
+        /** What was offered, once an offer in progress (whose message may have arrived already) is counted. */
+        synchronized long offeredNow()
+        {
+            return offered.get();
+        }
+
         synchronized void pump()
         {
             while (next <= count)
@@ -143,6 +154,138 @@ public abstract class StreamConformanceTest
                 next++;
                 end.run();
             }
+        }
+    }
+
+    /**
+     * One cancel, counted from both ends: the consumer asks for {@code asked} messages, takes them as they come and
+     * cancels at its {@code cancelAt}-th (with a window's worth, at most, waiting for it when it asked for no more);
+     * the producer offers as fast as credit allows. This records what the producer had offered when the cancel was
+     * issued, when it heard it (its listener's {@code onError}), what it had offered then, and whether an offer after
+     * that was still taken. Its listeners are the two streams'; the streams and the producer's feed are set before any
+     * message moves.
+     */
+    private static final class CancelCount
+    {
+        final long cancelAt;
+        final long asked;
+        final AtomicLong consumed = new AtomicLong();
+        final CompletableFuture<Throwable> consumerEnded = new CompletableFuture<>();
+        final CountDownLatch heard = new CountDownLatch(1);
+        volatile XioStream consumer;
+        volatile Feed producer;
+        volatile long issuedAt;
+        volatile long offeredAtIssue;
+        volatile long heardAt;
+        volatile long offeredWhenHeard = -1;
+        volatile Throwable producerError;
+        volatile boolean offerTakenAfter;
+
+        CancelCount(final long cancelAt, final long asked)
+        {
+            this.cancelAt = cancelAt;
+            this.asked = asked;
+        }
+
+        /** Each cancel point, with a consumer that asks for everything and one that asks for no more than it takes. */
+        static java.util.List<CancelCount> rounds()
+        {
+            final java.util.List<CancelCount> rounds = new java.util.ArrayList<>();
+            for (final long cancelAt : CANCEL_POINTS)
+            {
+                rounds.add(new CancelCount(cancelAt, Long.MAX_VALUE));
+                rounds.add(new CancelCount(cancelAt, cancelAt));
+            }
+            return rounds;
+        }
+
+        @Override
+        public String toString()
+        {
+            return "cancel at message " + cancelAt + (asked == cancelAt ? ", no more asked for" : ", all asked for");
+        }
+
+        StreamListener consumerListener()
+        {
+            return new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                    if (consumed.incrementAndGet() == cancelAt)
+                    {
+                        offeredAtIssue = producer.offeredNow();
+                        issuedAt = System.nanoTime();
+                        consumer.cancel();
+                    }
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    consumerEnded.complete(error);
+                }
+            };
+        }
+
+        StreamListener producerListener()
+        {
+            return new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                }
+
+                @Override
+                public void onReady()
+                {
+                    producer.pump();
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    heardAt = System.nanoTime();
+                    final Feed feed = producer;
+                    if (feed != null)
+                    {
+                        offeredWhenHeard = feed.offeredNow();
+                        feed.pump(); // told it is over, the stream takes nothing more
+                        offerTakenAfter = feed.offered.get() != offeredWhenHeard;
+                    }
+                    producerError = error;
+                    heard.countDown();
+                }
+            };
+        }
+
+        /**
+         * The producer heard the cancel within {@link #CANCEL_HEARD_WITHIN} and offered no more than the credit the
+         * consumer had granted before it: what the consumer took, and a window beyond.
+         */
+        void assertTheProducerStopped(final String side) throws Exception
+        {
+            final String round = side + ", " + this;
+            assertThat(heard.await(30, TimeUnit.SECONDS)).as("%s: the producer heard the cancel", round).isTrue();
+            assertThat(producerError).as(round).isInstanceOf(RequestCancelledException.class);
+            assertThat(consumerEnded.get(30, TimeUnit.SECONDS)).as(round).isInstanceOf(RequestCancelledException.class);
+            final Duration toHear = Duration.ofNanos(heardAt - issuedAt);
+            final long offered = producer.offered.get();
+            System.out.printf("%s: the producer had offered %d when the cancel was issued, %d when it heard it %d " +
+                "us later%n", round, offeredAtIssue, offeredWhenHeard, toHear.toNanos() / 1_000);
+            assertThat(toHear).as("%s: from the cancel to the producer's hearing it", round)
+                .isLessThanOrEqualTo(CANCEL_HEARD_WITHIN);
+            assertThat(consumed.get()).as("%s: delivered, the last one the consumer's cancel", round)
+                .isEqualTo(cancelAt);
+            assertThat(offered).as("%s: offered all told (what the consumer took, and at most the window it had " +
+                "granted beyond)", round).isEqualTo(offeredWhenHeard).isLessThanOrEqualTo(cancelAt + WINDOW);
+            assertThat(offered - offeredAtIssue).as("%s: offered after the cancel was issued", round)
+                .isLessThanOrEqualTo(WINDOW);
+            assertThat(offerTakenAfter).as("%s: an offer taken once the producer heard the cancel", round).isFalse();
+            assertThat(producer.stream.isDone()).as(round).isTrue();
         }
     }
 
@@ -500,6 +643,66 @@ public abstract class StreamConformanceTest
             assertThat(failure(collector.done)).isInstanceOf(RequestCancelledException.class);
             await().atMost(Duration.ofSeconds(5)).until(call::isDone);
             assertThat(call.offer(number(1))).isFalse();
+        }
+    }
+
+    /**
+     * The opener cancels a server stream while the acceptor's producer offers as fast as credit allows: the producer
+     * hears it promptly (its listener's {@code onError}), and all it offered, however late the cancel reached it,
+     * stays within the credit the opener granted before cancelling, counted.
+     */
+    @Test
+    void theOpenersCancelStopsTheAcceptorsProducerWithinTheCreditItHad() throws Exception
+    {
+        final AtomicReference<CancelCount> round = new AtomicReference<>();
+        final RequestHandler endless = holding(stream ->
+        {
+            stream.open().close();
+            final CancelCount count = round.get();
+            count.producer = new Feed(stream, Long.MAX_VALUE - 1, stream::complete);
+            stream.start(count.producerListener());
+            count.producer.pump();
+        });
+        try (Session session = open("endless", endless))
+        {
+            for (final CancelCount count : CancelCount.rounds())
+            {
+                round.set(count);
+                count.consumer = session.openStream(Outbound.empty(), count.consumerListener());
+                count.consumer.request(count.asked);
+                count.assertTheProducerStopped("the opener's cancel");
+            }
+            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+        }
+    }
+
+    /**
+     * The acceptor cancels a client stream while the opener's producer offers as fast as credit allows: the opener
+     * hears it promptly, and all it offered stays within the credit the acceptor granted before cancelling, counted.
+     */
+    @Test
+    void theAcceptorsCancelStopsTheOpenersProducerWithinTheCreditItHad() throws Exception
+    {
+        final AtomicReference<CancelCount> round = new AtomicReference<>();
+        final RequestHandler cancelling = holding(stream ->
+        {
+            stream.open().close();
+            final CancelCount count = round.get();
+            count.consumer = stream;
+            stream.start(count.consumerListener());
+            stream.request(count.asked);
+        });
+        try (Session session = open("cancelling", cancelling))
+        {
+            for (final CancelCount count : CancelCount.rounds())
+            {
+                round.set(count);
+                final StreamCall call = session.openStream(Outbound.empty(), count.producerListener());
+                count.producer = new Feed(call, Long.MAX_VALUE - 1, call::halfClose);
+                count.producer.pump();
+                count.assertTheProducerStopped("the acceptor's cancel");
+            }
+            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
         }
     }
 
