@@ -522,6 +522,51 @@ public abstract class StreamConformanceTest
         }
     }
 
+    /**
+     * Each side's window is its own (not announced): a producer whose window is a fraction of its consumer's, which
+     * grants again only once it took half of its own, still sends everything, as the acceptor and as the opener.
+     */
+    @Test
+    void aProducerWhoseWindowIsSmallerThanItsConsumersGoesOnToTheEnd() throws Exception
+    {
+        engines.close();
+        final int small = 8;
+        server = engines.start(configure(engines.builder("server")).limits(TestEngines.LIMITS
+            .withStreams(StreamLimits.builder().windowMessages(small).build())));
+        client = engines.start(configure(engines.builder("client"))); // windows of 1024 messages
+        final int count = 100 * small;
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
+        final Collector atClient = new Collector();
+        final RequestHandler clientHandler = holding(stream ->
+        {
+            stream.open().close();
+            atClient.done.whenComplete((ok, failed) -> stream.complete());
+            stream.start(atClient);
+            stream.request(Long.MAX_VALUE);
+        });
+        server.register("count", COUNTER);
+        try (Session session = connectBack(clientHandler, serverSide))
+        {
+            final Collector fromAcceptor = new Collector();
+            final Session toCount = client.connect(session.uri().withResource("count").toString());
+            try (toCount)
+            {
+                toCount.openStream(number(count), fromAcceptor).request(Long.MAX_VALUE);
+                assertThat(fromAcceptor.done.get(30, TimeUnit.SECONDS).get("sent")).isEqualTo(Long.toString(count));
+                assertThat(fromAcceptor.received.get()).isEqualTo(count);
+            }
+
+            final Collector atServer = new Collector();
+            final StreamCall call = serverSide.get(30, TimeUnit.SECONDS).openStream(Outbound.empty(), atServer);
+            final Feed feed = new Feed(call, count, call::halfClose);
+            atServer.ready = feed::pump;
+            feed.pump();
+            atServer.done.get(30, TimeUnit.SECONDS);
+            assertThat(atClient.received.get()).isEqualTo(count);
+            assertThat(atClient.inOrder).isTrue();
+        }
+    }
+
     @Test
     void aConsumerThatStopsReadingStopsTheProducerAtItsWindow() throws Exception
     {

@@ -585,12 +585,45 @@ class StreamPeerTest
                 final RawPeer.Received data = next(peer, frame -> frame.type() == FrameType.STREAM_DATA);
                 assertThat(data).isNotNull();
                 assertThat(data.i64(0)).isEqualTo(seq);
+                assertThat(data.flags() & FrameFlags.ACK_REQUESTED).as("message %d asks to be acknowledged", seq)
+                    .isEqualTo(seq == window ? FrameFlags.ACK_REQUESTED : 0);
             }
             assertThat(framesWithin(peer, Duration.ofMillis(500))).as("nothing more was offered").isEmpty();
             served(peer, session, 2);
             assertNoViolation();
             stillServed(bystander);
         }
+    }
+
+    /**
+     * A message flagged ACK_REQUESTED (its sender's window is full) is acknowledged as it arrives, unread, with the
+     * limits as granted; unflagged ones earn nothing until the application takes half the window.
+     */
+    @Test
+    void aMessageThatAsksForAnAcknowledgementIsAcknowledgedAtOnceWithTheLimitsAsGranted() throws Exception
+    {
+        start(StreamLimits.builder().windowMessages(16).windowBytes(4096).build());
+        final RawPeer peer = attacker();
+        final long session = session(peer);
+        open(peer, session, 1);
+        for (long seq = 1; seq <= 3; seq++)
+        {
+            peer.send(RawPeer.streamData(session, 1, seq, utf8("m" + seq)));
+        }
+        assertThat(framesWithin(peer, Duration.ofMillis(300))).as("nothing for messages not asking, none taken")
+            .isEmpty();
+        peer.send(RawPeer.streamData(session, 1, FrameFlags.ACK_REQUESTED, 0, 4, utf8("m4")));
+        final RawPeer.Received ack = next(peer, frame -> frame.type() == FrameType.CREDIT);
+        assertThat(ack.requestId()).isEqualTo(1);
+        assertThat(ack.i64(0)).as("received").isEqualTo(4);
+        assertThat(ack.i64(8)).as("the message limit as granted").isEqualTo(16);
+        assertThat(ack.i64(16)).as("the byte limit as granted").isEqualTo(4096);
+        peer.send(RawPeer.streamData(session, 1, FrameFlags.ACK_REQUESTED, 0, 5, utf8("m5")));
+        assertThat(next(peer, frame -> frame.type() == FrameType.CREDIT).i64(0)).isEqualTo(5);
+        assertThat(held).hasSize(1);
+        assertThat(held.get(0).messages).as("none taken by the service").isEmpty();
+        served(peer, session, 2);
+        assertNoViolation();
     }
 
     @Test

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * One stream's receiving direction: checks each message against the sequence and the credit granted (a sender
  * beyond either breaks the protocol), holds what the application has not asked for yet (at most the window), hands
  * the rest to the listener in order, and grants credit again as the application takes messages: absolute limits,
- * half a window at a time. The end of the direction reaches the listener after the last message. The context
+ * half a window at a time. A message that asks for it ({@code ACK_REQUESTED}: its sender's own window is full) is
+ * acknowledged as it arrives. The end of the direction reaches the listener after the last message. The context
  * thread's; {@link #request} any thread's.
  */
 final class StreamReceiver
@@ -46,6 +47,8 @@ final class StreamReceiver
     private long deliveredBytes;
     /** A credit that found no room on the connection: sent when there is. */
     private boolean creditOwed;
+    /** What the last credit written said was received here. */
+    private long acknowledgedSent;
     /** The end arrived (its sequence number is {@link #received}); it goes to the listener after what is held. */
     private boolean endArrived;
     private boolean endDelivered;
@@ -89,6 +92,10 @@ final class StreamReceiver
         }
         check(sequence, false);
         take(sequence, StreamArrival.bytes(frame), message(slab, frame));
+        if ((frame.flags() & FrameFlags.ACK_REQUESTED) != 0)
+        {
+            acknowledge();
+        }
     }
 
     /**
@@ -149,6 +156,10 @@ final class StreamReceiver
             return;
         }
         take(arrival.sequence(), arrival.bytes(), arrival.message());
+        if (arrival.ackRequested())
+        {
+            acknowledge();
+        }
     }
 
     private void check(final long sequence, final boolean end)
@@ -322,6 +333,22 @@ final class StreamReceiver
         if (creditOwed)
         {
             stream.waitForRoom();
+        }
+        else
+        {
+            acknowledgedSent = received;
+        }
+    }
+
+    /**
+     * The sender's window is full (its message asked for an acknowledgement): what was received goes back at once,
+     * with the limits as last granted, unless a credit said it already or one owed will.
+     */
+    private void acknowledge()
+    {
+        if (acknowledgedSent < received && !creditOwed && !cancelling && !stream.isFinished())
+        {
+            sendCredit();
         }
     }
 
