@@ -5,6 +5,7 @@ import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.Portal;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
@@ -336,14 +337,17 @@ public abstract class StreamConformanceTest
         }
     }
 
-    /** A server stream: the handler sends as many numbers as the open asks for, then completes with a trailer. */
+    /**
+     * A server stream: the handler sends as many numbers as the open asks for, then completes with a trailer; its
+     * requests are answered empty.
+     */
     private static final RequestHandler COUNTER = new RequestHandler()
     {
         @Override
         public void onRequest(final io.xio.engine.InboundRequest request)
         {
             request.message().close();
-            request.fail(new IllegalStateException("streams only"));
+            request.respond(Outbound.empty());
         }
 
         @Override
@@ -859,6 +863,120 @@ public abstract class StreamConformanceTest
                 assertThat(attempt.done).isNotDone();
                 call.cancel();
             });
+        }
+    }
+
+    /** Two sessions of the client engine to {@link #COUNTER} on one portal of the server engine. */
+    private Session[] twoSessions()
+    {
+        server.register("count", COUNTER);
+        final String uri = server.bind(portalAddress()).uri().withResource("count").toString();
+        return new Session[] {client.connect(uri), client.connect(uri)};
+    }
+
+    /** Waits until the acceptor took each of {@code calls} (its first credit came): open on both sides. */
+    private static void accepted(final StreamCall... calls)
+    {
+        await().atMost(Duration.ofSeconds(30))
+            .until(() -> java.util.Arrays.stream(calls).allMatch(XioStream::isReady));
+    }
+
+    /**
+     * The engine's limit on open streams holds across its sessions: once two sessions' streams together reach it, an
+     * open on either is refused (BACK_PRESSURE, counted), while the streams open go on to their ends and the sessions
+     * still serve calls; the place a stream held is free again once it ended, for any session.
+     */
+    @Test
+    void streamsOverTheAcceptorsEngineLimitAreRefusedOnEverySessionAndTheOpenOnesGoOn() throws Exception
+    {
+        engines.close();
+        final StreamLimits windows = StreamLimits.builder().windowMessages(WINDOW).build();
+        server = engines.start(configure(engines.builder("server")).limits(TestEngines.LIMITS
+            .withStreams(windows.toBuilder().maxStreams(3).build())));
+        client = engines.start(configure(engines.builder("client")).limits(TestEngines.LIMITS.withStreams(windows)));
+        final Session[] sessions = twoSessions();
+        try (Session first = sessions[0]; Session second = sessions[1])
+        {
+            // A hundred messages each, more than the opener's window: each stays open until its opener asks for them.
+            final Collector[] taken = {new Collector(), new Collector(), new Collector()};
+            final StreamCall[] calls = {first.openStream(number(100), taken[0]),
+                first.openStream(number(100), taken[1]), second.openStream(number(100), taken[2])};
+            accepted(calls);
+            assertThat(server.openStreams()).isEqualTo(3);
+            for (final Session session : sessions)
+            {
+                final Collector refused = new Collector();
+                session.openStream(number(100), refused).request(Long.MAX_VALUE);
+                assertThat(failure(refused.done)).as("an open over the engine's limit on %s", session)
+                    .isInstanceOf(BackPressureException.class);
+            }
+            assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(2);
+            assertThat(server.openStreams()).isEqualTo(3);
+            second.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+
+            for (int i = 0; i < calls.length; i++)
+            {
+                calls[i].request(Long.MAX_VALUE);
+                assertThat(taken[i].done.get(30, TimeUnit.SECONDS).get("sent")).isEqualTo("100");
+                assertThat(taken[i].received.get()).isEqualTo(100);
+                assertThat(taken[i].inOrder).isTrue();
+            }
+            // Each end acknowledged: the acceptor's places are free again, for either session.
+            await().atMost(Duration.ofSeconds(30)).until(() -> server.openStreams() == 0);
+            final Collector[] again = {new Collector(), new Collector(), new Collector()};
+            final StreamCall[] more = {second.openStream(number(5), again[0]),
+                second.openStream(number(5), again[1]), second.openStream(number(5), again[2])};
+            for (int i = 0; i < more.length; i++)
+            {
+                more[i].request(Long.MAX_VALUE);
+                again[i].done.get(30, TimeUnit.SECONDS);
+                assertThat(again[i].received.get()).isEqualTo(5);
+            }
+            assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(2);
+        }
+    }
+
+    /**
+     * This side's own opens are held to its engine's limit too, across its sessions: one over it fails at once with
+     * {@link BackPressureException} naming the limit, and never reaches the peer; a cancelled stream's place is free
+     * again at once.
+     */
+    @Test
+    void opensOverTheOpenersEngineLimitFailAtOnceOnEverySession() throws Exception
+    {
+        engines.close();
+        final StreamLimits windows = StreamLimits.builder().windowMessages(WINDOW).build();
+        server = engines.start(configure(engines.builder("server")).limits(TestEngines.LIMITS.withStreams(windows)));
+        client = engines.start(configure(engines.builder("client")).limits(TestEngines.LIMITS
+            .withStreams(windows.toBuilder().maxStreams(2).build())));
+        final Session[] sessions = twoSessions();
+        try (Session first = sessions[0]; Session second = sessions[1])
+        {
+            final Collector one = new Collector();
+            final StreamCall call = first.openStream(number(100), one);
+            final StreamCall other = second.openStream(number(100), new Collector());
+            accepted(call, other);
+            assertThat(client.openStreams()).isEqualTo(2);
+            for (final Session session : sessions)
+            {
+                final Collector refused = new Collector();
+                final StreamCall over = session.openStream(number(100), refused);
+                assertThat(refused.done).as("refused at once").isCompletedExceptionally();
+                assertThat(over.isDone()).isTrue();
+                assertThat(failure(refused.done)).isInstanceOf(BackPressureException.class)
+                    .hasMessageContaining("no more streams on session").hasMessageContaining("2 in the engine");
+            }
+            assertThat(server.openStreams()).isEqualTo(2);
+            assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isZero();
+
+            call.cancel();
+            assertThat(failure(one.done)).isInstanceOf(RequestCancelledException.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.openStreams() == 1);
+            final Collector next = new Collector();
+            second.openStream(number(5), next).request(Long.MAX_VALUE);
+            next.done.get(30, TimeUnit.SECONDS);
+            assertThat(next.received.get()).isEqualTo(5);
+            other.cancel();
         }
     }
 

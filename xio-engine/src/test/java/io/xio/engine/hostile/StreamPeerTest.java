@@ -877,6 +877,51 @@ class StreamPeerTest
         }
     }
 
+    /**
+     * Each stream sets its window of bytes aside from its session's and the engine's budgets while it is open: a
+     * flood of opens stops at the session's budget however far the session is from its count of streams, and, over
+     * several sessions, at the engine's; the streams taken go on, and one that ends gives its window back.
+     */
+    @Test
+    void aStreamOpenFloodStopsAtTheSessionsAndTheEnginesWindowBudgets() throws Exception
+    {
+        final int window = 1024;
+        start(StreamLimits.builder().windowBytes(window).maxWindowBytesPerSession(4L * window)
+            .maxWindowBytes(6L * window).build());
+        final RawPeer peer = attacker();
+        final long first = session(peer);
+        assertThat(flood(peer, first, 1, 8)).as("the session's budget: four windows")
+            .containsExactly(true, true, true, true, false, false, false, false);
+        final RawPeer other = attacker();
+        final long second = session(other);
+        assertThat(flood(other, second, 1, 4)).as("the engine's budget: two windows left")
+            .containsExactly(true, true, false, false);
+        assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(6);
+        assertThat(held).as("only the streams taken reached the service").hasSize(6);
+        assertThat(server.openStreams()).isEqualTo(6);
+
+        // A stream taken goes on: its message, within the window, reaches the service.
+        other.send(RawPeer.streamData(second, 2, 1, utf8("within the window")));
+        final Holder two = held.stream().filter(h -> h.stream.session().id() == second &&
+            h.stream.streamId() == 2).findFirst().orElseThrow();
+        two.stream.request(1);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            assertThat(two.messages).containsExactly("within the window"));
+
+        // A stream that ends gives its window back to the engine's budget: one more open is taken, on any session.
+        peer.send(RawPeer.cancel(first, 1, 1));
+        final RawPeer.Received cancelled = next(peer, frame -> frame.isStreamData(true));
+        assertThat(cancelled.requestId()).isEqualTo(1);
+        assertThat(cancelled.status()).isEqualTo(Status.CANCELLED);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            assertThat(flood(other, second, 5, 5)).as("the freed window taken").containsExactly(true));
+        assertThat(flood(other, second, 6, 6)).as("the engine's budget full again").containsExactly(false);
+        assertThat(flood(peer, first, 9, 9)).as("on either session").containsExactly(false);
+        served(peer, first, 10);
+        served(other, second, 7);
+        assertNoViolation();
+    }
+
     /** Opens streams {@code from..to} in one write; whether each was taken (CREDIT) or refused (BACK_PRESSURE). */
     private static List<Boolean> flood(final RawPeer peer, final long session, final long from, final long to)
         throws IOException
