@@ -5,6 +5,7 @@ import io.xio.engine.Limits;
 import io.xio.engine.Message;
 import io.xio.engine.Metadata;
 import io.xio.engine.Outbound;
+import io.xio.engine.PeerRefusal;
 import io.xio.engine.Portal;
 import io.xio.engine.RemoteException;
 import io.xio.engine.RequestCancelledException;
@@ -31,6 +32,7 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +55,10 @@ public abstract class StreamConformanceTest
     /** Messages in the long streams: enough to turn every window over many times. */
     protected static final int MANY = 100_000;
     private static final int WINDOW = 64;
+    /** How soon a producer hears its consumer's cancel: one trip across the transport, and room for a busy host. */
+    private static final Duration CANCEL_HEARD_WITHIN = TestEngines.scaled(Duration.ofSeconds(5));
+    /** Where the cancel tests' consumer cancels: at the first message, within the first window, many windows on. */
+    private static final long[] CANCEL_POINTS = {1, WINDOW / 2 + 1, 10 * WINDOW + 7};
 
     protected final TestEngines engines = new TestEngines();
     protected XioEngine server;
@@ -127,6 +133,12 @@ public abstract class StreamConformanceTest
             this.end = end;
         }
 
+        /** What was offered, once an offer in progress (whose message may have arrived already) is counted. */
+        synchronized long offeredNow()
+        {
+            return offered.get();
+        }
+
         synchronized void pump()
         {
             while (next <= count)
@@ -143,6 +155,138 @@ public abstract class StreamConformanceTest
                 next++;
                 end.run();
             }
+        }
+    }
+
+    /**
+     * One cancel, counted from both ends: the consumer asks for {@code asked} messages, takes them as they come and
+     * cancels at its {@code cancelAt}-th (with a window's worth, at most, waiting for it when it asked for no more);
+     * the producer offers as fast as credit allows. This records what the producer had offered when the cancel was
+     * issued, when it heard it (its listener's {@code onError}), what it had offered then, and whether an offer after
+     * that was still taken. Its listeners are the two streams'; the streams and the producer's feed are set before any
+     * message moves.
+     */
+    private static final class CancelCount
+    {
+        final long cancelAt;
+        final long asked;
+        final AtomicLong consumed = new AtomicLong();
+        final CompletableFuture<Throwable> consumerEnded = new CompletableFuture<>();
+        final CountDownLatch heard = new CountDownLatch(1);
+        volatile XioStream consumer;
+        volatile Feed producer;
+        volatile long issuedAt;
+        volatile long offeredAtIssue;
+        volatile long heardAt;
+        volatile long offeredWhenHeard = -1;
+        volatile Throwable producerError;
+        volatile boolean offerTakenAfter;
+
+        CancelCount(final long cancelAt, final long asked)
+        {
+            this.cancelAt = cancelAt;
+            this.asked = asked;
+        }
+
+        /** Each cancel point, with a consumer that asks for everything and one that asks for no more than it takes. */
+        static java.util.List<CancelCount> rounds()
+        {
+            final java.util.List<CancelCount> rounds = new java.util.ArrayList<>();
+            for (final long cancelAt : CANCEL_POINTS)
+            {
+                rounds.add(new CancelCount(cancelAt, Long.MAX_VALUE));
+                rounds.add(new CancelCount(cancelAt, cancelAt));
+            }
+            return rounds;
+        }
+
+        @Override
+        public String toString()
+        {
+            return "cancel at message " + cancelAt + (asked == cancelAt ? ", no more asked for" : ", all asked for");
+        }
+
+        StreamListener consumerListener()
+        {
+            return new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                    if (consumed.incrementAndGet() == cancelAt)
+                    {
+                        offeredAtIssue = producer.offeredNow();
+                        issuedAt = System.nanoTime();
+                        consumer.cancel();
+                    }
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    consumerEnded.complete(error);
+                }
+            };
+        }
+
+        StreamListener producerListener()
+        {
+            return new StreamListener()
+            {
+                @Override
+                public void onMessage(final Message message)
+                {
+                    message.close();
+                }
+
+                @Override
+                public void onReady()
+                {
+                    producer.pump();
+                }
+
+                @Override
+                public void onError(final Throwable error)
+                {
+                    heardAt = System.nanoTime();
+                    final Feed feed = producer;
+                    if (feed != null)
+                    {
+                        offeredWhenHeard = feed.offeredNow();
+                        feed.pump(); // told it is over, the stream takes nothing more
+                        offerTakenAfter = feed.offered.get() != offeredWhenHeard;
+                    }
+                    producerError = error;
+                    heard.countDown();
+                }
+            };
+        }
+
+        /**
+         * The producer heard the cancel within {@link #CANCEL_HEARD_WITHIN} and offered no more than the credit the
+         * consumer had granted before it: what the consumer took, and a window beyond.
+         */
+        void assertTheProducerStopped(final String side) throws Exception
+        {
+            final String round = side + ", " + this;
+            assertThat(heard.await(30, TimeUnit.SECONDS)).as("%s: the producer heard the cancel", round).isTrue();
+            assertThat(producerError).as(round).isInstanceOf(RequestCancelledException.class);
+            assertThat(consumerEnded.get(30, TimeUnit.SECONDS)).as(round).isInstanceOf(RequestCancelledException.class);
+            final Duration toHear = Duration.ofNanos(heardAt - issuedAt);
+            final long offered = producer.offered.get();
+            System.out.printf("%s: the producer had offered %d when the cancel was issued, %d when it heard it %d " +
+                "us later%n", round, offeredAtIssue, offeredWhenHeard, toHear.toNanos() / 1_000);
+            assertThat(toHear).as("%s: from the cancel to the producer's hearing it", round)
+                .isLessThanOrEqualTo(CANCEL_HEARD_WITHIN);
+            assertThat(consumed.get()).as("%s: delivered, the last one the consumer's cancel", round)
+                .isEqualTo(cancelAt);
+            assertThat(offered).as("%s: offered all told (what the consumer took, and at most the window it had " +
+                "granted beyond)", round).isEqualTo(offeredWhenHeard).isLessThanOrEqualTo(cancelAt + WINDOW);
+            assertThat(offered - offeredAtIssue).as("%s: offered after the cancel was issued", round)
+                .isLessThanOrEqualTo(WINDOW);
+            assertThat(offerTakenAfter).as("%s: an offer taken once the producer heard the cancel", round).isFalse();
+            assertThat(producer.stream.isDone()).as(round).isTrue();
         }
     }
 
@@ -193,14 +337,17 @@ public abstract class StreamConformanceTest
         }
     }
 
-    /** A server stream: the handler sends as many numbers as the open asks for, then completes with a trailer. */
+    /**
+     * A server stream: the handler sends as many numbers as the open asks for, then completes with a trailer; its
+     * requests are answered empty.
+     */
     private static final RequestHandler COUNTER = new RequestHandler()
     {
         @Override
         public void onRequest(final io.xio.engine.InboundRequest request)
         {
             request.message().close();
-            request.fail(new IllegalStateException("streams only"));
+            request.respond(Outbound.empty());
         }
 
         @Override
@@ -379,6 +526,51 @@ public abstract class StreamConformanceTest
         }
     }
 
+    /**
+     * Each side's window is its own (not announced): a producer whose window is a fraction of its consumer's, which
+     * grants again only once it took half of its own, still sends everything, as the acceptor and as the opener.
+     */
+    @Test
+    void aProducerWhoseWindowIsSmallerThanItsConsumersGoesOnToTheEnd() throws Exception
+    {
+        engines.close();
+        final int small = 8;
+        server = engines.start(configure(engines.builder("server")).limits(TestEngines.LIMITS
+            .withStreams(StreamLimits.builder().windowMessages(small).build())));
+        client = engines.start(configure(engines.builder("client"))); // windows of 1024 messages
+        final int count = 100 * small;
+        final CompletableFuture<Session> serverSide = new CompletableFuture<>();
+        final Collector atClient = new Collector();
+        final RequestHandler clientHandler = holding(stream ->
+        {
+            stream.open().close();
+            atClient.done.whenComplete((ok, failed) -> stream.complete());
+            stream.start(atClient);
+            stream.request(Long.MAX_VALUE);
+        });
+        server.register("count", COUNTER);
+        try (Session session = connectBack(clientHandler, serverSide))
+        {
+            final Collector fromAcceptor = new Collector();
+            final Session toCount = client.connect(session.uri().withResource("count").toString());
+            try (toCount)
+            {
+                toCount.openStream(number(count), fromAcceptor).request(Long.MAX_VALUE);
+                assertThat(fromAcceptor.done.get(30, TimeUnit.SECONDS).get("sent")).isEqualTo(Long.toString(count));
+                assertThat(fromAcceptor.received.get()).isEqualTo(count);
+            }
+
+            final Collector atServer = new Collector();
+            final StreamCall call = serverSide.get(30, TimeUnit.SECONDS).openStream(Outbound.empty(), atServer);
+            final Feed feed = new Feed(call, count, call::halfClose);
+            atServer.ready = feed::pump;
+            feed.pump();
+            atServer.done.get(30, TimeUnit.SECONDS);
+            assertThat(atClient.received.get()).isEqualTo(count);
+            assertThat(atClient.inOrder).isTrue();
+        }
+    }
+
     @Test
     void aConsumerThatStopsReadingStopsTheProducerAtItsWindow() throws Exception
     {
@@ -503,6 +695,66 @@ public abstract class StreamConformanceTest
         }
     }
 
+    /**
+     * The opener cancels a server stream while the acceptor's producer offers as fast as credit allows: the producer
+     * hears it promptly (its listener's {@code onError}), and all it offered, however late the cancel reached it,
+     * stays within the credit the opener granted before cancelling, counted.
+     */
+    @Test
+    void theOpenersCancelStopsTheAcceptorsProducerWithinTheCreditItHad() throws Exception
+    {
+        final AtomicReference<CancelCount> round = new AtomicReference<>();
+        final RequestHandler endless = holding(stream ->
+        {
+            stream.open().close();
+            final CancelCount count = round.get();
+            count.producer = new Feed(stream, Long.MAX_VALUE - 1, stream::complete);
+            stream.start(count.producerListener());
+            count.producer.pump();
+        });
+        try (Session session = open("endless", endless))
+        {
+            for (final CancelCount count : CancelCount.rounds())
+            {
+                round.set(count);
+                count.consumer = session.openStream(Outbound.empty(), count.consumerListener());
+                count.consumer.request(count.asked);
+                count.assertTheProducerStopped("the opener's cancel");
+            }
+            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+        }
+    }
+
+    /**
+     * The acceptor cancels a client stream while the opener's producer offers as fast as credit allows: the opener
+     * hears it promptly, and all it offered stays within the credit the acceptor granted before cancelling, counted.
+     */
+    @Test
+    void theAcceptorsCancelStopsTheOpenersProducerWithinTheCreditItHad() throws Exception
+    {
+        final AtomicReference<CancelCount> round = new AtomicReference<>();
+        final RequestHandler cancelling = holding(stream ->
+        {
+            stream.open().close();
+            final CancelCount count = round.get();
+            count.consumer = stream;
+            stream.start(count.consumerListener());
+            stream.request(count.asked);
+        });
+        try (Session session = open("cancelling", cancelling))
+        {
+            for (final CancelCount count : CancelCount.rounds())
+            {
+                round.set(count);
+                final StreamCall call = session.openStream(Outbound.empty(), count.producerListener());
+                count.producer = new Feed(call, Long.MAX_VALUE - 1, call::halfClose);
+                count.producer.pump();
+                count.assertTheProducerStopped("the acceptor's cancel");
+            }
+            session.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+        }
+    }
+
     @Test
     void aDeadlineEndsTheStreamOnBothSides() throws Exception
     {
@@ -611,6 +863,120 @@ public abstract class StreamConformanceTest
                 assertThat(attempt.done).isNotDone();
                 call.cancel();
             });
+        }
+    }
+
+    /** Two sessions of the client engine to {@link #COUNTER} on one portal of the server engine. */
+    private Session[] twoSessions()
+    {
+        server.register("count", COUNTER);
+        final String uri = server.bind(portalAddress()).uri().withResource("count").toString();
+        return new Session[] {client.connect(uri), client.connect(uri)};
+    }
+
+    /** Waits until the acceptor took each of {@code calls} (its first credit came): open on both sides. */
+    private static void accepted(final StreamCall... calls)
+    {
+        await().atMost(Duration.ofSeconds(30))
+            .until(() -> java.util.Arrays.stream(calls).allMatch(XioStream::isReady));
+    }
+
+    /**
+     * The engine's limit on open streams holds across its sessions: once two sessions' streams together reach it, an
+     * open on either is refused (BACK_PRESSURE, counted), while the streams open go on to their ends and the sessions
+     * still serve calls; the place a stream held is free again once it ended, for any session.
+     */
+    @Test
+    void streamsOverTheAcceptorsEngineLimitAreRefusedOnEverySessionAndTheOpenOnesGoOn() throws Exception
+    {
+        engines.close();
+        final StreamLimits windows = StreamLimits.builder().windowMessages(WINDOW).build();
+        server = engines.start(configure(engines.builder("server")).limits(TestEngines.LIMITS
+            .withStreams(windows.toBuilder().maxStreams(3).build())));
+        client = engines.start(configure(engines.builder("client")).limits(TestEngines.LIMITS.withStreams(windows)));
+        final Session[] sessions = twoSessions();
+        try (Session first = sessions[0]; Session second = sessions[1])
+        {
+            // A hundred messages each, more than the opener's window: each stays open until its opener asks for them.
+            final Collector[] taken = {new Collector(), new Collector(), new Collector()};
+            final StreamCall[] calls = {first.openStream(number(100), taken[0]),
+                first.openStream(number(100), taken[1]), second.openStream(number(100), taken[2])};
+            accepted(calls);
+            assertThat(server.openStreams()).isEqualTo(3);
+            for (final Session session : sessions)
+            {
+                final Collector refused = new Collector();
+                session.openStream(number(100), refused).request(Long.MAX_VALUE);
+                assertThat(failure(refused.done)).as("an open over the engine's limit on %s", session)
+                    .isInstanceOf(BackPressureException.class);
+            }
+            assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(2);
+            assertThat(server.openStreams()).isEqualTo(3);
+            second.request(Outbound.empty()).get(30, TimeUnit.SECONDS).close();
+
+            for (int i = 0; i < calls.length; i++)
+            {
+                calls[i].request(Long.MAX_VALUE);
+                assertThat(taken[i].done.get(30, TimeUnit.SECONDS).get("sent")).isEqualTo("100");
+                assertThat(taken[i].received.get()).isEqualTo(100);
+                assertThat(taken[i].inOrder).isTrue();
+            }
+            // Each end acknowledged: the acceptor's places are free again, for either session.
+            await().atMost(Duration.ofSeconds(30)).until(() -> server.openStreams() == 0);
+            final Collector[] again = {new Collector(), new Collector(), new Collector()};
+            final StreamCall[] more = {second.openStream(number(5), again[0]),
+                second.openStream(number(5), again[1]), second.openStream(number(5), again[2])};
+            for (int i = 0; i < more.length; i++)
+            {
+                more[i].request(Long.MAX_VALUE);
+                again[i].done.get(30, TimeUnit.SECONDS);
+                assertThat(again[i].received.get()).isEqualTo(5);
+            }
+            assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(2);
+        }
+    }
+
+    /**
+     * This side's own opens are held to its engine's limit too, across its sessions: one over it fails at once with
+     * {@link BackPressureException} naming the limit, and never reaches the peer; a cancelled stream's place is free
+     * again at once.
+     */
+    @Test
+    void opensOverTheOpenersEngineLimitFailAtOnceOnEverySession() throws Exception
+    {
+        engines.close();
+        final StreamLimits windows = StreamLimits.builder().windowMessages(WINDOW).build();
+        server = engines.start(configure(engines.builder("server")).limits(TestEngines.LIMITS.withStreams(windows)));
+        client = engines.start(configure(engines.builder("client")).limits(TestEngines.LIMITS
+            .withStreams(windows.toBuilder().maxStreams(2).build())));
+        final Session[] sessions = twoSessions();
+        try (Session first = sessions[0]; Session second = sessions[1])
+        {
+            final Collector one = new Collector();
+            final StreamCall call = first.openStream(number(100), one);
+            final StreamCall other = second.openStream(number(100), new Collector());
+            accepted(call, other);
+            assertThat(client.openStreams()).isEqualTo(2);
+            for (final Session session : sessions)
+            {
+                final Collector refused = new Collector();
+                final StreamCall over = session.openStream(number(100), refused);
+                assertThat(refused.done).as("refused at once").isCompletedExceptionally();
+                assertThat(over.isDone()).isTrue();
+                assertThat(failure(refused.done)).isInstanceOf(BackPressureException.class)
+                    .hasMessageContaining("no more streams on session").hasMessageContaining("2 in the engine");
+            }
+            assertThat(server.openStreams()).isEqualTo(2);
+            assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isZero();
+
+            call.cancel();
+            assertThat(failure(one.done)).isInstanceOf(RequestCancelledException.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.openStreams() == 1);
+            final Collector next = new Collector();
+            second.openStream(number(5), next).request(Long.MAX_VALUE);
+            next.done.get(30, TimeUnit.SECONDS);
+            assertThat(next.received.get()).isEqualTo(5);
+            other.cancel();
         }
     }
 

@@ -585,12 +585,45 @@ class StreamPeerTest
                 final RawPeer.Received data = next(peer, frame -> frame.type() == FrameType.STREAM_DATA);
                 assertThat(data).isNotNull();
                 assertThat(data.i64(0)).isEqualTo(seq);
+                assertThat(data.flags() & FrameFlags.ACK_REQUESTED).as("message %d asks to be acknowledged", seq)
+                    .isEqualTo(seq == window ? FrameFlags.ACK_REQUESTED : 0);
             }
             assertThat(framesWithin(peer, Duration.ofMillis(500))).as("nothing more was offered").isEmpty();
             served(peer, session, 2);
             assertNoViolation();
             stillServed(bystander);
         }
+    }
+
+    /**
+     * A message flagged ACK_REQUESTED (its sender's window is full) is acknowledged as it arrives, unread, with the
+     * limits as granted; unflagged ones earn nothing until the application takes half the window.
+     */
+    @Test
+    void aMessageThatAsksForAnAcknowledgementIsAcknowledgedAtOnceWithTheLimitsAsGranted() throws Exception
+    {
+        start(StreamLimits.builder().windowMessages(16).windowBytes(4096).build());
+        final RawPeer peer = attacker();
+        final long session = session(peer);
+        open(peer, session, 1);
+        for (long seq = 1; seq <= 3; seq++)
+        {
+            peer.send(RawPeer.streamData(session, 1, seq, utf8("m" + seq)));
+        }
+        assertThat(framesWithin(peer, Duration.ofMillis(300))).as("nothing for messages not asking, none taken")
+            .isEmpty();
+        peer.send(RawPeer.streamData(session, 1, FrameFlags.ACK_REQUESTED, 0, 4, utf8("m4")));
+        final RawPeer.Received ack = next(peer, frame -> frame.type() == FrameType.CREDIT);
+        assertThat(ack.requestId()).isEqualTo(1);
+        assertThat(ack.i64(0)).as("received").isEqualTo(4);
+        assertThat(ack.i64(8)).as("the message limit as granted").isEqualTo(16);
+        assertThat(ack.i64(16)).as("the byte limit as granted").isEqualTo(4096);
+        peer.send(RawPeer.streamData(session, 1, FrameFlags.ACK_REQUESTED, 0, 5, utf8("m5")));
+        assertThat(next(peer, frame -> frame.type() == FrameType.CREDIT).i64(0)).isEqualTo(5);
+        assertThat(held).hasSize(1);
+        assertThat(held.get(0).messages).as("none taken by the service").isEmpty();
+        served(peer, session, 2);
+        assertNoViolation();
     }
 
     @Test
@@ -842,6 +875,51 @@ class StreamPeerTest
             assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(840 - 100);
             stillServed(bystander);
         }
+    }
+
+    /**
+     * Each stream sets its window of bytes aside from its session's and the engine's budgets while it is open: a
+     * flood of opens stops at the session's budget however far the session is from its count of streams, and, over
+     * several sessions, at the engine's; the streams taken go on, and one that ends gives its window back.
+     */
+    @Test
+    void aStreamOpenFloodStopsAtTheSessionsAndTheEnginesWindowBudgets() throws Exception
+    {
+        final int window = 1024;
+        start(StreamLimits.builder().windowBytes(window).maxWindowBytesPerSession(4L * window)
+            .maxWindowBytes(6L * window).build());
+        final RawPeer peer = attacker();
+        final long first = session(peer);
+        assertThat(flood(peer, first, 1, 8)).as("the session's budget: four windows")
+            .containsExactly(true, true, true, true, false, false, false, false);
+        final RawPeer other = attacker();
+        final long second = session(other);
+        assertThat(flood(other, second, 1, 4)).as("the engine's budget: two windows left")
+            .containsExactly(true, true, false, false);
+        assertThat(server.refusals(PeerRefusal.STREAM_LIMIT)).isEqualTo(6);
+        assertThat(held).as("only the streams taken reached the service").hasSize(6);
+        assertThat(server.openStreams()).isEqualTo(6);
+
+        // A stream taken goes on: its message, within the window, reaches the service.
+        other.send(RawPeer.streamData(second, 2, 1, utf8("within the window")));
+        final Holder two = held.stream().filter(h -> h.stream.session().id() == second &&
+            h.stream.streamId() == 2).findFirst().orElseThrow();
+        two.stream.request(1);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            assertThat(two.messages).containsExactly("within the window"));
+
+        // A stream that ends gives its window back to the engine's budget: one more open is taken, on any session.
+        peer.send(RawPeer.cancel(first, 1, 1));
+        final RawPeer.Received cancelled = next(peer, frame -> frame.isStreamData(true));
+        assertThat(cancelled.requestId()).isEqualTo(1);
+        assertThat(cancelled.status()).isEqualTo(Status.CANCELLED);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+            assertThat(flood(other, second, 5, 5)).as("the freed window taken").containsExactly(true));
+        assertThat(flood(other, second, 6, 6)).as("the engine's budget full again").containsExactly(false);
+        assertThat(flood(peer, first, 9, 9)).as("on either session").containsExactly(false);
+        served(peer, first, 10);
+        served(other, second, 7);
+        assertNoViolation();
     }
 
     /** Opens streams {@code from..to} in one write; whether each was taken (CREDIT) or refused (BACK_PRESSURE). */

@@ -23,9 +23,10 @@ import io.xio.engine.session.Messages;
  * @param status the end's status (the acceptor's end), else 0
  * @param trailers the acceptor's trailers with an OK end, else null
  * @param failure what a failed end of the acceptor tells the opener, else null
+ * @param ackRequested the sender asked for an acknowledgement (its window is full)
  */
 record StreamArrival(long sequence, boolean end, long bytes, Message message, int status, Metadata trailers,
-    Throwable failure)
+    Throwable failure, boolean ackRequested)
 {
     /** Reads the frame; {@code target} names the peer in failures. */
     static StreamArrival of(final Frame frame, final Slab slab, final LeakTracker leaks, final XioUri target)
@@ -34,14 +35,15 @@ record StreamArrival(long sequence, boolean end, long bytes, Message message, in
         final long bytes = bytes(frame);
         if ((frame.flags() & FrameFlags.END) == 0)
         {
-            return new StreamArrival(sequence, false, bytes, Messages.of(slab, frame, leaks), 0, null, null);
+            return new StreamArrival(sequence, false, bytes, Messages.of(slab, frame, leaks), 0, null, null,
+                (frame.flags() & FrameFlags.ACK_REQUESTED) != 0);
         }
         final int status = frame.status();
         if (status == Status.OK)
         {
             final Metadata trailers = (frame.flags() & FrameFlags.CONTEXT) == 0 ? Metadata.EMPTY :
                 CallContext.decode(frame.buffer(), frame.contextOffset());
-            return new StreamArrival(sequence, true, bytes, null, status, trailers, null);
+            return new StreamArrival(sequence, true, bytes, null, status, trailers, null, false);
         }
         final Throwable failure;
         if (status == Status.CANCELLED)
@@ -56,7 +58,7 @@ record StreamArrival(long sequence, boolean end, long bytes, Message message, in
         {
             failure = InboundResponses.remoteFailure(frame, status, target);
         }
-        return new StreamArrival(sequence, true, bytes, null, status, null, failure);
+        return new StreamArrival(sequence, true, bytes, null, status, null, failure, false);
     }
 
     /** What a STREAM_DATA's message counts against the byte credit: its header area and its data. */

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * One stream's receiving direction: checks each message against the sequence and the credit granted (a sender
  * beyond either breaks the protocol), holds what the application has not asked for yet (at most the window), hands
  * the rest to the listener in order, and grants credit again as the application takes messages: absolute limits,
- * half a window at a time. The end of the direction reaches the listener after the last message. The context
+ * half a window at a time. A message that asks for it ({@code ACK_REQUESTED}: its sender's own window is full) is
+ * acknowledged as it arrives. The end of the direction reaches the listener after the last message. The context
  * thread's; {@link #request} any thread's.
  */
 final class StreamReceiver
@@ -56,6 +57,8 @@ final class StreamReceiver
     private boolean creditOwed;
     /** The last credit acknowledged less than was received, for messages held by reference: due once they are out. */
     private boolean acknowledgementWithheld;
+    /** What the last credit written said was received here. */
+    private long acknowledgedSent;
     /** The end arrived (its sequence number is {@link #received}); it goes to the listener after what is held. */
     private boolean endArrived;
     private boolean endDelivered;
@@ -99,6 +102,10 @@ final class StreamReceiver
         }
         check(sequence, false);
         take(sequence, StreamArrival.bytes(frame), message(slab, frame));
+        if ((frame.flags() & FrameFlags.ACK_REQUESTED) != 0)
+        {
+            acknowledge();
+        }
     }
 
     /**
@@ -159,6 +166,10 @@ final class StreamReceiver
             return;
         }
         take(arrival.sequence(), arrival.bytes(), arrival.message());
+        if (arrival.ackRequested())
+        {
+            acknowledge();
+        }
     }
 
     private void check(final long sequence, final boolean end)
@@ -344,13 +355,35 @@ final class StreamReceiver
      */
     void sendCredit()
     {
-        final long acknowledged = holdsShared() ? heldShared.peekLong() - 1 : received;
+        final long acknowledged = acknowledgeable();
         acknowledgementWithheld = acknowledged < received;
         // An end needs no credit, so what was received may pass what was granted by one: never below it.
         creditOwed = !stream.sendCredit(acknowledged, Math.max(grantedSequence, received), grantedBytes);
         if (creditOwed)
         {
             stream.waitForRoom();
+        }
+        else
+        {
+            acknowledgedSent = acknowledged;
+        }
+    }
+
+    /** What a credit may acknowledge: what was received, short of the first message held by reference. */
+    private long acknowledgeable()
+    {
+        return holdsShared() ? heldShared.peekLong() - 1 : received;
+    }
+
+    /**
+     * The sender's window is full (its message asked for an acknowledgement): what was received goes back at once,
+     * with the limits as last granted, unless a credit said it already or one owed will.
+     */
+    private void acknowledge()
+    {
+        if (acknowledgedSent < acknowledgeable() && !creditOwed && !cancelling && !stream.isFinished())
+        {
+            sendCredit();
         }
     }
 

@@ -24,9 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * unacknowledged messages, queued for the stream's context thread, which writes them in order with their sequence
  * numbers, then the end of the direction. What was written stays (the application's buffers, not copies) until the
  * receiver acknowledges it, so that after a connection loss it is written again, from the first unacknowledged, on
- * the connection the stream resumes on ({@link #replay}); the receiver drops what it had. A failed offer arms the
- * ready signal ({@link LaneStream#ready}), which a credit or written messages fire. The application's thread offers
- * and ends (one at a time); everything else is the context thread's.
+ * the connection the stream resumes on ({@link #replay}); the receiver drops what it had. The message that fills the
+ * window asks for an acknowledgement ({@code ACK_REQUESTED}), since the receiver's window may be larger than this
+ * one. A failed offer arms the ready signal ({@link LaneStream#ready}), which a credit or written messages fire. The
+ * application's thread offers and ends (one at a time); everything else is the context thread's.
  */
 final class StreamSender
 {
@@ -277,7 +278,10 @@ final class StreamSender
     private boolean write(final StreamOutput output, final Outbound message, final long sequence, final int at)
     {
         final boolean end = sequence == endSequence;
-        final int flags = stream.flags | (end ? FrameFlags.END : 0);
+        // The message that fills this side's window asks to be acknowledged: a receiver whose own window is larger
+        // grants again, and so acknowledges, only once its application took half of that, which could never come.
+        final boolean fills = !end && sequence - acknowledged >= window;
+        final int flags = stream.flags | (end ? FrameFlags.END : 0) | (fills ? FrameFlags.ACK_REQUESTED : 0);
         final int status = end ? endSequenceStatus : 0;
         if (output.inlines(frameLength(message)))
         {
