@@ -132,8 +132,16 @@ public class PaymentsRunner
     private long count(final String result)
     {
         final MeterRegistry registry = meters.getIfAvailable();
-        return registry == null ? 0 : (long)registry.find(COUNTER).tag("result", result).counters().stream()
-            .mapToDouble(Counter::count).sum();
+        if (registry == null)
+        {
+            return 0;
+        }
+        double total = 0;
+        for (final Counter counter : registry.find(COUNTER).tag("result", result).counters())
+        {
+            total += counter.count();
+        }
+        return (long)total;
     }
 
     private static String order(final int run, final int i)
