@@ -293,8 +293,10 @@ public final class LocalPostgres implements AutoCloseable
             Files.deleteIfExists(passwordFile);
         }
         run("pg_ctl", "-D", data(), "-l", directory.resolve("server.log").toString(), "-w", "-t", "60",
+            // mmap: dynamic shared memory in the data directory, which close deletes; POSIX segments would stay
+            // in /dev/shm after the immediate stop
             "-o", "-p " + port + " -k " + directory + " -c listen_addresses=127.0.0.1 -c max_connections=60" +
-                durability.options,
+                " -c dynamic_shared_memory_type=mmap" + durability.options,
             "start");
     }
 
