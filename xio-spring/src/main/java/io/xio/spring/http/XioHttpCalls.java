@@ -215,9 +215,10 @@ public final class XioHttpCalls
             route.service().resource(), exchange.principal(), exchange.peer()), metadata(exchange, method),
             method.oneWay(), timeout(exchange, method));
         final CompletableFuture<@Nullable Object> running = route.service().direct().call(method, decoded, request);
-        if (method.oneWay() && !running.isDone())
+        if (method.oneWay() && !running.isCompletedExceptionally())
         {
-            return CompletableFuture.completedFuture(new Answer(202, null, new byte[0])); // delivered once taken
+            // Delivered once taken, as over xio: only a refusal (draining, saturated) is answered.
+            return CompletableFuture.completedFuture(new Answer(202, null, new byte[0]));
         }
         final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         running.whenComplete((value, failure) -> outcome.complete(failure == null ? answer(route, value, accept)

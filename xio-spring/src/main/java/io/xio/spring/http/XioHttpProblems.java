@@ -57,7 +57,7 @@ public final class XioHttpProblems
     public byte[] encode(final ProblemDetail problem)
     {
         final Map<String, Object> members = new LinkedHashMap<>();
-        members.put("type", problem.getType().toString());
+        members.put("type", problem.getType() == null ? "about:blank" : problem.getType().toString());
         if (problem.getTitle() != null)
         {
             members.put("title", problem.getTitle());

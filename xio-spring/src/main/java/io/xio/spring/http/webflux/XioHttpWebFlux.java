@@ -66,7 +66,7 @@ public final class XioHttpWebFlux
                 .defaultIfEmpty(java.util.Optional.empty()))
             .flatMap(read -> Mono.fromFuture(() -> calls.call(exchange(request, read.getT2().orElse(null)),
                 read.getT1(), request.headers().firstHeader(HttpHeaders.CONTENT_TYPE),
-                request.headers().firstHeader(HttpHeaders.ACCEPT)), true)) // a cancel cancels the call
+                request.headers().firstHeader(HttpHeaders.ACCEPT)))) // its cancel (the client left) cancels the call
             .flatMap(outcome -> written(outcome, calls))
             .onErrorResume(DataBufferLimitException.class, tooLarge -> written(calls.tooLarge(), calls));
     }

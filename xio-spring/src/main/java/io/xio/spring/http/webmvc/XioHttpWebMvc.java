@@ -143,14 +143,21 @@ public final class XioHttpWebMvc
         final Publisher<Object> values = (Publisher<Object>)streamed.values();
         if (streamed.events())
         {
-            return ServerResponse.sse(sse -> values.subscribe(new Writer(sse::onError, value ->
+            return ServerResponse.sse(sse -> values.subscribe(new Writer(stop ->
+            {
+                sse.onError(stop);
+                sse.onTimeout(() -> stop.accept(null));
+            }, value ->
                 sse.event("message").data(text(calls.encode(streamed.call(), value))), failure ->
                 {
                     sse.event("error").data(text(calls.problem(failure, streamed.call()).body()));
                 }, sse::complete)));
         }
-        return ServerResponse.ok().contentType(NDJSON).stream(stream -> values.subscribe(new Writer(stream::onError,
-            value ->
+        return ServerResponse.ok().contentType(NDJSON).stream(stream -> values.subscribe(new Writer(stop ->
+            {
+                stream.onError(stop);
+                stream.onTimeout(() -> stop.accept(null));
+            }, value ->
             {
                 stream.write(line(calls.encode(streamed.call(), value)));
                 stream.flush();
@@ -192,6 +199,8 @@ public final class XioHttpWebMvc
         private final Runnable complete;
         private final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError;
         private volatile @Nullable Subscription subscription;
+        private final java.util.concurrent.atomic.AtomicBoolean stopped =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
         Writer(final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError,
             final Write<Object> value, final Write<Throwable> failure, final Runnable complete)
@@ -206,7 +215,7 @@ public final class XioHttpWebMvc
         public void onSubscribe(final Subscription subscription)
         {
             this.subscription = subscription;
-            onError.accept(error -> subscription.cancel());
+            onError.accept(error -> stop()); // the client went away, or the request timed out
             subscription.request(1);
         }
 
@@ -220,6 +229,15 @@ public final class XioHttpWebMvc
             }
             catch (final IOException | RuntimeException ex)
             {
+                stop();
+            }
+        }
+
+        /** Cancels the stream and ends the response, once: the client is gone. */
+        private void stop()
+        {
+            if (stopped.compareAndSet(false, true))
+            {
                 subscription.cancel();
                 complete.run();
             }
@@ -228,6 +246,10 @@ public final class XioHttpWebMvc
         @Override
         public void onError(final Throwable thrown)
         {
+            if (stopped.get())
+            {
+                return;
+            }
             try
             {
                 failure.write(thrown);
@@ -242,7 +264,10 @@ public final class XioHttpWebMvc
         @Override
         public void onComplete()
         {
-            complete.run();
+            if (!stopped.get())
+            {
+                complete.run();
+            }
         }
     }
 }
