@@ -40,6 +40,9 @@ public interface Shop
 
     Flux<String> upload(Flux<String> lines);
 
+    /** Never answers by itself: its future completes only when cancelled. */
+    java.util.concurrent.CompletableFuture<String> hang();
+
     /** Runs once per idempotency key: returns how many charges ran so far. */
     @XioMethod(exactlyOnce = true)
     int charge(int cents);

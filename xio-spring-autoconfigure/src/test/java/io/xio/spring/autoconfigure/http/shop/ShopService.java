@@ -24,6 +24,7 @@ public class ShopService implements Shop
     /** Set when a stream of {@link #count} was cancelled. */
     private final BlockingQueue<String> cancelled = new LinkedBlockingQueue<>();
     private final AtomicInteger charges = new AtomicInteger();
+    private final BlockingQueue<String> hung = new LinkedBlockingQueue<>();
 
     /** What {@link #fail} throws. */
     static final class Coded extends RuntimeException
@@ -46,6 +47,12 @@ public class ShopService implements Shop
     public AtomicInteger counted()
     {
         return counted;
+    }
+
+    /** The calls of {@link #hang} that started. */
+    public BlockingQueue<String> hung()
+    {
+        return hung;
     }
 
     /** The streams of {@link #count} cancelled. */
@@ -138,6 +145,15 @@ public class ShopService implements Shop
     public Flux<String> upload(final Flux<String> lines)
     {
         return lines;
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<String> hang()
+    {
+        final java.util.concurrent.CompletableFuture<String> never = new java.util.concurrent.CompletableFuture<>();
+        never.whenComplete((value, failure) -> cancelled.add("hang"));
+        hung.add("hang");
+        return never;
     }
 
     @Override
