@@ -517,7 +517,7 @@ public class XioProperties
         /** Whether the services are reachable over HTTP on the application's web server. Off unless set. */
         private boolean enabled;
 
-        /** The path the routes start with: {@code POST {prefix}/{service}/{method}}. */
+        /** The path every route starts with, followed by the service and the method: {@code /xio/orders/place}. */
         private String prefix = "/xio";
 
         /**
