@@ -220,9 +220,17 @@ public final class XioHttpCalls
             // Delivered once taken, as over xio: only a refusal (draining, saturated) is answered.
             return CompletableFuture.completedFuture(new Answer(202, null, new byte[0]));
         }
-        final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        running.whenComplete((value, failure) -> outcome.complete(failure == null ? answer(route, value, accept)
+        final CompletableFuture<Outcome> answered = new CompletableFuture<>();
+        running.whenComplete((value, failure) -> answered.complete(failure == null ? answer(route, value, accept)
             : problem(failure, route)));
+        final Duration left = request.timeRemaining();
+        if (left != null)
+        {
+            answered.orTimeout(left.toNanos(), TimeUnit.NANOSECONDS); // its timer goes once the call is answered
+        }
+        final CompletableFuture<Outcome> outcome = answered.handle((done, failure) -> failure == null ? done
+            : problem(new XioHttpException(XioErrorCode.DEADLINE_EXCEEDED, "the call's deadline passed (" +
+                left.toMillis() + " ms) before it was answered"), route));
         outcome.whenComplete((done, failure) ->
         {
             if (running.cancel(true) || failure != null)
@@ -230,13 +238,6 @@ public final class XioHttpCalls
                 request.cancel(); // the client went away, or the deadline passed: the method's future is let go
             }
         });
-        final java.time.Duration left = request.timeRemaining();
-        if (left != null)
-        {
-            CompletableFuture.delayedExecutor(left.toNanos(), TimeUnit.NANOSECONDS).execute(() ->
-                outcome.complete(problem(new XioHttpException(XioErrorCode.DEADLINE_EXCEEDED, "the call's deadline " +
-                    "passed (" + left.toMillis() + " ms) before it was answered"), route)));
-        }
         return outcome;
     }
 
