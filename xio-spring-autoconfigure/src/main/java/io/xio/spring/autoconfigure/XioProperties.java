@@ -14,8 +14,10 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Configuration of xio: the engine's contexts, the portals this application serves on, and the clients it
@@ -86,6 +88,8 @@ public class XioProperties
     private final Shutdown shutdown = new Shutdown();
 
     private final Ledger ledger = new Ledger();
+
+    private final Http http = new Http();
 
     public boolean isEnabled()
     {
@@ -209,6 +213,11 @@ public class XioProperties
     public Shutdown getShutdown()
     {
         return shutdown;
+    }
+
+    public Http getHttp()
+    {
+        return http;
     }
 
     public Ledger getLedger()
@@ -495,6 +504,69 @@ public class XioProperties
         public void setEnabled(final boolean enabled)
         {
             this.enabled = enabled;
+        }
+    }
+
+    /**
+     * HTTP/JSON access to every exported service on the application's own web server (Spring MVC or WebFlux):
+     * {@code POST {prefix}/{service}/{method}} with the arguments as JSON, behind the web server's security filter
+     * chain and the services' own method security, interceptors, deadlines and exception handlers.
+     */
+    public static class Http
+    {
+        /** Whether the services are reachable over HTTP on the application's web server. Off unless set. */
+        private boolean enabled;
+
+        /** The path every route starts with, followed by the service and the method: {@code /xio/orders/place}. */
+        private String prefix = "/xio";
+
+        /**
+         * The request headers that become call metadata, which a service's interceptors read (names in any case).
+         * Other headers are not passed on; {@code xio-} names and {@code Idempotency-Key} are xio's own.
+         */
+        private Set<String> metadataHeaders = new LinkedHashSet<>();
+
+        /** The largest request body taken; a larger one is refused with 413 without being read whole. */
+        private DataSize maxRequestSize = DataSize.ofMegabytes(1);
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
+        }
+
+        public String getPrefix()
+        {
+            return prefix;
+        }
+
+        public void setPrefix(final String prefix)
+        {
+            this.prefix = prefix;
+        }
+
+        public Set<String> getMetadataHeaders()
+        {
+            return metadataHeaders;
+        }
+
+        public void setMetadataHeaders(final Set<String> metadataHeaders)
+        {
+            this.metadataHeaders = metadataHeaders;
+        }
+
+        public DataSize getMaxRequestSize()
+        {
+            return maxRequestSize;
+        }
+
+        public void setMaxRequestSize(final DataSize maxRequestSize)
+        {
+            this.maxRequestSize = maxRequestSize;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.xio.spring.codec;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.core.TSFBuilder;
@@ -29,6 +30,22 @@ public final class FormatMappers
     {
         final TokenStreamFactory settings = configured.tokenStreamFactory();
         return new FormatBuilder(new State(configured.rebuild()), withSettingsOf(settings, format)).build();
+    }
+
+    /**
+     * The JSON mapper of calls in JSON (reflection's, HTTP's): the binary codec's mapper writing JSON, so that a call
+     * in JSON and a binary call read the same properties; {@code otherwise} when the codec is not on Jackson.
+     */
+    public static ObjectMapper json(final @Nullable XioCodec codec,
+        final java.util.function.Supplier<? extends ObjectMapper> otherwise)
+    {
+        if (codec instanceof JacksonXioCodec jackson)
+        {
+            final ObjectMapper mapper = jackson.mapper();
+            return mapper.tokenStreamFactory() instanceof tools.jackson.core.json.JsonFactory ? mapper
+                : of(mapper, new tools.jackson.core.json.JsonFactory());
+        }
+        return otherwise.get();
     }
 
     /** {@code format} rebuilt with the format-neutral settings of {@code settings}; its format features stay. */

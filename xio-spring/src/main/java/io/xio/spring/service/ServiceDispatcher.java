@@ -23,7 +23,6 @@ import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.stream.ReactorStreams;
 import org.jspecify.annotations.Nullable;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -54,7 +53,6 @@ public final class ServiceDispatcher implements RequestHandler
     public static final String JSON = "json";
 
     private final String resource;
-    private final Object target;
     private final ServiceMethods methods;
     private static final ByteBuffer[] NO_SEGMENTS = new ByteBuffer[0];
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
@@ -90,8 +88,10 @@ public final class ServiceDispatcher implements RequestHandler
     private final AtomicInteger running = new AtomicInteger();
     /** Serves the streams of a service with stream methods; null for one without, which refuses streams. */
     private final @Nullable ServiceStreams streams;
-    /** Runs the exactly-once methods; null for a service without. */
-    private final @Nullable ExactlyOnceCalls exactlyOnce;
+    /** Runs the methods (the exactly-once ones through the ledger), whichever way their calls arrive. */
+    private final MethodRunner runner;
+    /** Runs the calls that arrive other than as xio messages. */
+    private final DirectCalls direct;
     private volatile boolean draining;
     /** Completes once draining and no call is running. */
     private final java.util.concurrent.CompletableFuture<Void> idle = new java.util.concurrent.CompletableFuture<>();
@@ -173,7 +173,6 @@ public final class ServiceDispatcher implements RequestHandler
         this.instrumentation = instrumentation;
         this.callContext = settings.callContext();
         this.resource = resource;
-        this.target = target;
         this.codec = codec;
         this.json = settings.json();
         this.api = api;
@@ -189,10 +188,12 @@ public final class ServiceDispatcher implements RequestHandler
             " calls in progress and " + maxQueuedCalls + " waiting, its bounds" +
             (settings.boundsProperty() == null ? "" : " (" + settings.boundsProperty() + ".*)"));
         this.methods = new ServiceMethods(api, codec);
-        this.exactlyOnce = ExactlyOnceCalls.forService(settings.exactlyOnce(), resource, target,
-            methods.sorted().values(), codec, handlers, inline);
+        this.runner = new MethodRunner(target, ExactlyOnceCalls.forService(settings.exactlyOnce(), resource, target,
+            methods.sorted().values(), codec, handlers, inline));
+        this.direct = new DirectCalls(resource, interceptors, handlers, executor, runner, this::recorder,
+            callContext, new DirectCalls.Admission(this::admitted, this::ended));
         this.streams = methods.sorted().values().stream().anyMatch(ServiceMethod::isStream)
-            ? new ServiceStreams(resource, methods, this::invokeMethod, this::codecOf, handlers, interceptors, inline,
+            ? new ServiceStreams(resource, methods, runner::invoke, this::codecOf, handlers, interceptors, inline,
                 worker, callContext, this::recorder)
             : null;
     }
@@ -256,6 +257,24 @@ public final class ServiceDispatcher implements RequestHandler
             idle.complete(null);
         }
         return streams == null ? idle : java.util.concurrent.CompletableFuture.allOf(idle, streams.drain());
+    }
+
+    /** The calls that arrive other than as xio messages (over HTTP): run as this service runs its xio calls. */
+    public DirectCalls direct()
+    {
+        return direct;
+    }
+
+    /** A direct call arrived: counted as running, unless draining (then it is not, and is to be refused). */
+    private boolean admitted()
+    {
+        running.incrementAndGet();
+        if (draining)
+        {
+            ended();
+            return false;
+        }
+        return true;
     }
 
     /** A call is over, answered or not. */
@@ -460,14 +479,14 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 if (produced == null)
                 {
-                    returned = run(described, invoked, arguments, request, recording, begun);
+                    returned = runner.run(described, invoked, arguments, request, recording, begun);
                     result = returned;
                 }
                 else
                 {
                     result = InterceptorChain.server(interceptors, call, () ->
                     {
-                        produced[0] = run(described, invoked, arguments, request, recording, begun);
+                        produced[0] = runner.run(described, invoked, arguments, request, recording, begun);
                         return produced[0];
                     });
                 }
@@ -576,34 +595,6 @@ public final class ServiceDispatcher implements RequestHandler
         {
             stage.toCompletableFuture().cancel(true);
             message.abandon();
-        }
-    }
-
-    /**
-     * The last link of the interceptors' chain: the method, or an exactly-once one through its ledger; never a later
-     * attempt of a call its client takes for exactly-once when the method is not.
-     */
-    private @Nullable Object run(final ServiceMethod method, final Method invoked, final @Nullable Object[] arguments,
-        final InboundRequest request, final CallRecorder recorder, final @Nullable Object started) throws Throwable
-    {
-        if (method.exactlyOnce())
-        {
-            return exactlyOnce.invoke(method, request, recorder, started, () -> invokeMethod(invoked, arguments));
-        }
-        ExactlyOnceCalls.refuseIfMayHaveRun(method, request.metadata());
-        return invokeMethod(invoked, arguments);
-    }
-
-    /** The service method itself: its exception as thrown. */
-    private @Nullable Object invokeMethod(final Method method, final @Nullable Object[] arguments) throws Throwable
-    {
-        try
-        {
-            return method.invoke(target, arguments);
-        }
-        catch (final InvocationTargetException ex)
-        {
-            throw ex.getCause();
         }
     }
 

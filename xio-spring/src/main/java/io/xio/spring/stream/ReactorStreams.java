@@ -93,6 +93,18 @@ public final class ReactorStreams
         return Flux.from(source).doOnError(failed).doOnComplete(completed);
     }
 
+    /**
+     * {@code source} (a {@code Publisher}, else a failure), telling {@code ended} its end, with its error or null,
+     * or {@code cancelled} its subscriber's cancel; once either way. Null values end it with an error.
+     */
+    public static Flux<?> ending(final @Nullable Object source, final Consumer<@Nullable Throwable> ended,
+        final Runnable cancelled)
+    {
+        final Flux<?> flux = source instanceof Publisher<?> publisher ? Flux.from(publisher)
+            : Flux.error(new IllegalStateException("a stream method returned " + source + ", not a Publisher"));
+        return flux.doOnComplete(() -> ended.accept(null)).doOnError(ended).doOnCancel(cancelled);
+    }
+
     /** A stream message that did not decode: the peer's error, not the service's. */
     private static final class Undecodable extends IllegalArgumentException
     {

@@ -17,8 +17,6 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
-import tools.jackson.core.json.JsonFactory;
-import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -55,18 +53,7 @@ public final class XioReflectionAutoConfiguration
     {
         // The exporter is asked at each call: it exports this bean, so it cannot be given to it.
         return new XioReflectionService(() -> exporter.getObject().services(),
-            new JacksonXioCodec(json(codec.getIfAvailable(), jsonMapper)));
-    }
-
-    /** The binary codec's mapper writing JSON; Boot's JSON mapper when the codec is not on Jackson. */
-    private static ObjectMapper json(final XioCodec codec, final ObjectProvider<JsonMapper> jsonMapper)
-    {
-        if (codec instanceof JacksonXioCodec jackson)
-        {
-            final ObjectMapper mapper = jackson.mapper();
-            return mapper.tokenStreamFactory() instanceof JsonFactory ? mapper
-                : FormatMappers.of(mapper, new JsonFactory());
-        }
-        return jsonMapper.getIfAvailable(JsonMapper::new);
+            new JacksonXioCodec(FormatMappers.json(codec.getIfAvailable(),
+                () -> jsonMapper.getIfAvailable(JsonMapper::new))));
     }
 }

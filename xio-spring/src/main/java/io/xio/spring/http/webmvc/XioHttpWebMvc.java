@@ -1,0 +1,273 @@
+package io.xio.spring.http.webmvc;
+
+import io.xio.spring.http.XioHttpCalls;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.web.servlet.function.RequestPredicates;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The route {@code POST {prefix}/{service}/{method}} on Spring MVC, handing each request to {@link XioHttpCalls}:
+ * the body read up to the limit (a declared length over it refused before reading, a streamed one once it passes),
+ * the answer written asynchronously, a server stream written one value at a time, each requested only once the one
+ * before was written, so a slow client slows the stream; a write that fails (the client went away) cancels it.
+ * Stateless; the web server's threads.
+ */
+public final class XioHttpWebMvc
+{
+    private static final MediaType NDJSON = MediaType.parseMediaType(XioHttpCalls.NDJSON);
+
+    private XioHttpWebMvc()
+    {
+    }
+
+    /** The route of every service's calls under {@code prefix} (such as {@code /xio}). */
+    public static RouterFunction<ServerResponse> routes(final String prefix, final XioHttpCalls calls)
+    {
+        return RouterFunctions.route(RequestPredicates.POST(prefix + "/{service}/{method}"),
+            request -> handle(calls, request));
+    }
+
+    private static ServerResponse handle(final XioHttpCalls calls, final ServerRequest request) throws IOException
+    {
+        final long declared = request.headers().contentLength().orElse(-1);
+        final byte[] body = declared > calls.maxRequestBytes() ? null
+            : read(request.servletRequest().getInputStream(), calls.maxRequestBytes());
+        if (body == null)
+        {
+            return written(calls.tooLarge(), calls);
+        }
+        final CompletableFuture<XioHttpCalls.Outcome> outcome = calls.call(exchange(request), body,
+            request.headers().firstHeader(HttpHeaders.CONTENT_TYPE),
+            request.headers().firstHeader(HttpHeaders.ACCEPT));
+        final XioHttpCalls.Outcome now = outcome.getNow(null);
+        return now != null ? written(now, calls)
+            : ServerResponse.async(outcome.thenApply(done -> written(done, calls)));
+    }
+
+    /** The body, or null when it is larger than {@code max}: read no further than one byte past it. */
+    private static byte @Nullable [] read(final InputStream in, final long max) throws IOException
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final byte[] chunk = new byte[8192];
+        long total = 0;
+        for (int read = in.read(chunk); read >= 0; read = in.read(chunk))
+        {
+            total += read;
+            if (total > max)
+            {
+                return null;
+            }
+            out.write(chunk, 0, read);
+        }
+        return out.toByteArray();
+    }
+
+    private static XioHttpCalls.Exchange exchange(final ServerRequest request)
+    {
+        final HttpServletRequest servlet = request.servletRequest();
+        final String service = request.pathVariable("service");
+        final String method = request.pathVariable("method");
+        return new XioHttpCalls.Exchange()
+        {
+            @Override
+            public String service()
+            {
+                return service;
+            }
+
+            @Override
+            public String method()
+            {
+                return method;
+            }
+
+            @Override
+            public List<String> headers(final String name)
+            {
+                return request.headers().header(name);
+            }
+
+            @Override
+            public @Nullable Principal principal()
+            {
+                return request.principal().orElse(null);
+            }
+
+            @Override
+            public String host()
+            {
+                return servlet.getServerName();
+            }
+
+            @Override
+            public int port()
+            {
+                return servlet.getServerPort();
+            }
+
+            @Override
+            public String peer()
+            {
+                return servlet.getRemoteAddr() + ":" + servlet.getRemotePort();
+            }
+        };
+    }
+
+    private static ServerResponse written(final XioHttpCalls.Outcome outcome, final XioHttpCalls calls)
+    {
+        if (outcome instanceof XioHttpCalls.Answer answer)
+        {
+            final ServerResponse.BodyBuilder response = ServerResponse.status(answer.status());
+            return answer.contentType() == null ? response.build()
+                : response.contentType(MediaType.parseMediaType(answer.contentType())).body(answer.body());
+        }
+        final XioHttpCalls.Streamed streamed = (XioHttpCalls.Streamed)outcome;
+        @SuppressWarnings("unchecked")
+        final Publisher<Object> values = (Publisher<Object>)streamed.values();
+        if (streamed.events())
+        {
+            return ServerResponse.sse(sse -> values.subscribe(new Writer(stop ->
+            {
+                sse.onError(stop);
+                sse.onTimeout(() -> stop.accept(null));
+            }, value ->
+                sse.event("message").data(text(calls.encode(streamed.call(), value))), failure ->
+                {
+                    sse.event("error").data(text(calls.problem(failure, streamed.call()).body()));
+                }, sse::complete)));
+        }
+        return ServerResponse.ok().contentType(NDJSON).stream(stream -> values.subscribe(new Writer(stop ->
+            {
+                stream.onError(stop);
+                stream.onTimeout(() -> stop.accept(null));
+            }, value ->
+            {
+                stream.write(line(calls.encode(streamed.call(), value)));
+                stream.flush();
+            }, failure ->
+            {
+                // The status went out with the first value: the failure is the stream's last line.
+                stream.write(line(calls.problem(failure, streamed.call()).body()));
+                stream.flush();
+            }, stream::complete)));
+    }
+
+    private static String text(final byte[] json)
+    {
+        return new String(json, StandardCharsets.UTF_8);
+    }
+
+    private static byte[] line(final byte[] json)
+    {
+        final byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+        line[json.length] = '\n';
+        return line;
+    }
+
+    /** Writes what it is sent; throws what the response's stream throws. */
+    @FunctionalInterface
+    private interface Write<T>
+    {
+        void write(T value) throws IOException;
+    }
+
+    /**
+     * Subscribes to a server stream for one response: asks for one value, writes it, asks for the next; cancels the
+     * stream when a write fails or the response errs (the client went away).
+     */
+    private static final class Writer implements Subscriber<Object>
+    {
+        private final Write<Object> value;
+        private final Write<Throwable> failure;
+        private final Runnable complete;
+        private final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError;
+        private volatile @Nullable Subscription subscription;
+        private final java.util.concurrent.atomic.AtomicBoolean stopped =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+        Writer(final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError,
+            final Write<Object> value, final Write<Throwable> failure, final Runnable complete)
+        {
+            this.onError = onError;
+            this.value = value;
+            this.failure = failure;
+            this.complete = complete;
+        }
+
+        @Override
+        public void onSubscribe(final Subscription subscription)
+        {
+            this.subscription = subscription;
+            onError.accept(error -> stop()); // the client went away, or the request timed out
+            subscription.request(1);
+        }
+
+        @Override
+        public void onNext(final Object next)
+        {
+            try
+            {
+                value.write(next);
+                subscription.request(1);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                stop();
+            }
+        }
+
+        /** Cancels the stream and ends the response, once: the client is gone. */
+        private void stop()
+        {
+            if (stopped.compareAndSet(false, true))
+            {
+                subscription.cancel();
+                complete.run();
+            }
+        }
+
+        @Override
+        public void onError(final Throwable thrown)
+        {
+            if (stopped.get())
+            {
+                return;
+            }
+            try
+            {
+                failure.write(thrown);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                // the client went away as well
+            }
+            complete.run();
+        }
+
+        @Override
+        public void onComplete()
+        {
+            if (!stopped.get())
+            {
+                complete.run();
+            }
+        }
+    }
+}
