@@ -1,0 +1,395 @@
+package io.xio.cluster;
+
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.security.Security;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Endpoints of DNS names, with no coordinator: a watched {@link DnsTarget} ({@code dns:///kv.prod.svc:7000}) gives
+ * one endpoint per address its name resolves to, each with one portal of the target's transport and port. A
+ * Kubernetes headless service answers with one address per ready pod, so a {@link ServiceClient} over it spreads
+ * calls over every pod and follows them as they come and go; a ClusterIP service answers with one virtual address,
+ * behind which every session stays with the pod its connection first reached.
+ *
+ * <p>Each name is looked up when first watched, then every {@link Builder#refreshInterval refresh interval}, and
+ * sooner when a watcher asks ({@link Watch#refresh()}: its client lost a connection or could not reach an address),
+ * but never sooner than the {@link Builder#minRefreshInterval minimum interval} after the last lookup, however many
+ * clients ask, so a failing fleet cannot hammer DNS. Watchers hear a set only when it changed. A lookup that fails,
+ * finds no address or more than {@link Builder#maxAddresses the bound} is reported to {@code onError} and the last
+ * set stands (a name missing for a moment drains no pod).
+ *
+ * <p>The default lookup is the JDK's ({@link InetAddress#getAllByName}), which caches answers: for
+ * {@code networkaddress.cache.ttl} seconds (a security property; 30 s when unset, or the system property
+ * {@code sun.net.inetaddr.ttl}), and failures for {@code networkaddress.cache.negative.ttl} (10 s). A lookup sooner
+ * than that sees the cached answer, so on Kubernetes set {@code networkaddress.cache.ttl} at most to the refresh
+ * interval (5 s matches CoreDNS's own TTL), e.g. {@code -Dsun.net.inetaddr.ttl=5}; the resolver logs the cache's
+ * TTL once when it is longer than the refresh interval.
+ *
+ * <p>Thread-safe: lookups and every watcher's reports run on the resolver's own thread (one per resolver, lookups of
+ * different names one after the other), so a watcher hears its reports one at a time.
+ */
+public final class DnsEndpointResolver implements EndpointResolver
+{
+    private static final Logger LOG = LoggerFactory.getLogger(DnsEndpointResolver.class);
+
+    /** Looks a host name up. */
+    @FunctionalInterface
+    public interface Lookup
+    {
+        /** The JDK's: {@link InetAddress#getAllByName}, through its cache and the system's resolver. */
+        Lookup JDK = host -> Arrays.asList(InetAddress.getAllByName(host));
+
+        /**
+         * Every address of {@code host}, any order, repeats allowed.
+         *
+         * @throws UnknownHostException when the name has no address or cannot be resolved now
+         */
+        List<InetAddress> addresses(String host) throws UnknownHostException;
+    }
+
+    private final Lookup lookup;
+    private final long periodNanos;
+    private final long minIntervalNanos;
+    private final int maxAddresses;
+    private final NanoClock clock;
+    private final ClientThread thread;
+    /** Watched names by {@link DnsTarget#service()}; guarded by {@code this}. */
+    private final Map<String, Name> names = new HashMap<>();
+    private boolean closed;
+
+    DnsEndpointResolver(final Builder builder, final NanoClock clock, final ClientThread thread)
+    {
+        this.lookup = builder.lookup;
+        this.periodNanos = builder.refreshInterval.toNanos();
+        this.minIntervalNanos = builder.minRefreshInterval.toNanos();
+        this.maxAddresses = builder.maxAddresses;
+        this.clock = clock;
+        this.thread = thread;
+        if (lookup == Lookup.JDK)
+        {
+            warnOfLongCache(periodNanos);
+        }
+    }
+
+    /** A resolver with the defaults: the JDK's lookup, every 30 s, at most every 5 s when asked, 256 addresses. */
+    public static DnsEndpointResolver create()
+    {
+        return builder().build();
+    }
+
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /**
+     * Watches {@code service}, a {@link DnsTarget} URI ({@code dns:///host:port}; a resource after the port is
+     * ignored): its first lookup starts now, or, for a name watched already, the set known is reported soon.
+     *
+     * @throws IllegalArgumentException when {@code service} is no DNS target
+     */
+    @Override
+    public Watch watch(final String service, final Listener listener)
+    {
+        final DnsTarget target = DnsTarget.parse(service);
+        final String key = target.service();
+        final Name name;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new IllegalStateException("the DNS resolver is closed");
+            }
+            final Name known = names.get(key);
+            name = known != null ? known : new Name(target);
+            name.listeners.add(listener);
+            if (known == null)
+            {
+                names.put(key, name);
+                plan(name, clock.nanoTime());
+            }
+            else
+            {
+                thread.execute(() -> greet(name, listener));
+            }
+        }
+        return new Watch()
+        {
+            @Override
+            public void refresh()
+            {
+                synchronized (DnsEndpointResolver.this)
+                {
+                    if (names.get(key) == name)
+                    {
+                        plan(name, Math.max(clock.nanoTime(), name.lastLookupAt + minIntervalNanos));
+                    }
+                }
+            }
+
+            @Override
+            public void close()
+            {
+                synchronized (DnsEndpointResolver.this)
+                {
+                    name.listeners.remove(listener);
+                    if (name.listeners.isEmpty() && names.get(key) == name)
+                    {
+                        names.remove(key);
+                        name.plan++; // drops the lookup planned
+                    }
+                }
+            }
+        };
+    }
+
+    /** Stops every lookup; watchers hear nothing more. */
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            closed = true;
+            names.clear();
+        }
+        thread.shutdown();
+    }
+
+    /** Plans {@code name}'s next lookup at {@code at}, unless one is planned no later. Under the lock. */
+    private void plan(final Name name, final long at)
+    {
+        if (name.planned && name.plannedAt <= at)
+        {
+            return;
+        }
+        name.planned = true;
+        name.plannedAt = at;
+        final long plan = ++name.plan;
+        thread.schedule(at - clock.nanoTime(), () -> lookUp(name, plan));
+    }
+
+    /** Runs on the resolver's thread. */
+    private void lookUp(final Name name, final long plan)
+    {
+        final List<Listener> listeners;
+        synchronized (this)
+        {
+            if (name.plan != plan || names.get(name.target.service()) != name)
+            {
+                return; // superseded by a sooner plan, or no longer watched
+            }
+            name.planned = false;
+            name.lastLookupAt = clock.nanoTime();
+            listeners = List.copyOf(name.listeners);
+        }
+        List<Endpoint> found = null;
+        Exception failure = null;
+        try
+        {
+            found = endpoints(name.target, lookup.addresses(name.target.host()));
+        }
+        catch (final UnknownHostException | RuntimeException ex)
+        {
+            failure = ex;
+        }
+        if (failure != null)
+        {
+            name.lastFailure = failure;
+            for (final Listener listener : listeners)
+            {
+                listener.onError(failure);
+            }
+        }
+        else if (!found.equals(name.last))
+        {
+            name.last = found;
+            name.lastFailure = null;
+            for (final Listener listener : listeners)
+            {
+                listener.onEndpoints(found);
+            }
+        }
+        synchronized (this)
+        {
+            if (names.get(name.target.service()) == name)
+            {
+                plan(name, name.lastLookupAt + periodNanos); // a refresh asked for meanwhile stays sooner
+            }
+        }
+    }
+
+    /** Tells a watcher that joined a name watched already what is known of it. On the resolver's thread. */
+    private void greet(final Name name, final Listener listener)
+    {
+        synchronized (this)
+        {
+            if (!name.listeners.contains(listener))
+            {
+                return;
+            }
+        }
+        if (name.last != null)
+        {
+            listener.onEndpoints(name.last);
+        }
+        else if (name.lastFailure != null)
+        {
+            listener.onError(name.lastFailure);
+        }
+    }
+
+    /** The endpoints of {@code addresses}, one per distinct address, by id. */
+    private List<Endpoint> endpoints(final DnsTarget target, final List<InetAddress> addresses)
+        throws UnknownHostException
+    {
+        final Set<InetAddress> distinct = new LinkedHashSet<>(addresses);
+        if (distinct.isEmpty())
+        {
+            throw new UnknownHostException(target.host() + " has no address");
+        }
+        if (distinct.size() > maxAddresses)
+        {
+            throw new UnknownHostException(target.host() + " has " + distinct.size() + " addresses, more than the " +
+                maxAddresses + " a DNS resolver takes (maxAddresses); the last set stands");
+        }
+        final List<Endpoint> endpoints = new ArrayList<>(distinct.size());
+        for (final InetAddress address : distinct)
+        {
+            endpoints.add(Endpoint.of(target.portal(address)));
+        }
+        endpoints.sort(Comparator.comparing(Endpoint::id));
+        return List.copyOf(endpoints);
+    }
+
+    /** Logs once that the JDK's cache outlives the refresh interval, so that a lookup sees a stale answer. */
+    private static void warnOfLongCache(final long periodNanos)
+    {
+        final long ttlSeconds = jdkCacheSeconds();
+        if (ttlSeconds < 0 || TimeUnit.SECONDS.toNanos(ttlSeconds) > periodNanos)
+        {
+            LOG.info("the JVM caches DNS answers for {} (networkaddress.cache.ttl), longer than the DNS resolver's " +
+                "refresh interval of {} ms: address changes show up that much later; set networkaddress.cache.ttl " +
+                "(or -Dsun.net.inetaddr.ttl) to at most the interval", ttlSeconds < 0 ? "ever" : ttlSeconds + " s",
+                TimeUnit.NANOSECONDS.toMillis(periodNanos));
+        }
+    }
+
+    /** The JDK's positive cache TTL in seconds, negative for ever, as {@code InetAddressCachePolicy} reads it. */
+    static long jdkCacheSeconds()
+    {
+        final String configured = Objects.requireNonNullElseGet(Security.getProperty("networkaddress.cache.ttl"),
+            () -> System.getProperty("sun.net.inetaddr.ttl"));
+        if (configured == null)
+        {
+            return 30;
+        }
+        try
+        {
+            return Long.parseLong(configured.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            return 30;
+        }
+    }
+
+    /** A watched name: its watchers and next lookup under the resolver's lock, its last answer on its thread. */
+    private static final class Name
+    {
+        final DnsTarget target;
+        final List<Listener> listeners = new ArrayList<>();
+        long lastLookupAt = Long.MIN_VALUE / 2;
+        boolean planned;
+        long plannedAt;
+        long plan;
+        List<Endpoint> last;
+        Exception lastFailure;
+
+        Name(final DnsTarget target)
+        {
+            this.target = target;
+        }
+    }
+
+    /** Builds a {@link DnsEndpointResolver}. Not thread-safe. */
+    public static final class Builder
+    {
+        Lookup lookup = Lookup.JDK;
+        Duration refreshInterval = Duration.ofSeconds(30);
+        Duration minRefreshInterval = Duration.ofSeconds(5);
+        int maxAddresses = 256;
+
+        Builder()
+        {
+        }
+
+        /** How a name is looked up; default {@link Lookup#JDK}. */
+        public Builder lookup(final Lookup value)
+        {
+            lookup = Objects.requireNonNull(value, "lookup");
+            return this;
+        }
+
+        /** How often each name is looked up again without being asked; default 30 s. */
+        public Builder refreshInterval(final Duration value)
+        {
+            refreshInterval = positive(value, "refreshInterval");
+            return this;
+        }
+
+        /** The least time between two lookups of a name that watchers asked for early; default 5 s. */
+        public Builder minRefreshInterval(final Duration value)
+        {
+            if (value.isNegative())
+            {
+                throw new IllegalArgumentException("minRefreshInterval must not be negative, was " + value);
+            }
+            minRefreshInterval = value;
+            return this;
+        }
+
+        /**
+         * The most addresses a name may have (default 256): each is an endpoint with a session of its own, so an
+         * answer with more is refused, reported to the watchers' {@code onError}, and the last set stands.
+         */
+        public Builder maxAddresses(final int value)
+        {
+            if (value < 1)
+            {
+                throw new IllegalArgumentException("maxAddresses must be >= 1, was " + value);
+            }
+            maxAddresses = value;
+            return this;
+        }
+
+        public DnsEndpointResolver build()
+        {
+            return new DnsEndpointResolver(this, SystemNanoClock.INSTANCE, new ExecutorClientThread("xio-dns"));
+        }
+
+        private static Duration positive(final Duration value, final String name)
+        {
+            if (value.isNegative() || value.isZero())
+            {
+                throw new IllegalArgumentException(name + " must be positive, was " + value);
+            }
+            return value;
+        }
+    }
+}
