@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.cluster.DnsTarget;
 import io.xio.cluster.TransportPreference;
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
@@ -646,6 +647,8 @@ public class XioProperties
 
         private final Discovery discovery = new Discovery();
 
+        private final Dns dns = new Dns();
+
         public Duration getTimeout()
         {
             return timeout;
@@ -675,6 +678,12 @@ public class XioProperties
         public Discovery getDiscovery()
         {
             return discovery;
+        }
+
+        /** How clients whose address is a DNS name ({@code dns:///host:port/resource}) follow its addresses. */
+        public Dns getDns()
+        {
+            return dns;
         }
 
         /** The credentials of every client whose own section sets none. */
@@ -899,7 +908,9 @@ public class XioProperties
     public static class NamedClient
     {
         /**
-         * The service's address, e.g. {@code tcp://localhost:7000/kv}. Either this or {@code service-id}, not both.
+         * The service's address, e.g. {@code tcp://localhost:7000/kv}, or a DNS name whose every address the client
+         * calls and follows, e.g. {@code dns:///kv.prod.svc.cluster.local:7000/kv} (a Kubernetes headless
+         * service; {@code dns+tls:///...} for tls). Either this or {@code service-id}, not both.
          */
         private @Nullable String uri;
 
@@ -947,7 +958,15 @@ public class XioProperties
 
         public void setUri(final String uri)
         {
-            if (XioUri.parse(String.valueOf(uri)).resource().isEmpty())
+            if (DnsTarget.isDns(uri))
+            {
+                if (DnsTarget.parse(uri).resource().isEmpty())
+                {
+                    throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. " +
+                        "dns:///kv.default.svc.cluster.local:7000/kv");
+                }
+            }
+            else if (XioUri.parse(String.valueOf(uri)).resource().isEmpty())
             {
                 throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. tcp://localhost:7000/kv");
             }
@@ -1611,6 +1630,67 @@ public class XioProperties
         public void setRefreshInterval(final Duration refreshInterval)
         {
             this.refreshInterval = positive(refreshInterval);
+        }
+    }
+
+    /**
+     * How clients whose address is a DNS name follow its addresses: each such client looks its name up with the
+     * JVM's resolver, which caches answers for {@code networkaddress.cache.ttl} seconds (30 when unset; set it to at
+     * most the refresh interval, e.g. {@code -Dsun.net.inetaddr.ttl=5}).
+     */
+    public static class Dns
+    {
+        /** How often the name is looked up again. */
+        private Duration refreshInterval = Duration.ofSeconds(30);
+
+        /**
+         * The least time between two lookups when the client asks for one early (an address lost or unreachable),
+         * however often it asks.
+         */
+        private Duration minRefreshInterval = Duration.ofSeconds(5);
+
+        /**
+         * The most addresses a name may have, each an endpoint with a session of its own; an answer with more is
+         * refused and the last set of addresses stands.
+         */
+        private int maxAddresses = 256;
+
+        public Duration getRefreshInterval()
+        {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(final Duration refreshInterval)
+        {
+            this.refreshInterval = positive(refreshInterval);
+        }
+
+        public Duration getMinRefreshInterval()
+        {
+            return minRefreshInterval;
+        }
+
+        public void setMinRefreshInterval(final Duration minRefreshInterval)
+        {
+            if (minRefreshInterval.isNegative())
+            {
+                throw new IllegalArgumentException("must not be negative, was " + minRefreshInterval);
+            }
+            this.minRefreshInterval = minRefreshInterval;
+        }
+
+        public int getMaxAddresses()
+        {
+            return maxAddresses;
+        }
+
+        public void setMaxAddresses(final int maxAddresses)
+        {
+            if (maxAddresses < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + maxAddresses);
+            }
+            this.maxAddresses = maxAddresses;
         }
     }
 

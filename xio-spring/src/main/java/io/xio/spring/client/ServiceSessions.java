@@ -1,5 +1,6 @@
 package io.xio.spring.client;
 
+import io.xio.cluster.EndpointResolver;
 import io.xio.cluster.EndpointStatus;
 import io.xio.cluster.ServiceClient;
 import io.xio.engine.Session;
@@ -17,11 +18,14 @@ final class ServiceSessions implements ClientSessions
 {
     private final ServiceClient client;
     private final String serviceId;
+    private final @Nullable EndpointResolver ownResolver;
 
-    ServiceSessions(final ServiceClient client, final String serviceId)
+    /** @param ownResolver the client's own resolver, closed after it; null for the application's */
+    ServiceSessions(final ServiceClient client, final String serviceId, final @Nullable EndpointResolver ownResolver)
     {
         this.client = client;
         this.serviceId = serviceId;
+        this.ownResolver = ownResolver;
     }
 
     @Override
@@ -92,8 +96,8 @@ final class ServiceSessions implements ClientSessions
         else
         {
             state = XioClientStatus.State.UNREACHABLE;
-            detail = endpoints.isEmpty() ? "no instance of " + serviceId + " with xio portals is registered"
-                : lastFailure();
+            detail = endpoints.isEmpty() ? (ownResolver != null ? serviceId + " resolves to no address yet"
+                : "no instance of " + serviceId + " with xio portals is registered") : lastFailure();
         }
         return new XioClientStatus(name, api, null, state, detail, serviceId, endpoints);
     }
@@ -102,5 +106,9 @@ final class ServiceSessions implements ClientSessions
     public void close()
     {
         client.close();
+        if (ownResolver != null)
+        {
+            ownResolver.close();
+        }
     }
 }

@@ -56,13 +56,16 @@ public final class XioClientProxies
     }
 
     /**
-     * The sessions of a client that names a service: a {@link ServiceClient} over the instances the application's
-     * {@link EndpointResolver} (the Spring Cloud {@code DiscoveryClient} bridge) reports.
+     * The sessions of a client that names a service: a {@link ServiceClient} over the instances its own resolver (a
+     * DNS name's) or the application's {@link EndpointResolver} (the Spring Cloud {@code DiscoveryClient} bridge)
+     * reports.
      */
     private static ClientSessions serviceSessions(final XioEngine engine, final XioClientSettings.Service service,
         final SessionOptions options, final BeanFactory beans)
     {
-        final EndpointResolver resolver = beans.getBeanProvider(EndpointResolver.class).getIfAvailable();
+        final EndpointResolver own = service.resolver();
+        final EndpointResolver resolver = own != null ? own
+            : beans.getBeanProvider(EndpointResolver.class).getIfAvailable();
         if (resolver == null)
         {
             throw new IllegalStateException("a client of the service " + service.serviceId() + " needs an " +
@@ -74,6 +77,6 @@ public final class XioClientProxies
             .transports(service.transports())
             .sessionOptions(options)
             .build();
-        return new ServiceSessions(client, service.serviceId());
+        return new ServiceSessions(client, service.serviceId(), own);
     }
 }

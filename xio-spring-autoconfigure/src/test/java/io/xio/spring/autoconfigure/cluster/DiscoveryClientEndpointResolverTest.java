@@ -119,6 +119,33 @@ class DiscoveryClientEndpointResolverTest
     }
 
     @Test
+    void withoutAnnouncedPortalsEveryInstanceIsReachedAtItsNamedXioPortsElseAtItsOwnPort() throws Exception
+    {
+        discovery.instances.set(List.of(
+            // Spring Cloud Kubernetes: the service's named ports in every instance's metadata, its primary port
+            // (http, say) as the instance's own.
+            new DefaultServiceInstance("pod-a", "blobs", "10.1.0.5", 8080, false,
+                Map.of("port.http", "8080", "port.xio", "7000", "k8s_namespace", "prod")),
+            new DefaultServiceInstance("pod-b", "blobs", "10.1.0.6", 8443, true,
+                Map.of("port.xio-tls", "7443", "port.xio", "7000")),
+            // No named port: the instance's own, tls as it is secure, tcp else.
+            new DefaultServiceInstance("plain", "blobs", "10.1.0.7", 7000, false, Map.of()),
+            new DefaultServiceInstance("secure", "blobs", "fd00::8", 7443, true, Map.of()),
+            new DefaultServiceInstance("bad-port", "blobs", "10.1.0.9", 8080, false, Map.of("port.xio", "x"))));
+        resolver = new DiscoveryClientEndpointResolver(discovery, Duration.ofHours(1));
+        final Heard heard = new Heard();
+        resolver.watch("blobs", heard);
+
+        assertThat(heard.sets.poll(10, TimeUnit.SECONDS)).containsExactly(
+            new Endpoint("plain", "", List.of(XioUri.parse("tcp://10.1.0.7:7000")), Map.of()),
+            new Endpoint("pod-a", "", List.of(XioUri.parse("tcp://10.1.0.5:7000")),
+                Map.of("port.http", "8080", "port.xio", "7000", "k8s_namespace", "prod")),
+            new Endpoint("pod-b", "", List.of(XioUri.parse("tls://10.1.0.6:7443"), XioUri.parse("tcp://10.1.0.6:7000")),
+                Map.of("port.xio-tls", "7443", "port.xio", "7000")),
+            new Endpoint("secure", "", List.of(XioUri.parse("tls://[fd00::8]:7443")), Map.of()));
+    }
+
+    @Test
     void aHeartbeatReadsAgainAndOnlyAChangeIsReported() throws Exception
     {
         discovery.instances.set(List.of(instance("a-1", Map.of("xio.portals", "tcp://10.0.0.1:7000"))));
