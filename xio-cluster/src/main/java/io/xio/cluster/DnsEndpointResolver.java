@@ -293,8 +293,8 @@ public final class DnsEndpointResolver implements EndpointResolver
     /** The JDK's positive cache TTL in seconds, negative for ever, as {@code InetAddressCachePolicy} reads it. */
     static long jdkCacheSeconds()
     {
-        final String configured = Objects.requireNonNullElseGet(Security.getProperty("networkaddress.cache.ttl"),
-            () -> System.getProperty("sun.net.inetaddr.ttl"));
+        final String security = Security.getProperty("networkaddress.cache.ttl");
+        final String configured = security != null ? security : System.getProperty("sun.net.inetaddr.ttl");
         if (configured == null)
         {
             return 30;

@@ -916,7 +916,8 @@ public class XioProperties
 
         /**
          * The service's id in Spring Cloud's discovery ({@code DiscoveryClient}): the client calls every instance
-         * that registered xio portals under it, and follows instances as they come and go. Either this or
+         * that registered xio portals under it (when none did, as on Kubernetes, every instance at its port named
+         * xio or xio-tls, else at its own port), and follows instances as they come and go. Either this or
          * {@code uri}, not both.
          */
         private @Nullable String serviceId;
