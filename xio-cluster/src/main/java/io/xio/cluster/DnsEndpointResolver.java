@@ -11,8 +11,10 @@ import java.security.Security;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -208,21 +210,14 @@ public final class DnsEndpointResolver implements EndpointResolver
         {
             failure = ex;
         }
-        if (failure != null)
+        name.lastFailure = failure;
+        if (failure != null || !found.equals(name.last))
         {
-            name.lastFailure = failure;
+            name.last = failure != null ? name.last : found;
+            name.told.clear();
             for (final Listener listener : listeners)
             {
-                listener.onError(failure);
-            }
-        }
-        else if (!found.equals(name.last))
-        {
-            name.last = found;
-            name.lastFailure = null;
-            for (final Listener listener : listeners)
-            {
-                listener.onEndpoints(found);
+                tell(name, listener, failure != null ? null : found, failure);
             }
         }
         synchronized (this)
@@ -234,7 +229,10 @@ public final class DnsEndpointResolver implements EndpointResolver
         }
     }
 
-    /** Tells a watcher that joined a name watched already what is known of it. On the resolver's thread. */
+    /**
+     * Tells a watcher that joined a name watched already the last report, unless the lookup since told it. On the
+     * resolver's thread.
+     */
     private void greet(final Name name, final Listener listener)
     {
         synchronized (this)
@@ -244,13 +242,34 @@ public final class DnsEndpointResolver implements EndpointResolver
                 return;
             }
         }
-        if (name.last != null)
+        if (!name.told.contains(listener) && (name.last != null || name.lastFailure != null))
         {
-            listener.onEndpoints(name.last);
+            tell(name, listener, name.lastFailure != null ? null : name.last, name.lastFailure);
         }
-        else if (name.lastFailure != null)
+    }
+
+    /**
+     * Tells {@code listener} a set, or else a failure; one that throws is logged, so that it stops neither the
+     * others nor the name's next lookup. On the resolver's thread.
+     */
+    private static void tell(final Name name, final Listener listener, final List<Endpoint> endpoints,
+        final Exception failure)
+    {
+        name.told.add(listener);
+        try
         {
-            listener.onError(name.lastFailure);
+            if (endpoints != null)
+            {
+                listener.onEndpoints(endpoints);
+            }
+            else
+            {
+                listener.onError(failure);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("a watcher of {} failed: {}", name.target.service(), ex.toString());
         }
     }
 
@@ -319,7 +338,10 @@ public final class DnsEndpointResolver implements EndpointResolver
         long plannedAt;
         long plan;
         List<Endpoint> last;
+        /** The last lookup's failure, null after a success. */
         Exception lastFailure;
+        /** The watchers told the last report (a late one is told it once). */
+        final Set<Listener> told = Collections.newSetFromMap(new IdentityHashMap<>());
 
         Name(final DnsTarget target)
         {

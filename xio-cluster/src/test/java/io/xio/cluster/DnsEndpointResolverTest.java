@@ -211,6 +211,23 @@ class DnsEndpointResolverTest
     }
 
     @Test
+    void aWatcherThatThrowsStopsNeitherTheOthersNorTheNextLookups()
+    {
+        answer("10.0.0.1");
+        resolver.watch(TARGET, endpoints ->
+        {
+            throw new IllegalStateException("a broken watcher");
+        });
+        final Heard heard = new Heard();
+        resolver.watch(TARGET, heard);
+        thread.runDue();
+        answer("10.0.0.2");
+        thread.advance(30 * SECOND);
+
+        assertThat(heard.reports).containsExactly("[tcp://10.0.0.1:7000]", "[tcp://10.0.0.2:7000]");
+    }
+
+    @Test
     void aNameNoLongerWatchedOrAClosedResolverLooksNothingUp()
     {
         answer("10.0.0.1");
