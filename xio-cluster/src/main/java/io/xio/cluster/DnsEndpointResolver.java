@@ -5,6 +5,7 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.security.Security;
@@ -32,19 +33,22 @@ import java.util.concurrent.TimeUnit;
  * <p>Each name is looked up when first watched, then every {@link Builder#refreshInterval refresh interval}, and
  * sooner when a watcher asks ({@link Watch#refresh()}: its client lost a connection or could not reach an address),
  * but never sooner than the {@link Builder#minRefreshInterval minimum interval} after the last lookup, however many
- * clients ask, so a failing fleet cannot hammer DNS. Watchers hear a set only when it changed. A lookup that fails,
+ * clients ask, so a failing fleet cannot hammer DNS. Watchers hear a set when it changed, and a watcher that has not
+ * heard the current set yet (it joined after a failed lookup) hears it on the next lookup. A lookup that fails,
  * finds no address or more than {@link Builder#maxAddresses the bound} is reported to {@code onError} and the last
- * set stands (a name missing for a moment drains no pod).
+ * set stands (a name missing for a moment drains no pod). Of a name with addresses of both families (A and AAAA
+ * records, {@code localhost}) one family is taken, so that a pod is not two endpoints ({@link AddressFamily}).
  *
  * <p>The default lookup is the JDK's ({@link InetAddress#getAllByName}), which caches answers: for
  * {@code networkaddress.cache.ttl} seconds (a security property; 30 s when unset, or the system property
  * {@code sun.net.inetaddr.ttl}), and failures for {@code networkaddress.cache.negative.ttl} (10 s). A lookup sooner
- * than that sees the cached answer, so on Kubernetes set {@code networkaddress.cache.ttl} at most to the refresh
- * interval (5 s matches CoreDNS's own TTL), e.g. {@code -Dsun.net.inetaddr.ttl=5}; the resolver logs the cache's
- * TTL once when it is longer than the refresh interval.
+ * than that sees the cached answer, an early one (after a lost connection) included, so on Kubernetes set
+ * {@code networkaddress.cache.ttl} at most to the minimum refresh interval (5 s matches CoreDNS's own TTL), e.g.
+ * {@code -Dsun.net.inetaddr.ttl=5}; the resolver logs a warning when the cache's TTL is longer than that interval.
  *
  * <p>Thread-safe: lookups and every watcher's reports run on the resolver's own thread (one per resolver, lookups of
- * different names one after the other), so a watcher hears its reports one at a time.
+ * different names one after the other), so a watcher hears its reports one at a time, and none after its watch or
+ * the resolver is closed.
  */
 public final class DnsEndpointResolver implements EndpointResolver
 {
@@ -65,13 +69,50 @@ public final class DnsEndpointResolver implements EndpointResolver
         List<InetAddress> addresses(String host) throws UnknownHostException;
     }
 
+    /** Which addresses of a name become endpoints. */
+    public enum AddressFamily
+    {
+        /** The IPv4 addresses; those of IPv6 only when the name has no IPv4 address. */
+        IPV4,
+        /** The IPv6 addresses; those of IPv4 only when the name has no IPv6 address. */
+        IPV6,
+        /** Every address: a host with both is two endpoints, one of which may not be reachable. */
+        BOTH;
+
+        /** The JVM's preference: {@link #IPV6} when {@code java.net.preferIPv6Addresses} is true, else IPv4. */
+        public static AddressFamily preferred()
+        {
+            return Boolean.parseBoolean(System.getProperty("java.net.preferIPv6Addresses")) ? IPV6 : IPV4;
+        }
+
+        /** The addresses of {@code distinct} this family takes, in order. */
+        List<InetAddress> select(final Set<InetAddress> distinct)
+        {
+            if (this == BOTH)
+            {
+                return List.copyOf(distinct);
+            }
+            final List<InetAddress> preferred = new ArrayList<>(distinct.size());
+            for (final InetAddress address : distinct)
+            {
+                if (address instanceof Inet6Address == (this == IPV6))
+                {
+                    preferred.add(address);
+                }
+            }
+            return preferred.isEmpty() ? List.copyOf(distinct) : preferred;
+        }
+    }
+
     private final Lookup lookup;
     private final long periodNanos;
     private final long minIntervalNanos;
     private final int maxAddresses;
+    private final AddressFamily family;
     private final NanoClock clock;
     private final ClientThread thread;
-    /** Watched names by {@link DnsTarget#service()}; guarded by {@code this}. */
+    private final Object lock = new Object();
+    /** Watched names by {@link DnsTarget#service()}; guarded by {@link #lock}. */
     private final Map<String, Name> names = new HashMap<>();
     private boolean closed;
 
@@ -81,11 +122,16 @@ public final class DnsEndpointResolver implements EndpointResolver
         this.periodNanos = builder.refreshInterval.toNanos();
         this.minIntervalNanos = builder.minRefreshInterval.toNanos();
         this.maxAddresses = builder.maxAddresses;
+        this.family = builder.family != null ? builder.family : AddressFamily.preferred();
         this.clock = clock;
         this.thread = thread;
         if (lookup == Lookup.JDK)
         {
-            warnOfLongCache(periodNanos);
+            final String warning = staleCacheWarning(jdkCacheSeconds(), minIntervalNanos);
+            if (warning != null)
+            {
+                LOG.warn(warning);
+            }
         }
     }
 
@@ -95,6 +141,7 @@ public final class DnsEndpointResolver implements EndpointResolver
         return builder().build();
     }
 
+    /** A builder with the defaults of {@link #create()}, to change some of them; any thread. */
     public static Builder builder()
     {
         return new Builder();
@@ -112,7 +159,7 @@ public final class DnsEndpointResolver implements EndpointResolver
         final DnsTarget target = DnsTarget.parse(service);
         final String key = target.service();
         final Name name;
-        synchronized (this)
+        synchronized (lock)
         {
             if (closed)
             {
@@ -136,7 +183,7 @@ public final class DnsEndpointResolver implements EndpointResolver
             @Override
             public void refresh()
             {
-                synchronized (DnsEndpointResolver.this)
+                synchronized (lock)
                 {
                     if (names.get(key) == name)
                     {
@@ -148,7 +195,7 @@ public final class DnsEndpointResolver implements EndpointResolver
             @Override
             public void close()
             {
-                synchronized (DnsEndpointResolver.this)
+                synchronized (lock)
                 {
                     name.listeners.remove(listener);
                     if (name.listeners.isEmpty() && names.get(key) == name)
@@ -161,11 +208,11 @@ public final class DnsEndpointResolver implements EndpointResolver
         };
     }
 
-    /** Stops every lookup; watchers hear nothing more. */
+    /** Stops every lookup; watchers hear nothing more, not even from a lookup running now. */
     @Override
     public void close()
     {
-        synchronized (this)
+        synchronized (lock)
         {
             closed = true;
             names.clear();
@@ -186,13 +233,13 @@ public final class DnsEndpointResolver implements EndpointResolver
         thread.schedule(at - clock.nanoTime(), () -> lookUp(name, plan));
     }
 
-    /** Runs on the resolver's thread. */
+    /** Runs on the resolver's thread; whatever the lookup or a watcher throws, the name's next lookup is planned. */
     private void lookUp(final Name name, final long plan)
     {
         final List<Listener> listeners;
-        synchronized (this)
+        synchronized (lock)
         {
-            if (name.plan != plan || names.get(name.target.service()) != name)
+            if (name.plan != plan || !watched(name))
             {
                 return; // superseded by a sooner plan, or no longer watched
             }
@@ -200,66 +247,101 @@ public final class DnsEndpointResolver implements EndpointResolver
             name.lastLookupAt = clock.nanoTime();
             listeners = List.copyOf(name.listeners);
         }
+        try
+        {
+            report(name, listeners);
+        }
+        finally
+        {
+            synchronized (lock)
+            {
+                if (watched(name))
+                {
+                    plan(name, name.lastLookupAt + periodNanos); // a refresh asked for meanwhile stays sooner
+                }
+            }
+        }
+    }
+
+    /** Looks {@code name} up and tells its watchers: a new set to all, the same set to those that lack it. */
+    private void report(final Name name, final List<Listener> listeners)
+    {
         List<Endpoint> found = null;
-        Exception failure = null;
+        Throwable failure = null;
         try
         {
             found = endpoints(name.target, lookup.addresses(name.target.host()));
         }
-        catch (final UnknownHostException | RuntimeException ex)
+        catch (final Throwable ex)
         {
-            failure = ex;
+            failure = ex; // an Error too: reported as a failure, the name stays watched
         }
         name.lastFailure = failure;
-        if (failure != null || !found.equals(name.last))
+        name.current.retainAll(listeners); // forgets those that left
+        name.heard.retainAll(listeners);
+        if (failure != null)
         {
-            name.last = failure != null ? name.last : found;
-            name.told.clear();
             for (final Listener listener : listeners)
             {
-                tell(name, listener, failure != null ? null : found, failure);
+                tell(name, listener, null, failure);
             }
+            return;
         }
-        synchronized (this)
+        if (!found.equals(name.last))
         {
-            if (names.get(name.target.service()) == name)
+            name.last = found;
+            name.current.clear();
+        }
+        for (final Listener listener : listeners)
+        {
+            if (!name.current.contains(listener))
             {
-                plan(name, name.lastLookupAt + periodNanos); // a refresh asked for meanwhile stays sooner
+                tell(name, listener, found, null);
             }
         }
     }
 
     /**
-     * Tells a watcher that joined a name watched already the last report, unless the lookup since told it. On the
-     * resolver's thread.
+     * Tells a watcher that joined a name watched already the current set and the last lookup's failure, unless a
+     * lookup told it something since it joined. On the resolver's thread.
      */
     private void greet(final Name name, final Listener listener)
     {
-        synchronized (this)
+        if (name.heard.contains(listener))
         {
-            if (!name.listeners.contains(listener))
-            {
-                return;
-            }
+            return;
         }
-        if (!name.told.contains(listener) && (name.last != null || name.lastFailure != null))
+        if (name.last != null)
         {
-            tell(name, listener, name.lastFailure != null ? null : name.last, name.lastFailure);
+            tell(name, listener, name.last, null);
+        }
+        if (name.lastFailure != null)
+        {
+            tell(name, listener, null, name.lastFailure);
         }
     }
 
     /**
-     * Tells {@code listener} a set, or else a failure; one that throws is logged, so that it stops neither the
-     * others nor the name's next lookup. On the resolver's thread.
+     * Tells {@code listener} a set, or else a failure, if it still watches the name and the resolver is open; one
+     * that throws is logged, so that it stops neither the others nor the name's next lookup. On the resolver's
+     * thread.
      */
-    private static void tell(final Name name, final Listener listener, final List<Endpoint> endpoints,
-        final Exception failure)
+    private void tell(final Name name, final Listener listener, final List<Endpoint> endpoints,
+        final Throwable failure)
     {
-        name.told.add(listener);
+        synchronized (lock)
+        {
+            if (!watched(name) || !name.listeners.contains(listener))
+            {
+                return; // closed while the lookup ran
+            }
+        }
+        name.heard.add(listener);
         try
         {
             if (endpoints != null)
             {
+                name.current.add(listener);
                 listener.onEndpoints(endpoints);
             }
             else
@@ -267,13 +349,19 @@ public final class DnsEndpointResolver implements EndpointResolver
                 listener.onError(failure);
             }
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
             LOG.warn("a watcher of {} failed: {}", name.target.service(), ex.toString());
         }
     }
 
-    /** The endpoints of {@code addresses}, one per distinct address, by id. */
+    /** Whether {@code name} is still watched and the resolver open. Under the lock. */
+    private boolean watched(final Name name)
+    {
+        return !closed && names.get(name.target.service()) == name;
+    }
+
+    /** The endpoints of {@code addresses}, one per distinct address of the family taken, by id. */
     private List<Endpoint> endpoints(final DnsTarget target, final List<InetAddress> addresses)
         throws UnknownHostException
     {
@@ -282,13 +370,14 @@ public final class DnsEndpointResolver implements EndpointResolver
         {
             throw new UnknownHostException(target.host() + " has no address");
         }
-        if (distinct.size() > maxAddresses)
+        final List<InetAddress> taken = family.select(distinct);
+        if (taken.size() > maxAddresses)
         {
-            throw new UnknownHostException(target.host() + " has " + distinct.size() + " addresses, more than the " +
+            throw new UnknownHostException(target.host() + " has " + taken.size() + " addresses, more than the " +
                 maxAddresses + " a DNS resolver takes (maxAddresses); the last set stands");
         }
-        final List<Endpoint> endpoints = new ArrayList<>(distinct.size());
-        for (final InetAddress address : distinct)
+        final List<Endpoint> endpoints = new ArrayList<>(taken.size());
+        for (final InetAddress address : taken)
         {
             endpoints.add(Endpoint.of(target.portal(address)));
         }
@@ -296,17 +385,21 @@ public final class DnsEndpointResolver implements EndpointResolver
         return List.copyOf(endpoints);
     }
 
-    /** Logs once that the JDK's cache outlives the refresh interval, so that a lookup sees a stale answer. */
-    private static void warnOfLongCache(final long periodNanos)
+    /**
+     * The warning that the JDK's cache outlives the minimum refresh interval, so that an early lookup (after a lost
+     * connection) sees the cached, stale answer; null when it does not.
+     */
+    static String staleCacheWarning(final long ttlSeconds, final long minIntervalNanos)
     {
-        final long ttlSeconds = jdkCacheSeconds();
-        if (ttlSeconds < 0 || TimeUnit.SECONDS.toNanos(ttlSeconds) > periodNanos)
+        if (ttlSeconds >= 0 && TimeUnit.SECONDS.toNanos(ttlSeconds) <= minIntervalNanos)
         {
-            LOG.info("the JVM caches DNS answers for {} (networkaddress.cache.ttl), longer than the DNS resolver's " +
-                "refresh interval of {} ms: address changes show up that much later; set networkaddress.cache.ttl " +
-                "(or -Dsun.net.inetaddr.ttl) to at most the interval", ttlSeconds < 0 ? "ever" : ttlSeconds + " s",
-                TimeUnit.NANOSECONDS.toMillis(periodNanos));
+            return null;
         }
+        return "the JVM caches DNS answers for " + (ttlSeconds < 0 ? "ever" : ttlSeconds + " s") +
+            " (networkaddress.cache.ttl), longer than the DNS resolver's minimum refresh interval of " +
+            TimeUnit.NANOSECONDS.toMillis(minIntervalNanos) + " ms: a lookup sooner than that after a lost " +
+            "connection sees the stale answer, and address changes show up that much later; set " +
+            "networkaddress.cache.ttl (or -Dsun.net.inetaddr.ttl) to at most the minimum refresh interval";
     }
 
     /** The JDK's positive cache TTL in seconds, negative for ever, as {@code InetAddressCachePolicy} reads it. */
@@ -328,7 +421,10 @@ public final class DnsEndpointResolver implements EndpointResolver
         }
     }
 
-    /** A watched name: its watchers and next lookup under the resolver's lock, its last answer on its thread. */
+    /**
+     * A watched name: its watchers and next lookup under the resolver's lock, its last answer and who heard it on
+     * the resolver's thread.
+     */
     private static final class Name
     {
         final DnsTarget target;
@@ -337,11 +433,14 @@ public final class DnsEndpointResolver implements EndpointResolver
         boolean planned;
         long plannedAt;
         long plan;
+        /** The current set, null before the first lookup that found one. */
         List<Endpoint> last;
         /** The last lookup's failure, null after a success. */
-        Exception lastFailure;
-        /** The watchers told the last report (a late one is told it once). */
-        final Set<Listener> told = Collections.newSetFromMap(new IdentityHashMap<>());
+        Throwable lastFailure;
+        /** The watchers told the current set. */
+        final Set<Listener> current = Collections.newSetFromMap(new IdentityHashMap<>());
+        /** The watchers told anything (a late one is greeted unless a lookup told it first). */
+        final Set<Listener> heard = Collections.newSetFromMap(new IdentityHashMap<>());
 
         Name(final DnsTarget target)
         {
@@ -356,6 +455,7 @@ public final class DnsEndpointResolver implements EndpointResolver
         Duration refreshInterval = Duration.ofSeconds(30);
         Duration minRefreshInterval = Duration.ofSeconds(5);
         int maxAddresses = 256;
+        AddressFamily family;
 
         Builder()
         {
@@ -375,14 +475,23 @@ public final class DnsEndpointResolver implements EndpointResolver
             return this;
         }
 
-        /** The least time between two lookups of a name that watchers asked for early; default 5 s. */
+        /**
+         * The least time between two lookups of a name that watchers asked for early; default 5 s. Positive: it is
+         * what keeps a failing fleet from hammering DNS.
+         */
         public Builder minRefreshInterval(final Duration value)
         {
-            if (value.isNegative())
-            {
-                throw new IllegalArgumentException("minRefreshInterval must not be negative, was " + value);
-            }
-            minRefreshInterval = value;
+            minRefreshInterval = positive(value, "minRefreshInterval");
+            return this;
+        }
+
+        /**
+         * Which addresses of a name become endpoints; default {@link AddressFamily#preferred()}, one family as the
+         * JVM prefers it.
+         */
+        public Builder addressFamily(final AddressFamily value)
+        {
+            family = Objects.requireNonNull(value, "addressFamily");
             return this;
         }
 
@@ -400,6 +509,10 @@ public final class DnsEndpointResolver implements EndpointResolver
             return this;
         }
 
+        /**
+         * A resolver with these settings and a thread of its own ({@code xio-dns}, started by the first watch),
+         * which {@link DnsEndpointResolver#close()} stops.
+         */
         public DnsEndpointResolver build()
         {
             return new DnsEndpointResolver(this, SystemNanoClock.INSTANCE, new ExecutorClientThread("xio-dns"));
@@ -407,7 +520,7 @@ public final class DnsEndpointResolver implements EndpointResolver
 
         private static Duration positive(final Duration value, final String name)
         {
-            if (value.isNegative() || value.isZero())
+            if (value == null || value.isNegative() || value.isZero())
             {
                 throw new IllegalArgumentException(name + " must be positive, was " + value);
             }

@@ -24,6 +24,11 @@ public record DnsTarget(String transport, String host, int port, String resource
 
     private static final String PREFIX = SCHEME + "+";
 
+    /**
+     * Checks that the transport reaches other hosts; an absent resource is empty.
+     *
+     * @throws IllegalArgumentException for a same-host transport (shm), which no DNS address can reach
+     */
     public DnsTarget
     {
         if (TransportPreference.SAME_HOST.contains(transport))

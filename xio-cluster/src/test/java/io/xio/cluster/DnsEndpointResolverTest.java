@@ -30,6 +30,10 @@ class DnsEndpointResolverTest
     /** The answers by host; a host missing has no address. */
     private final Map<String, List<String>> zone = new HashMap<>();
     private final List<String> lookups = new ArrayList<>();
+    /** Runs inside each lookup, as if while the lookup waits for DNS. */
+    private Runnable duringLookup = () ->
+    {
+    };
     private DnsEndpointResolver resolver = resolver(b -> b);
 
     private DnsEndpointResolver resolver(final java.util.function.UnaryOperator<DnsEndpointResolver.Builder> settings)
@@ -39,6 +43,7 @@ class DnsEndpointResolverTest
             .lookup(host ->
             {
                 lookups.add(host);
+                duringLookup.run();
                 final List<String> answer = zone.get(host);
                 if (answer == null)
                 {
@@ -82,6 +87,7 @@ class DnsEndpointResolverTest
     @Test
     void everyAddressIsAnEndpointWithOnePortalOfTheTargetsTransportAndPort()
     {
+        resolver = resolver(b -> b.addressFamily(DnsEndpointResolver.AddressFamily.BOTH));
         answer("10.0.0.2", "10.0.0.1", "10.0.0.2", "fd00::7");
         final Heard heard = new Heard();
         resolver.watch("dns+tls:///kv.test:7443/ignored", heard);
@@ -263,5 +269,134 @@ class DnsEndpointResolverTest
         assertThatThrownBy(() -> DnsTarget.parse("dns+shm:///kv:7000")).hasMessageContaining("only this host");
         assertThatThrownBy(() -> DnsTarget.parse("dns+:///kv:7000")).hasMessageContaining("no transport");
         assertThatThrownBy(() -> resolver.watch("tcp://kv:7000", new Heard())).hasMessageContaining("no DNS target");
+    }
+
+    @Test
+    void aWatcherJoiningAfterAFailedLookupHearsTheSetKnownAndTheFailureAndNothingTwice()
+    {
+        answer("10.0.0.1");
+        final Heard first = new Heard();
+        resolver.watch(TARGET, first);
+        thread.runDue();
+        zone.remove("kv.test");
+        thread.advance(30 * SECOND);
+
+        final Heard late = new Heard();
+        resolver.watch(TARGET, late);
+        thread.runDue();
+        assertThat(late.reports).containsExactly("[tcp://10.0.0.1:7000]", "error: kv.test");
+
+        answer("10.0.0.1"); // back unchanged: nobody lacks the set
+        thread.advance(30 * SECOND);
+        assertThat(late.reports).hasSize(2);
+        assertThat(first.reports).containsExactly("[tcp://10.0.0.1:7000]", "error: kv.test");
+    }
+
+    @Test
+    void aWatcherJoiningBeforeAnyAddressWasFoundHearsTheFirstSetFound()
+    {
+        final Heard first = new Heard();
+        resolver.watch(TARGET, first);
+        thread.runDue();
+        final Heard late = new Heard();
+        resolver.watch(TARGET, late);
+        thread.runDue();
+        answer("10.0.0.1");
+        thread.advance(30 * SECOND);
+
+        assertThat(late.reports).containsExactly("error: kv.test", "[tcp://10.0.0.1:7000]");
+        assertThat(first.reports).containsExactly("error: kv.test", "[tcp://10.0.0.1:7000]");
+    }
+
+    @Test
+    void oneAddressFamilyIsTakenByDefaultSoThatADualStackHostIsOneEndpoint()
+    {
+        answer("::1", "127.0.0.1");
+        final Heard heard = new Heard();
+        resolver.watch(TARGET, heard);
+        thread.runDue();
+        assertThat(heard.reports).as("IPv4, as java.net.preferIPv6Addresses is not true")
+            .containsExactly("[tcp://127.0.0.1:7000]");
+
+        final Heard v6 = new Heard();
+        resolver(b -> b.addressFamily(DnsEndpointResolver.AddressFamily.IPV6)).watch(TARGET, v6);
+        final Heard both = new Heard();
+        resolver(b -> b.addressFamily(DnsEndpointResolver.AddressFamily.BOTH)).watch(TARGET, both);
+        thread.runDue();
+        // A name of one family only is taken whichever is preferred.
+        final Heard v6Only = new Heard();
+        resolver(b -> b.addressFamily(DnsEndpointResolver.AddressFamily.IPV4)).watch("dns:///v6.test:7000", v6Only);
+        zone.put("v6.test", List.of("fd00::1", "fd00::2"));
+        thread.runDue();
+
+        assertThat(v6.reports).containsExactly("[tcp://[0:0:0:0:0:0:0:1]:7000]");
+        assertThat(both.reports).containsExactly("[tcp://127.0.0.1:7000, tcp://[0:0:0:0:0:0:0:1]:7000]");
+        assertThat(v6Only.reports)
+            .containsExactly("[tcp://[fd00:0:0:0:0:0:0:1]:7000, tcp://[fd00:0:0:0:0:0:0:2]:7000]");
+        assertThat(DnsEndpointResolver.AddressFamily.preferred()).isEqualTo(DnsEndpointResolver.AddressFamily.IPV4);
+    }
+
+    @Test
+    void aWatchOrResolverClosedWhileALookupRunsHearsNothingOfIt()
+    {
+        answer("10.0.0.1");
+        final Heard leaving = new Heard();
+        final Heard staying = new Heard();
+        final EndpointResolver.Watch leavingWatch = resolver.watch(TARGET, leaving);
+        resolver.watch(TARGET, staying);
+        duringLookup = leavingWatch::close;
+        thread.runDue();
+        assertThat(leaving.reports).isEmpty();
+        assertThat(staying.reports).containsExactly("[tcp://10.0.0.1:7000]");
+
+        answer("10.0.0.2");
+        duringLookup = resolver::close;
+        thread.advance(30 * SECOND);
+        assertThat(lookups).hasSize(2);
+        assertThat(staying.reports).containsExactly("[tcp://10.0.0.1:7000]");
+    }
+
+    @Test
+    void anErrorFromTheLookupOrAWatcherStopsNoLookup()
+    {
+        answer("10.0.0.1");
+        final Heard heard = new Heard();
+        resolver.watch(TARGET, endpoints ->
+        {
+            throw new AssertionError("a broken watcher");
+        });
+        resolver.watch(TARGET, heard);
+        duringLookup = () ->
+        {
+            throw new LinkageError("a lookup library missing");
+        };
+        thread.runDue();
+        duringLookup = () ->
+        {
+        };
+        thread.advance(30 * SECOND);
+        answer("10.0.0.2");
+        thread.advance(30 * SECOND);
+
+        assertThat(lookups).hasSize(3);
+        assertThat(heard.reports).containsExactly("error: a lookup library missing", "[tcp://10.0.0.1:7000]",
+            "[tcp://10.0.0.2:7000]");
+    }
+
+    @Test
+    void theMinimumRefreshIntervalMustBePositive()
+    {
+        assertThatThrownBy(() -> DnsEndpointResolver.builder().minRefreshInterval(Duration.ZERO))
+            .hasMessageContaining("minRefreshInterval must be positive");
+    }
+
+    @Test
+    void aJvmCacheLongerThanTheMinimumRefreshIntervalIsWarnedOf()
+    {
+        // An early lookup, the minimum interval after the last, would see the cached answer.
+        assertThat(DnsEndpointResolver.staleCacheWarning(10, 5 * SECOND)).contains("minimum refresh interval");
+        assertThat(DnsEndpointResolver.staleCacheWarning(-1, 5 * SECOND)).contains("for ever");
+        assertThat(DnsEndpointResolver.staleCacheWarning(5, 5 * SECOND)).isNull();
+        assertThat(DnsEndpointResolver.staleCacheWarning(0, 5 * SECOND)).isNull();
     }
 }

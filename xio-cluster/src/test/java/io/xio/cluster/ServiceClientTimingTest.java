@@ -203,6 +203,20 @@ class ServiceClientTimingTest
     }
 
     @Test
+    void aSessionLosingAConnectionItTriesAgainAsksTheResolverToLookAgainAndOneBackDoesNot()
+    {
+        resolver.set(SERVICE, List.of(endpoint("a", 7000)));
+        client(c -> c);
+        thread.runDue();
+        assertThat(refreshes).isZero();
+
+        opened.get(0).reconnecting(false);
+        assertThat(refreshes).as("a connection lost, the session reconnecting").isEqualTo(1);
+        opened.get(0).reconnecting(true);
+        assertThat(refreshes).as("back: nothing to ask").isEqualTo(1);
+    }
+
+    @Test
     void aCallerWaitingForASessionIsWokenOnTheClientsThreadNotOnTheThreadThatOpenedIt() throws Exception
     {
         refusals.add(new ConnectionException("connection refused"));
