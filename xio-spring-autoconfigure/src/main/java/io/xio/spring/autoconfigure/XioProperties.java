@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.cluster.DnsEndpointResolver;
 import io.xio.cluster.DnsTarget;
 import io.xio.cluster.TransportPreference;
 import io.xio.engine.ContextFailurePolicy;
@@ -917,8 +918,8 @@ public class XioProperties
         /**
          * The service's id in Spring Cloud's discovery ({@code DiscoveryClient}): the client calls every instance
          * that registered xio portals under it (when none did, as on Kubernetes, every instance at its port named
-         * xio or xio-tls, else at its own port), and follows instances as they come and go. Either this or
-         * {@code uri}, not both.
+         * xio or xio-tls; see {@code xio.client.discovery.instance-port-fallback}), and follows instances as they
+         * come and go. Either this or {@code uri}, not both.
          */
         private @Nullable String serviceId;
 
@@ -1623,6 +1624,14 @@ public class XioProperties
          */
         private Duration refreshInterval = Duration.ofSeconds(1);
 
+        /**
+         * Whether an instance of a service none of whose instances announces xio portals, and that has no port
+         * named {@code xio} or {@code xio-tls} in its metadata, is called at its own port (tls when it is secure).
+         * Off by default: an instance's own port is usually its web port (a server that registered through xio
+         * whose metadata the registry lost, say), which xio must not dial.
+         */
+        private boolean instancePortFallback;
+
         public Duration getRefreshInterval()
         {
             return refreshInterval;
@@ -1632,21 +1641,33 @@ public class XioProperties
         {
             this.refreshInterval = positive(refreshInterval);
         }
+
+        public boolean isInstancePortFallback()
+        {
+            return instancePortFallback;
+        }
+
+        public void setInstancePortFallback(final boolean instancePortFallback)
+        {
+            this.instancePortFallback = instancePortFallback;
+        }
     }
 
     /**
-     * How clients whose address is a DNS name follow its addresses: each such client looks its name up with the
-     * JVM's resolver, which caches answers for {@code networkaddress.cache.ttl} seconds (30 when unset; set it to at
-     * most the refresh interval, e.g. {@code -Dsun.net.inetaddr.ttl=5}).
+     * How clients whose address is a DNS name follow its addresses: the application's one resolver, shared by all of
+     * them (one thread, one rate limit, one lookup per name), looks names up with the JVM's resolver, which caches
+     * answers for {@code networkaddress.cache.ttl} seconds (30 when unset; set it to at most the minimum refresh
+     * interval, e.g. {@code -Dsun.net.inetaddr.ttl=5}, or an early lookup after a lost connection sees the stale
+     * answer).
      */
     public static class Dns
     {
-        /** How often the name is looked up again. */
+        /** How often a name is looked up again. */
         private Duration refreshInterval = Duration.ofSeconds(30);
 
         /**
-         * The least time between two lookups when the client asks for one early (an address lost or unreachable),
-         * however often it asks.
+         * The least time between two lookups of a name when a client asks for one early (an address lost or
+         * unreachable), however many clients ask; positive.
          */
         private Duration minRefreshInterval = Duration.ofSeconds(5);
 
@@ -1655,6 +1676,13 @@ public class XioProperties
          * refused and the last set of addresses stands.
          */
         private int maxAddresses = 256;
+
+        /**
+         * Which addresses of a name become endpoints: {@code ipv4} (those of IPv6 only when the name has no IPv4
+         * address), {@code ipv6} (the reverse) or {@code both} (a host with both is two endpoints). Unset, one
+         * family as the JVM prefers: IPv6 when {@code java.net.preferIPv6Addresses} is true, else IPv4.
+         */
+        private DnsEndpointResolver.@Nullable AddressFamily addressFamily;
 
         public Duration getRefreshInterval()
         {
@@ -1673,11 +1701,17 @@ public class XioProperties
 
         public void setMinRefreshInterval(final Duration minRefreshInterval)
         {
-            if (minRefreshInterval.isNegative())
-            {
-                throw new IllegalArgumentException("must not be negative, was " + minRefreshInterval);
-            }
-            this.minRefreshInterval = minRefreshInterval;
+            this.minRefreshInterval = positive(minRefreshInterval);
+        }
+
+        public DnsEndpointResolver.@Nullable AddressFamily getAddressFamily()
+        {
+            return addressFamily;
+        }
+
+        public void setAddressFamily(final DnsEndpointResolver.@Nullable AddressFamily addressFamily)
+        {
+            this.addressFamily = addressFamily;
         }
 
         public int getMaxAddresses()

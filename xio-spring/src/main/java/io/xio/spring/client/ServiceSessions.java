@@ -1,6 +1,5 @@
 package io.xio.spring.client;
 
-import io.xio.cluster.EndpointResolver;
 import io.xio.cluster.EndpointStatus;
 import io.xio.cluster.ServiceClient;
 import io.xio.engine.Session;
@@ -18,14 +17,14 @@ final class ServiceSessions implements ClientSessions
 {
     private final ServiceClient client;
     private final String serviceId;
-    private final @Nullable EndpointResolver ownResolver;
+    private final boolean resolvesName;
 
-    /** @param ownResolver the client's own resolver, closed after it; null for the application's */
-    ServiceSessions(final ServiceClient client, final String serviceId, final @Nullable EndpointResolver ownResolver)
+    /** @param resolvesName whether the service is a name its settings' resolver looks up (DNS), not a discovery id */
+    ServiceSessions(final ServiceClient client, final String serviceId, final boolean resolvesName)
     {
         this.client = client;
         this.serviceId = serviceId;
-        this.ownResolver = ownResolver;
+        this.resolvesName = resolvesName;
     }
 
     @Override
@@ -96,7 +95,7 @@ final class ServiceSessions implements ClientSessions
         else
         {
             state = XioClientStatus.State.UNREACHABLE;
-            detail = endpoints.isEmpty() ? (ownResolver != null ? serviceId + " resolves to no address yet"
+            detail = endpoints.isEmpty() ? (resolvesName ? serviceId + " resolves to no address yet"
                 : "no instance of " + serviceId + " with xio portals is registered") : lastFailure();
         }
         return new XioClientStatus(name, api, null, state, detail, serviceId, endpoints);
@@ -105,10 +104,6 @@ final class ServiceSessions implements ClientSessions
     @Override
     public void close()
     {
-        client.close();
-        if (ownResolver != null)
-        {
-            ownResolver.close();
-        }
+        client.close(); // not the resolver: the application's, or shared by every DNS client of the context
     }
 }

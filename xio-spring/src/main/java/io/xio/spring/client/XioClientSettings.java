@@ -56,7 +56,7 @@ public record XioClientSettings(String name, @Nullable String uri, @Nullable Ser
     }
 
     /**
-     * The service a client calls every instance of, through its own resolver or the application's
+     * The service a client calls every instance of, through the resolver given or the application's
      * {@link io.xio.cluster.EndpointResolver} bean.
      *
      * @param serviceId the service's id in discovery, or the name its resolver watches (a DNS target)
@@ -64,8 +64,9 @@ public record XioClientSettings(String name, @Nullable String uri, @Nullable Ser
      * @param balancer how an attempt picks an instance
      * @param transports the transports of an instance's portals the client takes, in order of preference (see
      *                   {@link io.xio.cluster.TransportPreference})
-     * @param resolver the client's own resolver, which it closes with itself (a {@link DnsEndpointResolver}); null
-     *                 for the application's {@code EndpointResolver} bean
+     * @param resolver the resolver to watch instead of the application's {@code EndpointResolver} bean (the
+     *                 context's shared {@link DnsEndpointResolver} for a DNS name), or null for that bean; whoever
+     *                 made it closes it, never the client, so that clients may share it
      */
     public record Service(String serviceId, String resource, LoadBalancer balancer, List<String> transports,
         @Nullable EndpointResolver resolver)

@@ -37,8 +37,9 @@ import java.util.Map;
  * bracketed key, {@code xio.clients[orderService].*}, is read from {@link XioProperties#getClients()}) and addresses
  * may arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
  * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; an address that
- * is a DNS name ({@code dns:///kv.prod.svc:7000/kv}, see {@link DnsTarget}) calls every address of the name, each
- * client with a resolver of its own ({@code xio.client.dns.*}); a client
+ * is a DNS name ({@code dns:///kv.prod.svc:7000/kv}, see {@link DnsTarget}) calls every address of the name,
+ * through the resolver all such clients of the context share ({@link XioDnsEndpoints}, {@code xio.client.dns.*}); a
+ * client
  * without an address fails start-up with {@link XioClientConfigurationException}: the proxy is made when the
  * factory is initialized, with the other singletons (its bean definition is never lazy), by
  * {@link XioClientProxies} from the {@link XioClientSettings} resolved here.
@@ -112,7 +113,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
             final String label = clientName.isEmpty() ? uri : clientName;
             final boolean dns = DnsTarget.isDns(uri);
             return new XioClientSettings(clientName, dns ? null : uri,
-                dns ? XioDnsClients.service(uri, LoadBalancer.roundRobin(), defaults.getDns()) : null,
+                dns ? XioDnsClients.service(uri, LoadBalancer.roundRobin(), beans) : null,
                 defaults.getTimeout(), 0, credentials(null, null, defaults.getCredentials()),
                 tls(null, null, defaults.getSsl(), XioDnsClients.tlsAddress(uri), beans),
                 defaults.getAllowedExceptions(), retry(defaults.getRetry(), null, label));
@@ -138,7 +139,7 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         }
         final boolean dns = DnsTarget.isDns(address.uri());
         return new XioClientSettings(clientName, dns ? null : address.uri(),
-            dns ? XioDnsClients.service(address.uri(), balancer(settings), defaults.getDns()) : null, timeout,
+            dns ? XioDnsClients.service(address.uri(), balancer(settings), beans) : null, timeout,
             connections, credentials, tls(settings, prefix, defaults.getSsl(), XioDnsClients.tlsAddress(address.uri()),
             beans), allowed, retry);
     }

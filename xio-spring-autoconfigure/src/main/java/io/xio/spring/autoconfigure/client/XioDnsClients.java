@@ -3,15 +3,15 @@ package io.xio.spring.autoconfigure.client;
 import io.xio.cluster.DnsEndpointResolver;
 import io.xio.cluster.DnsTarget;
 import io.xio.cluster.LoadBalancer;
-import io.xio.spring.autoconfigure.XioProperties;
 import io.xio.spring.client.XioClientSettings;
+import org.springframework.beans.factory.BeanFactory;
 
 import java.util.List;
 
 /**
  * The settings of a client whose address is a DNS name ({@code dns:///kv.prod.svc:7000/kv}): a service client over
- * every address of the name, through a {@link DnsEndpointResolver} of its own that {@code xio.client.dns.*}
- * configures and the client closes with itself. Called on the thread that creates the client bean.
+ * every address of the name, through the application's shared {@link DnsEndpointResolver} ({@link XioDnsEndpoints},
+ * which the context closes, not the client). Called on the thread that creates the client bean.
  */
 final class XioDnsClients
 {
@@ -19,18 +19,39 @@ final class XioDnsClients
     {
     }
 
-    /** The service of the DNS target {@code uri}: its resource, the transport it names, a resolver of its own. */
+    /**
+     * The service of the DNS target {@code uri}: its resource, the transport it names, the shared resolver.
+     *
+     * @throws IllegalArgumentException when {@code uri} is no DNS target or names no resource
+     */
     static XioClientSettings.Service service(final String uri, final LoadBalancer balancer,
-        final XioProperties.Dns dns)
+        final BeanFactory beans)
+    {
+        final DnsTarget target = checked(uri);
+        final XioDnsEndpoints shared = beans.getBeanProvider(XioDnsEndpoints.class).getIfAvailable();
+        if (shared == null)
+        {
+            throw new IllegalStateException("a client of the DNS name " + uri + " needs the XioDnsEndpoints bean " +
+                "of the xio auto-configuration; there is none");
+        }
+        return new XioClientSettings.Service(target.service(), target.resource(), balancer,
+            List.of(target.transport()), shared.resolver());
+    }
+
+    /**
+     * The DNS target {@code uri}, which must name a resource, as {@code xio.clients.<name>.uri} checks it.
+     *
+     * @throws IllegalArgumentException saying what is missing
+     */
+    static DnsTarget checked(final String uri)
     {
         final DnsTarget target = DnsTarget.parse(uri);
-        final DnsEndpointResolver resolver = DnsEndpointResolver.builder()
-            .refreshInterval(dns.getRefreshInterval())
-            .minRefreshInterval(dns.getMinRefreshInterval())
-            .maxAddresses(dns.getMaxAddresses())
-            .build();
-        return new XioClientSettings.Service(target.service(), target.resource(), balancer,
-            List.of(target.transport()), resolver);
+        if (target.resource().isEmpty())
+        {
+            throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. " +
+                "dns:///kv.default.svc.cluster.local:7000/kv");
+        }
+        return target;
     }
 
     /**

@@ -9,6 +9,7 @@ import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
 import org.springframework.context.ApplicationListener;
+import org.springframework.util.StringUtils;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,10 +30,12 @@ import java.util.concurrent.TimeUnit;
  * {@value #PORTALS} (their URIs, comma-separated) and {@value #HOST} (its {@code HostIdentity}), as
  * {@link XioServiceRegistration} writes them; once one instance of a service does, the others (its web endpoints,
  * say) are skipped. When none does (Kubernetes discovery, which cannot carry per-pod metadata; instances registered
- * by other means), every instance is an endpoint at its host: on the port named {@value #PORT_NAME} (tcp) and
- * {@value #TLS_PORT_NAME} (tls) when its metadata lists them as Spring Cloud Kubernetes does
- * ({@code port.xio=7000}), else on its own port, tls when it is secure, else tcp. Its host identity is then unknown,
- * so such endpoints are reached over the network only.
+ * by other means), every instance is an endpoint at its host on the port named {@value #PORT_NAME} (tcp) and
+ * {@value #TLS_PORT_NAME} (tls) that its metadata lists as Spring Cloud Kubernetes does ({@code port.xio=7000}); an
+ * instance without either is skipped, or, when the application opts in ({@code instancePortFallback}), reached at its
+ * own port, tls when it is secure, else tcp (off by default: an instance's own port is usually its web port). Its
+ * host identity is then unknown, so such endpoints are reached over the network only, and a warning says once per
+ * service that its instances are reached so.
  * The instances are read again on every {@link HeartbeatEvent} (discovery clients with watches publish one on a
  * change) and every {@code refreshInterval}; watchers hear a set only when it changed. A discovery client that
  * fails is reported to the watchers' {@code onError} and the last set stands.
@@ -62,12 +65,29 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
     private final DiscoveryClient discovery;
     private final ScheduledExecutorService thread;
     private final List<Watched> watches = new CopyOnWriteArrayList<>();
+    private final boolean instancePortFallback;
     /** Instances skipped as malformed, warned about once each. */
     private final Set<String> malformed = ConcurrentHashMap.newKeySet();
+    /** Services reached without announced portals, warned about once each. */
+    private final Set<String> unannounced = ConcurrentHashMap.newKeySet();
 
+    /** A resolver that reaches an instance announcing no portals only at its ports named xio or xio-tls. */
     public DiscoveryClientEndpointResolver(final DiscoveryClient discovery, final Duration refreshInterval)
     {
+        this(discovery, refreshInterval, false);
+    }
+
+    /**
+     * A resolver reading {@code discovery} every {@code refreshInterval}.
+     *
+     * @param instancePortFallback whether an instance that announces no portals and has no port named xio or
+     *                             xio-tls is reached at its own port, which is usually its web port
+     */
+    public DiscoveryClientEndpointResolver(final DiscoveryClient discovery, final Duration refreshInterval,
+        final boolean instancePortFallback)
+    {
         this.discovery = discovery;
+        this.instancePortFallback = instancePortFallback;
         this.thread = Executors.newSingleThreadScheduledExecutor(runnable ->
         {
             final Thread worker = new Thread(runnable, "xio-discovery");
@@ -155,13 +175,13 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
      */
     List<Endpoint> endpoints(final List<ServiceInstance> instances)
     {
-        final boolean announced = instances.stream().anyMatch(i -> hasText(metadata(i).get(PORTALS)));
+        final boolean announced = instances.stream().anyMatch(i -> StringUtils.hasText(metadata(i).get(PORTALS)));
         final List<Endpoint> endpoints = new ArrayList<>(instances.size());
         for (final ServiceInstance instance : instances)
         {
             final Map<String, String> metadata = metadata(instance);
             final String portals = metadata.get(PORTALS);
-            if (announced && !hasText(portals))
+            if (announced && !StringUtils.hasText(portals))
             {
                 continue; // another kind of instance of a service whose xio servers announce themselves
             }
@@ -179,6 +199,12 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
                 else
                 {
                     endpoints.add(new Endpoint(id, "", fallbackPortals(instance), metadata));
+                    if (unannounced.add(String.valueOf(instance.getServiceId())))
+                    {
+                        LOG.warn("no instance of {} announces {}: its instances are reached at their ports named " +
+                            "{} / {}{}, not knowing whether they share a host", instance.getServiceId(), PORTALS,
+                            PORT_NAME, TLS_PORT_NAME, instancePortFallback ? ", else at their own port" : "");
+                    }
                 }
             }
             catch (final IllegalArgumentException ex)
@@ -217,13 +243,13 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
     /**
      * The portals of an instance that announces none, at its host: a tcp portal at the port named {@value #PORT_NAME}
      * and a tls one at the port named {@value #TLS_PORT_NAME} (Spring Cloud Kubernetes lists a service's named ports
-     * in each instance's metadata as {@code port.<name>}); without either, the instance's own port, tls when the
-     * instance is secure, else tcp.
+     * in each instance's metadata as {@code port.<name>}); without either, the instance's own port when
+     * {@code instancePortFallback} is on (tls when the instance is secure, else tcp), else none (it is skipped).
      */
-    static List<XioUri> fallbackPortals(final ServiceInstance instance)
+    private List<XioUri> fallbackPortals(final ServiceInstance instance)
     {
         final String host = instance.getHost();
-        if (!hasText(host))
+        if (!StringUtils.hasText(host))
         {
             throw new IllegalArgumentException("it has no host");
         }
@@ -241,6 +267,12 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
         }
         if (portals.isEmpty())
         {
+            if (!instancePortFallback)
+            {
+                throw new IllegalArgumentException("it announces no " + PORTALS + " and has no port named " +
+                    PORT_NAME + " or " + TLS_PORT_NAME + " (metadata " + PORT_METADATA_PREFIX + PORT_NAME + "); its " +
+                    "own port is taken only with xio.client.discovery.instance-port-fallback=true");
+            }
             if (instance.getPort() <= 0)
             {
                 throw new IllegalArgumentException("it has no port");
@@ -270,11 +302,6 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
     private static Map<String, String> metadata(final ServiceInstance instance)
     {
         return instance.getMetadata() == null ? Map.of() : instance.getMetadata();
-    }
-
-    private static boolean hasText(final String value)
-    {
-        return value != null && !value.isBlank();
     }
 
     /** One watch: the last set its listener heard, touched on the resolver's thread only. */

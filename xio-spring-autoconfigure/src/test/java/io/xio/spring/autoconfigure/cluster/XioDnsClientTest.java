@@ -134,6 +134,8 @@ class XioDnsClientTest
                         }
                         assertThat(after).containsOnly(Map.entry("b", 10));
                     });
+                await("the context stopped its DNS resolver").atMost(Duration.ofSeconds(10))
+                    .until(() -> XioClientsWithoutXioMetadataTest.dnsThreads() == 0);
             });
         });
     }
