@@ -135,7 +135,10 @@ public final class DnsEndpointResolver implements EndpointResolver
         }
     }
 
-    /** A resolver with the defaults: the JDK's lookup, every 30 s, at most every 5 s when asked, 256 addresses. */
+    /**
+     * A resolver with the defaults: the JDK's lookup, every 30 s, at most every 5 s when asked, 256 addresses, the
+     * JVM's preferred address family.
+     */
     public static DnsEndpointResolver create()
     {
         return builder().build();
