@@ -34,9 +34,13 @@ final class Connector
         CompletableFuture<Session> open(String uri, SessionOptions options);
     }
 
-    /** What the connector needs of its client. */
+    /**
+     * What the connector needs of its client; {@code staleEndpoints} tells the resolver that an endpoint was lost
+     * or unreachable ({@link EndpointResolver.Watch#refresh()}).
+     */
     record Context(String service, String resource, SessionOptions sessionOptions, ConnectionPlan plan,
-        Opener opener, Object lock, NanoClock clock, Membership membership, Reconnects reconnects)
+        Opener opener, Object lock, NanoClock clock, Membership membership, Reconnects reconnects,
+        Runnable staleEndpoints)
     {
     }
 
@@ -49,6 +53,7 @@ final class Connector
     private final NanoClock clock;
     private final Membership membership;
     private final Reconnects reconnects;
+    private final Runnable staleEndpoints;
 
     Connector(final Context context)
     {
@@ -61,6 +66,7 @@ final class Connector
         this.clock = context.clock();
         this.membership = context.membership();
         this.reconnects = context.reconnects();
+        this.staleEndpoints = context.staleEndpoints();
     }
 
     /**
@@ -173,6 +179,7 @@ final class Connector
             delay = Reconnects.afterRefusal(member.lastRejection);
         }
         LOG.debug("endpoint {} of service {} unreachable: {}", member.endpoint.id(), service, why);
+        staleEndpoints.run(); // it may have moved: a resolver that polls looks again
         reconnects.reopenLater(member, delay);
     }
 
@@ -246,6 +253,7 @@ final class Connector
                 }
                 if (reopen)
                 {
+                    staleEndpoints.run();
                     reconnects.reopenLater(member, 0); // still listed: it may be back (a restart), or never
                 }
             }
@@ -254,6 +262,10 @@ final class Connector
                 synchronized (lock)
                 {
                     membership.publish(); // a session with no connection up is passed over while others have one
+                }
+                if (event.type() == SessionEvent.Type.RECONNECTING)
+                {
+                    staleEndpoints.run(); // a connection lost: its pod may be gone, and others new
                 }
             }
             default ->

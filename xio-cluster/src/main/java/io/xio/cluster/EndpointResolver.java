@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Turns a logical service name into its current endpoints and reports every change. Implementations: a static list
  * ({@link StaticEndpointResolver}), ZooKeeper through Curator (module {@code xio-zookeeper}), Spring Cloud's
- * {@code DiscoveryClient} (the Spring starter). Thread-safe.
+ * {@code DiscoveryClient} (the Spring starter), the addresses of a DNS name ({@link DnsEndpointResolver}). Thread-safe.
  */
 public interface EndpointResolver extends AutoCloseable
 {
@@ -38,6 +38,16 @@ public interface EndpointResolver extends AutoCloseable
     /** One watch; closing it stops the reports. */
     interface Watch extends AutoCloseable
     {
+        /**
+         * A hint that the watcher's view may be stale: its client lost a connection or could not reach an endpoint.
+         * A resolver that polls (DNS) looks again soon, as often as its own minimum interval allows, however often
+         * it is asked; one told of changes by its backend ignores it, which the default does. Never blocks; any
+         * thread.
+         */
+        default void refresh()
+        {
+        }
+
         @Override
         void close();
     }

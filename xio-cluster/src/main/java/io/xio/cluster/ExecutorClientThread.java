@@ -5,18 +5,18 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@link ClientThread} of a service client in production: one daemon thread named after its service, from a
- * {@link ScheduledThreadPoolExecutor}. Any thread may call it.
+ * The {@link ClientThread} of a service client (or a DNS resolver) in production: one daemon thread with the name
+ * given, from a {@link ScheduledThreadPoolExecutor}. Any thread may call it.
  */
 final class ExecutorClientThread implements ClientThread
 {
     private final ScheduledThreadPoolExecutor executor;
 
-    ExecutorClientThread(final String service)
+    ExecutorClientThread(final String name)
     {
         executor = new ScheduledThreadPoolExecutor(1, task ->
         {
-            final Thread thread = new Thread(task, "xio-service-client-" + service);
+            final Thread thread = new Thread(task, name);
             thread.setDaemon(true);
             return thread;
         });

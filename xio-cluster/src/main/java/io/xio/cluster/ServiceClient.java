@@ -17,7 +17,9 @@ import java.util.concurrent.CompletableFuture;
  * keeps one session per endpoint (opened at the portal its transport preference picks, by locality: shm on the same
  * host, rdma where both have a device, tls or tcp otherwise), and spreads calls over them with a
  * {@link LoadBalancer}. Endpoints that appear take new calls once their session is up; endpoints that disappear, or
- * whose server sends GOAWAY, take no new calls, finish what they have and are closed. A call refused before it was
+ * whose server sends GOAWAY, take no new calls, finish what they have and are closed. An endpoint whose connection
+ * is lost or that cannot be reached makes the client ask its resolver to look again
+ * ({@link EndpointResolver.Watch#refresh()}), which a resolver that polls (DNS) does soon. A call refused before it was
  * sent ({@link io.xio.engine.SessionDrainingException}) goes to another endpoint; an idempotent call
  * ({@link CallOptions#idempotent()}) whose connection or server went away is tried again on another within its
  * deadline, and so is an exactly-once call ({@link CallOptions#exactlyOnce()}), with the idempotency key of its first

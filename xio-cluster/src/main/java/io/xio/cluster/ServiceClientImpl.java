@@ -41,12 +41,16 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
     private final Membership membership;
     private final Connector connector;
     private final CallRetries retries;
-    private final EndpointResolver.Watch watch;
+    /** Null until the resolver took the watch: its first report may come (and find an endpoint stale) before. */
+    private volatile EndpointResolver.Watch watch;
+    /** An endpoint was found stale before the watch was taken: it asks for a refresh once taken. */
+    private volatile boolean staleBeforeWatch;
 
     ServiceClientImpl(final Builder builder)
     {
-        this(builder, new Environment(SystemNanoClock.INSTANCE, new ExecutorClientThread(builder.service),
-            builder.engine::openSession, builder.engine::hasTransport));
+        this(builder, new Environment(SystemNanoClock.INSTANCE,
+            new ExecutorClientThread("xio-service-client-" + builder.service), builder.engine::openSession,
+            builder.engine::hasTransport));
     }
 
     ServiceClientImpl(final Builder builder, final Environment environment)
@@ -65,9 +69,27 @@ final class ServiceClientImpl implements ServiceClient, EndpointResolver.Listene
         final Reconnects reconnects = new Reconnects(backoff, lock, clock, thread, this::open);
         this.connector = new Connector(new Connector.Context(service, resource, builder.sessionOptions,
             new ConnectionPlan(builder.transports, environment.hasTransport(), builder.localHost,
-            builder.sessionOptions), environment.opener(), lock, clock, membership, reconnects));
+            builder.sessionOptions), environment.opener(), lock, clock, membership, reconnects, this::staleEndpoints));
         this.retries = new CallRetries(thread, membership::isClosed, this::closedFailure);
         this.watch = builder.resolver.watch(service, this);
+        if (staleBeforeWatch)
+        {
+            watch.refresh(); // a hint: one lost in a race with this check waits for the resolver's own timer
+        }
+    }
+
+    /** Asks the resolver to look again: an endpoint was lost or could not be reached. */
+    private void staleEndpoints()
+    {
+        final EndpointResolver.Watch now = watch;
+        if (now != null)
+        {
+            now.refresh();
+        }
+        else
+        {
+            staleBeforeWatch = true;
+        }
     }
 
     /** Opens {@code member}'s session at its own portals: a new member's, or a lost one's again. */

@@ -45,6 +45,14 @@ final class FakeSession implements Session
         listener.onEvent(new SessionEvent(SessionEvent.Type.GOAWAY, this, "sent away", null));
     }
 
+    /** As a connection dropping while the session tries it again, or coming back: its listener hears which. */
+    void reconnecting(final boolean back)
+    {
+        connections = back ? 1 : 0;
+        listener.onEvent(new SessionEvent(back ? SessionEvent.Type.RECONNECTED : SessionEvent.Type.RECONNECTING, this,
+            back ? "reconnected" : "connection lost", null));
+    }
+
     /** As the connection dropping, or the server closing the session: its listener hears it closed. */
     void lost(final String detail)
     {

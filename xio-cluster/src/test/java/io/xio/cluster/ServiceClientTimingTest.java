@@ -39,6 +39,8 @@ class ServiceClientTimingTest
     private final TestEngines engines = new TestEngines();
     private final ManualClientThread thread = new ManualClientThread();
     private final StaticEndpointResolver resolver = new StaticEndpointResolver();
+    /** How often the client asked the resolver to look again ({@link EndpointResolver.Watch#refresh()}). */
+    private int refreshes;
     /** The failures the next openings meet, in order; an opening with none left succeeds. */
     private final Queue<RuntimeException> refusals = new ArrayDeque<>();
     /** Every opening tried, by uri. */
@@ -58,7 +60,25 @@ class ServiceClientTimingTest
 
     private ServiceClient client(final UnaryOperator<ServiceClient.Builder> settings)
     {
-        final ServiceClient.Builder builder = settings.apply(ServiceClient.builder(engines.start("unused"), resolver,
+        final EndpointResolver counting = (service, listener) ->
+        {
+            final EndpointResolver.Watch watch = resolver.watch(service, listener);
+            return new EndpointResolver.Watch()
+            {
+                @Override
+                public void refresh()
+                {
+                    refreshes++;
+                }
+
+                @Override
+                public void close()
+                {
+                    watch.close();
+                }
+            };
+        };
+        final ServiceClient.Builder builder = settings.apply(ServiceClient.builder(engines.start("unused"), counting,
             SERVICE));
         final Connector.Opener opener = (uri, options) ->
         {
@@ -163,6 +183,37 @@ class ServiceClientTimingTest
         thread.advance(TimeUnit.SECONDS.toNanos(5));
         opened.get(1).lost("the connection dropped");
         assertThat(untilNextOpening()).isBetween(50 * MILLI, 100 * MILLI);
+    }
+
+    @Test
+    void anEndpointThatCannotBeReachedOrIsLostAsksTheResolverToLookAgainAndAHealthyOneDoesNot()
+    {
+        refusals.add(new ConnectionException("connection refused"));
+        resolver.set(SERVICE, List.of(endpoint("a", 7000), endpoint("b", 7001)));
+        client(c -> c.retry(3, Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(1))));
+        assertThat(refreshes).as("a could not be reached").isEqualTo(1);
+
+        untilNextOpening();
+        assertThat(status("a").state()).isEqualTo(EndpointStatus.State.ACTIVE);
+        thread.advance(TimeUnit.SECONDS.toNanos(10));
+        assertThat(refreshes).as("both up: nothing to ask").isEqualTo(1);
+
+        opened.get(0).lost("the connection dropped");
+        assertThat(refreshes).as("b's session lost").isEqualTo(2);
+    }
+
+    @Test
+    void aSessionLosingAConnectionItTriesAgainAsksTheResolverToLookAgainAndOneBackDoesNot()
+    {
+        resolver.set(SERVICE, List.of(endpoint("a", 7000)));
+        client(c -> c);
+        thread.runDue();
+        assertThat(refreshes).isZero();
+
+        opened.get(0).reconnecting(false);
+        assertThat(refreshes).as("a connection lost, the session reconnecting").isEqualTo(1);
+        opened.get(0).reconnecting(true);
+        assertThat(refreshes).as("back: nothing to ask").isEqualTo(1);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.xio.spring.autoconfigure;
 
 import io.xio.engine.SessionAcceptor;
 import io.xio.engine.XioEngine;
+import io.xio.spring.autoconfigure.client.XioDnsEndpoints;
 import io.xio.spring.autoconfigure.service.XioGracefulShutdownLifecycle;
 import io.xio.spring.autoconfigure.service.XioPortInfoListener;
 import io.xio.spring.call.XioServerInterceptor;
@@ -212,6 +213,14 @@ public final class XioAutoConfiguration
     XioClientRegistry xioClientRegistry()
     {
         return new XioClientRegistry();
+    }
+
+    /** The resolver shared by every client whose address is a DNS name, built when the first such client is. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    XioDnsEndpoints xioDnsEndpoints(final XioProperties properties)
+    {
+        return new XioDnsEndpoints(properties.getClient().getDns());
     }
 
     /** {@code local.xio.port} and {@code local.xio.ports[i]}: the ports the portals are bound at. */

@@ -1,5 +1,7 @@
 package io.xio.spring.autoconfigure;
 
+import io.xio.cluster.DnsEndpointResolver;
+import io.xio.cluster.DnsTarget;
 import io.xio.cluster.TransportPreference;
 import io.xio.engine.ContextFailurePolicy;
 import io.xio.engine.SessionOptions;
@@ -718,6 +720,8 @@ public class XioProperties
 
         private final Discovery discovery = new Discovery();
 
+        private final Dns dns = new Dns();
+
         public Duration getTimeout()
         {
             return timeout;
@@ -747,6 +751,12 @@ public class XioProperties
         public Discovery getDiscovery()
         {
             return discovery;
+        }
+
+        /** How clients whose address is a DNS name ({@code dns:///host:port/resource}) follow its addresses. */
+        public Dns getDns()
+        {
+            return dns;
         }
 
         /** The credentials of every client whose own section sets none. */
@@ -971,14 +981,17 @@ public class XioProperties
     public static class NamedClient
     {
         /**
-         * The service's address, e.g. {@code tcp://localhost:7000/kv}. Either this or {@code service-id}, not both.
+         * The service's address, e.g. {@code tcp://localhost:7000/kv}, or a DNS name whose every address the client
+         * calls and follows, e.g. {@code dns:///kv.prod.svc.cluster.local:7000/kv} (a Kubernetes headless
+         * service; {@code dns+tls:///...} for tls). Either this or {@code service-id}, not both.
          */
         private @Nullable String uri;
 
         /**
          * The service's id in Spring Cloud's discovery ({@code DiscoveryClient}): the client calls every instance
-         * that registered xio portals under it, and follows instances as they come and go. Either this or
-         * {@code uri}, not both.
+         * that registered xio portals under it (when none did, as on Kubernetes, every instance at its port named
+         * xio or xio-tls; see {@code xio.client.discovery.instance-port-fallback}), and follows instances as they
+         * come and go. Either this or {@code uri}, not both.
          */
         private @Nullable String serviceId;
 
@@ -1019,7 +1032,15 @@ public class XioProperties
 
         public void setUri(final String uri)
         {
-            if (XioUri.parse(String.valueOf(uri)).resource().isEmpty())
+            if (DnsTarget.isDns(uri))
+            {
+                if (DnsTarget.parse(uri).resource().isEmpty())
+                {
+                    throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. " +
+                        "dns:///kv.default.svc.cluster.local:7000/kv");
+                }
+            }
+            else if (XioUri.parse(String.valueOf(uri)).resource().isEmpty())
             {
                 throw new IllegalArgumentException("'" + uri + "' names no resource, e.g. tcp://localhost:7000/kv");
             }
@@ -1675,6 +1696,14 @@ public class XioProperties
          */
         private Duration refreshInterval = Duration.ofSeconds(1);
 
+        /**
+         * Whether an instance of a service none of whose instances announces xio portals, and that has no port
+         * named {@code xio} or {@code xio-tls} in its metadata, is called at its own port (tls when it is secure).
+         * Off by default: an instance's own port is usually its web port (a server that registered through xio
+         * whose metadata the registry lost, say), which xio must not dial.
+         */
+        private boolean instancePortFallback;
+
         public Duration getRefreshInterval()
         {
             return refreshInterval;
@@ -1683,6 +1712,92 @@ public class XioProperties
         public void setRefreshInterval(final Duration refreshInterval)
         {
             this.refreshInterval = positive(refreshInterval);
+        }
+
+        public boolean isInstancePortFallback()
+        {
+            return instancePortFallback;
+        }
+
+        public void setInstancePortFallback(final boolean instancePortFallback)
+        {
+            this.instancePortFallback = instancePortFallback;
+        }
+    }
+
+    /**
+     * How clients whose address is a DNS name follow its addresses: the application's one resolver, shared by all of
+     * them (one thread, one rate limit, one lookup per name), looks names up with the JVM's resolver, which caches
+     * answers for {@code networkaddress.cache.ttl} seconds (30 when unset; set it to at most the minimum refresh
+     * interval, e.g. {@code -Dsun.net.inetaddr.ttl=5}, or an early lookup after a lost connection sees the stale
+     * answer).
+     */
+    public static class Dns
+    {
+        /** How often a name is looked up again. */
+        private Duration refreshInterval = Duration.ofSeconds(30);
+
+        /**
+         * The least time between two lookups of a name when a client asks for one early (an address lost or
+         * unreachable), however many clients ask; positive.
+         */
+        private Duration minRefreshInterval = Duration.ofSeconds(5);
+
+        /**
+         * The most addresses a name may have, each an endpoint with a session of its own; an answer with more is
+         * refused and the last set of addresses stands.
+         */
+        private int maxAddresses = 256;
+
+        /**
+         * Which addresses of a name become endpoints: {@code ipv4} (those of IPv6 only when the name has no IPv4
+         * address), {@code ipv6} (the reverse) or {@code both} (a host with both is two endpoints). Unset, one
+         * family as the JVM prefers: IPv6 when {@code java.net.preferIPv6Addresses} is true, else IPv4.
+         */
+        private DnsEndpointResolver.@Nullable AddressFamily addressFamily;
+
+        public Duration getRefreshInterval()
+        {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(final Duration refreshInterval)
+        {
+            this.refreshInterval = positive(refreshInterval);
+        }
+
+        public Duration getMinRefreshInterval()
+        {
+            return minRefreshInterval;
+        }
+
+        public void setMinRefreshInterval(final Duration minRefreshInterval)
+        {
+            this.minRefreshInterval = positive(minRefreshInterval);
+        }
+
+        public DnsEndpointResolver.@Nullable AddressFamily getAddressFamily()
+        {
+            return addressFamily;
+        }
+
+        public void setAddressFamily(final DnsEndpointResolver.@Nullable AddressFamily addressFamily)
+        {
+            this.addressFamily = addressFamily;
+        }
+
+        public int getMaxAddresses()
+        {
+            return maxAddresses;
+        }
+
+        public void setMaxAddresses(final int maxAddresses)
+        {
+            if (maxAddresses < 1)
+            {
+                throw new IllegalArgumentException("must be at least 1, was " + maxAddresses);
+            }
+            this.maxAddresses = maxAddresses;
         }
     }
 

@@ -17,11 +17,14 @@ final class ServiceSessions implements ClientSessions
 {
     private final ServiceClient client;
     private final String serviceId;
+    private final boolean resolvesName;
 
-    ServiceSessions(final ServiceClient client, final String serviceId)
+    /** @param resolvesName whether the service is a name its settings' resolver looks up (DNS), not a discovery id */
+    ServiceSessions(final ServiceClient client, final String serviceId, final boolean resolvesName)
     {
         this.client = client;
         this.serviceId = serviceId;
+        this.resolvesName = resolvesName;
     }
 
     @Override
@@ -92,8 +95,8 @@ final class ServiceSessions implements ClientSessions
         else
         {
             state = XioClientStatus.State.UNREACHABLE;
-            detail = endpoints.isEmpty() ? "no instance of " + serviceId + " with xio portals is registered"
-                : lastFailure();
+            detail = endpoints.isEmpty() ? (resolvesName ? serviceId + " resolves to no address yet"
+                : "no instance of " + serviceId + " with xio portals is registered") : lastFailure();
         }
         return new XioClientStatus(name, api, null, state, detail, serviceId, endpoints);
     }
@@ -101,6 +104,6 @@ final class ServiceSessions implements ClientSessions
     @Override
     public void close()
     {
-        client.close();
+        client.close(); // not the resolver: the application's, or shared by every DNS client of the context
     }
 }

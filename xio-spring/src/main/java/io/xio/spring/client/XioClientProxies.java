@@ -45,24 +45,36 @@ public final class XioClientProxies
         final ClientSessions sessions = service != null ? serviceSessions(engine, service, options, beans)
             : new UriSessions(engine, settings.uri(), options);
         final XioClientSettings.Retry retry = settings.retry();
-        final XioClientInvocationHandler handler = new XioClientInvocationHandler(api, settings.name(), sessions,
-            engine, beans.getBean(XioCodec.class), options,
-            beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
-            new AllowedExceptions(settings.allowedExceptions()),
-            new RetryPolicy(retry.maxAttempts(), Backoff.of(retry.initialBackoff(), retry.maxBackoff())),
-            () -> beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
+        final XioClientInvocationHandler handler;
+        try
+        {
+            handler = new XioClientInvocationHandler(api, settings.name(), sessions, engine,
+                beans.getBean(XioCodec.class), options,
+                beans.getBeanProvider(XioInstrumentation.class).getIfAvailable(() -> XioInstrumentation.NONE),
+                new AllowedExceptions(settings.allowedExceptions()),
+                new RetryPolicy(retry.maxAttempts(), Backoff.of(retry.initialBackoff(), retry.maxBackoff())),
+                () -> beans.getBeanProvider(XioClientInterceptor.class).orderedStream().toList());
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            sessions.close(); // no proxy owns them: a service client's watch and thread would outlive the failure
+            throw ex;
+        }
         beans.getBeanProvider(XioClientRegistry.class).ifAvailable(registry -> registry.add(handler));
         return api.cast(Proxy.newProxyInstance(api.getClassLoader(), new Class<?>[] {api}, handler));
     }
 
     /**
-     * The sessions of a client that names a service: a {@link ServiceClient} over the instances the application's
-     * {@link EndpointResolver} (the Spring Cloud {@code DiscoveryClient} bridge) reports.
+     * The sessions of a client that names a service: a {@link ServiceClient} over the instances the resolver its
+     * settings give (the context's shared DNS resolver) or the application's {@link EndpointResolver} (the Spring
+     * Cloud {@code DiscoveryClient} bridge) reports; the client closes neither.
      */
     private static ClientSessions serviceSessions(final XioEngine engine, final XioClientSettings.Service service,
         final SessionOptions options, final BeanFactory beans)
     {
-        final EndpointResolver resolver = beans.getBeanProvider(EndpointResolver.class).getIfAvailable();
+        final EndpointResolver given = service.resolver();
+        final EndpointResolver resolver = given != null ? given
+            : beans.getBeanProvider(EndpointResolver.class).getIfAvailable();
         if (resolver == null)
         {
             throw new IllegalStateException("a client of the service " + service.serviceId() + " needs an " +
@@ -74,6 +86,6 @@ public final class XioClientProxies
             .transports(service.transports())
             .sessionOptions(options)
             .build();
-        return new ServiceSessions(client, service.serviceId());
+        return new ServiceSessions(client, service.serviceId(), given != null);
     }
 }

@@ -1,5 +1,7 @@
 package io.xio.spring.client;
 
+import io.xio.cluster.DnsEndpointResolver;
+import io.xio.cluster.EndpointResolver;
 import io.xio.cluster.LoadBalancer;
 import io.xio.engine.Credentials;
 import io.xio.engine.TlsOptions;
@@ -54,21 +56,32 @@ public record XioClientSettings(String name, @Nullable String uri, @Nullable Ser
     }
 
     /**
-     * The service a client calls every instance of, through the application's
+     * The service a client calls every instance of, through the resolver given or the application's
      * {@link io.xio.cluster.EndpointResolver} bean.
      *
-     * @param serviceId the service's id in discovery
+     * @param serviceId the service's id in discovery, or the name its resolver watches (a DNS target)
      * @param resource the resource the instances export the service as
      * @param balancer how an attempt picks an instance
      * @param transports the transports of an instance's portals the client takes, in order of preference (see
      *                   {@link io.xio.cluster.TransportPreference})
+     * @param resolver the resolver to watch instead of the application's {@code EndpointResolver} bean (the
+     *                 context's shared {@link DnsEndpointResolver} for a DNS name), or null for that bean; whoever
+     *                 made it closes it, never the client, so that clients may share it
      */
-    public record Service(String serviceId, String resource, LoadBalancer balancer, List<String> transports)
+    public record Service(String serviceId, String resource, LoadBalancer balancer, List<String> transports,
+        @Nullable EndpointResolver resolver)
     {
         /** Copies the list. */
         public Service
         {
             transports = List.copyOf(transports);
+        }
+
+        /** A service found through the application's {@code EndpointResolver} bean. */
+        public Service(final String serviceId, final String resource, final LoadBalancer balancer,
+            final List<String> transports)
+        {
+            this(serviceId, resource, balancer, transports, null);
         }
     }
 

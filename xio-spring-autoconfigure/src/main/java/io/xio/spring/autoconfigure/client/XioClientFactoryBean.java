@@ -1,5 +1,6 @@
 package io.xio.spring.autoconfigure.client;
 
+import io.xio.cluster.DnsTarget;
 import io.xio.cluster.EndpointResolver;
 import io.xio.cluster.LoadBalancer;
 import io.xio.cluster.TransportPreference;
@@ -35,7 +36,10 @@ import java.util.Map;
  * or the {@code XIO_CLIENTS_ORDERSERVICE_*} / {@code XIO_CLIENTS_ORDER_SERVICE_*} environment variables; a
  * bracketed key, {@code xio.clients[orderService].*}, is read from {@link XioProperties#getClients()}) and addresses
  * may arrive only at run time (after AOT processing, from an {@link XioClientConnectionDetails} bean). A named client
- * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; a client
+ * calls one address ({@code uri}) or every instance of a service ({@code service-id}), never both; an address that
+ * is a DNS name ({@code dns:///kv.prod.svc:7000/kv}, see {@link DnsTarget}) calls every address of the name,
+ * through the resolver all such clients of the context share ({@link XioDnsEndpoints}, {@code xio.client.dns.*}); a
+ * client
  * without an address fails start-up with {@link XioClientConfigurationException}: the proxy is made when the
  * factory is initialized, with the other singletons (its bean definition is never lazy), by
  * {@link XioClientProxies} from the {@link XioClientSettings} resolved here.
@@ -107,8 +111,11 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
         if (uri != null && !uri.isEmpty())
         {
             final String label = clientName.isEmpty() ? uri : clientName;
-            return new XioClientSettings(clientName, uri, null, defaults.getTimeout(), 0,
-                credentials(null, null, defaults.getCredentials()), tls(null, null, defaults.getSsl(), uri, beans),
+            final boolean dns = DnsTarget.isDns(uri);
+            return new XioClientSettings(clientName, dns ? null : uri,
+                dns ? XioDnsClients.service(uri, LoadBalancer.roundRobin(), beans) : null,
+                defaults.getTimeout(), 0, credentials(null, null, defaults.getCredentials()),
+                tls(null, null, defaults.getSsl(), XioDnsClients.tlsAddress(uri), beans),
                 defaults.getAllowedExceptions(), retry(defaults.getRetry(), null, label));
         }
         if (clientName.isEmpty())
@@ -130,8 +137,11 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
                 timeout, connections, credentials, serviceTls(settings, address.serviceId(), prefix, beans), allowed,
                 retry);
         }
-        return new XioClientSettings(clientName, address.uri(), null, timeout, connections, credentials,
-            tls(settings, prefix, defaults.getSsl(), address.uri(), beans), allowed, retry);
+        final boolean dns = DnsTarget.isDns(address.uri());
+        return new XioClientSettings(clientName, dns ? null : address.uri(),
+            dns ? XioDnsClients.service(address.uri(), balancer(settings), beans) : null, timeout,
+            connections, credentials, tls(settings, prefix, defaults.getSsl(), XioDnsClients.tlsAddress(address.uri()),
+            beans), allowed, retry);
     }
 
     /**
@@ -148,14 +158,19 @@ public final class XioClientFactoryBean<T> implements FactoryBean<T>, BeanFactor
                 "spring-cloud-starter-zookeeper-discovery) or an EndpointResolver bean; there is neither");
         }
         return new XioClientSettings.Service(serviceId,
-            settings.getResource() != null ? settings.getResource() : name,
-            switch (settings.getLoadBalancing())
-            {
-                case ROUND_ROBIN -> LoadBalancer.roundRobin();
-                case LEAST_IN_FLIGHT -> LoadBalancer.leastInFlight();
-                case RENDEZVOUS -> LoadBalancer.rendezvous();
-            },
+            settings.getResource() != null ? settings.getResource() : name, balancer(settings),
             settings.getTransports() != null ? settings.getTransports() : TransportPreference.DEFAULT);
+    }
+
+    /** How a named client that calls several instances spreads its calls. */
+    private static LoadBalancer balancer(final XioProperties.NamedClient settings)
+    {
+        return switch (settings.getLoadBalancing())
+        {
+            case ROUND_ROBIN -> LoadBalancer.roundRobin();
+            case LEAST_IN_FLIGHT -> LoadBalancer.leastInFlight();
+            case RENDEZVOUS -> LoadBalancer.rendezvous();
+        };
     }
 
     /**

@@ -9,6 +9,7 @@ import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.discovery.event.HeartbeatEvent;
 import org.springframework.context.ApplicationListener;
+import org.springframework.util.StringUtils;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,9 +26,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Endpoints of a service as Spring Cloud's {@link DiscoveryClient} lists its instances, so that Kubernetes, Consul,
- * Eureka and ZooKeeper discovery all serve xio clients unchanged. An instance counts when its metadata carries
- * {@value #PORTALS} (its portals' URIs, comma-separated) and {@value #HOST} (its {@code HostIdentity}), as
- * {@link XioServiceRegistration} writes them; other instances of the service (its web endpoints, say) are skipped.
+ * Eureka and ZooKeeper discovery all serve xio clients unchanged. An instance announces its portals in its metadata,
+ * {@value #PORTALS} (their URIs, comma-separated) and {@value #HOST} (its {@code HostIdentity}), as
+ * {@link XioServiceRegistration} writes them; once one instance of a service does, the others (its web endpoints,
+ * say) are skipped. When none does (Kubernetes discovery, which cannot carry per-pod metadata; instances registered
+ * by other means), every instance is an endpoint at its host on the port named {@value #PORT_NAME} (tcp) and
+ * {@value #TLS_PORT_NAME} (tls) that its metadata lists as Spring Cloud Kubernetes does ({@code port.xio=7000}); an
+ * instance without either is skipped, or, when the application opts in ({@code instancePortFallback}), reached at its
+ * own port, tls when it is secure, else tcp (off by default: an instance's own port is usually its web port). Its
+ * host identity is then unknown, so such endpoints are reached over the network only, and a warning says once per
+ * service that its instances are reached so.
  * The instances are read again on every {@link HeartbeatEvent} (discovery clients with watches publish one on a
  * change) and every {@code refreshInterval}; watchers hear a set only when it changed. A discovery client that
  * fails is reported to the watchers' {@code onError} and the last set stands.
@@ -43,17 +51,43 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
     /** The metadata key of an instance's host identity. */
     public static final String HOST = "xio.host";
 
+    /** The name of an instance's port for tcp when it announces no portals (a Kubernetes service's named port). */
+    public static final String PORT_NAME = "xio";
+
+    /** The name of an instance's port for tls when it announces no portals. */
+    public static final String TLS_PORT_NAME = "xio-tls";
+
+    /** How Spring Cloud Kubernetes names a named port's entry in an instance's metadata (its default prefix). */
+    public static final String PORT_METADATA_PREFIX = "port.";
+
     private static final Logger LOG = LoggerFactory.getLogger(DiscoveryClientEndpointResolver.class);
 
     private final DiscoveryClient discovery;
     private final ScheduledExecutorService thread;
     private final List<Watched> watches = new CopyOnWriteArrayList<>();
-    /** Instances whose portals did not parse, warned about once each. */
+    private final boolean instancePortFallback;
+    /** Instances skipped as malformed, warned about once each. */
     private final Set<String> malformed = ConcurrentHashMap.newKeySet();
+    /** Services reached without announced portals, warned about once each. */
+    private final Set<String> unannounced = ConcurrentHashMap.newKeySet();
 
+    /** A resolver that reaches an instance announcing no portals only at its ports named xio or xio-tls. */
     public DiscoveryClientEndpointResolver(final DiscoveryClient discovery, final Duration refreshInterval)
     {
+        this(discovery, refreshInterval, false);
+    }
+
+    /**
+     * A resolver reading {@code discovery} every {@code refreshInterval}.
+     *
+     * @param instancePortFallback whether an instance that announces no portals and has no port named xio or
+     *                             xio-tls is reached at its own port, which is usually its web port
+     */
+    public DiscoveryClientEndpointResolver(final DiscoveryClient discovery, final Duration refreshInterval,
+        final boolean instancePortFallback)
+    {
         this.discovery = discovery;
+        this.instancePortFallback = instancePortFallback;
         this.thread = Executors.newSingleThreadScheduledExecutor(runnable ->
         {
             final Thread worker = new Thread(runnable, "xio-discovery");
@@ -134,46 +168,140 @@ public final class DiscoveryClientEndpointResolver implements EndpointResolver, 
         }
     }
 
-    /** The instances that expose xio portals, as endpoints, in the order of their ids (so a set compares equal). */
+    /**
+     * The instances as endpoints, in the order of their ids (so a set compares equal): those that announce xio
+     * portals; when none of the service's instances does, every instance through its host and port (see
+     * {@link #fallbackPortals}).
+     */
     List<Endpoint> endpoints(final List<ServiceInstance> instances)
     {
+        final boolean announced = instances.stream().anyMatch(i -> StringUtils.hasText(metadata(i).get(PORTALS)));
         final List<Endpoint> endpoints = new ArrayList<>(instances.size());
         for (final ServiceInstance instance : instances)
         {
-            final Map<String, String> metadata = instance.getMetadata() == null ? Map.of() : instance.getMetadata();
+            final Map<String, String> metadata = metadata(instance);
             final String portals = metadata.get(PORTALS);
-            if (portals == null || portals.isBlank())
+            if (announced && !StringUtils.hasText(portals))
             {
-                continue;
+                continue; // another kind of instance of a service whose xio servers announce themselves
             }
             final String id = instance.getInstanceId() != null ? instance.getInstanceId()
                 : instance.getServiceId() + "@" + instance.getHost() + ":" + instance.getPort();
             try
             {
-                final List<XioUri> uris = new ArrayList<>();
-                for (final String portal : portals.split(","))
+                if (announced)
                 {
-                    if (!portal.isBlank())
+                    final Map<String, String> rest = new HashMap<>(metadata);
+                    rest.remove(PORTALS);
+                    rest.remove(HOST);
+                    endpoints.add(new Endpoint(id, metadata.get(HOST), announcedPortals(portals), rest));
+                }
+                else
+                {
+                    endpoints.add(new Endpoint(id, "", fallbackPortals(instance), metadata));
+                    if (unannounced.add(String.valueOf(instance.getServiceId())))
                     {
-                        uris.add(XioUri.parse(portal.trim()));
+                        LOG.warn("no instance of {} announces {}: its instances are reached at their ports named " +
+                            "{} / {}{}, not knowing whether they share a host", instance.getServiceId(), PORTALS,
+                            PORT_NAME, TLS_PORT_NAME, instancePortFallback ? ", else at their own port" : "");
                     }
                 }
-                final Map<String, String> rest = new HashMap<>(metadata);
-                rest.remove(PORTALS);
-                rest.remove(HOST);
-                endpoints.add(new Endpoint(id, metadata.get(HOST), uris, rest));
             }
             catch (final IllegalArgumentException ex)
             {
                 if (malformed.add(id))
                 {
-                    LOG.warn("instance {} of {} is skipped: its {} '{}' do not parse: {}", id,
-                        instance.getServiceId(), PORTALS, portals, ex.getMessage());
+                    LOG.warn("instance {} of {} is skipped: {}", id, instance.getServiceId(), ex.getMessage());
                 }
             }
         }
         endpoints.sort(Comparator.comparing(Endpoint::id));
         return List.copyOf(endpoints);
+    }
+
+    private static List<XioUri> announcedPortals(final String portals)
+    {
+        final List<XioUri> uris = new ArrayList<>();
+        for (final String portal : portals.split(","))
+        {
+            if (!portal.isBlank())
+            {
+                try
+                {
+                    uris.add(XioUri.parse(portal.trim()));
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new IllegalArgumentException("its " + PORTALS + " '" + portals + "' do not parse: " +
+                        ex.getMessage(), ex);
+                }
+            }
+        }
+        return uris;
+    }
+
+    /**
+     * The portals of an instance that announces none, at its host: a tcp portal at the port named {@value #PORT_NAME}
+     * and a tls one at the port named {@value #TLS_PORT_NAME} (Spring Cloud Kubernetes lists a service's named ports
+     * in each instance's metadata as {@code port.<name>}); without either, the instance's own port when
+     * {@code instancePortFallback} is on (tls when the instance is secure, else tcp), else none (it is skipped).
+     */
+    private List<XioUri> fallbackPortals(final ServiceInstance instance)
+    {
+        final String host = instance.getHost();
+        if (!StringUtils.hasText(host))
+        {
+            throw new IllegalArgumentException("it has no host");
+        }
+        final Map<String, String> metadata = metadata(instance);
+        final List<XioUri> portals = new ArrayList<>(2);
+        final String tls = metadata.get(PORT_METADATA_PREFIX + TLS_PORT_NAME);
+        final String tcp = metadata.get(PORT_METADATA_PREFIX + PORT_NAME);
+        if (tls != null)
+        {
+            portals.add(new XioUri("tls", host, port(tls, TLS_PORT_NAME), ""));
+        }
+        if (tcp != null)
+        {
+            portals.add(new XioUri("tcp", host, port(tcp, PORT_NAME), ""));
+        }
+        if (portals.isEmpty())
+        {
+            if (!instancePortFallback)
+            {
+                throw new IllegalArgumentException("it announces no " + PORTALS + " and has no port named " +
+                    PORT_NAME + " or " + TLS_PORT_NAME + " (metadata " + PORT_METADATA_PREFIX + PORT_NAME + "); its " +
+                    "own port is taken only with xio.client.discovery.instance-port-fallback=true");
+            }
+            if (instance.getPort() <= 0)
+            {
+                throw new IllegalArgumentException("it has no port");
+            }
+            portals.add(new XioUri(instance.isSecure() ? "tls" : "tcp", host, instance.getPort(), ""));
+        }
+        return portals;
+    }
+
+    private static int port(final String value, final String name)
+    {
+        try
+        {
+            final int port = Integer.parseInt(value.trim());
+            if (port > 0 && port <= 65535)
+            {
+                return port;
+            }
+        }
+        catch (final NumberFormatException ex)
+        {
+            // reported below
+        }
+        throw new IllegalArgumentException("its port named " + name + " is '" + value + "', no port number");
+    }
+
+    private static Map<String, String> metadata(final ServiceInstance instance)
+    {
+        return instance.getMetadata() == null ? Map.of() : instance.getMetadata();
     }
 
     /** One watch: the last set its listener heard, touched on the resolver's thread only. */

@@ -44,8 +44,9 @@ public final class XioDiscoveryAutoConfiguration
         DiscoveryClientEndpointResolver xioDiscoveryClientEndpointResolver(final DiscoveryClient discovery,
             final XioProperties properties)
         {
-            return new DiscoveryClientEndpointResolver(discovery,
-                properties.getClient().getDiscovery().getRefreshInterval());
+            final XioProperties.Discovery settings = properties.getClient().getDiscovery();
+            return new DiscoveryClientEndpointResolver(discovery, settings.getRefreshInterval(),
+                settings.isInstancePortFallback());
         }
     }
 

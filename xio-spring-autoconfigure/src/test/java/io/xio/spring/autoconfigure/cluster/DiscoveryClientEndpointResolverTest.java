@@ -118,6 +118,67 @@ class DiscoveryClientEndpointResolverTest
                 XioUri.parse("shm://blobs-b")), Map.of("zone", "eu-1")));
     }
 
+    /** Instances of a service none of which announces portals, as Spring Cloud Kubernetes and others list them. */
+    private static List<ServiceInstance> unannounced()
+    {
+        return List.of(
+            // Spring Cloud Kubernetes: the service's named ports in every instance's metadata, its primary port
+            // (http, say) as the instance's own.
+            new DefaultServiceInstance("pod-a", "blobs", "10.1.0.5", 8080, false,
+                Map.of("port.http", "8080", "port.xio", "7000", "k8s_namespace", "prod")),
+            new DefaultServiceInstance("pod-b", "blobs", "10.1.0.6", 8443, true,
+                Map.of("port.xio-tls", "7443", "port.xio", "7000")),
+            // No named port: its own port, which may well be its web port.
+            new DefaultServiceInstance("plain", "blobs", "10.1.0.7", 7000, false, Map.of()),
+            new DefaultServiceInstance("secure", "blobs", "fd00::8", 7443, true, Map.of()),
+            new DefaultServiceInstance("bad-port", "blobs", "10.1.0.9", 8080, false, Map.of("port.xio", "x")));
+    }
+
+    private static final Endpoint POD_A = new Endpoint("pod-a", "", List.of(XioUri.parse("tcp://10.1.0.5:7000")),
+        Map.of("port.http", "8080", "port.xio", "7000", "k8s_namespace", "prod"));
+    private static final Endpoint POD_B = new Endpoint("pod-b", "",
+        List.of(XioUri.parse("tls://10.1.0.6:7443"), XioUri.parse("tcp://10.1.0.6:7000")),
+        Map.of("port.xio-tls", "7443", "port.xio", "7000"));
+
+    @Test
+    void withoutAnnouncedPortalsInstancesAreReachedAtTheirPortsNamedXioAndNeverAtTheirOwnPortByDefault()
+        throws Exception
+    {
+        discovery.instances.set(unannounced());
+        resolver = new DiscoveryClientEndpointResolver(discovery, Duration.ofHours(1));
+        final Heard heard = new Heard();
+        resolver.watch("blobs", heard);
+
+        assertThat(heard.sets.poll(10, TimeUnit.SECONDS)).containsExactly(POD_A, POD_B);
+    }
+
+    @Test
+    void anInstancesOwnPortIsTakenOnlyWhenTheApplicationOptsIn() throws Exception
+    {
+        discovery.instances.set(unannounced());
+        resolver = new DiscoveryClientEndpointResolver(discovery, Duration.ofHours(1), true);
+        final Heard heard = new Heard();
+        resolver.watch("blobs", heard);
+
+        assertThat(heard.sets.poll(10, TimeUnit.SECONDS)).containsExactly(
+            new Endpoint("plain", "", List.of(XioUri.parse("tcp://10.1.0.7:7000")), Map.of()), POD_A, POD_B,
+            new Endpoint("secure", "", List.of(XioUri.parse("tls://[fd00::8]:7443")), Map.of()));
+    }
+
+    @Test
+    void onceOneInstanceAnnouncesPortalsThoseWithoutAreSkippedNamedPortsOrNot() throws Exception
+    {
+        discovery.instances.set(List.of(
+            instance("announced", Map.of("xio.portals", "tcp://10.0.0.1:7000", "xio.host", "host-a")),
+            new DefaultServiceInstance("pod-b", "blobs", "10.1.0.6", 8080, false, Map.of("port.xio", "7000"))));
+        resolver = new DiscoveryClientEndpointResolver(discovery, Duration.ofHours(1), true);
+        final Heard heard = new Heard();
+        resolver.watch("blobs", heard);
+
+        assertThat(heard.sets.poll(10, TimeUnit.SECONDS)).containsExactly(
+            new Endpoint("announced", "host-a", List.of(XioUri.parse("tcp://10.0.0.1:7000")), Map.of()));
+    }
+
     @Test
     void aHeartbeatReadsAgainAndOnlyAChangeIsReported() throws Exception
     {
