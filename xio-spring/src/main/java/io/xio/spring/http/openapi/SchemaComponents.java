@@ -11,8 +11,9 @@ import java.util.TreeMap;
  * The document's {@code components/schemas}: the definitions ({@code $defs}) of every service's description moved
  * there under one name each, and the schemas that refer to them rewritten to {@code #/components/schemas/Name}.
  * Each description names its definitions on its own, so two services may give one name to different types: the
- * same name with the same schema is one component, another schema gets the next free name ({@code Order_2}). One
- * instance per document; not thread-safe.
+ * same name with the same schema is one component, another schema gets the next free name ({@code Order_2}). Base64
+ * strings also get the {@code byte} format, which generators read as bytes. One instance per document; not
+ * thread-safe.
  */
 final class SchemaComponents
 {
@@ -117,6 +118,11 @@ final class SchemaComponents
                     copy.put(String.valueOf(key), rewrite(inner, renamed));
                 }
             });
+            if ("base64".equals(copy.get("contentEncoding")) && "string".equals(copy.get("type")))
+            {
+                // 3.0's spelling beside 2020-12's: generators that read only the format then give bytes too
+                copy.putIfAbsent("format", "byte");
+            }
             return copy;
         }
         if (value instanceof List<?> list)

@@ -96,6 +96,7 @@ class OpenApiDocumentBuilderTest
             .asString());
 
         assertThat(arguments.at("/properties/image/contentEncoding").asString()).isEqualTo("base64");
+        assertThat(arguments.at("/properties/image/format").asString()).as("as OpenAPI 3.0 said it").isEqualTo("byte");
         assertThat(checksum.at("/requestBody/content/application~1octet-stream/schema/format").asString())
             .isEqualTo("binary");
         assertThat(operation("thumbnail(String,int)").at("/responses/200/content/application~1json/schema/" +
