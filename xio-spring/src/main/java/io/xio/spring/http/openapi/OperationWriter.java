@@ -134,7 +134,9 @@ final class OperationWriter
     {
         final Map<String, Object> result = method.returns() == null ? new LinkedHashMap<>()
             : schemas.rewrite(method.returns());
-        return switch (method.kind())
+        // A Mono<Void> or a CompletableFuture<Void> answers as a void method does
+        final String kind = method.returns() == null && !"one-way".equals(method.kind()) ? "void" : method.kind();
+        return switch (kind)
         {
             case "void" -> Map.of("204", Map.of("description", "Done; no content."));
             case "one-way" -> Map.of("202", Map.of("description", "Accepted; the service answers nothing."));

@@ -111,6 +111,9 @@ class OpenApiDocumentBuilderTest
         assertThat(operation("touch(String)").get("responses").has("204")).isTrue();
         assertThat(operation("touch(String)").get("responses").has("200")).isFalse();
         assertThat(operation("log(String)").get("responses").has("202")).isTrue();
+        assertThat(operation("refresh(String)").get("responses").has("204")).as("Mono<Void>").isTrue();
+        assertThat(operation("reindex()").get("responses").has("204")).as("CompletableFuture<Void>").isTrue();
+        assertThat(operation("reindex()").get("responses").has("200")).isFalse();
         assertThat(ref(operation("later(String)").at("/responses/200/content/application~1json/schema")))
             .isEqualTo("Product");
         final JsonNode stream = operation("watch(Kind)").at("/responses/200/content");

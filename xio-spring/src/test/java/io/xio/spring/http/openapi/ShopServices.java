@@ -121,6 +121,10 @@ final class ShopServices
 
         Mono<Product> later(String sku);
 
+        Mono<Void> refresh(String sku);
+
+        java.util.concurrent.CompletableFuture<Void> reindex();
+
         Flux<Product> watch(Kind kind);
 
         Mono<Integer> importAll(Flux<Product> products);
