@@ -241,6 +241,10 @@ final class JsonSchemas
         {
             return typed("boolean");
         }
+        if (raw == Void.class)
+        {
+            return typed("null"); // Mono<Void>, CompletableFuture<Void>: JSON null
+        }
         if (raw == int.class || raw == Integer.class || raw == short.class || raw == Short.class ||
             raw == byte.class || raw == Byte.class)
         {

@@ -184,8 +184,7 @@ public final class XioReflectionService implements XioReflection
                     schemas.schema(method.parameterTypes()[i]), method.segments()[i]));
             }
             methods.add(new MethodDescription(method.method().getName(), method.wireName(), parameters,
-                method.returnKind() == ServiceMethod.ReturnKind.VOID || method.resultType() == Void.class ? null
-                    : schemas.schema(method.resultType()),
+                method.returnKind() == ServiceMethod.ReturnKind.VOID ? null : schemas.schema(method.resultType()),
                 method.kind(), method.idempotent(), method.exactlyOnce(),
                 method.timeout() == null ? null : method.timeout().toString()));
         }

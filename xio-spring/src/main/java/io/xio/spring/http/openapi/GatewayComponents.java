@@ -1,5 +1,6 @@
 package io.xio.spring.http.openapi;
 
+import io.xio.engine.IdempotencyKeys;
 import io.xio.spring.error.XioErrorCode;
 
 import java.util.Arrays;
@@ -45,6 +46,10 @@ final class GatewayComponents
         new ErrorStatus(504, "GatewayTimeout", "The call's deadline passed before it finished.",
             XioErrorCode.DEADLINE_EXCEEDED));
 
+    /** The answer to a request whose body is larger than the gateway takes: it is refused unread. */
+    private static final ErrorStatus TOO_LARGE = new ErrorStatus(413, "ContentTooLarge", "The request body is " +
+        "larger than the gateway takes.", XioErrorCode.RESOURCE_EXHAUSTED);
+
     private GatewayComponents()
     {
     }
@@ -80,7 +85,8 @@ final class GatewayComponents
     static Map<String, Object> responses(final String problem)
     {
         final Map<String, Object> responses = new LinkedHashMap<>();
-        for (final ErrorStatus error : ERRORS)
+        for (final ErrorStatus error : java.util.stream.Stream.concat(ERRORS.stream(), java.util.stream.Stream.of(
+            TOO_LARGE)).toList())
         {
             final Map<String, Object> response = new LinkedHashMap<>();
             response.put("description", error.description() + " Codes: " +
@@ -91,12 +97,17 @@ final class GatewayComponents
         return responses;
     }
 
-    /** An operation's error responses: references to the components, by status. */
-    static Map<String, Object> errorReferences()
+    /** An operation's error responses, by status: references to the components; with a body, also 413. */
+    static Map<String, Object> errorReferences(final boolean body)
     {
-        final Map<String, Object> references = new LinkedHashMap<>();
+        final Map<String, Object> references = new java.util.TreeMap<>();
         ERRORS.forEach(error -> references.put(String.valueOf(error.status()),
             Map.of("$ref", "#/components/responses/" + error.name())));
+        if (body)
+        {
+            references.put(String.valueOf(TOO_LARGE.status()), Map.of("$ref", "#/components/responses/" +
+                TOO_LARGE.name()));
+        }
         return references;
     }
 
@@ -104,12 +115,16 @@ final class GatewayComponents
     static Map<String, Object> parameters()
     {
         final Map<String, Object> parameters = new LinkedHashMap<>();
-        parameters.put(TIMEOUT_PARAMETER, header(TIMEOUT_HEADER, "The call's deadline from now, such as 250ms, 2s " +
-            "or PT2S: past it the call is cancelled and answered with DEADLINE_EXCEEDED (504). A method's own " +
-            "deadline applies when it is shorter.", "250ms"));
-        parameters.put(IDEMPOTENCY_KEY_PARAMETER, header(IDEMPOTENCY_KEY_HEADER, "The key of an exactly-once " +
-            "call: the service runs a call once per key, and a call sent again with a key gets the first call's " +
-            "answer.", "4f1c2d0e-8a7b-4b8e-9d55-0e4b3c2a1f00"));
+        parameters.put(TIMEOUT_PARAMETER, header(TIMEOUT_HEADER, false, "The call's deadline from now, such as " +
+            "250ms, 2s or PT2S: past it the call is cancelled and answered with DEADLINE_EXCEEDED (504). A " +
+            "method's own deadline applies when it is shorter.", typed("string", null), "250ms"));
+        final Map<String, Object> key = typed("string", null);
+        key.put("minLength", 1);
+        key.put("maxLength", IdempotencyKeys.MAX_LENGTH);
+        key.put("pattern", "^[A-Za-z0-9._:-]+$");
+        parameters.put(IDEMPOTENCY_KEY_PARAMETER, header(IDEMPOTENCY_KEY_HEADER, true, "The key of an " +
+            "exactly-once call, which it needs: the service runs a call once per key, and a call sent again with " +
+            "a key gets the first call's answer.", key, "4f1c2d0e-8a7b-4b8e-9d55-0e4b3c2a1f00"));
         return parameters;
     }
 
@@ -119,14 +134,15 @@ final class GatewayComponents
         return Map.of("$ref", "#/components/parameters/" + name);
     }
 
-    private static Map<String, Object> header(final String name, final String description, final String example)
+    private static Map<String, Object> header(final String name, final boolean required, final String description,
+        final Map<String, Object> schema, final String example)
     {
         final Map<String, Object> parameter = new LinkedHashMap<>();
         parameter.put("name", name);
         parameter.put("in", "header");
-        parameter.put("required", false);
+        parameter.put("required", required);
         parameter.put("description", description);
-        parameter.put("schema", typed("string", null));
+        parameter.put("schema", schema);
         parameter.put("example", example);
         return parameter;
     }

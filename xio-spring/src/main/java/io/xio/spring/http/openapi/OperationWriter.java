@@ -12,8 +12,9 @@ import java.util.Map;
 /**
  * Writes the operation of one method as the gateway serves it: its request body (an object of the arguments by
  * parameter name, or a binary body for a method whose one parameter is a data segment), its answers by the
- * method's kind (200 with the result, 204 for void, 202 for one-way, newline-delimited JSON or server-sent events
- * for a server stream) and the shared errors and headers. One instance per document; not thread-safe.
+ * method's kind (200 with the result, raw bytes too when it is a data segment, 204 for void, 202 for one-way,
+ * newline-delimited JSON or server-sent events for a server stream) and the shared errors and headers. One
+ * instance per document; not thread-safe.
  */
 final class OperationWriter
 {
@@ -21,6 +22,7 @@ final class OperationWriter
     static final List<String> NOT_OVER_HTTP = List.of("client-stream", "bidi-stream");
 
     private static final String JSON = "application/json";
+    private static final String OCTET_STREAM = "application/octet-stream";
 
     private final SchemaComponents components;
     private final OperationNames names = new OperationNames();
@@ -53,7 +55,7 @@ final class OperationWriter
         }
         final Map<String, Object> responses = new LinkedHashMap<>();
         responses.putAll(answers(method, schemas));
-        responses.putAll(GatewayComponents.errorReferences());
+        responses.putAll(GatewayComponents.errorReferences(!method.parameters().isEmpty()));
         operation.put("responses", responses);
         operation.put("x-xio-wire-name", method.wireName());
         operation.put("x-xio-kind", method.kind());
@@ -118,10 +120,7 @@ final class OperationWriter
         content.put(JSON, Map.of("schema", SchemaComponents.reference(name)));
         if (method.parameters().size() == 1 && method.parameters().get(0).segment())
         {
-            final Map<String, Object> binary = new LinkedHashMap<>();
-            binary.put("type", "string");
-            binary.put("format", "binary");
-            content.put("application/octet-stream", Map.of("schema", binary));
+            content.put(OCTET_STREAM, Map.of("schema", binary()));
         }
         final Map<String, Object> body = new LinkedHashMap<>();
         body.put("required", true);
@@ -134,9 +133,7 @@ final class OperationWriter
     {
         final Map<String, Object> result = method.returns() == null ? new LinkedHashMap<>()
             : schemas.rewrite(method.returns());
-        // A Mono<Void> or a CompletableFuture<Void> answers as a void method does
-        final String kind = method.returns() == null && !"one-way".equals(method.kind()) ? "void" : method.kind();
-        return switch (kind)
+        return switch (method.kind())
         {
             case "void" -> Map.of("204", Map.of("description", "Done; no content."));
             case "one-way" -> Map.of("202", Map.of("description", "Accepted; the service answers nothing."));
@@ -151,9 +148,30 @@ final class OperationWriter
                 yield Map.of("200", Map.of("description", "The results as the service streams them, each of " +
                     "the schema: one per line, or one per event.", "content", content));
             }
-            default -> Map.of("200", Map.of("description", "The result.",
-                "content", Map.of(JSON, Map.of("schema", result))));
+            default ->
+            {
+                if (result.equals(Map.of("type", "null")))
+                {
+                    // Mono<Void>: no schema, which generators would make a class of; they read no value
+                    yield Map.of("200", Map.of("description", "Done; the body is JSON null."));
+                }
+                final Map<String, Object> content = new LinkedHashMap<>();
+                content.put(JSON, Map.of("schema", result));
+                if ("base64".equals(result.get("contentEncoding")))
+                {
+                    content.put(OCTET_STREAM, Map.of("schema", binary())); // bytes: raw when the caller accepts it
+                }
+                yield Map.of("200", Map.of("description", "The result.", "content", content));
+            }
         };
+    }
+
+    private static Map<String, Object> binary()
+    {
+        final Map<String, Object> binary = new LinkedHashMap<>();
+        binary.put("type", "string");
+        binary.put("format", "binary");
+        return binary;
     }
 
     private static String simpleName(final String type)

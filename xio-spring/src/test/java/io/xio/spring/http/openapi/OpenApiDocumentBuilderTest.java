@@ -111,9 +111,13 @@ class OpenApiDocumentBuilderTest
         assertThat(operation("touch(String)").get("responses").has("204")).isTrue();
         assertThat(operation("touch(String)").get("responses").has("200")).isFalse();
         assertThat(operation("log(String)").get("responses").has("202")).isTrue();
-        assertThat(operation("refresh(String)").get("responses").has("204")).as("Mono<Void>").isTrue();
-        assertThat(operation("reindex()").get("responses").has("204")).as("CompletableFuture<Void>").isTrue();
-        assertThat(operation("reindex()").get("responses").has("200")).isFalse();
+        assertThat(operation("refresh(String)").at("/responses/200/description").asString()).as("Mono<Void>")
+            .contains("JSON null");
+        assertThat(operation("reindex()").at("/responses/200/description").asString()).as("CompletableFuture<Void>")
+            .contains("JSON null");
+        assertThat(operation("thumbnail(String,int)").at("/responses/200/content/application~1octet-stream/schema/" +
+            "format").asString()).as("bytes, when asked for").isEqualTo("binary");
+        assertThat(operation("find(String)").at("/responses/200/content").has("application/octet-stream")).isFalse();
         assertThat(ref(operation("later(String)").at("/responses/200/content/application~1json/schema")))
             .isEqualTo("Product");
         final JsonNode stream = operation("watch(Kind)").at("/responses/200/content");
@@ -149,6 +153,8 @@ class OpenApiDocumentBuilderTest
         assertThat(component("#/components/schemas/XioErrorCode").get("enum").valueStream().map(JsonNode::asString))
             .contains("NOT_FOUND", "DEADLINE_EXCEEDED", "UNAUTHENTICATED");
         assertThat(tree.at("/components/responses/NotFound/description").asString()).contains("NOT_FOUND");
+        assertThat(operation("find(String)").get("responses").has("413")).as("a body too large").isTrue();
+        assertThat(operation("status()").get("responses").has("413")).as("no body").isFalse();
     }
 
     @Test
@@ -161,6 +167,10 @@ class OpenApiDocumentBuilderTest
             .doesNotContain("IdempotencyKey");
         final JsonNode order = operation("order(Order)");
         assertThat(order.get("parameters").toString()).contains("#/components/parameters/IdempotencyKey");
+        final JsonNode key = tree.at("/components/parameters/IdempotencyKey");
+        assertThat(key.get("required").asBoolean()).isTrue();
+        assertThat(key.at("/schema/maxLength").asInt()).isPositive();
+        assertThat(key.at("/schema/pattern").asString()).isEqualTo("^[A-Za-z0-9._:-]+$");
         assertThat(order.get("x-xio-exactly-once").asBoolean()).isTrue();
         final JsonNode status = operation("status()");
         assertThat(status.get("x-xio-idempotent").asBoolean()).isTrue();

@@ -63,7 +63,8 @@ class OpenApiGeneratedClientTest
 
         assertThat(catalog).contains("shopCatalogFindWithString", "shopCatalogFindWithStringInt",
             "shopCatalogSearch", "shopCatalogStock", "shopCatalogLookup", "shopCatalogPage", "shopCatalogTree",
-            "shopCatalogTouch", "shopCatalogLog", "shopCatalogLater", "shopCatalogWatch", "shopCatalogChecksum",
+            "shopCatalogTouch", "shopCatalogLog", "shopCatalogLater", "shopCatalogRefresh",
+            "shopCatalogReindex", "shopCatalogWatch", "shopCatalogChecksum",
             "shopCatalogThumbnail", "shopCatalogStatus", "shopCatalogOrder", "shopCatalogPriceOf");
         assertThat(catalog).noneMatch(name -> name.toLowerCase(java.util.Locale.ROOT).contains("importall"));
         assertThat(methods(client.type("api.BillingApi"))).contains("billingInvoice", "billingCatalogProduct");
