@@ -181,7 +181,8 @@ public final class XioReflectionService implements XioReflection
             for (int i = 0; i < declared.length; i++)
             {
                 parameters.add(new ParameterDescription(declared[i].getName(),
-                    schemas.schema(method.parameterTypes()[i]), method.segments()[i]));
+                    schemas.schema(method.parameterTypes()[i]), method.segments()[i],
+                    declared[i].getType().isPrimitive()));
             }
             methods.add(new MethodDescription(method.method().getName(), method.wireName(), parameters,
                 method.returnKind() == ServiceMethod.ReturnKind.VOID ? null : schemas.schema(method.resultType()),

@@ -114,7 +114,13 @@ final class OperationWriter
         arguments.put("title", OperationNames.pascal(id) + "Request");
         arguments.put("description", "The arguments of " + method.wireName() + ", by parameter name.");
         arguments.put("properties", properties);
-        arguments.put("required", method.parameters().stream().map(ParameterDescription::name).toList());
+        // As the gateway reads them: a parameter left out is null, which only a primitive cannot be.
+        final List<String> required = method.parameters().stream().filter(ParameterDescription::required)
+            .map(ParameterDescription::name).toList();
+        if (!required.isEmpty())
+        {
+            arguments.put("required", required);
+        }
         final String name = components.add(OperationNames.pascal(id) + "Request", arguments);
         final Map<String, Object> content = new LinkedHashMap<>();
         content.put(JSON, Map.of("schema", SchemaComponents.reference(name)));

@@ -1,4 +1,4 @@
-package io.xio.spring.http.openapi;
+package io.xio.spring.autoconfigure.http;
 
 import org.openapitools.codegen.DefaultGenerator;
 import org.openapitools.codegen.config.CodegenConfigurator;
