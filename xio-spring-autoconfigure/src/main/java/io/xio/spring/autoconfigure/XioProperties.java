@@ -577,12 +577,12 @@ public class XioProperties
             return openapi;
         }
 
-        /** The OpenAPI 3.1 document of the routes, served at {@code GET {prefix}/openapi.json}. */
+        /** The OpenAPI 3.1 document of the routes, served at {@code /openapi.json} after the prefix. */
         public static class OpenApi
         {
             /**
-             * Whether the OpenAPI document of the routes is served at {@code GET {xio.http.prefix}/openapi.json}
-             * (behind the web server's security chain, as the routes are). On whenever the routes are.
+             * Whether the OpenAPI document of the routes is served at {@code /openapi.json} after the prefix, for
+             * {@code GET} (behind the web server's security chain, as the routes are). On whenever the routes are.
              */
             private boolean enabled = true;
 
