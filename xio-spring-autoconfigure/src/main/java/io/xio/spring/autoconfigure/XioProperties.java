@@ -531,6 +531,9 @@ public class XioProperties
         /** The largest request body taken; a larger one is refused with 413 without being read whole. */
         private DataSize maxRequestSize = DataSize.ofMegabytes(1);
 
+        /** The OpenAPI document of the routes. */
+        private final OpenApi openapi = new OpenApi();
+
         public boolean isEnabled()
         {
             return enabled;
@@ -569,6 +572,31 @@ public class XioProperties
         public void setMaxRequestSize(final DataSize maxRequestSize)
         {
             this.maxRequestSize = maxRequestSize;
+        }
+
+        public OpenApi getOpenapi()
+        {
+            return openapi;
+        }
+
+        /** The OpenAPI 3.1 document of the routes, served at {@code /openapi.json} after the prefix. */
+        public static class OpenApi
+        {
+            /**
+             * Whether the OpenAPI document of the routes is served at {@code /openapi.json} after the prefix, for
+             * {@code GET} (behind the web server's security chain, as the routes are). On whenever the routes are.
+             */
+            private boolean enabled = true;
+
+            public boolean isEnabled()
+            {
+                return enabled;
+            }
+
+            public void setEnabled(final boolean enabled)
+            {
+                this.enabled = enabled;
+            }
         }
     }
 

@@ -30,10 +30,10 @@ import java.util.TreeMap;
  * serializer writes, under the names it writes (naming strategy, {@code @JsonProperty}, {@code @JsonIgnore}
  * honoured); enums are their names, collections and arrays arrays, maps objects, {@code byte[]} base64, and every
  * other type (such as {@code java.time.Period}, {@code java.util.Date}, {@code AtomicLong}) the one string, number
- * or boolean its serializer says it writes. Every bean and enum becomes a definition that schemas refer to with
- * {@code $ref} ({@code #/$defs/Name}), so types that contain themselves end; at most {@value #MAX_DEFINITIONS}
- * definitions are written, further types are described as any value. One instance per description; not
- * thread-safe.
+ * or boolean its serializer says it writes; an {@code Optional} is its value's schema or {@code null}. Every bean
+ * and enum becomes a definition that schemas refer to with {@code $ref} ({@code #/$defs/Name}), so types that
+ * contain themselves end; at most {@value #MAX_DEFINITIONS} definitions are written, further types are described
+ * as any value. One instance per description; not thread-safe.
  */
 final class JsonSchemas
 {
@@ -86,7 +86,7 @@ final class JsonSchemas
         }
         if (type.isReferenceType())
         {
-            return schema(type.getReferencedType()); // Optional, AtomicReference: the value or null
+            return nullable(schema(type.getReferencedType())); // Optional, AtomicReference: the value or null
         }
         if (Iterable.class.isAssignableFrom(raw))
         {
@@ -241,6 +241,10 @@ final class JsonSchemas
         {
             return typed("boolean");
         }
+        if (raw == Void.class)
+        {
+            return typed("null"); // Mono<Void>, CompletableFuture<Void>: JSON null
+        }
         if (raw == int.class || raw == Integer.class || raw == short.class || raw == Short.class ||
             raw == byte.class || raw == Byte.class)
         {
@@ -271,6 +275,26 @@ final class JsonSchemas
             return typed("string");
         }
         return FORMATS.containsKey(raw) ? formatted("string", FORMATS.get(raw)) : null;
+    }
+
+    /**
+     * {@code schema} or null, as JSON Schema 2020-12 says it: {@code null} among the types of a typed schema, else
+     * one of the schema and {@code null}; any value already takes null.
+     */
+    private static Map<String, Object> nullable(final Map<String, Object> schema)
+    {
+        if (schema.isEmpty())
+        {
+            return schema;
+        }
+        if (schema.get("type") instanceof String type && !schema.containsKey("enum"))
+        {
+            schema.put("type", java.util.List.of(type, "null"));
+            return schema;
+        }
+        final Map<String, Object> either = new LinkedHashMap<>();
+        either.put("anyOf", java.util.List.of(schema, typed("null")));
+        return either;
     }
 
     private static Map<String, Object> any()

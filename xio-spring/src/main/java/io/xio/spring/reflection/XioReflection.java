@@ -94,8 +94,10 @@ public interface XioReflection
      * @param schema the JSON Schema of its value
      * @param segment whether it travels as a data segment ({@code byte[]}, {@code ByteBuffer}) instead of in the
      *     arguments: such methods cannot be called with JSON arguments
+     * @param required whether a call must give it a value: a primitive's, which cannot be null (another parameter
+     *     left out of a call's JSON arguments is null)
      */
-    record ParameterDescription(String name, Map<String, Object> schema, boolean segment)
+    record ParameterDescription(String name, Map<String, Object> schema, boolean segment, boolean required)
     {
     }
 }

@@ -110,6 +110,16 @@ public final class XioReflectionService implements XioReflection
             key -> encode(description(dispatcher, named, json.mapper())))).asReadOnlyBuffer();
     }
 
+    /**
+     * Every exported service (this one excepted) with all its methods, by resource name: what
+     * {@link #describe(String)} sends for each, as objects, for documents made on the server (such as an OpenAPI
+     * document), which no message limit bounds. Any thread.
+     */
+    public List<ServiceDescription> descriptions()
+    {
+        return exported().stream().map(service -> description(service, method -> true, json.mapper())).toList();
+    }
+
     /** The method of that wire name, else those of that Java name. */
     private static Predicate<ServiceMethod> named(final ServiceDispatcher dispatcher, final String method)
     {
@@ -171,7 +181,8 @@ public final class XioReflectionService implements XioReflection
             for (int i = 0; i < declared.length; i++)
             {
                 parameters.add(new ParameterDescription(declared[i].getName(),
-                    schemas.schema(method.parameterTypes()[i]), method.segments()[i]));
+                    schemas.schema(method.parameterTypes()[i]), method.segments()[i],
+                    declared[i].getType().isPrimitive()));
             }
             methods.add(new MethodDescription(method.method().getName(), method.wireName(), parameters,
                 method.returnKind() == ServiceMethod.ReturnKind.VOID ? null : schemas.schema(method.resultType()),

@@ -5,11 +5,18 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 
@@ -25,6 +32,26 @@ class XioHttpWebFluxTest extends XioHttpContract
 
     @Autowired
     private ShopService shop;
+
+    @Test
+    void theOpenApiDocumentIsServedBehindTheWebChain() throws Exception
+    {
+        final HttpClient client = HttpClient.newHttpClient();
+        final HttpRequest.Builder get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port +
+            "/xio/openapi.json")).timeout(Duration.ofSeconds(30)).GET();
+
+        final HttpResponse<String> anonymous = client.send(get.build(), HttpResponse.BodyHandlers.ofString());
+        final HttpResponse<String> alice = client.send(get.header("Authorization", "Basic " + Base64.getEncoder()
+            .encodeToString("alice:alice-secret".getBytes(StandardCharsets.UTF_8))).build(),
+            HttpResponse.BodyHandlers.ofString());
+
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(alice.statusCode()).isEqualTo(200);
+        final JsonNode document = new JsonMapper().readTree(alice.body());
+        assertThat(document.get("openapi").asString()).startsWith("3.1.");
+        assertThat(document.get("paths").has("/xio/catalog/get(String)")).isTrue();
+        assertThat(document.get("paths").has("/xio/catalog/checksum(byte%5B%5D)")).isTrue();
+    }
 
     @Test
     void aClientThatLeavesBeforeTheAnswerCancelsTheFutureTheMethodReturned() throws Exception

@@ -45,6 +45,17 @@ public final class XioHttpWebFlux
             request -> handle(calls, request));
     }
 
+    /**
+     * The route {@code GET {prefix}{path}} answering what {@code answer} gives, such as the OpenAPI document at
+     * {@code /openapi.json}.
+     */
+    public static RouterFunction<ServerResponse> get(final String prefix, final String path,
+        final java.util.function.Supplier<XioHttpCalls.Answer> answer)
+    {
+        return RouterFunctions.route(RequestPredicates.GET(prefix + path),
+            request -> Mono.fromCallable(answer::get).flatMap(XioHttpWebFlux::answered));
+    }
+
     private static Mono<ServerResponse> handle(final XioHttpCalls calls, final ServerRequest request)
     {
         final long max = calls.maxRequestBytes();
@@ -125,9 +136,7 @@ public final class XioHttpWebFlux
     {
         if (outcome instanceof XioHttpCalls.Answer answer)
         {
-            final ServerResponse.BodyBuilder response = ServerResponse.status(answer.status());
-            return answer.contentType() == null ? response.build()
-                : response.contentType(MediaType.parseMediaType(answer.contentType())).bodyValue(answer.body());
+            return answered(answer);
         }
         final XioHttpCalls.Streamed streamed = (XioHttpCalls.Streamed)outcome;
         final Flux<?> values = Flux.from((Publisher<?>)streamed.values());
@@ -145,6 +154,13 @@ public final class XioHttpWebFlux
         final Flux<byte[]> lines = values.map(value -> line(calls.encode(streamed.call(), value)))
             .onErrorResume(failure -> Mono.just(line(calls.problem(failure, streamed.call()).body())));
         return ServerResponse.ok().contentType(NDJSON).body(BodyInserters.fromPublisher(lines, byte[].class));
+    }
+
+    private static Mono<ServerResponse> answered(final XioHttpCalls.Answer answer)
+    {
+        final ServerResponse.BodyBuilder response = ServerResponse.status(answer.status());
+        return answer.contentType() == null ? response.build()
+            : response.contentType(MediaType.parseMediaType(answer.contentType())).bodyValue(answer.body());
     }
 
     private static String text(final byte[] json)

@@ -44,6 +44,16 @@ public final class XioHttpWebMvc
             request -> handle(calls, request));
     }
 
+    /**
+     * The route {@code GET {prefix}{path}} answering what {@code answer} gives, such as the OpenAPI document at
+     * {@code /openapi.json}.
+     */
+    public static RouterFunction<ServerResponse> get(final String prefix, final String path,
+        final java.util.function.Supplier<XioHttpCalls.Answer> answer)
+    {
+        return RouterFunctions.route(RequestPredicates.GET(prefix + path), request -> answered(answer.get()));
+    }
+
     private static ServerResponse handle(final XioHttpCalls calls, final ServerRequest request) throws IOException
     {
         final long declared = request.headers().contentLength().orElse(-1);
@@ -134,9 +144,7 @@ public final class XioHttpWebMvc
     {
         if (outcome instanceof XioHttpCalls.Answer answer)
         {
-            final ServerResponse.BodyBuilder response = ServerResponse.status(answer.status());
-            return answer.contentType() == null ? response.build()
-                : response.contentType(MediaType.parseMediaType(answer.contentType())).body(answer.body());
+            return answered(answer);
         }
         final XioHttpCalls.Streamed streamed = (XioHttpCalls.Streamed)outcome;
         @SuppressWarnings("unchecked")
@@ -167,6 +175,13 @@ public final class XioHttpWebMvc
                 stream.write(line(calls.problem(failure, streamed.call()).body()));
                 stream.flush();
             }, stream::complete)));
+    }
+
+    private static ServerResponse answered(final XioHttpCalls.Answer answer)
+    {
+        final ServerResponse.BodyBuilder response = ServerResponse.status(answer.status());
+        return answer.contentType() == null ? response.build()
+            : response.contentType(MediaType.parseMediaType(answer.contentType())).body(answer.body());
     }
 
     private static String text(final byte[] json)
