@@ -1,12 +1,12 @@
 package io.xio.spring.service;
 
 import io.xio.engine.InboundRequest;
+import io.xio.spring.kotlin.CoroutineServiceCalls;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 
 /**
  * The last link of a service call's interceptor chain, whichever way the call arrived (an xio message or an HTTP
@@ -29,23 +29,30 @@ final class MethodRunner
      * The method, or an exactly-once one through its ledger; never a later attempt of a call its client takes for
      * exactly-once when the method is not.
      */
-    @Nullable Object run(final ServiceMethod method, final Method invoked, final @Nullable Object[] arguments,
+    @Nullable Object run(final ServiceMethod method, final @Nullable Object[] arguments,
         final InboundRequest request, final CallRecorder recorder, final @Nullable Object started) throws Throwable
     {
         if (method.exactlyOnce())
         {
-            return exactlyOnce.invoke(method, request, recorder, started, () -> invoke(invoked, arguments));
+            return exactlyOnce.invoke(method, request, recorder, started, () -> invoke(method, arguments));
         }
         ExactlyOnceCalls.refuseIfMayHaveRun(method, request.metadata());
-        return invoke(invoked, arguments);
+        return invoke(method, arguments);
     }
 
-    /** The service method itself: its exception as thrown. */
-    @Nullable Object invoke(final Method method, final @Nullable Object[] arguments) throws Throwable
+    /**
+     * The service method itself: its exception as thrown. A Kotlin one (a suspend function, a Flow) runs through
+     * kotlinx-coroutines, never by reflection alone, since a suspend function needs its Continuation.
+     */
+    @Nullable Object invoke(final ServiceMethod method, final @Nullable Object[] arguments) throws Throwable
     {
+        if (method.coroutines())
+        {
+            return CoroutineServiceCalls.invoke(method, target, arguments);
+        }
         try
         {
-            return method.invoke(target, arguments);
+            return method.method().invoke(target, arguments);
         }
         catch (final InvocationTargetException ex)
         {

@@ -479,14 +479,14 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 if (produced == null)
                 {
-                    returned = runner.run(described, invoked, arguments, request, recording, begun);
+                    returned = runner.run(described, arguments, request, recording, begun);
                     result = returned;
                 }
                 else
                 {
                     result = InterceptorChain.server(interceptors, call, () ->
                     {
-                        produced[0] = runner.run(described, invoked, arguments, request, recording, begun);
+                        produced[0] = runner.run(described, arguments, request, recording, begun);
                         return produced[0];
                     });
                 }

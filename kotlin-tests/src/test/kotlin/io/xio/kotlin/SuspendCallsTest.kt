@@ -1,0 +1,93 @@
+package io.xio.kotlin
+
+import io.xio.engine.XioTimeoutException
+import io.xio.kotlin.api.Item
+import io.xio.kotlin.api.ItemMissingException
+import io.xio.kotlin.client.CatalogClient
+import io.xio.kotlin.server.Probe
+import io.xio.spring.client.XioRemoteException
+import io.xio.spring.test.AutoConfigureXioLocalTransport
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.future.await
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import org.assertj.core.api.Assertions.assertThat
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.springframework.beans.factory.annotation.Autowired
+import org.springframework.boot.test.context.SpringBootTest
+import java.util.concurrent.TimeUnit
+
+/**
+ * Suspend functions of an @XioClient interface calling those of an @XioService: values, null, Unit, generic results,
+ * exceptions as a Java caller gets them, cancellation of the caller's coroutine reaching the service, and the
+ * method's deadline.
+ */
+@SpringBootTest(classes = [KotlinApplication::class])
+@AutoConfigureXioLocalTransport
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SuspendCallsTest {
+    @Autowired
+    lateinit var catalog: CatalogClient
+
+    @Autowired
+    lateinit var probe: Probe
+
+    @Test
+    fun `a suspend call resumes its caller with the service's value`(): Unit = runBlocking {
+        assertThat(catalog.item("abc")).isEqualTo(Item("abc", 3))
+        assertThat(catalog.listed(3)).containsExactly(Item("l0", 0), Item("l1", 1), Item("l2", 2))
+    }
+
+    @Test
+    fun `a suspend call answers null and Unit as Kotlin expects them`(): Unit = runBlocking {
+        assertThat(catalog.find("none")).isNull()
+        assertThat(catalog.find("one")).isEqualTo(Item("one", 0))
+        val unit: Any = catalog.touch("touched-1")
+        assertThat(unit).isSameAs(Unit)
+        assertThat(probe.touched).contains("touched-1")
+    }
+
+    @Test
+    fun `an exception a suspend service throws reaches the caller as a Java caller gets it`(): Unit = runBlocking {
+        val suspended = runCatching { catalog.fail("no such size") }.exceptionOrNull()
+        val plain = runCatching { catalog.failPlain("no such size") }.exceptionOrNull()
+        assertThat(suspended).isInstanceOf(XioRemoteException::class.java)
+        assertThat(plain).isInstanceOf(XioRemoteException::class.java)
+        suspended as XioRemoteException
+        plain as XioRemoteException
+        assertThat(suspended.remoteType()).isEqualTo(IllegalArgumentException::class.java.name)
+            .isEqualTo(plain.remoteType())
+        assertThat(suspended.code()).isEqualTo(plain.code())
+        assertThat(suspended.remoteMessage()).isEqualTo("no such size").isEqualTo(plain.remoteMessage())
+
+        // An allowed type is rebuilt, as for a Java client.
+        val missing = runCatching { catalog.missing("x") }.exceptionOrNull()
+        assertThat(missing).isInstanceOf(ItemMissingException::class.java).hasMessageContaining("no item x")
+    }
+
+    @Test
+    fun `cancelling the calling coroutine cancels the call on the server`(): Unit = runBlocking {
+        val call = async(Dispatchers.Default) { catalog.hang("hang-1") }
+        withTimeout(WAIT) { probe.started("hang-1").await() }
+        call.cancelAndJoin()
+        assertThat(call.isCancelled).isTrue()
+        // The service's coroutine itself was cancelled: the cancel went over the wire.
+        val why = withTimeout(WAIT) { probe.cancelled("hang-1").await() }
+        assertThat(why).isInstanceOf(CancellationException::class.java)
+    }
+
+    @Test
+    fun `a suspend call past its deadline fails with a timeout`(): Unit = runBlocking {
+        val failure = runCatching { catalog.slow("slow-1") }.exceptionOrNull()
+        assertThat(failure).isInstanceOf(XioTimeoutException::class.java)
+        assertThat(probe.started("slow-1")).isCompleted()
+    }
+
+    private companion object {
+        const val WAIT = 30_000L
+    }
+}
