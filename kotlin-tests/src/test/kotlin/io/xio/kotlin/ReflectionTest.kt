@@ -24,14 +24,19 @@ class ReflectionTest {
         val buffer = reflection.describe("catalog")!!
         val bytes = ByteArray(buffer.remaining()).also { buffer.get(it) }
         val described = JsonMapper().readTree(bytes)
-        return described["methods"].single { it["name"].asString() == name }
+        return elements(described["methods"]).single { it["name"].asString() == name }
     }
+
+    /** The nodes of a JSON array (JsonNode's own map applies to the node itself). */
+    private fun elements(array: JsonNode): List<JsonNode> = (array as Iterable<JsonNode>).toList()
+
+    private fun parameterNames(method: JsonNode) = elements(method["parameters"]).map { it["name"].asString() }
 
     @Test
     fun `a suspend function is described by its declared parameters and result`() {
         val item = method("item")
         assertThat(item["kind"].asString()).isEqualTo("suspend")
-        assertThat(item["parameters"].map { it["name"].asString() }).containsExactly("id")
+        assertThat(parameterNames(item)).isEqualTo(listOf("id"))
         assertThat(item["parameters"][0]["schema"]["type"].asString()).isEqualTo("string")
         assertThat(item["returns"]["\$ref"].asString()).isEqualTo("#/\$defs/Item")
         assertThat(item["wireName"].asString()).isEqualTo("item(String)")
@@ -50,7 +55,7 @@ class ReflectionTest {
         assertThat(method("itemsLater")["kind"].asString()).isEqualTo("server-stream")
         val total = method("total")
         assertThat(total["kind"].asString()).isEqualTo("client-stream")
-        assertThat(total["parameters"].map { it["name"].asString() }).containsExactly("items")
+        assertThat(parameterNames(total)).isEqualTo(listOf("items"))
         assertThat(total["parameters"][0]["schema"]["\$ref"].asString()).isEqualTo("#/\$defs/Item")
         assertThat(total["returns"]["\$ref"].asString()).isEqualTo("#/\$defs/Summary")
         assertThat(method("doubled")["kind"].asString()).isEqualTo("bidi-stream")

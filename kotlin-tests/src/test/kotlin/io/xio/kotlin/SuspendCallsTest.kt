@@ -6,6 +6,7 @@ import io.xio.kotlin.api.ItemMissingException
 import io.xio.kotlin.client.CatalogClient
 import io.xio.kotlin.server.Probe
 import io.xio.spring.client.XioRemoteException
+import io.xio.spring.error.XioErrorCode
 import io.xio.spring.test.AutoConfigureXioLocalTransport
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
@@ -59,10 +60,15 @@ class SuspendCallsTest {
         assertThat(plain).isInstanceOf(XioRemoteException::class.java)
         suspended as XioRemoteException
         plain as XioRemoteException
-        assertThat(suspended.remoteType()).isEqualTo(IllegalArgumentException::class.java.name)
-            .isEqualTo(plain.remoteType())
-        assertThat(suspended.code()).isEqualTo(plain.code())
-        assertThat(suspended.remoteMessage()).isEqualTo("no such size").isEqualTo(plain.remoteMessage())
+        // Mapped by the service's @XioExceptionHandler whether the method suspended or not.
+        assertThat(suspended.code()).isEqualTo(XioErrorCode.INVALID_ARGUMENT).isEqualTo(plain.code())
+        assertThat(suspended.remoteType()).isEqualTo(plain.remoteType())
+        assertThat(suspended.remoteMessage()).isEqualTo("bad size: no such size").isEqualTo(plain.remoteMessage())
+
+        // Unmapped, it is the UNKNOWN failure any unmapped exception is.
+        val unmapped = runCatching { catalog.failUnmapped("state") }.exceptionOrNull()
+        assertThat(unmapped).isInstanceOf(XioRemoteException::class.java)
+        assertThat((unmapped as XioRemoteException).code()).isEqualTo(XioErrorCode.UNKNOWN)
 
         // An allowed type is rebuilt, as for a Java client.
         val missing = runCatching { catalog.missing("x") }.exceptionOrNull()
@@ -85,6 +91,9 @@ class SuspendCallsTest {
         val failure = runCatching { catalog.slow("slow-1") }.exceptionOrNull()
         assertThat(failure).isInstanceOf(XioTimeoutException::class.java)
         assertThat(probe.started("slow-1")).isCompleted()
+        // The caller's deadline cancels the service's coroutine too.
+        val why = withTimeout(WAIT) { probe.cancelled("slow-1").await() }
+        assertThat(why).isInstanceOf(CancellationException::class.java)
     }
 
     private companion object {

@@ -32,6 +32,9 @@ interface Catalog {
 
     suspend fun missing(id: String): Item
 
+    /** Throws IllegalStateException(why), which no handler of the service maps. */
+    suspend fun failUnmapped(why: String): Item
+
     /** Waits until it is cancelled, telling the server's probe. */
     suspend fun hang(id: String): Item
 

@@ -1,10 +1,13 @@
 package io.xio.kotlin.server
 
+import io.xio.annotation.XioExceptionHandler
 import io.xio.annotation.XioService
 import io.xio.kotlin.api.Catalog
 import io.xio.kotlin.api.Item
 import io.xio.kotlin.api.ItemMissingException
 import io.xio.kotlin.api.Summary
+import io.xio.spring.error.XioError
+import io.xio.spring.error.XioErrorCode
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
@@ -51,6 +54,15 @@ class CatalogService(private val probe: Probe) : Catalog {
     override fun failPlain(why: String): Item = throw IllegalArgumentException(why)
 
     override suspend fun missing(id: String): Item = throw ItemMissingException("no item $id")
+
+    override suspend fun failUnmapped(why: String): Item {
+        delay(1)
+        throw IllegalStateException(why)
+    }
+
+    @XioExceptionHandler
+    fun invalid(e: IllegalArgumentException): XioError =
+        XioError.of(XioErrorCode.INVALID_ARGUMENT, "bad size: ${e.message}")
 
     override suspend fun hang(id: String): Item = untilCancelled(id)
 
