@@ -87,8 +87,10 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
     public static ServiceMethod of(final Method method, final Class<?> api)
     {
         final XioMethod settings = method.getAnnotation(XioMethod.class);
-        // Safe without Kotlin: the detector answers false when Kotlin is not on the class path.
-        final boolean suspending = KotlinDetector.isSuspendingFunction(method);
+        // Safe without Kotlin: the detector answers false when Kotlin is not on the class path. Only a Kotlin type's
+        // method suspends (Spring asks only for a Continuation last, which a Java method may take as an argument).
+        final boolean suspending = KotlinDetector.isKotlinType(method.getDeclaringClass()) &&
+            KotlinDetector.isSuspendingFunction(method);
         final Type[] parameters = new Type[method.getParameterCount() - (suspending ? 1 : 0)];
         for (int i = 0; i < parameters.length; i++)
         {
@@ -152,8 +154,8 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         else if (streamParameter >= 0)
         {
             throw new IllegalArgumentException(method + " streams a parameter and returns " + returns.getName() +
-                "; a method that takes a Flux, Publisher or Flow returns a Flux, Publisher or Flow (a bidirectional " +
-                "stream), or a Mono or suspends (one answer)");
+                "; a method that takes a Flux, Publisher or Flow returns a Flux or Publisher (or a Flow: a " +
+                "bidirectional stream), or a Mono or suspends (one answer)");
         }
         else if (returns == void.class)
         {
