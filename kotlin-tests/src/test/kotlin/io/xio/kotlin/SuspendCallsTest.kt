@@ -44,6 +44,11 @@ class SuspendCallsTest {
     }
 
     @Test
+    fun `the call is current in the service until its function first suspends`(): Unit = runBlocking {
+        assertThat(catalog.calledAs()).containsExactly("calledAs", "none")
+    }
+
+    @Test
     fun `a suspend call answers null and Unit as Kotlin expects them`(): Unit = runBlocking {
         assertThat(catalog.find("none")).isNull()
         assertThat(catalog.find("one")).isEqualTo(Item("one", 0))
@@ -70,7 +75,7 @@ class SuspendCallsTest {
         assertThat(unmapped).isInstanceOf(XioRemoteException::class.java)
         assertThat((unmapped as XioRemoteException).code()).isEqualTo(XioErrorCode.UNKNOWN)
 
-        // An allowed type is rebuilt, as for a Java client.
+        // A declared type (Kotlin's @Throws) is kept by the service and rebuilt by the client, as for Java's throws.
         val missing = runCatching { catalog.missing("x") }.exceptionOrNull()
         assertThat(missing).isInstanceOf(ItemMissingException::class.java).hasMessageContaining("no item x")
     }

@@ -9,7 +9,7 @@ data class Item(val id: String, val price: Int)
 /** What a client stream of items adds up to. */
 data class Summary(val count: Int, val total: Int)
 
-/** A failure the client is allowed to rebuild (xio.clients.catalog.allowed-exceptions). */
+/** A failure the contract declares (@Throws), which the client rebuilds as its own type. */
 class ItemMissingException(message: String) : RuntimeException(message)
 
 /** The shared contract, in Kotlin: suspend functions and Flows beside a plain method. */
@@ -24,12 +24,17 @@ interface Catalog {
 
     suspend fun listed(count: Int): List<Item>
 
+    /** The name of the method XioServerCall.current() names as the function starts, and after it suspended. */
+    suspend fun calledAs(): List<String>
+
     /** Throws IllegalArgumentException(why) after it suspended once. */
     suspend fun fail(why: String): Item
 
     /** Throws the same at once, and does not suspend: the Java-shaped reference. */
     fun failPlain(why: String): Item
 
+    /** Declared as a Java throws clause, so the service keeps the type and the client rebuilds it. */
+    @Throws(ItemMissingException::class)
     suspend fun missing(id: String): Item
 
     /** Throws IllegalStateException(why), which no handler of the service maps. */

@@ -6,6 +6,7 @@ import io.xio.kotlin.api.Catalog
 import io.xio.kotlin.api.Item
 import io.xio.kotlin.api.ItemMissingException
 import io.xio.kotlin.api.Summary
+import io.xio.spring.call.XioServerCall
 import io.xio.spring.error.XioError
 import io.xio.spring.error.XioErrorCode
 import kotlinx.coroutines.awaitCancellation
@@ -45,6 +46,12 @@ class CatalogService(private val probe: Probe) : Catalog {
     }
 
     override suspend fun listed(count: Int): List<Item> = List(count) { Item("l$it", it) }
+
+    override suspend fun calledAs(): List<String> {
+        val before = XioServerCall.current()?.method()?.name ?: "none"
+        delay(1)
+        return listOf(before, XioServerCall.current()?.method()?.name ?: "none")
+    }
 
     override suspend fun fail(why: String): Item {
         delay(1)
