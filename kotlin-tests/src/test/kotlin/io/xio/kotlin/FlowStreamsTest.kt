@@ -12,6 +12,8 @@ import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.flow.asFlow
 import kotlinx.coroutines.flow.collect
 import kotlinx.coroutines.flow.emptyFlow
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.flow.onCompletion
 import kotlinx.coroutines.flow.map
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.test.context.SpringBootTest
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -86,6 +89,24 @@ class FlowStreamsTest {
         val why = withTimeout(WAIT) { probe.cancelled("cancel-1").await() }
         assertThat(why).isInstanceOf(CancellationException::class.java)
         assertThat(collecting.isCancelled).isTrue()
+    }
+
+    @Test
+    fun `cancelling a caller that streams a Flow cancels the service and stops the caller's Flow`(): Unit = runBlocking {
+        val sentEnded = CompletableFuture<Throwable?>()
+        val endless = flow {
+            var n = 0
+            while (true) {
+                emit(Item("up", n++))
+            }
+        }.onCompletion { sentEnded.complete(it) }
+        val call = launch(Dispatchers.Default) { catalog.totalWatched("upload-1", endless) }
+        withTimeout(WAIT) { probe.started("upload-1").await() }
+        call.cancelAndJoin()
+        val why = withTimeout(WAIT) { probe.cancelled("upload-1").await() }
+        assertThat(why).isInstanceOf(CancellationException::class.java)
+        // The caller's Flow is no longer collected: it ended cancelled.
+        assertThat(withTimeout(WAIT) { sentEnded.await() }).isInstanceOf(CancellationException::class.java)
     }
 
     @Test

@@ -56,6 +56,9 @@ interface Catalog {
     /** Adds up what the client streams. */
     suspend fun total(items: Flow<Item>): Summary
 
+    /** Adds up what the client streams, telling the probe it began and whether it was cancelled. */
+    suspend fun totalWatched(id: String, items: Flow<Item>): Summary
+
     /** Each item the client streams, back at twice the price. */
     fun doubled(items: Flow<Item>): Flow<Item>
 

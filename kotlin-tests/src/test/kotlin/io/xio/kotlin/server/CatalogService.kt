@@ -15,6 +15,7 @@ import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.fold
 import kotlinx.coroutines.flow.map
+import kotlinx.coroutines.flow.onStart
 import kotlinx.coroutines.yield
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CompletableFuture
@@ -96,6 +97,15 @@ class CatalogService(private val probe: Probe) : Catalog {
 
     override suspend fun total(items: Flow<Item>): Summary =
         items.fold(Summary(0, 0)) { sum, item -> Summary(sum.count + 1, sum.total + item.price) }
+
+    override suspend fun totalWatched(id: String, items: Flow<Item>): Summary {
+        try {
+            return items.onStart { probe.started(id).complete(Unit) }.let { total(it) }
+        } catch (e: CancellationException) {
+            probe.cancelled(id).complete(e)
+            throw e
+        }
+    }
 
     override fun doubled(items: Flow<Item>): Flow<Item> = items.map { it.copy(price = it.price * 2) }
 
