@@ -24,8 +24,8 @@ interface Catalog {
 
     suspend fun listed(count: Int): List<Item>
 
-    /** The name of the method XioServerCall.current() names as the function starts, and after it suspended. */
-    suspend fun calledAs(): List<String>
+    /** The name of the method XioServerCall.current() names as the function starts. */
+    suspend fun calledAs(): String
 
     /** Throws IllegalArgumentException(why) after it suspended once. */
     suspend fun fail(why: String): Item

@@ -15,7 +15,7 @@ import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.fold
 import kotlinx.coroutines.flow.map
-import kotlinx.coroutines.flow.onStart
+import kotlinx.coroutines.flow.onEach
 import kotlinx.coroutines.yield
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CompletableFuture
@@ -48,10 +48,10 @@ class CatalogService(private val probe: Probe) : Catalog {
 
     override suspend fun listed(count: Int): List<Item> = List(count) { Item("l$it", it) }
 
-    override suspend fun calledAs(): List<String> {
-        val before = XioServerCall.current()?.method()?.name ?: "none"
+    override suspend fun calledAs(): String {
+        val current = XioServerCall.current()?.method()?.name ?: "none"
         delay(1)
-        return listOf(before, XioServerCall.current()?.method()?.name ?: "none")
+        return current
     }
 
     override suspend fun fail(why: String): Item {
@@ -100,7 +100,8 @@ class CatalogService(private val probe: Probe) : Catalog {
 
     override suspend fun totalWatched(id: String, items: Flow<Item>): Summary {
         try {
-            return items.onStart { probe.started(id).complete(Unit) }.let { total(it) }
+            // Started once the first item arrived: the client's Flow is collected by then.
+            return total(items.onEach { probe.started(id).complete(Unit) })
         } catch (e: CancellationException) {
             probe.cancelled(id).complete(e)
             throw e
