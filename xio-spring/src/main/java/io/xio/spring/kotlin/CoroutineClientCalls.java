@@ -44,12 +44,12 @@ public final class CoroutineClientCalls
         final int streamed = method.streamParameter();
         if (method.streamsFlow() && arguments[streamed] != null)
         {
-            arguments[streamed] = CoroutineServiceCalls.flows().toPublisher(arguments[streamed]);
+            arguments[streamed] = FlowAdapter.flows().toPublisher(arguments[streamed]);
         }
         final Object result = call.call(arguments);
         if (method.returnsFlow())
         {
-            return CoroutineServiceCalls.flows().fromPublisher((Publisher<?>)result);
+            return FlowAdapter.flows().fromPublisher((Publisher<?>)result);
         }
         if (!method.suspending())
         {

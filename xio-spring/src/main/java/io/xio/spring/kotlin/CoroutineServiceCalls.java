@@ -4,8 +4,6 @@ import io.xio.spring.method.ServiceMethod;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.CoroutinesUtils;
-import org.springframework.core.ReactiveAdapter;
-import org.springframework.core.ReactiveAdapterRegistry;
 import reactor.core.publisher.Mono;
 
 import java.lang.reflect.InvocationTargetException;
@@ -40,7 +38,8 @@ public final class CoroutineServiceCalls
         final @Nullable Object[] passed = arguments.clone(); // the call's own arguments stay as interceptors saw them
         if (method.streamsFlow())
         {
-            passed[method.streamParameter()] = flows().fromPublisher((Publisher<?>)arguments[method.streamParameter()]);
+            final int streamed = method.streamParameter();
+            passed[streamed] = FlowAdapter.flows().fromPublisher((Publisher<?>)arguments[streamed]);
         }
         if (method.suspending())
         {
@@ -56,19 +55,6 @@ public final class CoroutineServiceCalls
         {
             throw ex.getCause();
         }
-        return method.returnsFlow() && result != null ? flows().toPublisher(result) : result;
-    }
-
-    /** Spring's adapter between kotlinx-coroutines' {@code Flow} and Reactive Streams. */
-    static ReactiveAdapter flows()
-    {
-        final ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance()
-            .getAdapter(kotlinx.coroutines.flow.Flow.class);
-        if (adapter == null)
-        {
-            throw new IllegalStateException("a Kotlin Flow in a service interface needs " +
-                "org.jetbrains.kotlinx:kotlinx-coroutines-reactor on the class path");
-        }
-        return adapter;
+        return method.returnsFlow() && result != null ? FlowAdapter.flows().toPublisher(result) : result;
     }
 }
