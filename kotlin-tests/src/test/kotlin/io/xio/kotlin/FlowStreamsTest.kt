@@ -121,6 +121,6 @@ class FlowStreamsTest {
     }
 
     private companion object {
-        const val WAIT = 30_000L
+        const val WAIT = 2_000L
     }
 }

@@ -1,5 +1,6 @@
 package io.xio.kotlin
 
+import io.xio.kotlin.server.CallerInterceptor
 import io.xio.kotlin.server.Probe
 import org.springframework.boot.autoconfigure.SpringBootApplication
 import org.springframework.context.annotation.Bean
@@ -9,4 +10,7 @@ import org.springframework.context.annotation.Bean
 class KotlinApplication {
     @Bean
     fun probe() = Probe()
+
+    @Bean
+    fun callerInterceptor() = CallerInterceptor()
 }

@@ -102,6 +102,6 @@ class SuspendCallsTest {
     }
 
     private companion object {
-        const val WAIT = 30_000L
+        const val WAIT = 2_000L
     }
 }

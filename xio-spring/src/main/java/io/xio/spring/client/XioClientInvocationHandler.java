@@ -6,6 +6,7 @@ import io.xio.engine.XioException;
 import io.xio.spring.call.XioClientInterceptor;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.kotlin.CoroutineClientCalls;
+import io.xio.spring.kotlin.KotlinDependencies;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioInstrumentation;
@@ -62,6 +63,8 @@ final class XioClientInvocationHandler implements InvocationHandler
                 states.put(method, new ClientMethodState(described, recorder, codec, options.timeout()));
             }
         }
+        KotlinDependencies.check(states.values().stream().map(state -> state.call).toList(), false,
+            "client " + api.getName(), api.getClassLoader());
         final AttemptSessions attemptSessions = new AttemptSessions(sessions);
         final ResponseDecoder decoder = new ResponseDecoder(codec);
         final CallFailures failures = new CallFailures(api, sessions.target(), allowedExceptions);

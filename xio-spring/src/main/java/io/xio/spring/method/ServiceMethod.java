@@ -62,7 +62,7 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
     private static final String MONO = "reactor.core.publisher.Mono";
     private static final String PUBLISHER = "org.reactivestreams.Publisher";
     /** kotlinx-coroutines' cold stream: a {@code Flux} to xio. */
-    public static final String FLOW = "kotlinx.coroutines.flow.Flow";
+    private static final String FLOW = "kotlinx.coroutines.flow.Flow";
     private static final String UNIT = "kotlin.Unit";
 
     /** How a result comes back to the caller. */
@@ -183,8 +183,9 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         boolean receipt = false;
         boolean idempotent = false;
         boolean exactlyOnce = false;
-        String name = method.getName() + "(" + Arrays.stream(raw).map(Class::getSimpleName)
-            .collect(Collectors.joining(",")) + ")";
+        // A Flow parameter is named as a Flux is, so a Kotlin and a Java side of the same stream call each other.
+        String name = method.getName() + "(" + Arrays.stream(raw).map(type -> type.getName().equals(FLOW) ? "Flux"
+            : type.getSimpleName()).collect(Collectors.joining(",")) + ")";
         if (settings != null)
         {
             if (!settings.timeout().isEmpty())

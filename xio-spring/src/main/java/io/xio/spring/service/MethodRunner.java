@@ -1,28 +1,39 @@
 package io.xio.spring.service;
 
 import io.xio.engine.InboundRequest;
+import io.xio.spring.call.XioServerCall;
 import io.xio.spring.kotlin.CoroutineServiceCalls;
 import io.xio.spring.method.ServiceMethod;
+import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.concurrent.Executor;
 
 /**
  * The last link of a service call's interceptor chain, whichever way the call arrived (an xio message or an HTTP
  * request): the method on the service bean (its proxy, so method security and transactions apply), or an
- * exactly-once method through the ledger. Stateless beyond the service; any thread.
+ * exactly-once method through the ledger. A Kotlin suspend function's coroutine runs and resumes on the service's
+ * worker executor (unconfined for an inline service), in its call's state wherever it resumes. Stateless beyond the
+ * service; any thread.
  */
 final class MethodRunner
 {
     private final Object target;
     /** Runs the exactly-once methods; null for a service without. */
     private final @Nullable ExactlyOnceCalls exactlyOnce;
+    /** Where a service coroutine runs and resumes; null for an inline service's, which runs unconfined. */
+    private final @Nullable Executor coroutines;
+    private final XioCallContext callContext;
 
-    MethodRunner(final Object target, final @Nullable ExactlyOnceCalls exactlyOnce)
+    MethodRunner(final Object target, final @Nullable ExactlyOnceCalls exactlyOnce,
+        final @Nullable Executor coroutines, final XioCallContext callContext)
     {
         this.target = target;
         this.exactlyOnce = exactlyOnce;
+        this.coroutines = coroutines;
+        this.callContext = callContext;
     }
 
     /**
@@ -48,7 +59,10 @@ final class MethodRunner
     {
         if (method.coroutines())
         {
-            return CoroutineServiceCalls.invoke(method, target, arguments);
+            // Called in the call's state (its context restored, the call current): what the coroutine takes along.
+            final XioServerCall call = XioServerCall.current();
+            final XioCallContext.Captured captured = callContext.capture();
+            return CoroutineServiceCalls.invoke(method, target, arguments, coroutines, () -> enter(call, captured));
         }
         try
         {
@@ -58,5 +72,21 @@ final class MethodRunner
         {
             throw ex.getCause();
         }
+    }
+
+    /** Makes a call's state current on this thread, until the returned scope gives the thread back its own. */
+    private static XioInstrumentation.Scope enter(final @Nullable XioServerCall call,
+        final XioCallContext.Captured captured)
+    {
+        final XioInstrumentation.Scope restored = captured.restore();
+        final XioServerCall.@Nullable Scope current = call == null ? null : XioServerCall.enter(call);
+        return () ->
+        {
+            if (current != null)
+            {
+                current.close();
+            }
+            restored.close();
+        };
     }
 }

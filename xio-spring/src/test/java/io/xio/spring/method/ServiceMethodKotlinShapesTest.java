@@ -135,6 +135,23 @@ class ServiceMethodKotlinShapesTest
         assertThat(doubled.returnsFlow()).isTrue();
     }
 
+    /** The Java shape of the same streams: a Flux where Kotlin takes a Flow. */
+    interface JavaStreams
+    {
+        reactor.core.publisher.Mono<Integer> total(reactor.core.publisher.Flux<Item> items);
+
+        reactor.core.publisher.Flux<Item> doubled(reactor.core.publisher.Flux<Item> items);
+    }
+
+    @Test
+    void aFlowParameterHasTheWireNameOfAFluxOne()
+    {
+        assertThat(method(KotlinShapes.class, "total").wireName()).isEqualTo("total(Flux)")
+            .isEqualTo(method(JavaStreams.class, "total").wireName());
+        assertThat(method(KotlinShapes.class, "doubled").wireName())
+            .isEqualTo(method(JavaStreams.class, "doubled").wireName());
+    }
+
     @Test
     void anOrdinaryMethodOfAKotlinInterfaceIsPlain()
     {
