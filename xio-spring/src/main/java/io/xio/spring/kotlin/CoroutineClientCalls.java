@@ -28,6 +28,14 @@ public final class CoroutineClientCalls
     @FunctionalInterface
     public interface ReactorCall
     {
+        /**
+         * Makes the call through the proxy's pipeline, on the calling thread.
+         *
+         * @param arguments the call's declared arguments (no {@code Continuation}), a {@code Flow} argument already
+         *                  a {@code Publisher}
+         * @return the call's {@code Mono} (a suspend function's) or the stream's {@code Flux}; for a method that
+         *         only streams a {@code Flow} parameter, what its Reactor result type is
+         */
         @Nullable Object call(@Nullable Object[] arguments) throws Throwable;
     }
 
