@@ -156,9 +156,12 @@ public class XioEndpoint
      *
      * @param name the Java method's name
      * @param wireName the name its calls give
-     * @param parameters the parameters' types
-     * @param returns the result's type ({@code void} for none), unwrapped from a future
-     * @param kind {@code plain}, {@code future}, {@code void} or {@code one-way}
+     * @param parameters the parameters' types (as declared: a Kotlin suspend function's without its
+     *     {@code Continuation}; a streamed parameter's, one message's)
+     * @param returns the result's type ({@code void} for none), unwrapped from a future, a {@code Mono} or a stream
+     * @param kind {@code plain}, {@code future}, {@code mono}, {@code suspend} (a Kotlin suspend function),
+     *     {@code void}, {@code one-way}, or a stream's: {@code server-stream}, {@code client-stream} or
+     *     {@code bidi-stream} ({@link io.xio.spring.method.ServiceMethod#kind()})
      * @param idempotent whether a call may be tried again elsewhere
      * @param exactlyOnce whether it runs once per call through the execution ledger
      * @param timeout its deadline from {@code @XioMethod(timeout)}, or null

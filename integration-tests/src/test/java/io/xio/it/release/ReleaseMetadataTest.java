@@ -69,8 +69,8 @@ class ReleaseMetadataTest
         }
         assertThat(managed).containsExactlyInAnyOrderElementsOf(published());
         // The unpublished modules exist and are left out: the deploy-skip rule is what decides.
-        assertThat(MODULES.keySet()).contains("sample-app", "integration-tests", "benchmarks");
-        assertThat(managed).doesNotContain("sample-app", "integration-tests", "benchmarks");
+        assertThat(MODULES.keySet()).contains("sample-app", "integration-tests", "benchmarks", "kotlin-tests");
+        assertThat(managed).doesNotContain("sample-app", "integration-tests", "benchmarks", "kotlin-tests");
     }
 
     @Test

@@ -116,6 +116,10 @@ class XioReflectionTest
             assertThat(methods.get("size()").get("kind").asString()).isEqualTo("future");
             assertThat(methods.get("size()").get("returns").get("type").asString()).isEqualTo("integer");
             assertThat(methods.get("fire(String)").get("kind").asString()).isEqualTo("one-way");
+            final JsonNode cleared = methods.get("clearLater()");
+            assertThat(cleared.get("kind").asString()).isEqualTo("future");
+            assertThat(cleared.get("returns") == null || cleared.get("returns").isNull())
+                .as("a CompletableFuture<Void> answers no value to describe").isTrue();
             assertThat(methods.get("slow()").get("timeout").asString()).isEqualTo("PT0.1S");
             assertThat(methods.get("putBlob(String,ByteBuffer)").get("parameters").get(1).get("segment").asBoolean())
                 .isTrue();

@@ -59,7 +59,10 @@ public final class XioClientCall
         return method;
     }
 
-    /** The call's arguments; read-only. */
+    /**
+     * The call's arguments; read-only. For a Kotlin {@code suspend} function these are its declared arguments:
+     * {@link #method()} has one parameter more, the caller's {@code Continuation}, which is no argument of the call.
+     */
     public List<@Nullable Object> arguments()
     {
         return arguments;

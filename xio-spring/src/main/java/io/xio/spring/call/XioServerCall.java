@@ -180,7 +180,11 @@ public final class XioServerCall
         return method;
     }
 
-    /** The method's arguments, decoded; read-only. */
+    /**
+     * The method's arguments, decoded; read-only. For a Kotlin {@code suspend} function these are its declared
+     * arguments: {@link #method()} has one parameter more, the {@code Continuation} the compiler adds, which is no
+     * argument of the call.
+     */
     public List<@Nullable Object> arguments()
     {
         List<@Nullable Object> list = arguments;

@@ -5,6 +5,8 @@ import io.xio.engine.XioEngine;
 import io.xio.engine.XioException;
 import io.xio.spring.call.XioClientInterceptor;
 import io.xio.spring.codec.XioCodec;
+import io.xio.spring.kotlin.CoroutineClientCalls;
+import io.xio.spring.kotlin.KotlinDependencies;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCall;
 import io.xio.spring.observation.XioInstrumentation;
@@ -28,7 +30,8 @@ import java.util.function.Supplier;
  * {@link io.xio.cluster.ServiceClient} picks, so an attempt tried again lands on another instance.
  * Every call takes the one {@link ClientCallPipeline}. Without client interceptors a call takes the engine's
  * allocation-free listener path, so its result is decoded on the context thread that received the response (the
- * response is valid only there): a codec must not block or make a blocking xio call while decoding. Thread-safe.
+ * response is valid only there): a codec must not block or make a blocking xio call while decoding. Kotlin's
+ * {@code suspend} functions and {@code Flow}s are called through {@link CoroutineClientCalls}. Thread-safe.
  */
 final class XioClientInvocationHandler implements InvocationHandler
 {
@@ -60,6 +63,8 @@ final class XioClientInvocationHandler implements InvocationHandler
                 states.put(method, new ClientMethodState(described, recorder, codec, options.timeout()));
             }
         }
+        KotlinDependencies.check(states.values().stream().map(state -> state.call).toList(), false,
+            "client " + api.getName(), api.getClassLoader());
         final AttemptSessions attemptSessions = new AttemptSessions(sessions);
         final ResponseDecoder decoder = new ResponseDecoder(codec);
         final CallFailures failures = new CallFailures(api, sessions.target(), allowedExceptions);
@@ -95,7 +100,13 @@ final class XioClientInvocationHandler implements InvocationHandler
         {
             return InvocationHandler.invokeDefault(proxy, method, args);
         }
-        return pipeline.call(states.get(method), method, args == null ? NO_ARGUMENTS : args);
+        final ClientMethodState state = states.get(method);
+        if (state.call.coroutines())
+        {
+            return CoroutineClientCalls.call(state.call, args == null ? NO_ARGUMENTS : args,
+                arguments -> pipeline.call(state, method, arguments));
+        }
+        return pipeline.call(state, method, args == null ? NO_ARGUMENTS : args);
     }
 
     /** Where this client's session (or a service client's instances) stand; never blocks. */

@@ -38,7 +38,8 @@ final class XioHttpArguments
      */
     @Nullable Object[] decode(final ServiceMethod method, final byte[] body, final boolean raw)
     {
-        final Parameter[] parameters = method.method().getParameters();
+        // The declared parameters: a Kotlin suspend function's Continuation, last, is none.
+        final Parameter[] parameters = Arrays.copyOf(method.method().getParameters(), method.parameterTypes().length);
         if (raw)
         {
             if (parameters.length != 1 || !method.segments()[0])

@@ -3,6 +3,7 @@ package io.xio.spring.method;
 import io.xio.annotation.XioMethod;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.GenericTypeResolver;
+import org.springframework.core.KotlinDetector;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 import java.lang.reflect.Method;
@@ -27,6 +28,13 @@ import java.util.stream.Collectors;
  * types are Reactor's ({@code reactor-core}, an optional dependency) and Reactive Streams'; they are recognised by
  * name, so an application without Reactor loads none of them.
  *
+ * <p>In a Kotlin interface a {@code suspend} function is an ordinary call answered later, as a {@code Mono} is: its
+ * parameters are its declared ones, without the {@code Continuation} the compiler adds, and its result is its declared
+ * return type ({@code Unit} is no value). A kotlinx-coroutines {@code Flow} stands where a {@code Flux} does: as the
+ * result, a stream of messages from the server; as a parameter, a stream from the client, the function then being
+ * {@code suspend} (one answer) or returning a {@code Flow} (a bidirectional stream). These, too, are recognised by
+ * name.
+ *
  * @param method the interface method
  * @param wireName name on the wire
  * @param parameterTypes generic parameter types
@@ -41,14 +49,21 @@ import java.util.stream.Collectors;
  * @param streamParameter the index of the parameter the client streams, or -1
  * @param exactlyOnce runs once per call through the server's execution ledger, so a call whose connection or server
  *                    went away is tried again with its idempotency key
+ * @param suspending a Kotlin {@code suspend} function: its last Java parameter, the {@code Continuation}, is not in
+ *                   {@code parameterTypes}, and its {@code MONO} (or stream) result is its declared return type
+ * @param returnsFlow it returns a kotlinx-coroutines {@code Flow} (suspending or not), which travels as a {@code Flux}
+ *                    would
  */
 public record ServiceMethod(Method method, String wireName, Type[] parameterTypes, boolean[] segments,
     ReturnKind returnKind, Type resultType, @Nullable Duration timeout, boolean oneWay, boolean receipt,
-    boolean idempotent, int streamParameter, boolean exactlyOnce)
+    boolean idempotent, int streamParameter, boolean exactlyOnce, boolean suspending, boolean returnsFlow)
 {
     private static final String FLUX = "reactor.core.publisher.Flux";
     private static final String MONO = "reactor.core.publisher.Mono";
     private static final String PUBLISHER = "org.reactivestreams.Publisher";
+    /** kotlinx-coroutines' cold stream: a {@code Flux} to xio. */
+    private static final String FLOW = "kotlinx.coroutines.flow.Flow";
+    private static final String UNIT = "kotlin.Unit";
 
     /** How a result comes back to the caller. */
     public enum ReturnKind
@@ -72,14 +87,19 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
     public static ServiceMethod of(final Method method, final Class<?> api)
     {
         final XioMethod settings = method.getAnnotation(XioMethod.class);
-        final Type[] parameters = new Type[method.getParameterCount()];
+        // Safe without Kotlin: the detector answers false when Kotlin is not on the class path. Only a Kotlin type's
+        // method suspends (Spring asks only for a Continuation last, which a Java method may take as an argument).
+        final boolean suspending = KotlinDetector.isKotlinType(method.getDeclaringClass()) &&
+            KotlinDetector.isSuspendingFunction(method);
+        final Type[] parameters = new Type[method.getParameterCount() - (suspending ? 1 : 0)];
         for (int i = 0; i < parameters.length; i++)
         {
             parameters[i] = GenericTypeResolver.resolveType(method.getGenericParameterTypes()[i], api);
         }
-        final Type genericReturn = GenericTypeResolver.resolveType(method.getGenericReturnType(), api);
+        final Type genericReturn = suspending ? suspendedResult(method, api)
+            : GenericTypeResolver.resolveType(method.getGenericReturnType(), api);
         final boolean[] segments = new boolean[parameters.length];
-        final Class<?>[] raw = method.getParameterTypes();
+        final Class<?>[] raw = Arrays.copyOf(method.getParameterTypes(), parameters.length);
         int streamParameter = -1;
         for (int i = 0; i < raw.length; i++)
         {
@@ -89,7 +109,7 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
                 throw new IllegalArgumentException(method + " takes a " + raw[i].getSimpleName() + "; a method " +
                     "streams a Flux or Publisher parameter, and takes other values as they are");
             }
-            if (raw[i].getName().equals(FLUX) || raw[i].getName().equals(PUBLISHER))
+            if (raw[i].getName().equals(FLUX) || raw[i].getName().equals(PUBLISHER) || raw[i].getName().equals(FLOW))
             {
                 if (streamParameter >= 0)
                 {
@@ -100,13 +120,26 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
                 parameters[i] = elementType(parameters[i], method);
             }
         }
-        final Class<?> returns = method.getReturnType();
+        final Class<?> returns = suspending ? rawClass(genericReturn) : method.getReturnType();
         final ReturnKind kind;
         final Type result;
-        if (returns.getName().equals(FLUX) || returns.getName().equals(PUBLISHER))
+        final boolean returnsFlow = returns.getName().equals(FLOW);
+        if (returns.getName().equals(FLUX) || returns.getName().equals(PUBLISHER) || returns.getName().equals(FLOW))
         {
             kind = ReturnKind.STREAM;
             result = elementType(genericReturn, method);
+        }
+        else if (suspending && (returns.getName().equals(MONO) || CompletionStage.class.isAssignableFrom(returns) ||
+            returns == java.util.concurrent.Flow.Publisher.class))
+        {
+            throw new IllegalArgumentException(method + " suspends and returns a " + returns.getSimpleName() +
+                "; a suspend function returns its value itself, or a Flow of messages");
+        }
+        else if (suspending)
+        {
+            // Answered later, as a Mono is: Unit is no value, as Void is.
+            kind = ReturnKind.MONO;
+            result = returns.getName().equals(UNIT) ? Void.class : genericReturn;
         }
         else if (returns.getName().equals(MONO))
         {
@@ -121,8 +154,8 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         else if (streamParameter >= 0)
         {
             throw new IllegalArgumentException(method + " streams a parameter and returns " + returns.getName() +
-                "; a method that takes a Flux or Publisher returns a Flux or Publisher (a bidirectional stream) or a " +
-                "Mono (one answer)");
+                "; a method that takes a Flux, Publisher or Flow returns a Flux or Publisher (or a Flow: a " +
+                "bidirectional stream), or a Mono or suspends (one answer)");
         }
         else if (returns == void.class)
         {
@@ -150,8 +183,9 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         boolean receipt = false;
         boolean idempotent = false;
         boolean exactlyOnce = false;
-        String name = method.getName() + "(" + Arrays.stream(raw).map(Class::getSimpleName)
-            .collect(Collectors.joining(",")) + ")";
+        // A Flow parameter is named as a Flux is, so a Kotlin and a Java side of the same stream call each other.
+        String name = method.getName() + "(" + Arrays.stream(raw).map(type -> type.getName().equals(FLOW) ? "Flux"
+            : type.getSimpleName()).collect(Collectors.joining(",")) + ")";
         if (settings != null)
         {
             if (!settings.timeout().isEmpty())
@@ -195,7 +229,33 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             }
         }
         return new ServiceMethod(method, name, parameters, segments, kind, result, timeout, oneWay, receipt,
-            idempotent, streamParameter, exactlyOnce);
+            idempotent, streamParameter, exactlyOnce, suspending, returnsFlow);
+    }
+
+    /**
+     * What a suspend function returns, as declared: the type its {@code Continuation} parameter resumes with (the
+     * compiler writes it {@code Continuation<? super T>}), resolved against {@code api}.
+     */
+    private static Type suspendedResult(final Method method, final Class<?> api)
+    {
+        final Type[] generic = method.getGenericParameterTypes();
+        final Type continuation = GenericTypeResolver.resolveType(generic[generic.length - 1], api);
+        if (!(continuation instanceof ParameterizedType parameterized))
+        {
+            return Object.class;
+        }
+        final Type declared = parameterized.getActualTypeArguments()[0];
+        if (declared instanceof java.lang.reflect.WildcardType wildcard)
+        {
+            return wildcard.getLowerBounds().length > 0 ? wildcard.getLowerBounds()[0] : Object.class;
+        }
+        return declared;
+    }
+
+    private static Class<?> rawClass(final Type type)
+    {
+        return type instanceof ParameterizedType parameterized && parameterized.getRawType() instanceof Class<?> c ? c
+            : type instanceof Class<?> c ? c : Object.class;
     }
 
     /**
@@ -228,8 +288,8 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
     }
 
     /**
-     * The type of one message of a {@code Flux<T>}, {@code Publisher<T>} or {@code Mono<T>}: {@code T}, which must not
-     * be a stream or a future itself.
+     * The type of one message of a {@code Flux<T>}, {@code Publisher<T>}, {@code Flow<T>} or {@code Mono<T>}:
+     * {@code T}, which must not be a stream or a future itself.
      */
     private static Type elementType(final Type reactive, final Method method)
     {
@@ -244,13 +304,25 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
         final Class<?> raw = element instanceof ParameterizedType nested && nested.getRawType() instanceof Class<?> c
             ? c : element instanceof Class<?> c ? c : Object.class;
         if (raw.getName().equals(FLUX) || raw.getName().equals(MONO) || raw.getName().equals(PUBLISHER) ||
-            java.util.concurrent.Future.class.isAssignableFrom(raw) || CompletionStage.class.isAssignableFrom(raw) ||
-            raw == java.util.concurrent.Flow.Publisher.class)
+            raw.getName().equals(FLOW) || java.util.concurrent.Future.class.isAssignableFrom(raw) ||
+            CompletionStage.class.isAssignableFrom(raw) || raw == java.util.concurrent.Flow.Publisher.class)
         {
             throw new IllegalArgumentException(method + " nests a " + raw.getSimpleName() + " in a " +
                 parameterized.getRawType().getTypeName() + "; its messages are values");
         }
         return element;
+    }
+
+    /** Whether calls of this method go through kotlinx-coroutines: it suspends, or returns or streams a Flow. */
+    public boolean coroutines()
+    {
+        return suspending || returnsFlow || streamsFlow();
+    }
+
+    /** Whether the parameter the client streams is a kotlinx-coroutines {@code Flow}. */
+    public boolean streamsFlow()
+    {
+        return streamParameter >= 0 && method.getParameterTypes()[streamParameter].getName().equals(FLOW);
     }
 
     /** Whether calls of this method are streams: it streams its result, a parameter, or both. */
@@ -278,8 +350,8 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
 
     /**
      * How callers see the method: {@code one-way}; for a stream, {@code server-stream}, {@code client-stream} or
-     * {@code bidi-stream}; else its return kind in lower case ({@code plain}, {@code future}, {@code void},
-     * {@code mono}).
+     * {@code bidi-stream}; {@code suspend} for a Kotlin suspend function that is no stream; else its return kind in
+     * lower case ({@code plain}, {@code future}, {@code void}, {@code mono}).
      */
     public String kind()
     {
@@ -288,6 +360,6 @@ public record ServiceMethod(Method method, String wireName, Type[] parameterType
             return streamParameter < 0 ? "server-stream" : returnKind == ReturnKind.STREAM ? "bidi-stream"
                 : "client-stream";
         }
-        return oneWay() ? "one-way" : returnKind().name().toLowerCase(java.util.Locale.ROOT);
+        return oneWay() ? "one-way" : suspending ? "suspend" : returnKind().name().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -71,9 +71,11 @@ public interface XioReflection
      * @param name the Java method's name
      * @param wireName the name a call gives, unique in the service (overloads differ by their parameter types)
      * @param parameters the parameters, in order: a call's JSON arguments are an array of their values
-     * @param returns the JSON Schema of the result; {@code null} for a void method
-     * @param kind {@code plain}, {@code future} (asynchronous on the server), {@code mono}, {@code void},
-     *     {@code one-way}, or a stream's: {@code server-stream}, {@code client-stream} or {@code bidi-stream}
+     * @param returns the JSON Schema of the result; {@code null} for a void method (or a {@code Mono<Void>}, a
+     *     Kotlin {@code Unit})
+     * @param kind {@code plain}, {@code future} (asynchronous on the server), {@code mono}, {@code suspend} (a Kotlin
+     *     suspend function), {@code void}, {@code one-way}, or a stream's: {@code server-stream},
+     *     {@code client-stream} or {@code bidi-stream}
      *     ({@link io.xio.spring.method.ServiceMethod#kind()}); of a stream, {@code returns} is one message's schema
      * @param idempotent whether a call may be tried again on another connection or server
      * @param exactlyOnce whether a call runs once per idempotency key, whatever servers its attempts reach

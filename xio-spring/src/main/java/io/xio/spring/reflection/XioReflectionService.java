@@ -8,11 +8,14 @@ import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.service.ServiceDispatcher;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.lang.reflect.Parameter;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,6 +40,7 @@ public final class XioReflectionService implements XioReflection
      * application's mapper has.
      */
     private static final JsonMapper DESCRIPTIONS = new JsonMapper();
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
     private final Supplier<List<ServiceDispatcher>> services;
     private final JacksonXioCodec json;
@@ -176,20 +180,37 @@ public final class XioReflectionService implements XioReflection
             {
                 continue;
             }
-            final Parameter[] declared = method.method().getParameters();
+            final String[] names = parameterNames(method);
             final List<ParameterDescription> parameters = new ArrayList<>();
-            for (int i = 0; i < declared.length; i++)
+            // A suspend function's Continuation, last, is no parameter of the call.
+            for (int i = 0; i < method.parameterTypes().length; i++)
             {
-                parameters.add(new ParameterDescription(declared[i].getName(),
-                    schemas.schema(method.parameterTypes()[i]), method.segments()[i],
-                    declared[i].getType().isPrimitive()));
+                parameters.add(new ParameterDescription(names[i], schemas.schema(method.parameterTypes()[i]),
+                    method.segments()[i], method.method().getParameterTypes()[i].isPrimitive()));
             }
             methods.add(new MethodDescription(method.method().getName(), method.wireName(), parameters,
-                method.returnKind() == ServiceMethod.ReturnKind.VOID ? null : schemas.schema(method.resultType()),
+                method.returnKind() == ServiceMethod.ReturnKind.VOID || method.resultType() == Void.class ? null
+                    : schemas.schema(method.resultType()),
                 method.kind(), method.idempotent(), method.exactlyOnce(),
                 method.timeout() == null ? null : method.timeout().toString()));
         }
         return new ServiceDescription(service.resource(), service.api().getName(), methods, schemas.definitions());
+    }
+
+    /**
+     * The parameters' names as declared: a Kotlin function's from its metadata (with {@code kotlin-reflect}), which
+     * {@code kotlinc} writes without {@code -java-parameters}; else as compiled ({@code arg0} without
+     * {@code -parameters}).
+     */
+    private static String[] parameterNames(final ServiceMethod method)
+    {
+        final String[] discovered = NAMES.getParameterNames(method.method());
+        if (discovered != null && discovered.length >= method.parameterTypes().length)
+        {
+            return discovered;
+        }
+        return Arrays.stream(method.method().getParameters()).map(Parameter::getName)
+            .toArray(String[]::new);
     }
 
     /** A description larger than a caller may be sent. */

@@ -182,9 +182,9 @@ public final class DirectCalls
             try (XioInstrumentation.Scope scope = recorder.openScope(started);
                  XioServerCall.Scope current = XioServerCall.enter(call))
             {
-                result = interceptors.isEmpty() ? runner.run(method, method.method(), arguments, request, recorder,
-                    started) : InterceptorChain.server(interceptors, call, () -> runner.run(method, method.method(),
-                        arguments, request, recorder, started));
+                result = interceptors.isEmpty() ? runner.run(method, arguments, request, recorder, started)
+                    : InterceptorChain.server(interceptors, call, () -> runner.run(method, arguments, request,
+                        recorder, started));
             }
             catch (final Throwable ex)
             {

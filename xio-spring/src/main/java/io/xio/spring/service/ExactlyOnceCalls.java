@@ -74,10 +74,11 @@ public interface ExactlyOnceCalls
             if (method.returnKind() == ServiceMethod.ReturnKind.FUTURE ||
                 method.returnKind() == ServiceMethod.ReturnKind.MONO)
             {
-                throw new ExactlyOnceSetupException(resource, method.method(), "it returns " +
-                    method.method().getReturnType().getSimpleName() + ", and its transaction is bound to the thread " +
-                    "that runs it", "Answer synchronously on the service (return the value itself); a client " +
-                    "interface may still return a CompletableFuture or a Mono for it.");
+                final String answers = method.suspending() ? "it suspends"
+                    : "it returns " + method.method().getReturnType().getSimpleName();
+                throw new ExactlyOnceSetupException(resource, method.method(), answers + ", and its transaction " +
+                    "is bound to the thread that runs it", "Answer synchronously on the service (return the value " +
+                    "itself); a client interface may still return a CompletableFuture or a Mono for it.");
             }
         }
         if (factory == null)

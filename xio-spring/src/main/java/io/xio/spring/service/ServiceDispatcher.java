@@ -14,6 +14,7 @@ import io.xio.spring.call.XioServerInterceptor;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.error.XioErrorBody;
 import io.xio.spring.error.XioErrorCode;
+import io.xio.spring.kotlin.KotlinDependencies;
 import io.xio.spring.method.Invocation;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.observation.XioCall;
@@ -188,8 +189,9 @@ public final class ServiceDispatcher implements RequestHandler
             " calls in progress and " + maxQueuedCalls + " waiting, its bounds" +
             (settings.boundsProperty() == null ? "" : " (" + settings.boundsProperty() + ".*)"));
         this.methods = new ServiceMethods(api, codec);
+        KotlinDependencies.check(methods.sorted().values(), true, "service '" + resource + "'", api.getClassLoader());
         this.runner = new MethodRunner(target, ExactlyOnceCalls.forService(settings.exactlyOnce(), resource, target,
-            methods.sorted().values(), codec, handlers, inline));
+            methods.sorted().values(), codec, handlers, inline), inline ? null : worker, callContext);
         this.direct = new DirectCalls(resource, interceptors, handlers, executor, runner, this::recorder,
             callContext, new DirectCalls.Admission(this::admitted, this::ended));
         this.streams = methods.sorted().values().stream().anyMatch(ServiceMethod::isStream)
@@ -479,14 +481,14 @@ public final class ServiceDispatcher implements RequestHandler
             {
                 if (produced == null)
                 {
-                    returned = runner.run(described, invoked, arguments, request, recording, begun);
+                    returned = runner.run(described, arguments, request, recording, begun);
                     result = returned;
                 }
                 else
                 {
                     result = InterceptorChain.server(interceptors, call, () ->
                     {
-                        produced[0] = runner.run(described, invoked, arguments, request, recording, begun);
+                        produced[0] = runner.run(described, arguments, request, recording, begun);
                         return produced[0];
                     });
                 }

@@ -20,7 +20,6 @@ import io.xio.spring.stream.ReactorStreams;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -67,7 +66,7 @@ final class ServiceStreams
     @FunctionalInterface
     interface Invoker
     {
-        @Nullable Object invoke(Method method, @Nullable Object[] arguments) throws Throwable;
+        @Nullable Object invoke(ServiceMethod method, @Nullable Object[] arguments) throws Throwable;
     }
 
     /** The recorder of calls to a method (by wire name) over a session's transport. */
@@ -280,8 +279,8 @@ final class ServiceStreams
             try (XioInstrumentation.Scope scope = recorder.openScope(started);
                  XioServerCall.Scope current = XioServerCall.enter(served))
             {
-                result = interceptors.isEmpty() ? invoker.invoke(called.method(), arguments)
-                    : InterceptorChain.server(interceptors, served, () -> invoker.invoke(called.method(), arguments));
+                result = interceptors.isEmpty() ? invoker.invoke(called, arguments)
+                    : InterceptorChain.server(interceptors, served, () -> invoker.invoke(called, arguments));
                 if (!ReactorStreams.isPublisher(result))
                 {
                     throw new IllegalStateException(called.method() + " returned " + result + " instead of a " +

@@ -21,6 +21,9 @@ public interface KvStore extends Repo<KvStore.Order>
 
     CompletableFuture<Integer> size();
 
+    /** Empties the store, answered when done: a result without a value. */
+    CompletableFuture<Void> clearLater();
+
     List<Order> orders(String customer);
 
     Map<String, Optional<Integer>> stock(List<String> items);

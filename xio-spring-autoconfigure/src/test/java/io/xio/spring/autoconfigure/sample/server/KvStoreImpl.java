@@ -67,6 +67,13 @@ public class KvStoreImpl implements KvStore
     }
 
     @Override
+    public CompletableFuture<Void> clearLater()
+    {
+        values.clear();
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
     public List<Order> orders(final String customer)
     {
         return List.of(new Order(customer + "-1", 3, List.of("a", "b")), new Order(customer + "-2", 1, List.of()));
