@@ -156,9 +156,10 @@ final class OperationWriter
             }
             default ->
             {
-                if (result.equals(Map.of("type", "null")))
+                if (method.returns() == null || result.equals(Map.of("type", "null")))
                 {
-                    // Mono<Void>: no schema, which generators would make a class of; they read no value
+                    // Mono<Void>, a future of Void, a suspend function of Unit: the reflection gives no schema, and
+                    // generators would make a class of a null one; they read no value
                     yield Map.of("200", Map.of("description", "Done; the body is JSON null."));
                 }
                 final Map<String, Object> content = new LinkedHashMap<>();
