@@ -1,6 +1,8 @@
 package io.xio.spring.http.webmvc;
 
+import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.http.XioHttpCalls;
+import io.xio.spring.http.XioHttpException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -19,6 +21,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -32,6 +35,9 @@ import java.util.concurrent.CompletableFuture;
 public final class XioHttpWebMvc
 {
     private static final MediaType NDJSON = MediaType.parseMediaType(XioHttpCalls.NDJSON);
+    /** The web server's async request timeout stopped a stream: its last line or event says so. */
+    private static final XioHttpException TIMED_OUT = new XioHttpException(XioErrorCode.DEADLINE_EXCEEDED,
+        "the web server's request timeout ended the stream");
 
     private XioHttpWebMvc()
     {
@@ -57,8 +63,10 @@ public final class XioHttpWebMvc
             request.headers().firstHeader(HttpHeaders.CONTENT_TYPE),
             request.headers().firstHeader(HttpHeaders.ACCEPT));
         final XioHttpCalls.Outcome now = outcome.getNow(null);
+        // No timeout of the web server's own (its default would answer 503 while the call runs): the call's deadline
+        // answers it in time, or nothing does, as on WebFlux.
         return now != null ? written(now, calls)
-            : ServerResponse.async(outcome.thenApply(done -> written(done, calls)));
+            : ServerResponse.async(outcome.thenApply(done -> written(done, calls)), Duration.ZERO);
     }
 
     /** The body, or null when it is larger than {@code max}: read no further than one byte past it. */
@@ -146,17 +154,17 @@ public final class XioHttpWebMvc
             return ServerResponse.sse(sse -> values.subscribe(new Writer(stop ->
             {
                 sse.onError(stop);
-                sse.onTimeout(() -> stop.accept(null));
+                sse.onTimeout(() -> stop.accept(TIMED_OUT));
             }, value ->
                 sse.event("message").data(text(calls.encode(streamed.call(), value))), failure ->
                 {
                     sse.event("error").data(text(calls.problem(failure, streamed.call()).body()));
-                }, sse::complete)));
+                }, sse::complete)), Duration.ZERO);
         }
         return ServerResponse.ok().contentType(NDJSON).stream(stream -> values.subscribe(new Writer(stop ->
             {
                 stream.onError(stop);
-                stream.onTimeout(() -> stop.accept(null));
+                stream.onTimeout(() -> stop.accept(TIMED_OUT));
             }, value ->
             {
                 stream.write(line(calls.encode(streamed.call(), value)));
@@ -215,7 +223,7 @@ public final class XioHttpWebMvc
         public void onSubscribe(final Subscription subscription)
         {
             this.subscription = subscription;
-            onError.accept(error -> stop()); // the client went away, or the request timed out
+            onError.accept(this::stop); // the client went away, or the request timed out
             subscription.request(1);
         }
 
@@ -229,16 +237,27 @@ public final class XioHttpWebMvc
             }
             catch (final IOException | RuntimeException ex)
             {
-                stop();
+                stop(ex);
             }
         }
 
-        /** Cancels the stream and ends the response, once: the client is gone. */
-        private void stop()
+        /** Cancels the stream and ends the response, once: the client is gone, or the web server's timeout passed. */
+        private void stop(final @Nullable Throwable why)
         {
             if (stopped.compareAndSet(false, true))
             {
                 subscription.cancel();
+                if (why == TIMED_OUT)
+                {
+                    try
+                    {
+                        failure.write(why); // not a normal end: the client is told
+                    }
+                    catch (final IOException | RuntimeException ex)
+                    {
+                        // the client went away as well
+                    }
+                }
                 complete.run();
             }
         }
