@@ -240,8 +240,14 @@ public final class XioHttpCalls
             return CompletableFuture.completedFuture(new Answer(202, null, new byte[0]));
         }
         final CompletableFuture<Outcome> answered = new CompletableFuture<>();
-        running.whenComplete((value, failure) -> answered.complete(failure == null ? answer(route, value, accept)
-            : problem(failure, route)));
+        running.whenComplete((value, failure) ->
+        {
+            final Outcome done = failure == null ? answer(route, value, accept) : problem(failure, route);
+            if (!answered.complete(done) && done instanceof Streamed late)
+            {
+                late.release(); // the deadline passed as the stream was returned: it is never written
+            }
+        });
         final Duration left = request.timeRemaining();
         if (left != null)
         {
@@ -255,6 +261,11 @@ public final class XioHttpCalls
             if (running.cancel(true) || failure != null)
             {
                 request.cancel(); // the client went away, or the deadline passed: the method's future is let go
+            }
+            if (failure != null && answered.isDone() && !answered.isCompletedExceptionally() &&
+                answered.join() instanceof Streamed dropped)
+            {
+                dropped.release(); // the client went away as its stream was returned
             }
         });
         return outcome;
