@@ -28,7 +28,8 @@ import java.util.List;
  * body gathered up to the limit (a declared length over it refused before reading, a streamed one once it passes,
  * never held whole), the answer written when the call ends; a server stream written as the client's demand allows,
  * its cancel (the client went away) cancelling the call, as does a client that leaves before a whole answer.
- * Stateless; the web server's threads (the call itself runs on the service's worker).
+ * Stateless; the web server's threads (the call itself runs on the service's worker, or, for an {@code INLINE}
+ * service, on the event loop that read the request).
  */
 public final class XioHttpWebFlux
 {
