@@ -7,6 +7,7 @@ import io.xio.spring.codec.XioCodec;
 import io.xio.spring.http.XioHttpCalls;
 import io.xio.spring.http.webflux.XioHttpWebFlux;
 import io.xio.spring.http.webmvc.XioHttpWebMvc;
+import io.xio.spring.reflection.XioReflection;
 import io.xio.spring.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -32,6 +33,9 @@ import tools.jackson.databind.json.JsonMapper;
 @ConditionalOnWebApplication
 public final class XioHttpAutoConfiguration
 {
+    /** The names of xio's own services start so. */
+    private static final String BUILT_IN = "xio.";
+
     @Bean
     @ConditionalOnMissingBean
     XioHttpCalls xioHttpCalls(final ObjectProvider<XioServiceExporter> exporter, final ObjectProvider<XioCodec> codec,
@@ -39,7 +43,11 @@ public final class XioHttpAutoConfiguration
     {
         final XioProperties.Http http = properties.getHttp();
         // The exporter is asked at each call: the services it exports now, none before it starts or after it stops.
-        return new XioHttpCalls(() -> exporter.getObject().services(),
+        // Of xio's own services only the reflection (exported only while xio.server.reflection.enabled) is offered:
+        // the others (health, say) answer xio clients and operators, not web callers.
+        return new XioHttpCalls(() -> exporter.getObject().services().stream().filter(service ->
+                !service.resource().startsWith(BUILT_IN) || service.resource().equals(XioReflection.RESOURCE))
+                .toList(),
             FormatMappers.json(codec.getIfAvailable(), () -> jsonMapper.getIfAvailable(JsonMapper::new)),
             new XioHttpCalls.Settings(http.getMetadataHeaders(), http.getMaxRequestSize().toBytes()));
     }

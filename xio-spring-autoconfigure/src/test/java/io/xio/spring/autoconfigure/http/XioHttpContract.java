@@ -372,6 +372,15 @@ abstract class XioHttpContract
     }
 
     @Test
+    void theReflectionIsReachableAsAServiceWhileEnabled() throws Exception
+    {
+        final HttpResponse<String> services = client.send(post("/xio/xio.reflection/list", HttpShopApplication.ALICE)
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(services.statusCode()).isEqualTo(200);
+        assertThat(services.body()).contains("shop");
+    }
+
+    @Test
     void anOversizedTimeoutIsCutToTheLongestNotAServerError() throws Exception
     {
         assertThat(call("slow", "[1]", "xio-timeout", "999999999d").body()).isEqualTo("\"slept 1\"");
