@@ -15,6 +15,8 @@ import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,7 +31,8 @@ import java.util.concurrent.CompletableFuture;
  * The route {@code POST {prefix}/{service}/{method}} on Spring MVC, handing each request to {@link XioHttpCalls}:
  * the body read up to the limit (a declared length over it refused before reading, a streamed one once it passes),
  * the answer written asynchronously, a server stream written one value at a time, each requested only once the one
- * before was written, so a slow client slows the stream; a write that fails (the client went away) cancels it.
+ * before was written, so a slow client slows the stream (written on a bounded-elastic thread, never the one the
+ * stream sends on); a write that fails (the client went away) cancels it.
  * Stateless; the web server's threads.
  */
 public final class XioHttpWebMvc
@@ -148,7 +151,7 @@ public final class XioHttpWebMvc
         }
         final XioHttpCalls.Streamed streamed = (XioHttpCalls.Streamed)outcome;
         @SuppressWarnings("unchecked")
-        final Publisher<Object> values = (Publisher<Object>)streamed.values();
+        final Publisher<Object> values = offThePublishersThread((Publisher<Object>)streamed.values());
         if (streamed.events())
         {
             return ServerResponse.sse(sse -> values.subscribe(new Writer(stop ->
@@ -175,6 +178,16 @@ public final class XioHttpWebMvc
                 stream.write(line(calls.problem(failure, streamed.call()).body()));
                 stream.flush();
             }, stream::complete)));
+    }
+
+    /**
+     * {@code values} delivered on a bounded-elastic thread, one at a time: a servlet write blocks, and must not
+     * block the thread the stream sends on (a Reactor parallel thread, an xio context), as Spring MVC's own reactive
+     * return values are written.
+     */
+    private static Publisher<Object> offThePublishersThread(final Publisher<Object> values)
+    {
+        return Flux.from(values).publishOn(Schedulers.boundedElastic(), 1);
     }
 
     private static String text(final byte[] json)
