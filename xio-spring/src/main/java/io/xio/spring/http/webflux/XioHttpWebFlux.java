@@ -21,7 +21,9 @@ import reactor.core.publisher.Mono;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The route {@code POST {prefix}/{service}/{method}} on WebFlux, handing each request to {@link XioHttpCalls}: the
@@ -63,8 +65,8 @@ public final class XioHttpWebFlux
                 return bytes;
             })
             .defaultIfEmpty(new byte[0]);
-        return Mono.zip(body, request.principal().map(java.util.Optional::of)
-                .defaultIfEmpty(java.util.Optional.empty()))
+        return Mono.zip(body, request.principal().map(Optional::of)
+                .defaultIfEmpty(Optional.empty()))
             .flatMap(read -> Mono.fromFuture(() -> calls.call(exchange(request, read.getT2().orElse(null)),
                 read.getT1(), request.headers().firstHeader(HttpHeaders.CONTENT_TYPE),
                 request.headers().firstHeader(HttpHeaders.ACCEPT)))) // its cancel (the client left) cancels the call
@@ -117,7 +119,7 @@ public final class XioHttpWebFlux
             @Override
             public String peer()
             {
-                return request.remoteAddress().map(InetSocketAddress::toString).orElse("?");
+                return request.remoteAddress().map(XioHttpWebFlux::peer).orElse("?");
             }
         };
     }
@@ -148,6 +150,13 @@ public final class XioHttpWebFlux
         return ServerResponse.ok().contentType(NDJSON).body(BodyInserters.fromPublisher(lines, byte[].class));
     }
 
+    /** The client's address as on Spring MVC: {@code host:port}, the host as an IP address. */
+    private static String peer(final InetSocketAddress address)
+    {
+        return (address.getAddress() == null ? address.getHostString() : address.getAddress().getHostAddress()) +
+            ":" + address.getPort();
+    }
+
     private static String text(final byte[] json)
     {
         return new String(json, StandardCharsets.UTF_8);
@@ -155,7 +164,7 @@ public final class XioHttpWebFlux
 
     private static byte[] line(final byte[] json)
     {
-        final byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+        final byte[] line = Arrays.copyOf(json, json.length + 1);
         line[json.length] = '\n';
         return line;
     }

@@ -24,8 +24,11 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The route {@code POST {prefix}/{service}/{method}} on Spring MVC, handing each request to {@link XioHttpCalls}:
@@ -197,7 +200,7 @@ public final class XioHttpWebMvc
 
     private static byte[] line(final byte[] json)
     {
-        final byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+        final byte[] line = Arrays.copyOf(json, json.length + 1);
         line[json.length] = '\n';
         return line;
     }
@@ -218,12 +221,11 @@ public final class XioHttpWebMvc
         private final Write<Object> value;
         private final Write<Throwable> failure;
         private final Runnable complete;
-        private final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError;
+        private final Consumer<Consumer<Throwable>> onError;
         private volatile @Nullable Subscription subscription;
-        private final java.util.concurrent.atomic.AtomicBoolean stopped =
-            new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean stopped = new AtomicBoolean();
 
-        Writer(final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError,
+        Writer(final Consumer<Consumer<Throwable>> onError,
             final Write<Object> value, final Write<Throwable> failure, final Runnable complete)
         {
             this.onError = onError;
