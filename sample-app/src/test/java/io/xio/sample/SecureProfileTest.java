@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -65,6 +66,15 @@ class SecureProfileTest
 
     @Autowired
     private SslBundles bundles;
+
+    @Autowired
+    private Environment environment;
+
+    @Test
+    void theServicesAreNotOpenOverHttpWhereXioAuthenticatesItsCallers()
+    {
+        assertThat(environment.getProperty("xio.http.enabled", Boolean.class)).isFalse();
+    }
 
     @Test
     void theLoadRunsOverTlsAndShmAsTheAuthenticatedUser() throws Exception

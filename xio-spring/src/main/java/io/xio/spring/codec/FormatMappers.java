@@ -8,6 +8,7 @@ import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.cfg.MapperBuilder;
 import tools.jackson.databind.cfg.MapperBuilderState;
+import java.util.function.Supplier;
 
 /**
  * Mappers for another data format (Smile, CBOR) with everything else taken from a configured mapper: naming
@@ -37,7 +38,7 @@ public final class FormatMappers
      * in JSON and a binary call read the same properties; {@code otherwise} when the codec is not on Jackson.
      */
     public static ObjectMapper json(final @Nullable XioCodec codec,
-        final java.util.function.Supplier<? extends ObjectMapper> otherwise)
+        final Supplier<? extends ObjectMapper> otherwise)
     {
         if (codec instanceof JacksonXioCodec jackson)
         {

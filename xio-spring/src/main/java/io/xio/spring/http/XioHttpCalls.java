@@ -8,12 +8,12 @@ import io.xio.spring.method.Invocation;
 import io.xio.spring.method.ServiceMethod;
 import io.xio.spring.service.DirectCalls;
 import io.xio.spring.service.ServiceDispatcher;
-import io.xio.spring.service.XioExceptionHandlers;
 import org.jspecify.annotations.Nullable;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.http.ProblemDetail;
 import tools.jackson.databind.ObjectMapper;
 
+import java.nio.ByteBuffer;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +37,10 @@ import java.util.stream.Collectors;
  * xio's own and never taken from a header). The deadline comes from the {@value #TIMEOUT_HEADER} header
  * ({@code 250ms}, {@code 2s}, {@code PT2S}), bounded by the method's {@code @XioMethod(timeout)}; without either the
  * call has none. An exactly-once method takes its idempotency key from the {@value #IDEMPOTENCY_KEY_HEADER}
- * header, which it requires.
+ * header, which it requires. A deadline over {@link #MAX_TIMEOUT} is cut to it; it bounds a server stream's whole run.
+ * The arguments come as {@value #JSON} (or {@code application/*+json}), or raw as {@value #OCTET_STREAM}, or as no
+ * body without a {@code Content-Type}; anything else is refused with 415, so that a cross-site form or plain text
+ * post cannot make a call without the browser's CORS preflight. An answer's trailers are not sent over HTTP.
  */
 public final class XioHttpCalls
 {
@@ -53,6 +56,8 @@ public final class XioHttpCalls
     public static final String NDJSON = "application/x-ndjson";
     /** The media type of a server stream as server-sent events, when the client accepts it. */
     public static final String EVENT_STREAM = "text/event-stream";
+    /** The longest deadline a client may ask for; a longer one is cut to it. */
+    public static final Duration MAX_TIMEOUT = Duration.ofDays(30);
 
     private final Supplier<List<ServiceDispatcher>> services;
     private final JacksonXioCodec json;
@@ -138,6 +143,14 @@ public final class XioHttpCalls
      */
     public record Streamed(Object values, boolean events, Route call) implements Outcome
     {
+        /** Ends the call: the web server drops this answer without subscribing to {@link #values()}. */
+        public void release()
+        {
+            if (values instanceof DirectCalls.Stream stream)
+            {
+                stream.release();
+            }
+        }
     }
 
     /**
@@ -198,8 +211,14 @@ public final class XioHttpCalls
                 throw new XioHttpException(XioErrorCode.FAILED_PRECONDITION, route.method().wireName() + " is a " +
                     route.method().kind() + " method: its client streams to it, which takes an xio client");
             }
-            return call(route, exchange, arguments.decode(route.method(), body, isA(contentType, OCTET_STREAM)),
-                accept);
+            final boolean raw = isA(contentType, OCTET_STREAM);
+            if (!raw && !(contentType == null ? body.length == 0 : isJson(contentType)))
+            {
+                // Only what a browser cannot send cross-site without a preflight: no form or plain text body.
+                throw new XioHttpException(415, XioErrorCode.INVALID_ARGUMENT, "the arguments are sent as " + JSON +
+                    ", not " + (contentType == null ? "without a Content-Type" : bounded(contentType)));
+            }
+            return call(route, exchange, arguments.decode(route.method(), body, raw), accept);
         }
         catch (final RuntimeException ex)
         {
@@ -221,8 +240,14 @@ public final class XioHttpCalls
             return CompletableFuture.completedFuture(new Answer(202, null, new byte[0]));
         }
         final CompletableFuture<Outcome> answered = new CompletableFuture<>();
-        running.whenComplete((value, failure) -> answered.complete(failure == null ? answer(route, value, accept)
-            : problem(failure, route)));
+        running.whenComplete((value, failure) ->
+        {
+            final Outcome done = failure == null ? answer(route, value, accept) : problem(failure, route);
+            if (!answered.complete(done) && done instanceof Streamed late)
+            {
+                late.release(); // the deadline passed as the stream was returned: it is never written
+            }
+        });
         final Duration left = request.timeRemaining();
         if (left != null)
         {
@@ -236,6 +261,11 @@ public final class XioHttpCalls
             if (running.cancel(true) || failure != null)
             {
                 request.cancel(); // the client went away, or the deadline passed: the method's future is let go
+            }
+            if (failure != null && answered.isDone() && !answered.isCompletedExceptionally() &&
+                answered.join() instanceof Streamed dropped)
+            {
+                dropped.release(); // the client went away as its stream was returned
             }
         });
         return outcome;
@@ -325,7 +355,8 @@ public final class XioHttpCalls
             throw new XioHttpException(XioErrorCode.INVALID_ARGUMENT, "the " + TIMEOUT_HEADER + " header is not " +
                 "a positive duration");
         }
-        return method.timeout() != null && method.timeout().compareTo(asked) < 0 ? method.timeout() : asked;
+        final Duration bounded = asked.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : asked;
+        return method.timeout() != null && method.timeout().compareTo(bounded) < 0 ? method.timeout() : bounded;
     }
 
     /** The answer of a call that returned {@code value}. */
@@ -348,7 +379,7 @@ public final class XioHttpCalls
                 {
                     return new Answer(204, null, new byte[0]);
                 }
-                final java.nio.ByteBuffer data = Invocation.asBuffer(value);
+                final ByteBuffer data = Invocation.asBuffer(value);
                 final byte[] bytes = new byte[data.remaining()];
                 data.get(bytes);
                 return new Answer(200, OCTET_STREAM, bytes);
@@ -384,7 +415,9 @@ public final class XioHttpCalls
         }
         else if (route == null)
         {
-            problem = XioHttpProblems.of(XioExceptionHandlers.unmapped(failure, XioErrorCode.INTERNAL));
+            // Not a service's failure: nothing of it is told, its type and words may name the server's internals.
+            problem = XioHttpProblems.of(XioHttpStatus.of(XioErrorCode.INTERNAL), XioErrorCode.INTERNAL,
+                "the call could not be made");
         }
         else
         {
@@ -397,6 +430,14 @@ public final class XioHttpCalls
     public Answer problem(final ProblemDetail problem)
     {
         return new Answer(problem.getStatus(), XioHttpProblems.PROBLEM_JSON, problems.encode(problem));
+    }
+
+    /** Whether a {@code Content-Type} header names JSON: {@code application/json} or {@code application/*+json}. */
+    private static boolean isJson(final String header)
+    {
+        final int parameters = header.indexOf(';');
+        final String type = (parameters < 0 ? header : header.substring(0, parameters)).trim().toLowerCase(Locale.ROOT);
+        return type.equals(JSON) || type.startsWith("application/") && type.endsWith("+json");
     }
 
     /** Whether a {@code Content-Type} or {@code Accept} header names {@code type} (parameters aside). */

@@ -11,7 +11,12 @@ import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.observation.XioInstrumentation.CallRecorder;
 import io.xio.spring.stream.ReactorStreams;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +24,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The calls of one exported service that arrive other than as xio messages (HTTP requests), with their arguments
@@ -27,8 +34,9 @@ import java.util.function.BooleanSupplier;
  * with, through its server interceptors (the security context's among them), its exactly-once ledger and the method
  * on the service bean's proxy, observed by the same instrumentation, counted by its drain; a failure is worded by
  * {@link #answer}, with the service's exception handlers. What such a call is (its metadata, session, deadline and
- * cancel) is an {@link InboundRequest} whose message is never read. The service's bounds on concurrent calls count
- * xio messages only: a web server bounds its own requests. Thread-safe.
+ * cancel) is an {@link InboundRequest} whose message is never read. Such a call never waits in the service's
+ * queue: it is refused (RESOURCE_EXHAUSTED) when the service's bounds, or its last-resort bound on calls queued or
+ * running, are full. A deadline bounds a server stream's whole run, as over xio. Thread-safe.
  */
 public final class DirectCalls
 {
@@ -44,10 +52,11 @@ public final class DirectCalls
     /**
      * How the service counts its calls.
      *
-     * @param admit counts a call as running; false (not counted) when the service is draining
+     * @param admit counts a call as running and returns null; or, not counting it, the code it is refused with
+     *     (UNAVAILABLE when the service is draining, RESOURCE_EXHAUSTED when its bounds are full)
      * @param ended a counted call is over
      */
-    record Admission(BooleanSupplier admit, Runnable ended)
+    record Admission(Supplier<@Nullable XioErrorCode> admit, Runnable ended)
     {
     }
 
@@ -71,7 +80,7 @@ public final class DirectCalls
      * passed, or that was cancelled, before it started never starts.
      *
      * @return completes with the method's result: for a {@code CompletableFuture} or {@code Mono}, its value; for
-     *     a server stream, its {@code Publisher}, whose end (or cancel) ends the call; or with the failure
+     *     a server stream, its {@link Stream}, whose end (or cancel, or release) ends the call; or with the failure
      *     ({@link #answer} words it)
      */
     public CompletableFuture<@Nullable Object> call(final ServiceMethod method, final @Nullable Object[] arguments,
@@ -81,12 +90,14 @@ public final class DirectCalls
         final CallRecorder recorder = recorders.recorder(request.session(), method.wireName());
         final Object started = recorder.start(request.metadata());
         final CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
-        if (!admission.admit().getAsBoolean())
+        final XioErrorCode refusedWith = admission.admit().get();
+        if (refusedWith != null)
         {
-            final RejectedExecutionException refusal =
-                new RejectedExecutionException("service '" + resource + "' is shutting down");
+            final RejectedExecutionException refusal = new RejectedExecutionException("service '" + resource +
+                (refusedWith == XioErrorCode.UNAVAILABLE ? "' is shutting down" : "' has all the calls its " +
+                    "bounds allow queued or running"));
             recorder.stopSafely(started, start, XioCallOutcome.BACK_PRESSURE, refusal);
-            answer.completeExceptionally(refused(refusal, XioErrorCode.UNAVAILABLE));
+            answer.completeExceptionally(refused(refusal, refusedWith));
             return answer;
         }
         final Run run = new Run(method, arguments, request, recorder, started, start, answer);
@@ -103,9 +114,11 @@ public final class DirectCalls
         }
         catch (final RejectedExecutionException ex)
         {
-            run.finish(new RejectedExecutionException("service '" + resource + "' is saturated: " +
-                ex.getMessage()), XioCallOutcome.BACK_PRESSURE);
-            answer.completeExceptionally(refused(ex, XioErrorCode.RESOURCE_EXHAUSTED));
+            // The executor's own words stay in the log's reach only: they may name its internals.
+            final RejectedExecutionException refusal =
+                new RejectedExecutionException("service '" + resource + "' is saturated");
+            run.finish(refusal, XioCallOutcome.BACK_PRESSURE);
+            answer.completeExceptionally(refused(refusal, XioErrorCode.RESOURCE_EXHAUSTED));
         }
         return answer;
     }
@@ -125,12 +138,6 @@ public final class DirectCalls
         return handlers.internal(failure, XioErrorCode.INTERNAL);
     }
 
-    /** What a call gets whose arguments could not be decoded: the words an xio caller gets, logged at most as often. */
-    public XioExceptionHandlers.Answer undecodable(final Throwable failure)
-    {
-        return handlers.undecodable(failure);
-    }
-
     private ExactlyOnceCalls.AnsweredFailure refused(final Throwable refusal, final XioErrorCode code)
     {
         return new ExactlyOnceCalls.AnsweredFailure(XioExceptionHandlers.unmapped(refusal, code), null);
@@ -146,8 +153,7 @@ public final class DirectCalls
         private final @Nullable Object started;
         private final long start;
         private final CompletableFuture<@Nullable Object> answer;
-        private final java.util.concurrent.atomic.AtomicBoolean finished =
-            new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean finished = new AtomicBoolean();
 
         Run(final ServiceMethod method, final @Nullable Object[] arguments, final InboundRequest request,
             final CallRecorder recorder, final @Nullable Object started, final long start,
@@ -173,30 +179,43 @@ public final class DirectCalls
             if (request.isExpired())
             {
                 finish(null, XioCallOutcome.TIMEOUT);
-                answer.completeExceptionally(refused(new java.util.concurrent.TimeoutException("the call's " +
-                    "deadline passed before it started"), XioErrorCode.DEADLINE_EXCEEDED));
+                answer.completeExceptionally(refused(new TimeoutException("the call's deadline passed before " +
+                    "it started"), XioErrorCode.DEADLINE_EXCEEDED));
                 return;
             }
             final XioServerCall call = new XioServerCall(resource, method.method(), arguments, request);
+            final Object[] returned = new Object[1];
             final Object result;
             try (XioInstrumentation.Scope scope = recorder.openScope(started);
                  XioServerCall.Scope current = XioServerCall.enter(call))
             {
                 result = interceptors.isEmpty() ? runner.run(method, arguments, request, recorder, started)
-                    : InterceptorChain.server(interceptors, call, () -> runner.run(method, arguments, request,
-                        recorder, started));
+                    : InterceptorChain.server(interceptors, call, () ->
+                    {
+                        returned[0] = runner.run(method, arguments, request, recorder, started);
+                        return returned[0];
+                    });
             }
             catch (final Throwable ex)
             {
+                if (returned[0] instanceof CompletionStage<?> stage)
+                {
+                    stage.toCompletableFuture().cancel(true); // an interceptor threw after the method started it
+                }
                 fail(ex);
                 return;
             }
             if (method.isStream())
             {
                 // The stream's end ends the call; what it sent is not counted here, the web server writes it.
-                answer.complete(ReactorStreams.ending(result, failure -> finish(failure,
-                    failure == null ? XioCallOutcome.SUCCESS : XioCallOutcome.SERVICE_ERROR),
-                    () -> finish(null, XioCallOutcome.CANCELLED)));
+                final Stream stream = new Stream(ReactorStreams.ending(deadlined(result), failure -> finish(failure,
+                    failure == null ? XioCallOutcome.SUCCESS : failure instanceof ExactlyOnceCalls.AnsweredFailure
+                        ? XioCallOutcome.TIMEOUT : XioCallOutcome.SERVICE_ERROR), () -> finish(null, gaveUp())),
+                    () -> finish(null, gaveUp()));
+                if (!answer.complete(stream))
+                {
+                    finish(null, gaveUp()); // the client left, or the deadline passed, while the method ran
+                }
                 return;
             }
             final Object later = method.returnKind() == ServiceMethod.ReturnKind.MONO &&
@@ -222,16 +241,36 @@ public final class DirectCalls
             succeed(later);
         }
 
+        /** {@code result}, a server stream, failing with DEADLINE_EXCEEDED once the call's deadline passes. */
+        private @Nullable Object deadlined(final @Nullable Object result)
+        {
+            final Duration left = request.timeRemaining();
+            if (left == null || !(result instanceof Publisher<?> publisher))
+            {
+                return result;
+            }
+            final ExactlyOnceCalls.AnsweredFailure late = refused(new TimeoutException("the call's deadline " +
+                "passed while its stream was sending"), XioErrorCode.DEADLINE_EXCEEDED);
+            return Flux.from(publisher).takeUntilOther(Mono.delay(left)).concatWith(Mono.defer(() ->
+                request.isExpired() ? Mono.error(late) : Mono.empty()));
+        }
+
+        /** How a call the caller gave up on ended: its deadline passed, or the client left. */
+        private XioCallOutcome gaveUp()
+        {
+            return request.isExpired() ? XioCallOutcome.TIMEOUT : XioCallOutcome.CANCELLED;
+        }
+
         private void succeed(final @Nullable Object value)
         {
-            finish(null, request.isCancelled() ? XioCallOutcome.CANCELLED : XioCallOutcome.SUCCESS);
+            finish(null, request.isCancelled() ? gaveUp() : XioCallOutcome.SUCCESS);
             answer.complete(value);
         }
 
         private void fail(final Throwable failure)
         {
             finish(failure, failure instanceof CancellationException || request.isCancelled()
-                ? XioCallOutcome.CANCELLED : XioCallOutcome.SERVICE_ERROR);
+                ? gaveUp() : XioCallOutcome.SERVICE_ERROR);
             answer.completeExceptionally(failure);
         }
 
@@ -244,6 +283,44 @@ public final class DirectCalls
             }
             admission.ended().run();
             recorder.stopSafely(started, start, outcome, failure);
+        }
+    }
+
+    /**
+     * A server stream's answer: subscribing to it runs the stream; a web server that drops the answer without
+     * subscribing (the client left first) {@link #release() releases} it, which ends the call. Any thread.
+     */
+    public static final class Stream implements Publisher<Object>
+    {
+        private final Flux<?> values;
+        private final Runnable released;
+        private final AtomicBoolean taken = new AtomicBoolean();
+
+        Stream(final Flux<?> values, final Runnable released)
+        {
+            this.values = values;
+            this.released = released;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void subscribe(final Subscriber<? super Object> subscriber)
+        {
+            if (taken.compareAndSet(false, true))
+            {
+                ((Flux<Object>)values).subscribe(subscriber);
+                return;
+            }
+            Flux.error(new IllegalStateException("a server stream's answer is written once")).subscribe(subscriber);
+        }
+
+        /** Ends the call unless the stream was subscribed to: its answer is not going to be written. */
+        public void release()
+        {
+            if (taken.compareAndSet(false, true))
+            {
+                released.run();
+            }
         }
     }
 }

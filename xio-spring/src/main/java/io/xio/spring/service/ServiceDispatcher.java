@@ -87,6 +87,8 @@ public final class ServiceDispatcher implements RequestHandler
     private final Map<InboundRequest, XioCallContext.Captured> arrivedWith = new ConcurrentHashMap<>();
 
     private final AtomicInteger running = new AtomicInteger();
+    /** The direct calls among them. */
+    private final AtomicInteger directRunning = new AtomicInteger();
     /** Serves the streams of a service with stream methods; null for one without, which refuses streams. */
     private final @Nullable ServiceStreams streams;
     /** Runs the methods (the exactly-once ones through the ledger), whichever way their calls arrive. */
@@ -193,7 +195,7 @@ public final class ServiceDispatcher implements RequestHandler
         this.runner = new MethodRunner(target, ExactlyOnceCalls.forService(settings.exactlyOnce(), resource, target,
             methods.sorted().values(), codec, handlers, inline), inline ? null : worker, callContext);
         this.direct = new DirectCalls(resource, interceptors, handlers, executor, runner, this::recorder,
-            callContext, new DirectCalls.Admission(this::admitted, this::ended));
+            callContext, new DirectCalls.Admission(this::admitted, this::directEnded));
         this.streams = methods.sorted().values().stream().anyMatch(ServiceMethod::isStream)
             ? new ServiceStreams(resource, methods, runner::invoke, this::codecOf, handlers, interceptors, inline,
                 worker, callContext, this::recorder)
@@ -267,16 +269,30 @@ public final class ServiceDispatcher implements RequestHandler
         return direct;
     }
 
-    /** A direct call arrived: counted as running, unless draining (then it is not, and is to be refused). */
-    private boolean admitted()
+    /**
+     * A direct call arrived: counted as running and null; else, not counted, why it is refused: the service is
+     * draining, or it has {@link #MAX_QUEUED} calls, or (bounded) as many direct calls running as it has places, or
+     * its calls of either kind fill its places and queue. A direct call never waits in the queue.
+     */
+    private @Nullable XioErrorCode admitted()
     {
-        running.incrementAndGet();
-        if (draining)
+        final int now = running.incrementAndGet();
+        final int direct = directRunning.incrementAndGet();
+        final XioErrorCode refused = draining ? XioErrorCode.UNAVAILABLE : now > MAX_QUEUED || queue != null &&
+            (direct > queue.workers() || now > queue.workers() + queue.maxQueued())
+            ? XioErrorCode.RESOURCE_EXHAUSTED : null;
+        if (refused != null)
         {
-            ended();
-            return false;
+            directEnded();
         }
-        return true;
+        return refused;
+    }
+
+    /** A direct call is over. */
+    private void directEnded()
+    {
+        directRunning.decrementAndGet();
+        ended();
     }
 
     /** A call is over, answered or not. */

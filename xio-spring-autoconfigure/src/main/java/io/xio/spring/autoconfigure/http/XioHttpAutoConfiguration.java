@@ -11,6 +11,7 @@ import io.xio.spring.http.openapi.OpenApiDocumentBuilder;
 import io.xio.spring.reflection.XioReflectionService;
 import io.xio.spring.http.webflux.XioHttpWebFlux;
 import io.xio.spring.http.webmvc.XioHttpWebMvc;
+import io.xio.spring.reflection.XioReflection;
 import io.xio.spring.service.XioServiceExporter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -47,7 +48,11 @@ public final class XioHttpAutoConfiguration
     {
         final XioProperties.Http http = properties.getHttp();
         // The exporter is asked at each call: the services it exports now, none before it starts or after it stops.
-        return new XioHttpCalls(() -> exporter.getObject().services(),
+        // Of xio's own services only the reflection (exported only while xio.server.reflection.enabled) is offered:
+        // the others (health, say) answer xio clients and operators, not web callers.
+        return new XioHttpCalls(() -> exporter.getObject().services().stream().filter(service ->
+                !XioReflectionService.isReserved(service.resource()) || service.resource().equals(XioReflection.RESOURCE))
+                .toList(),
             FormatMappers.json(codec.getIfAvailable(), () -> jsonMapper.getIfAvailable(JsonMapper::new)),
             new XioHttpCalls.Settings(http.getMetadataHeaders(), http.getMaxRequestSize().toBytes()));
     }

@@ -4,6 +4,8 @@ import io.xio.spring.autoconfigure.http.shop.MetadataSeen;
 import io.xio.spring.autoconfigure.http.shop.ShopService;
 import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.http.XioHttpStatus;
+import io.xio.spring.service.ServiceDispatcher;
+import io.xio.spring.service.XioServiceExporter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,7 +24,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @TestPropertySource(properties = {"xio.contexts=1", "xio.idle.busy-poll=0s", "xio.portals[0].uri=tcp://127.0.0.1:0",
     "xio.http.enabled=true", "xio.http.metadata-headers=X-Tenant", "xio.http.max-request-size=64KB",
+    "xio.server.services.shop.max-concurrent-calls=4", "xio.server.services.shop.max-queued-calls=4",
     "spring.main.banner-mode=off"})
 abstract class XioHttpContract
 {
@@ -50,10 +56,13 @@ abstract class XioHttpContract
     @Autowired
     private MetadataSeen seen;
 
+    @Autowired
+    private XioServiceExporter exporter;
+
     private HttpRequest.Builder post(final String path, final String user)
     {
         final HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(30));
+            .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
         return user == null ? request : request.header("Authorization", "Basic " + Base64.getEncoder()
             .encodeToString((user + ":" + user + "-secret").getBytes(StandardCharsets.UTF_8)));
     }
@@ -116,7 +125,7 @@ abstract class XioHttpContract
         assertThat(Base64.getDecoder().decode(json(base64).asString())).containsExactly(3, 2, 1);
 
         final HttpResponse<byte[]> raw = client.send(post("/xio/shop/reverse", HttpShopApplication.ALICE)
-            .header("Content-Type", "application/octet-stream").header("Accept", "application/octet-stream")
+            .setHeader("Content-Type", "application/octet-stream").header("Accept", "application/octet-stream")
             .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {4, 5, 6, 7})).build(),
             HttpResponse.BodyHandlers.ofByteArray());
         assertThat(raw.statusCode()).isEqualTo(200);
@@ -128,7 +137,7 @@ abstract class XioHttpContract
         assertThat(Base64.getDecoder().decode(json(buffer).asString())).containsExactly(9, 9, 9);
 
         final HttpResponse<String> notOne = client.send(post("/xio/shop/copy", HttpShopApplication.ALICE)
-            .header("Content-Type", "application/octet-stream").POST(HttpRequest.BodyPublishers.ofByteArray(
+            .setHeader("Content-Type", "application/octet-stream").POST(HttpRequest.BodyPublishers.ofByteArray(
                 new byte[] {1})).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(notOne.statusCode()).isEqualTo(415);
     }
@@ -268,6 +277,114 @@ abstract class XioHttpContract
         assertThat(json(keyless).get("detail").asString()).contains("Idempotency-Key");
         assertThat(call("charge", "[500]", "Idempotency-Key", "not a key").statusCode()).isEqualTo(400);
         assertThat(shop.charges()).isEqualTo(2);
+    }
+
+    private ServiceDispatcher shopDispatcher()
+    {
+        return exporter.services().stream().filter(service -> service.resource().equals("shop")).findFirst()
+            .orElseThrow();
+    }
+
+    /** Waits until no call of the shop's runs any more: false if one still does after 20 s. */
+    private boolean shopIdle() throws InterruptedException
+    {
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (shopDispatcher().running() != 0 && System.nanoTime() < end)
+        {
+            Thread.sleep(10);
+        }
+        return shopDispatcher().running() == 0;
+    }
+
+    @Test
+    void aStreamCutByItsDeadlineEndsWithDeadlineExceededAndLeavesNoCallRunning() throws Exception
+    {
+        for (int i = 0; i < 20; i++)
+        {
+            final HttpResponse<String> cut = call("count", "[2000000000]", "xio-timeout", (1 + i % 5) + "ms");
+            if (cut.statusCode() == 200)
+            {
+                final String[] lines = cut.body().split("\n");
+                assertThat(lines[lines.length - 1]).contains("DEADLINE_EXCEEDED");
+            }
+            else
+            {
+                assertThat(cut.statusCode()).isEqualTo(504); // the deadline passed before the stream was returned
+            }
+        }
+        final HttpResponse<String> slow = call("count", "[2000000000]", "xio-timeout", "300ms");
+        assertThat(slow.statusCode()).isEqualTo(200);
+        assertThat(slow.body()).startsWith("1\n2\n").contains("DEADLINE_EXCEEDED");
+        assertThat(shopIdle()).isTrue();
+        Thread.sleep(200); // the streams' own cancels may land just after their calls ended
+        shop.cancelled().clear();
+    }
+
+    @Test
+    void callsBeyondTheServiceBoundsAreRefusedWith429WithoutWaiting() throws Exception
+    {
+        final List<CompletableFuture<HttpResponse<String>>> flood = new ArrayList<>();
+        for (int i = 0; i < 12; i++)
+        {
+            flood.add(client.sendAsync(post("/xio/shop/hang", HttpShopApplication.ALICE).header("xio-timeout", "3s")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        int refused = 0;
+        int late = 0;
+        for (final CompletableFuture<HttpResponse<String>> response : flood)
+        {
+            final HttpResponse<String> answered = response.get(30, TimeUnit.SECONDS);
+            if (answered.statusCode() == 429)
+            {
+                refused++;
+                assertThat(json(answered).get("code").asString()).isEqualTo("RESOURCE_EXHAUSTED");
+                assertThat(json(answered).get("detail").asString()).doesNotContain("Executor", "pool");
+            }
+            else
+            {
+                assertThat(answered.statusCode()).isEqualTo(504);
+                late++;
+            }
+        }
+        // as many ran as the service has places (4), none waited in its queue, the rest were refused at once
+        assertThat(late).isEqualTo(4);
+        assertThat(refused).isEqualTo(8);
+        assertThat(shopDispatcher().queued()).isZero();
+        assertThat(shopIdle()).isTrue();
+        shop.hung().clear();
+        shop.cancelled().clear();
+    }
+
+    @Test
+    void onlyJsonOrNoBodyIsTakenSoACrossSiteFormCannotCall() throws Exception
+    {
+        for (final String type : List.of("text/plain", "application/x-www-form-urlencoded"))
+        {
+            final HttpResponse<String> refused = client.send(post("/xio/shop/place", HttpShopApplication.ALICE)
+                .setHeader("Content-Type", type).POST(HttpRequest.BodyPublishers.ofString("[\"tea\", 1, []]"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).isEqualTo(415);
+        }
+        assertThat(client.send(post("/xio/shop/place", HttpShopApplication.ALICE)
+            .setHeader("Content-Type", "application/vnd.shop+json; charset=utf-8")
+            .POST(HttpRequest.BodyPublishers.ofString("[\"tea\", 1, []]")).build(),
+            HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void theReflectionIsReachableAsAServiceWhileEnabled() throws Exception
+    {
+        final HttpResponse<String> services = client.send(post("/xio/xio.reflection/list", HttpShopApplication.ALICE)
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(services.statusCode()).isEqualTo(200);
+        assertThat(services.body()).contains("shop");
+    }
+
+    @Test
+    void anOversizedTimeoutIsCutToTheLongestNotAServerError() throws Exception
+    {
+        assertThat(call("slow", "[1]", "xio-timeout", "999999999d").body()).isEqualTo("\"slept 1\"");
+        assertThat(call("slow", "[1]", "xio-timeout", "99999999999999999999d").statusCode()).isEqualTo(400);
     }
 
     @Test

@@ -21,14 +21,17 @@ import reactor.core.publisher.Mono;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The route {@code POST {prefix}/{service}/{method}} on WebFlux, handing each request to {@link XioHttpCalls}: the
  * body gathered up to the limit (a declared length over it refused before reading, a streamed one once it passes,
  * never held whole), the answer written when the call ends; a server stream written as the client's demand allows,
  * its cancel (the client went away) cancelling the call, as does a client that leaves before a whole answer.
- * Stateless; the web server's threads (the call itself runs on the service's worker).
+ * Stateless; the web server's threads (the call itself runs on the service's worker, or, for an {@code INLINE}
+ * service, on the event loop that read the request).
  */
 public final class XioHttpWebFlux
 {
@@ -73,8 +76,8 @@ public final class XioHttpWebFlux
                 return bytes;
             })
             .defaultIfEmpty(new byte[0]);
-        return Mono.zip(body, request.principal().map(java.util.Optional::of)
-                .defaultIfEmpty(java.util.Optional.empty()))
+        return Mono.zip(body, request.principal().map(Optional::of)
+                .defaultIfEmpty(Optional.empty()))
             .flatMap(read -> Mono.fromFuture(() -> calls.call(exchange(request, read.getT2().orElse(null)),
                 read.getT1(), request.headers().firstHeader(HttpHeaders.CONTENT_TYPE),
                 request.headers().firstHeader(HttpHeaders.ACCEPT)))) // its cancel (the client left) cancels the call
@@ -127,7 +130,7 @@ public final class XioHttpWebFlux
             @Override
             public String peer()
             {
-                return request.remoteAddress().map(InetSocketAddress::toString).orElse("?");
+                return request.remoteAddress().map(XioHttpWebFlux::peer).orElse("?");
             }
         };
     }
@@ -163,6 +166,13 @@ public final class XioHttpWebFlux
             : response.contentType(MediaType.parseMediaType(answer.contentType())).bodyValue(answer.body());
     }
 
+    /** The client's address as on Spring MVC: {@code host:port}, the host as an IP address. */
+    private static String peer(final InetSocketAddress address)
+    {
+        return (address.getAddress() == null ? address.getHostString() : address.getAddress().getHostAddress()) +
+            ":" + address.getPort();
+    }
+
     private static String text(final byte[] json)
     {
         return new String(json, StandardCharsets.UTF_8);
@@ -170,7 +180,7 @@ public final class XioHttpWebFlux
 
     private static byte[] line(final byte[] json)
     {
-        final byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+        final byte[] line = Arrays.copyOf(json, json.length + 1);
         line[json.length] = '\n';
         return line;
     }

@@ -1,6 +1,8 @@
 package io.xio.spring.http.webmvc;
 
+import io.xio.spring.error.XioErrorCode;
 import io.xio.spring.http.XioHttpCalls;
+import io.xio.spring.http.XioHttpException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -13,25 +15,35 @@ import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The route {@code POST {prefix}/{service}/{method}} on Spring MVC, handing each request to {@link XioHttpCalls}:
  * the body read up to the limit (a declared length over it refused before reading, a streamed one once it passes),
  * the answer written asynchronously, a server stream written one value at a time, each requested only once the one
- * before was written, so a slow client slows the stream; a write that fails (the client went away) cancels it.
+ * before was written, so a slow client slows the stream (written on a bounded-elastic thread, never the one the
+ * stream sends on); a write that fails (the client went away) cancels it.
  * Stateless; the web server's threads.
  */
 public final class XioHttpWebMvc
 {
     private static final MediaType NDJSON = MediaType.parseMediaType(XioHttpCalls.NDJSON);
+    /** The web server's async request timeout stopped a stream: its last line or event says so. */
+    private static final XioHttpException TIMED_OUT = new XioHttpException(XioErrorCode.DEADLINE_EXCEEDED,
+        "the web server's request timeout ended the stream");
 
     private XioHttpWebMvc()
     {
@@ -67,8 +79,10 @@ public final class XioHttpWebMvc
             request.headers().firstHeader(HttpHeaders.CONTENT_TYPE),
             request.headers().firstHeader(HttpHeaders.ACCEPT));
         final XioHttpCalls.Outcome now = outcome.getNow(null);
+        // No timeout of the web server's own (its default would answer 503 while the call runs): the call's deadline
+        // answers it in time, or nothing does, as on WebFlux.
         return now != null ? written(now, calls)
-            : ServerResponse.async(outcome.thenApply(done -> written(done, calls)));
+            : ServerResponse.async(outcome.thenApply(done -> written(done, calls)), Duration.ZERO);
     }
 
     /** The body, or null when it is larger than {@code max}: read no further than one byte past it. */
@@ -148,23 +162,23 @@ public final class XioHttpWebMvc
         }
         final XioHttpCalls.Streamed streamed = (XioHttpCalls.Streamed)outcome;
         @SuppressWarnings("unchecked")
-        final Publisher<Object> values = (Publisher<Object>)streamed.values();
+        final Publisher<Object> values = offThePublishersThread((Publisher<Object>)streamed.values());
         if (streamed.events())
         {
             return ServerResponse.sse(sse -> values.subscribe(new Writer(stop ->
             {
                 sse.onError(stop);
-                sse.onTimeout(() -> stop.accept(null));
+                sse.onTimeout(() -> stop.accept(TIMED_OUT));
             }, value ->
                 sse.event("message").data(text(calls.encode(streamed.call(), value))), failure ->
                 {
                     sse.event("error").data(text(calls.problem(failure, streamed.call()).body()));
-                }, sse::complete)));
+                }, sse::complete)), Duration.ZERO);
         }
         return ServerResponse.ok().contentType(NDJSON).stream(stream -> values.subscribe(new Writer(stop ->
             {
                 stream.onError(stop);
-                stream.onTimeout(() -> stop.accept(null));
+                stream.onTimeout(() -> stop.accept(TIMED_OUT));
             }, value ->
             {
                 stream.write(line(calls.encode(streamed.call(), value)));
@@ -184,6 +198,16 @@ public final class XioHttpWebMvc
             : response.contentType(MediaType.parseMediaType(answer.contentType())).body(answer.body());
     }
 
+    /**
+     * {@code values} delivered on a bounded-elastic thread, one at a time: a servlet write blocks, and must not
+     * block the thread the stream sends on (a Reactor parallel thread, an xio context), as Spring MVC's own reactive
+     * return values are written.
+     */
+    private static Publisher<Object> offThePublishersThread(final Publisher<Object> values)
+    {
+        return Flux.from(values).publishOn(Schedulers.boundedElastic(), 1);
+    }
+
     private static String text(final byte[] json)
     {
         return new String(json, StandardCharsets.UTF_8);
@@ -191,7 +215,7 @@ public final class XioHttpWebMvc
 
     private static byte[] line(final byte[] json)
     {
-        final byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+        final byte[] line = Arrays.copyOf(json, json.length + 1);
         line[json.length] = '\n';
         return line;
     }
@@ -212,12 +236,11 @@ public final class XioHttpWebMvc
         private final Write<Object> value;
         private final Write<Throwable> failure;
         private final Runnable complete;
-        private final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError;
+        private final Consumer<Consumer<Throwable>> onError;
         private volatile @Nullable Subscription subscription;
-        private final java.util.concurrent.atomic.AtomicBoolean stopped =
-            new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean stopped = new AtomicBoolean();
 
-        Writer(final java.util.function.Consumer<java.util.function.Consumer<Throwable>> onError,
+        Writer(final Consumer<Consumer<Throwable>> onError,
             final Write<Object> value, final Write<Throwable> failure, final Runnable complete)
         {
             this.onError = onError;
@@ -230,7 +253,7 @@ public final class XioHttpWebMvc
         public void onSubscribe(final Subscription subscription)
         {
             this.subscription = subscription;
-            onError.accept(error -> stop()); // the client went away, or the request timed out
+            onError.accept(this::stop); // the client went away, or the request timed out
             subscription.request(1);
         }
 
@@ -244,16 +267,27 @@ public final class XioHttpWebMvc
             }
             catch (final IOException | RuntimeException ex)
             {
-                stop();
+                stop(ex);
             }
         }
 
-        /** Cancels the stream and ends the response, once: the client is gone. */
-        private void stop()
+        /** Cancels the stream and ends the response, once: the client is gone, or the web server's timeout passed. */
+        private void stop(final @Nullable Throwable why)
         {
             if (stopped.compareAndSet(false, true))
             {
                 subscription.cancel();
+                if (why == TIMED_OUT)
+                {
+                    try
+                    {
+                        failure.write(why); // not a normal end: the client is told
+                    }
+                    catch (final IOException | RuntimeException ex)
+                    {
+                        // the client went away as well
+                    }
+                }
                 complete.run();
             }
         }
