@@ -50,8 +50,9 @@ public final class XioHttpAutoConfiguration
         // The exporter is asked at each call: the services it exports now, none before it starts or after it stops.
         // Of xio's own services only the reflection (exported only while xio.server.reflection.enabled) is offered:
         // the others (health, say) answer xio clients and operators, not web callers.
-        return new XioHttpCalls(() -> exporter.getObject().services().stream().filter(service ->
-                !XioReflectionService.isReserved(service.resource()) || service.resource().equals(XioReflection.RESOURCE))
+        return new XioHttpCalls(() -> exporter.getObject().services().stream()
+                .filter(service -> !XioReflectionService.isReserved(service.resource())
+                    || service.resource().equals(XioReflection.RESOURCE))
                 .toList(),
             FormatMappers.json(codec.getIfAvailable(), () -> jsonMapper.getIfAvailable(JsonMapper::new)),
             new XioHttpCalls.Settings(http.getMetadataHeaders(), http.getMaxRequestSize().toBytes()));
