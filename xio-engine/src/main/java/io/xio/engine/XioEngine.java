@@ -496,13 +496,28 @@ public final class XioEngine implements AutoCloseable
      */
     public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace)
     {
+        return drain(redirect, grace, java.util.Set.of());
+    }
+
+    /**
+     * As {@link #drain(List, Duration)}, except for the {@code served} resources: their portals still take set-ups
+     * for them, and their sessions are neither sent GOAWAY nor waited for (they close with the portals). For a
+     * resource that must answer while the server drains, such as a health check saying that it does. Any thread.
+     *
+     * @param served resources whose sessions the drain leaves alone
+     */
+    public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace,
+        final java.util.Set<String> served)
+    {
         java.util.Objects.requireNonNull(redirect, "redirect");
+        java.util.Objects.requireNonNull(served, "served");
         if (grace.isNegative())
         {
             throw new IllegalArgumentException("the grace of a drain cannot be negative: " + grace);
         }
         final String reason = "the server is draining";
-        return core.drain(redirect.isEmpty() ? GoAway.of(reason) : GoAway.redirect(redirect, reason), grace);
+        return core.drain(redirect.isEmpty() ? GoAway.of(reason) : GoAway.redirect(redirect, reason), grace,
+            served);
     }
 
     /**
