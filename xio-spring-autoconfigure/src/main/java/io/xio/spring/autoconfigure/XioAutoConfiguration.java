@@ -9,6 +9,7 @@ import io.xio.spring.client.XioClientRegistry;
 import io.xio.spring.codec.FormatMappers;
 import io.xio.spring.codec.JacksonXioCodec;
 import io.xio.spring.codec.XioCodec;
+import io.xio.spring.health.UnauthenticatedHealthAcceptor;
 import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.service.ContextPropagationCallContext;
 import io.xio.spring.service.XioCallContext;
@@ -234,7 +235,8 @@ public final class XioAutoConfiguration
         final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec,
             XioExporterSettings.server(properties, sslBundles.getIfAvailable()),
             new XioServiceExporter.Settings(instrumentation.getIfAvailable(), interceptors.orderedStream().toList(),
-                acceptor.getIfAvailable(), workerExecutor(properties, context),
+                acceptor(acceptor.getIfAvailable(), properties.getServer().getHealth()),
+                workerExecutor(properties, context),
                 callContext.getIfAvailable(() -> callContext(context)),
                 phases != null ? phases.getTimeoutPerShutdownPhase() : null,
                 Threading.VIRTUAL.isActive(context.getEnvironment())));
@@ -242,6 +244,17 @@ public final class XioAutoConfiguration
         exporter.addListeners(List.of(new XioReadinessExportListener(context)));
         exporter.addListeners(listeners.orderedStream().toList());
         return exporter;
+    }
+
+    /**
+     * The application's acceptor, letting health checks in without authentication when
+     * {@code xio.server.health.allow-unauthenticated} says so.
+     */
+    private static @Nullable SessionAcceptor acceptor(final @Nullable SessionAcceptor acceptor,
+        final XioProperties.Health health)
+    {
+        return acceptor != null && health.isEnabled() && health.isAllowUnauthenticated()
+            ? new UnauthenticatedHealthAcceptor(acceptor) : acceptor;
     }
 
     @Bean

@@ -15,6 +15,8 @@ import io.xio.engine.support.Redirectors;
 import io.xio.spring.call.XioServerInterceptor;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.error.XioErrorDisclosure;
+import io.xio.spring.health.XioHealth;
+import io.xio.spring.health.XioHealthService;
 import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.reflection.XioReflectionService;
 import org.jspecify.annotations.Nullable;
@@ -61,7 +63,8 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
- * refused) within {@code xio.shutdown.grace-period}; on shutdown it then closes the portals and unregisters the
+ * refused; the health service, {@value XioHealth#RESOURCE}, still answers) within {@code xio.shutdown.grace-period};
+ * on shutdown it then closes the portals and unregisters the
  * services (after an on-demand drain they stay bound, refusing set-ups, until the application stops). With Spring
  * Boot the shutdown runs in its graceful-shutdown phase, alongside the web server's graceful shutdown and before
  * the web server stops; it is asynchronous ({@link #stop(Runnable)}), first tells the listeners that the server
@@ -331,6 +334,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final List<Object> advices = List.copyOf(context.getBeansWithAnnotation(XioServiceAdvice.class).values());
         final XioCodec json = context.getBeanProvider(XioReflectionService.class).stream()
             .map(XioReflectionService::json).findFirst().orElse(null); // calls in JSON go with reflection
+        // Health checks take JSON whether reflection is on or not: probes in any language ask them.
+        final XioCodec healthJson = context.getBeanProvider(XioHealthService.class).stream()
+            .map(XioHealthService::json).filter(java.util.Objects::nonNull).findFirst().orElse(json);
         final XioErrorDisclosure disclosure = server.errorDisclosure();
         // Only an application with exactly-once methods needs one: a service with such methods and none fails.
         final ExactlyOnceCalls.Factory exactlyOnce = context.getBeanProvider(ExactlyOnceCalls.Factory.class)
@@ -343,7 +349,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final Class<?> api = exportedInterface(type, settings);
             final String resource = StringUtils.hasText(settings.value()) ? settings.value()
                 : Introspector.decapitalize(api.getSimpleName());
-            if (XioReflectionService.isReserved(resource) && type != XioReflectionService.class)
+            if (XioReflectionService.isReserved(resource) && type != XioReflectionService.class &&
+                type != XioHealthService.class)
             {
                 throw new IllegalStateException("@XioService on " + type.getName() + " exports the resource '" +
                     resource + "'; names starting with '" + XioReflectionService.RESERVED_PREFIX + "' are xio's own");
@@ -360,7 +367,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 settings.dispatch(), worker, instrumentation, new ServiceDispatcher.Settings(
                     XioExceptionHandlers.of(target, resource, api, advices, disclosure), maxConcurrent,
                     maxQueuedCalls(property, bounds),
-                    interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
+                    interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(),
+                    type == XioHealthService.class ? healthJson : json,
                     callContext, property, exactlyOnce));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher, dispatcher.reuse());
@@ -533,7 +541,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         java.util.concurrent.CompletableFuture<Void> drained;
         try
         {
-            drained = engine.drain(List.of(), grace);
+            drained = engine.drain(List.of(), grace, servedWhileDraining());
         }
         catch (final RuntimeException ex)
         {
@@ -550,6 +558,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             return new Drained(sessions, Duration.ofNanos(System.nanoTime() - begun));
         });
         return drain;
+    }
+
+    /**
+     * The resources that answer until the portals close: the health service, which says the server drains (its
+     * calls are not waited for, so they cannot hold the drain).
+     */
+    private java.util.Set<String> servedWhileDraining()
+    {
+        return dispatchers.stream().anyMatch(d -> d.resource().equals(XioHealth.RESOURCE))
+            ? java.util.Set.of(XioHealth.RESOURCE) : java.util.Set.of();
     }
 
     /** Whether {@link #drain()} was called (or a shutdown began) since the services were exported. */
@@ -654,12 +672,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      */
     private CompletableFuture<Void> callsFinished(final long deadline)
     {
-        final CompletableFuture<Void> finished = CompletableFuture.allOf(
-            dispatchers.stream().map(ServiceDispatcher::drain).toArray(CompletableFuture[]::new));
+        final java.util.Set<String> served = servedWhileDraining();
+        final CompletableFuture<Void> finished = CompletableFuture.allOf(dispatchers.stream()
+            .filter(d -> !served.contains(d.resource())).map(ServiceDispatcher::drain)
+            .toArray(CompletableFuture[]::new));
         return finished.completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
             .thenRun(() ->
             {
-                final int unfinished = dispatchers.stream().mapToInt(ServiceDispatcher::running).sum();
+                final int unfinished = dispatchers.stream().filter(d -> !served.contains(d.resource()))
+                    .mapToInt(ServiceDispatcher::running).sum();
                 if (unfinished > 0)
                 {
                     LOG.warn("{} xio call(s) still running after the {} grace period", unfinished, gracePeriod());

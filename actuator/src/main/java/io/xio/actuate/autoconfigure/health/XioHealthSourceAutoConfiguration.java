@@ -1,0 +1,33 @@
+package io.xio.actuate.autoconfigure.health;
+
+import io.xio.actuate.health.ActuatorHealthSource;
+import io.xio.spring.autoconfigure.XioAutoConfiguration;
+import io.xio.spring.autoconfigure.health.XioHealthAutoConfiguration;
+import io.xio.spring.service.XioServiceExporter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The actuator's health behind the {@code xio.health} resource, when Spring Boot's health endpoint is on the class
+ * path: the readiness group, or the aggregated health, and each service's own contributor if it has one.
+ */
+@AutoConfiguration(after = XioAutoConfiguration.class, before = XioHealthAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "xio.server.health.enabled", matchIfMissing = true)
+@ConditionalOnClass(HealthEndpoint.class)
+@ConditionalOnBean(XioServiceExporter.class)
+public final class XioHealthSourceAutoConfiguration
+{
+    @Bean
+    @ConditionalOnMissingBean
+    ActuatorHealthSource xioActuatorHealthSource(final ObjectProvider<HealthEndpoint> endpoint)
+    {
+        return new ActuatorHealthSource(endpoint);
+    }
+}
