@@ -9,10 +9,11 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * The actuator's health as a source of the {@code xio.health} resource: the whole server is serving when the
- * {@code readiness} health group is UP (the aggregated health when the application has no such group), a service
- * when that is and, if a health contributor bears the service's name (a {@code HealthIndicator} bean
- * {@code kvHealthIndicator} for the service {@code kv}), that contributor is UP too. Any other status (DOWN,
- * OUT_OF_SERVICE, UNKNOWN) is not serving; callers are told the status only, never the contributors' details.
+ * aggregated health is UP and so is the {@code readiness} health group, if the application has one (Kubernetes
+ * probes); a service when the server is and, if a health contributor bears the service's name (a
+ * {@code HealthIndicator} bean {@code kvHealthIndicator} for the service {@code kv}), that contributor is UP too.
+ * Any other status (DOWN, OUT_OF_SERVICE, UNKNOWN) is not serving; callers are told the status only, never the
+ * contributors' details.
  * Asks the application's {@code HealthEndpoint} at each check (its indicators may block, as health checks do).
  * Any thread.
  */
@@ -37,12 +38,15 @@ public final class ActuatorHealthSource implements XioHealthSource
         {
             return XioHealth.HealthCheck.SERVING; // no health to follow: the server's own state decides
         }
-        final HealthDescriptor readiness = endpoint.healthForPath(READINESS);
-        final HealthDescriptor server = readiness != null ? readiness : endpoint.health();
-        if (!Status.UP.equals(server.getStatus()))
+        final HealthDescriptor health = endpoint.health();
+        if (!Status.UP.equals(health.getStatus()))
         {
-            return XioHealth.HealthCheck.notServing((readiness != null ? "readiness " : "health ") +
-                server.getStatus().getCode());
+            return XioHealth.HealthCheck.notServing("health " + health.getStatus().getCode());
+        }
+        final HealthDescriptor readiness = endpoint.healthForPath(READINESS);
+        if (readiness != null && !Status.UP.equals(readiness.getStatus()))
+        {
+            return XioHealth.HealthCheck.notServing("readiness " + readiness.getStatus().getCode());
         }
         if (XioHealth.SERVER.equals(service) || READINESS.equals(service))
         {

@@ -1,0 +1,200 @@
+package io.xio.actuate.health;
+
+import io.xio.actuate.autoconfigure.health.XioHealthSourceAutoConfiguration;
+import io.xio.actuate.sample.Runners;
+import io.xio.annotation.XioClient;
+import io.xio.spring.autoconfigure.ImportXioClients;
+import io.xio.spring.autoconfigure.health.XioHealthAutoConfiguration;
+import io.xio.spring.health.XioHealth;
+import io.xio.spring.health.XioHealth.HealthCheck;
+import io.xio.spring.health.XioHealth.ServingStatus;
+import io.xio.spring.service.XioServiceExporter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.LivenessState;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code xio.health} resource fed by the actuator's health: a DOWN indicator makes the server not serving, a
+ * DOWN contributor named for a service makes that service not serving, the readiness group decides when the
+ * application has one, and readiness refusing traffic is not serving; asked over the wire by an
+ * {@code @XioClient} of {@link XioHealth}.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class XioHealthResourceTest
+{
+    /** A health indicator the test turns up and down. */
+    static final class Switch implements HealthIndicator
+    {
+        private volatile Health health = Health.up().build();
+
+        void down()
+        {
+            health = Health.down().withDetail("secret", "never told to callers").build();
+        }
+
+        void unknown()
+        {
+            health = Health.unknown().build();
+        }
+
+        void up()
+        {
+            health = Health.up().build();
+        }
+
+        @Override
+        public Health health()
+        {
+            return health;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Indicators
+    {
+        /** The contributor "database", standing for any of the application's. */
+        @Bean
+        Switch databaseHealthIndicator()
+        {
+            return new Switch();
+        }
+
+        /** The contributor "greeter": the health of the service exported as greeter. */
+        @Bean
+        Switch greeterHealthIndicator()
+        {
+            return new Switch();
+        }
+    }
+
+    @XioClient("health")
+    interface HealthClient extends XioHealth
+    {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportXioClients(clients = HealthClient.class)
+    static class HealthClientApp
+    {
+    }
+
+    private static ApplicationContextRunner server()
+    {
+        return Runners.server()
+            .withConfiguration(AutoConfigurations.of(ApplicationAvailabilityAutoConfiguration.class,
+                EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
+                HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+                AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class,
+                XioHealthAutoConfiguration.class, XioHealthSourceAutoConfiguration.class))
+            .withUserConfiguration(Indicators.class);
+    }
+
+    /** Runs {@code probe} with a health client of the ready server {@code server}. */
+    private static void probe(final ApplicationContext server, final Consumer<XioHealth> probe)
+    {
+        // What SpringApplication publishes once started and ready; a context runner does not.
+        AvailabilityChangeEvent.publish(server, LivenessState.CORRECT);
+        AvailabilityChangeEvent.publish(server, ReadinessState.ACCEPTING_TRAFFIC);
+        final String uri = server.getBean(XioServiceExporter.class).portals().get(0).uri()
+            .withResource(XioHealth.RESOURCE).toString();
+        Runners.runner().withUserConfiguration(HealthClientApp.class)
+            .withPropertyValues("xio.clients.health.uri=" + uri)
+            .run(client -> probe.accept(client.getBean(HealthClient.class)));
+    }
+
+    @Test
+    void aDownIndicatorMakesTheServerAndItsServicesNotServing()
+    {
+        server().run(server -> probe(server, health ->
+        {
+            assertThat(server.getBean(ActuatorHealthSource.class)).isNotNull();
+            assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
+            assertThat(health.check("greeter")).isEqualTo(HealthCheck.SERVING);
+
+            server.getBean("databaseHealthIndicator", Switch.class).down();
+            assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.notServing("health DOWN"));
+            assertThat(health.check("greeter").status()).isEqualTo(ServingStatus.NOT_SERVING);
+            assertThat(health.check("nowhere").status()).isEqualTo(ServingStatus.SERVICE_UNKNOWN);
+
+            server.getBean("databaseHealthIndicator", Switch.class).up();
+            assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
+        }));
+    }
+
+    @Test
+    void aDownContributorNamedForAServiceMakesThatServiceNotServing()
+    {
+        server().run(server -> probe(server, health ->
+        {
+            server.getBean("greeterHealthIndicator", Switch.class).down();
+            assertThat(health.check("greeter")).isEqualTo(HealthCheck.notServing("health DOWN"));
+            // The server's health aggregates every contributor: greeter's too.
+            assertThat(health.check(XioHealth.SERVER).status()).isEqualTo(ServingStatus.NOT_SERVING);
+        }));
+    }
+
+    @Test
+    void aContributorNamedForAServiceThatIsNotUpMakesThatServiceAloneNotServing()
+    {
+        server().run(server -> probe(server, health ->
+        {
+            // UNKNOWN ranks below UP in the aggregate: the server's health stays UP, greeter's own is not.
+            server.getBean("greeterHealthIndicator", Switch.class).unknown();
+            assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
+            assertThat(health.check("greeter")).isEqualTo(HealthCheck.notServing("health of 'greeter' UNKNOWN"));
+        }));
+    }
+
+    @Test
+    void theReadinessGroupDecidesForTheServerAndRefusingTrafficIsNotServing()
+    {
+        // The group ranks UNKNOWN above UP, where the aggregate ranks it below: only the group says not serving.
+        server().withPropertyValues("management.endpoint.health.probes.enabled=true",
+                "management.endpoint.health.group.readiness.include=readinessState,database",
+                "management.endpoint.health.group.readiness.status.order=down,out-of-service,unknown,up")
+            .run(server -> probe(server, health ->
+            {
+                server.getBean("databaseHealthIndicator", Switch.class).unknown();
+                assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.notServing("readiness UNKNOWN"));
+                server.getBean("databaseHealthIndicator", Switch.class).up();
+                assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
+
+                AvailabilityChangeEvent.publish(server, ReadinessState.REFUSING_TRAFFIC);
+                final HealthCheck refusing = health.check(XioHealth.SERVER);
+                assertThat(refusing.status()).isEqualTo(ServingStatus.NOT_SERVING);
+                assertThat(refusing.detail()).isEqualTo("readiness REFUSING_TRAFFIC");
+                assertThat(health.check("greeter").status()).isEqualTo(ServingStatus.NOT_SERVING);
+            }));
+    }
+
+    @Test
+    void turnedOffThereIsNoActuatorSourceNorHealthResource()
+    {
+        server().withPropertyValues("xio.server.health.enabled=false").run(server ->
+        {
+            assertThat(server).doesNotHaveBean(ActuatorHealthSource.class);
+            assertThat(server).doesNotHaveBean(io.xio.spring.health.XioHealthService.class);
+        });
+    }
+}
