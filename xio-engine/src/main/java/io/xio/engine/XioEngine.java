@@ -500,17 +500,14 @@ public final class XioEngine implements AutoCloseable
     }
 
     /**
-     * As {@link #drain(List, Duration)}, except for the {@code served} resources: their portals still take set-ups
-     * for them, and their sessions are neither sent GOAWAY nor waited for (they close with the portals). For a
-     * resource that must answer while the server drains, such as a health check saying that it does. Any thread.
-     *
-     * @param served resources whose sessions the drain leaves alone
+     * As {@link #drain(List, Duration)}, but set-ups for the {@code served} resources are still taken, and their
+     * sessions neither sent GOAWAY nor waited for (they close with the portals): for a resource that must answer
+     * while the server drains, such as a health check saying that it does. Any thread.
      */
     public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace,
         final java.util.Set<String> served)
     {
         java.util.Objects.requireNonNull(redirect, "redirect");
-        java.util.Objects.requireNonNull(served, "served");
         if (grace.isNegative())
         {
             throw new IllegalArgumentException("the grace of a drain cannot be negative: " + grace);
