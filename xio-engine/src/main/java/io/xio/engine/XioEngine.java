@@ -501,7 +501,7 @@ public final class XioEngine implements AutoCloseable
 
     /**
      * As {@link #drain(List, Duration)}, but set-ups for the {@code served} resources are still taken, and their
-     * sessions neither sent GOAWAY nor waited for (they close with the portals): for a resource that must answer
+     * sessions neither sent GOAWAY nor waited for (the caller closes them): for a resource that must answer
      * while the server drains, such as a health check saying that it does. Any thread.
      */
     public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace,

@@ -29,6 +29,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -37,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The {@code xio.health} resource fed by the actuator's health: a DOWN indicator makes the server not serving, a
  * DOWN contributor named for a service makes that service not serving, the readiness group decides when the
- * application has one, and readiness refusing traffic is not serving; asked over the wire by an
+ * application has one, only what the health endpoint answers with 503 is not serving, a flood of checks runs the
+ * indicators once per time to live, and readiness refusing traffic is not serving; asked over the wire by an
  * {@code @XioClient} of {@link XioHealth}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -47,6 +51,7 @@ class XioHealthResourceTest
     static final class Switch implements HealthIndicator
     {
         private volatile Health health = Health.up().build();
+        private final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
 
         void down()
         {
@@ -63,9 +68,25 @@ class XioHealthResourceTest
             health = Health.up().build();
         }
 
+        void outOfService()
+        {
+            health = Health.outOfService().build();
+        }
+
+        void status(final String code)
+        {
+            health = Health.status(code).build();
+        }
+
+        int asked()
+        {
+            return asked.get();
+        }
+
         @Override
         public Health health()
         {
+            asked.incrementAndGet();
             return health;
         }
     }
@@ -107,7 +128,9 @@ class XioHealthResourceTest
                 HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
                 AvailabilityHealthContributorAutoConfiguration.class, AvailabilityProbesAutoConfiguration.class,
                 XioHealthAutoConfiguration.class, XioHealthSourceAutoConfiguration.class))
-            .withUserConfiguration(Indicators.class);
+            .withUserConfiguration(Indicators.class)
+            // Every check asks the indicators afresh, as these tests change them between checks.
+            .withPropertyValues("management.endpoint.health.cache.time-to-live=0ms");
     }
 
     /** Runs {@code probe} with a health client of the ready server {@code server}. */
@@ -124,9 +147,10 @@ class XioHealthResourceTest
     }
 
     @Test
-    void aDownIndicatorMakesTheServerAndItsServicesNotServing()
+    void withoutAReadinessGroupADownIndicatorMakesTheServerAndItsServicesNotServing()
     {
-        server().run(server -> probe(server, health ->
+        server().withPropertyValues("management.endpoint.health.probes.enabled=false")
+            .run(server -> probe(server, health ->
         {
             assertThat(server.getBean(ActuatorHealthSource.class)).isNotNull();
             assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
@@ -148,31 +172,51 @@ class XioHealthResourceTest
         server().run(server -> probe(server, health ->
         {
             server.getBean("greeterHealthIndicator", Switch.class).down();
-            assertThat(health.check("greeter")).isEqualTo(HealthCheck.notServing("health DOWN"));
-            // The server's health aggregates every contributor: greeter's too.
-            assertThat(health.check(XioHealth.SERVER).status()).isEqualTo(ServingStatus.NOT_SERVING);
+            assertThat(health.check("greeter")).isEqualTo(HealthCheck.notServing("health of 'greeter' DOWN"));
+            // The server follows the readiness group, which greeter is not in.
+            assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
         }));
     }
 
     @Test
-    void aContributorNamedForAServiceThatIsNotUpMakesThatServiceAloneNotServing()
+    void onlyWhatTheHealthEndpointAnswersWith503IsNotServing()
     {
         server().run(server -> probe(server, health ->
         {
-            // UNKNOWN ranks below UP in the aggregate: the server's health stays UP, greeter's own is not.
-            server.getBean("greeterHealthIndicator", Switch.class).unknown();
+            final Switch greeter = server.getBean("greeterHealthIndicator", Switch.class);
+            // UNKNOWN and custom statuses answer 200 over HTTP: serving, as the health endpoint would say.
+            greeter.unknown();
+            assertThat(health.check("greeter")).isEqualTo(HealthCheck.SERVING);
+            greeter.status("DEGRADED");
+            assertThat(health.check("greeter")).isEqualTo(HealthCheck.SERVING);
             assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
-            assertThat(health.check("greeter")).isEqualTo(HealthCheck.notServing("health of 'greeter' UNKNOWN"));
+            greeter.outOfService();
+            assertThat(health.check("greeter"))
+                .isEqualTo(HealthCheck.notServing("health of 'greeter' OUT_OF_SERVICE"));
         }));
     }
 
     @Test
-    void theReadinessGroupDecidesForTheServerAndRefusingTrafficIsNotServing()
+    void withAReadinessGroupADownIndicatorOutsideItLeavesTheServerServing()
     {
-        // The group ranks UNKNOWN above UP, where the aggregate ranks it below: only the group says not serving.
+        server().withPropertyValues("management.endpoint.health.probes.enabled=true").run(server -> probe(server,
+            health ->
+            {
+                // The database is not in the readiness group (readinessState only): the fleet keeps serving.
+                server.getBean("databaseHealthIndicator", Switch.class).down();
+                assertThat(health.check(XioHealth.SERVER)).isEqualTo(HealthCheck.SERVING);
+                assertThat(health.check("greeter")).isEqualTo(HealthCheck.SERVING);
+            }));
+    }
+
+    @Test
+    void theReadinessGroupAndItsHttpMappingDecideForTheServerAndRefusingTrafficIsNotServing()
+    {
+        // The group maps UNKNOWN to 503, where the default maps it to 200: only the group says not serving.
         server().withPropertyValues("management.endpoint.health.probes.enabled=true",
                 "management.endpoint.health.group.readiness.include=readinessState,database",
-                "management.endpoint.health.group.readiness.status.order=down,out-of-service,unknown,up")
+                "management.endpoint.health.group.readiness.status.order=down,out-of-service,unknown,up",
+                "management.endpoint.health.group.readiness.status.http-mapping.unknown=503")
             .run(server -> probe(server, health ->
             {
                 server.getBean("databaseHealthIndicator", Switch.class).unknown();
@@ -185,6 +229,37 @@ class XioHealthResourceTest
                 assertThat(refusing.status()).isEqualTo(ServingStatus.NOT_SERVING);
                 assertThat(refusing.detail()).isEqualTo("readiness REFUSING_TRAFFIC");
                 assertThat(health.check("greeter").status()).isEqualTo(ServingStatus.NOT_SERVING);
+            }));
+    }
+
+    @Test
+    void aFloodOfChecksRunsTheIndicatorsOncePerTimeToLive()
+    {
+        server().withPropertyValues("management.endpoint.health.cache.time-to-live=1h").run(server ->
+            probe(server, health ->
+            {
+                final Switch greeter = server.getBean("greeterHealthIndicator", Switch.class);
+                final int before = greeter.asked();
+                final List<CompletableFuture<HealthCheck>> checks = new ArrayList<>();
+                // Eight probes at once: within what the health service runs and queues (4 + 8).
+                final java.util.concurrent.ExecutorService probes = java.util.concurrent.Executors
+                    .newFixedThreadPool(8);
+                try
+                {
+                    for (int i = 0; i < 32; i++)
+                    {
+                        checks.add(CompletableFuture.supplyAsync(() -> health.check("greeter"), probes));
+                    }
+                    checks.forEach(check -> assertThat(check.join()).isEqualTo(HealthCheck.SERVING));
+                }
+                finally
+                {
+                    probes.shutdownNow();
+                }
+                assertThat(greeter.asked() - before).isEqualTo(1);
+                // Kept for the time to live: a change shows once it has passed.
+                greeter.down();
+                assertThat(health.check("greeter")).isEqualTo(HealthCheck.SERVING);
             }));
     }
 

@@ -255,7 +255,7 @@ public final class EngineCore
             {
                 principals.release(session.identity.principalShare);
             }
-            drain.sessionGone();
+            drain.sessionGone(session);
         }
     }
 

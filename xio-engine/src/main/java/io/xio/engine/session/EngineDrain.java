@@ -35,6 +35,8 @@ public final class EngineDrain
     private volatile GoAway goAway;
     /** The resources whose sessions the drain leaves alone: set before {@link #goAway}, read after it. */
     private volatile Set<String> served = Set.of();
+    /** The sessions the drain waits for: those it sent GOAWAY, each removed as it ends. */
+    private final Set<SessionImpl> waited = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     EngineDrain(final EngineCore engine)
     {
@@ -73,11 +75,14 @@ public final class EngineDrain
         {
             if (drains(session))
             {
+                waited.add(session);
                 session.goAway(sent);
             }
         }
+        // One that ended between the snapshot and its addition was not removed by its end.
+        waited.removeIf(session -> engine.accepted.get(session.id()) != session);
         scheduleGraceEnd(grace);
-        sessionGone();
+        completeWhenNoneLeft();
         return done;
     }
 
@@ -98,6 +103,7 @@ public final class EngineDrain
         }
         goAway = null;
         served = Set.of();
+        waited.clear();
         done = null;
     }
 
@@ -159,11 +165,19 @@ public final class EngineDrain
         }
     }
 
-    /** An accepted session ended: the drain is over once none it waits for is left. Any thread. */
-    void sessionGone()
+    /** {@code session}, accepted, ended: the drain is over once none it waits for is left. Any thread. */
+    void sessionGone(final SessionImpl session)
+    {
+        if (waited.remove(session))
+        {
+            completeWhenNoneLeft();
+        }
+    }
+
+    private void completeWhenNoneLeft()
     {
         final CompletableFuture<Void> future = done;
-        if (future != null && goAway != null && engine.accepted.values().stream().noneMatch(this::drains))
+        if (future != null && goAway != null && waited.isEmpty())
         {
             complete(future);
         }
@@ -176,7 +190,7 @@ public final class EngineDrain
         {
             return;
         }
-        final List<SessionImpl> left = engine.accepted.values().stream().filter(this::drains).toList();
+        final List<SessionImpl> left = List.copyOf(waited);
         LOG.info("drain of engine {}: the grace of {} is over, closing the {} session(s) still open", engine.name,
             grace, left.size());
         for (final SessionImpl session : left)

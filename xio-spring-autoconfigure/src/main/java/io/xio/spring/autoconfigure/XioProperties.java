@@ -511,6 +511,23 @@ public class XioProperties
          */
         private boolean allowUnauthenticated;
 
+        /**
+         * Most health sessions open at once without credentials when {@code allow-unauthenticated} is on, all
+         * clients together (they have no principal for the engine's bounds per principal to hold); a set-up beyond it
+         * is refused unless it authenticates.
+         */
+        private int maxUnauthenticatedSessions = 16;
+
+        public int getMaxUnauthenticatedSessions()
+        {
+            return maxUnauthenticatedSessions;
+        }
+
+        public void setMaxUnauthenticatedSessions(final int maxUnauthenticatedSessions)
+        {
+            this.maxUnauthenticatedSessions = maxUnauthenticatedSessions;
+        }
+
         public boolean isEnabled()
         {
             return enabled;

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * client calls it with the {@code xio-codec: json} metadata entry and reads JSON such as
  * {@code {"status":"SERVING","detail":null}}; an {@code @XioClient} of this interface with the configured codec.
  * It answers while the server drains (its set-ups are still taken, its sessions not sent GOAWAY), saying
- * {@link ServingStatus#NOT_SERVING}, until the portals close.
+ * {@link ServingStatus#NOT_SERVING}, until the server stops: its portals close, then its health sessions.
  */
 public interface XioHealth
 {
@@ -21,7 +21,7 @@ public interface XioHealth
     /**
      * The health of the service exported as {@code service}, or of the whole server for {@value #SERVER}.
      *
-     * @param service an exported service's resource, or the empty name
+     * @param service an exported service's resource, or the empty name (a null one asks about the server too)
      * @return its status now; {@link ServingStatus#SERVICE_UNKNOWN} when the server exports no service so named
      */
     HealthCheck check(String service);

@@ -23,6 +23,11 @@ public final class XioHealthService implements XioHealth
 {
     private static final Logger LOG = LoggerFactory.getLogger(XioHealthService.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /**
+     * The health service's calls running at once unless {@code xio.server.services.xio.health.max-concurrent-calls}
+     * says otherwise: a flood of checks (they may run every health indicator) must not take the workers.
+     */
+    public static final int DEFAULT_MAX_CONCURRENT_CALLS = 4;
 
     private final Server server;
     private final List<XioHealthSource> sources;
@@ -60,8 +65,10 @@ public final class XioHealthService implements XioHealth
     }
 
     @Override
-    public HealthCheck check(final String service)
+    public HealthCheck check(final @Nullable String serviceOrNull)
     {
+        // A caller that sends no name (JSON null, an absent argument) asks about the whole server.
+        final String service = serviceOrNull == null ? SERVER : serviceOrNull;
         if (!SERVER.equals(service) && !server.exports(service))
         {
             return new HealthCheck(ServingStatus.SERVICE_UNKNOWN, null);
@@ -86,7 +93,8 @@ public final class XioHealthService implements XioHealth
             if (check != null && check.status() != ServingStatus.SERVING)
             {
                 return check.status() == ServingStatus.NOT_SERVING ? check
-                    : HealthCheck.notServing(String.valueOf(check.detail()));
+                    : HealthCheck.notServing(check.detail() != null ? check.detail()
+                        : "a health source does not know " + (SERVER.equals(service) ? "the server" : service));
             }
         }
         return HealthCheck.SERVING;

@@ -360,7 +360,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 throw new IllegalStateException("two @XioService beans export the resource '" + resource +
                     "' (the second is " + type.getName() + "); give one of them another name");
             }
-            final ServiceBounds bounds = server.services().get(resource);
+            final ServiceBounds bounds = type == XioHealthService.class
+                ? healthBounds(server.services().get(resource)) : server.services().get(resource);
             final String property = server.servicesProperty() + "." + resource;
             final int maxConcurrent = maxConcurrentCalls(property, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
@@ -396,6 +397,14 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             }
             portals.add(0, bind(portal.uri(), acceptor, portal.tls(), portal.property()));
         }
+    }
+
+    /** {@code configured}, or the health service's default bound on its calls running at once when it sets none. */
+    private static ServiceBounds healthBounds(final @Nullable ServiceBounds configured)
+    {
+        return configured != null && configured.maxConcurrentCalls() != null ? configured
+            : new ServiceBounds(XioHealthService.DEFAULT_MAX_CONCURRENT_CALLS,
+                configured == null ? null : configured.maxQueuedCalls());
     }
 
     /** Binds one portal; a failure names the property that configured it. */
@@ -476,7 +485,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      * The redirecting portal's acceptor: {@code authenticating} decides first, so that a peer it does not accept
      * never learns the other portals; only a session it accepted is redirected. A set-up that says it was
      * redirected already (the hops come from the client, so a peer may claim any) is decided by
-     * {@code authenticating} alone.
+     * {@code authenticating} alone. A health check is never redirected: it asks about this server, and one let in
+     * without credentials must not learn the other portals.
      */
     static SessionAcceptor authenticatedThenRedirected(final SessionAcceptor authenticating,
         final SessionAcceptor redirector)
@@ -484,8 +494,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         return request ->
         {
             final SetupDecision decision = authenticating.onSetup(request);
-            return decision instanceof SetupDecision.Accept && request.redirects() == 0
-                ? redirector.onSetup(request) : decision;
+            return decision instanceof SetupDecision.Accept && request.redirects() == 0 &&
+                !XioHealth.RESOURCE.equals(request.resource()) ? redirector.onSetup(request) : decision;
         };
     }
 
@@ -523,7 +533,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         {
             return drain;
         }
-        final int sessions = (int)engine.sessions().stream().filter(io.xio.engine.Session::isServerSide).count();
+        final java.util.Set<String> served = servedWhileDraining();
+        final int sessions = (int)engine.sessions().stream()
+            .filter(session -> session.isServerSide() && !served.contains(session.resource())).count();
         for (final XioExportListener listener : listeners)
         {
             try
@@ -541,7 +553,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         java.util.concurrent.CompletableFuture<Void> drained;
         try
         {
-            drained = engine.drain(List.of(), grace, servedWhileDraining());
+            drained = engine.drain(List.of(), grace, served);
         }
         catch (final RuntimeException ex)
         {
@@ -561,8 +573,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
     }
 
     /**
-     * The resources that answer until the portals close: the health service, which says the server drains (its
-     * calls are not waited for, so they cannot hold the drain).
+     * The resources that answer until the server stops (their sessions closed after the portals): the health
+     * service, which says the server drains (its calls are not waited for, so they cannot hold the drain).
      */
     private java.util.Set<String> servedWhileDraining()
     {
@@ -703,6 +715,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             }
         }
         portals.clear();
+        // A portal's close stops its listener only; the drain left the served resources' sessions open.
+        final java.util.Set<String> served = servedWhileDraining();
+        for (final io.xio.engine.Session session : engine.sessions())
+        {
+            if (session.isServerSide() && served.contains(session.resource()))
+            {
+                session.close();
+            }
+        }
         dispatchers.forEach(d -> engine.unregister(d.resource()));
         dispatchers.clear();
     }

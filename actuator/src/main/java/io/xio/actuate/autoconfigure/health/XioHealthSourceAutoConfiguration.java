@@ -10,12 +10,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import java.time.Duration;
 
 /**
  * The actuator's health behind the {@code xio.health} resource, when Spring Boot's health endpoint is on the class
- * path: the readiness group, or the aggregated health, and each service's own contributor if it has one.
+ * path: the readiness group, or the aggregated health, and each service's own contributor if it has one, each
+ * answer kept for {@code management.endpoint.health.cache.time-to-live} (one second unless set).
  */
 @AutoConfiguration(after = XioAutoConfiguration.class, before = XioHealthAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "xio.enabled", matchIfMissing = true)
@@ -26,8 +32,13 @@ public final class XioHealthSourceAutoConfiguration
 {
     @Bean
     @ConditionalOnMissingBean
-    ActuatorHealthSource xioActuatorHealthSource(final ObjectProvider<HealthEndpoint> endpoint)
+    ActuatorHealthSource xioActuatorHealthSource(final ObjectProvider<HealthEndpoint> endpoint,
+        final ObjectProvider<HealthEndpointGroups> groups, final Environment environment)
     {
-        return new ActuatorHealthSource(endpoint);
+        // The time the health endpoint keeps its answer: a flood of checks runs the indicators once per period.
+        final Duration timeToLive = Binder.get(environment)
+            .bind("management.endpoint.health.cache.time-to-live", Duration.class)
+            .orElse(ActuatorHealthSource.DEFAULT_TIME_TO_LIVE);
+        return new ActuatorHealthSource(endpoint, groups, timeToLive, System::nanoTime);
     }
 }

@@ -289,6 +289,120 @@ class XioHealthTest
         });
     }
 
+    @Test
+    void anonymousHealthSessionsAreBoundedAsAGroupWhileAuthenticatedClientsStillConnect()
+    {
+        secured("xio.server.health.allow-unauthenticated=true", "xio.server.health.max-unauthenticated-sessions=3")
+            .run(server ->
+            {
+                final String health = portal(server) + "/" + XioHealth.RESOURCE;
+                final Credentials ops = Credentials.password("ops", "ops-secret");
+                // The attack: one host opening anonymous health sessions and keeping them, to take every slot.
+                try (XioEngine attacker = XioEngine.builder().name("attacker").contexts(1).build();
+                    XioEngine client = XioEngine.builder().name("client").contexts(1).build())
+                {
+                    final List<Session> held = new ArrayList<>();
+                    for (int i = 0; i < 3; i++)
+                    {
+                        held.add(open(attacker, health, Credentials.NONE));
+                    }
+                    assertThatThrownBy(() -> open(attacker, health, Credentials.NONE))
+                        .isInstanceOfSatisfying(SessionRejectedException.class, refused ->
+                        {
+                            assertThat(refused.isDraining()).isFalse();
+                            assertThat(refused).hasMessageContaining("too many health checks without credentials");
+                        });
+                    // Clients with credentials still get in, to the services and to health.
+                    open(client, portal(server) + "/slow", ops).close();
+                    open(client, health, ops).close();
+                    // A slot freed is taken again.
+                    held.remove(0).close();
+                    await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+                        .until(() -> held.add(open(attacker, health, Credentials.NONE)));
+                    held.forEach(Session::close);
+                }
+            });
+    }
+
+    @Test
+    void aRedirectingFirstPortalNeverRedirectsAHealthCheck()
+    {
+        secured("xio.server.health.allow-unauthenticated=true", "xio.portals[1].uri=tcp://127.0.0.1:0",
+            "xio.server.redirect=round-robin").run(server ->
+            {
+                final List<io.xio.engine.Portal> portals = server.getBean(XioServiceExporter.class).portals();
+                final String first = "tcp://127.0.0.1:" + portals.get(0).uri().port();
+                try (XioEngine client = XioEngine.builder().name("probe").contexts(1).build())
+                {
+                    // An authenticated session is redirected, to the second portal (round-robin's first target
+                    // is the first portal; the second set-up goes to the second).
+                    final Credentials ops = Credentials.password("ops", "ops-secret");
+                    final List<String> reached = new ArrayList<>();
+                    for (int i = 0; i < 2; i++)
+                    {
+                        try (Session slow = open(client, first + "/slow", ops))
+                        {
+                            reached.addAll(slow.peerAddresses());
+                        }
+                    }
+                    assertThat(reached).anyMatch(address -> address.endsWith(":" + portals.get(1).uri().port()));
+                    for (int i = 0; i < 4; i++)
+                    {
+                        for (final Credentials credentials : List.of(Credentials.NONE, ops))
+                        {
+                            try (Session health = open(client, first + "/" + XioHealth.RESOURCE, credentials))
+                            {
+                                assertThat(health.peerAddresses()).isNotEmpty()
+                                    .allMatch(address -> address.endsWith(":" + portals.get(0).uri().port()));
+                            }
+                        }
+                    }
+                }
+            });
+    }
+
+    @Test
+    void aHealthSessionHeldOpenAcrossTheStopIsClosed() throws Exception
+    {
+        final ConfigurableApplicationContext server = start();
+        final XioServiceExporter exporter = server.getBean(XioServiceExporter.class);
+        final XioEngine serverEngine = server.getBean(XioEngine.class);
+        try (XioEngine client = XioEngine.builder().name("probe").contexts(1).build())
+        {
+            final Session health = open(client, portal(server) + "/" + XioHealth.RESOURCE, Credentials.NONE);
+            assertThat(serverSessions(serverEngine)).isEqualTo(1);
+            // The exporter stops (the engine, a bean of its own, stays up): the drain does not wait for the
+            // health session, and the stop closes it rather than leaving it open.
+            final CompletableFuture<Void> stopped = new CompletableFuture<>();
+            exporter.stop(() -> stopped.complete(null));
+            stopped.get(20, TimeUnit.SECONDS);
+            assertThat(exporter.drain().get(5, TimeUnit.SECONDS).sessions()).isZero();
+            await().atMost(Duration.ofSeconds(10)).until(() -> serverSessions(serverEngine) == 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !health.isOpen());
+        }
+    }
+
+    /** The server-side sessions of {@code engine}. */
+    private static long serverSessions(final XioEngine engine)
+    {
+        return engine.sessions().stream().filter(Session::isServerSide).count();
+    }
+
+    /** Opens a session to {@code uri}; throws what opening it failed with. */
+    private static Session open(final XioEngine engine, final String uri, final Credentials credentials)
+        throws Exception
+    {
+        try
+        {
+            return engine.openSession(uri, SessionOptions.DEFAULT.withCredentials(credentials)
+                .withTimeout(Duration.ofSeconds(5))).get(10, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw (Exception)ex.getCause();
+        }
+    }
+
     private static JsonNode callInJson(final ConfigurableApplicationContext server, final String resource,
         final String method, final String arguments) throws Exception
     {
