@@ -40,7 +40,8 @@ import java.util.concurrent.TimeoutException;
  * Schemas of their parameters and results), and calls a method with JSON arguments, printing the JSON answer (of a
  * server-streaming method, one line of JSON per message as they come: {@link StreamPrinter}). It reads the server's
  * {@code xio.reflection} resource and sends its calls with the {@code xio-codec: json} metadata entry, so the server
- * decodes the arguments with its own mapper; it needs none of the service's classes. Any transport the engine has
+ * decodes the arguments with its own mapper; it needs none of the service's classes. {@code health} asks the
+ * server's {@code xio.health} resource, for probes ({@link HealthProbe}). Any transport the engine has
  * (tcp, tls, shm; local only inside one JVM). Runs one command on the calling thread.
  */
 public final class Main
@@ -53,6 +54,8 @@ public final class Main
     public static final int USAGE = 2;
     /** No session: the server could not be reached, or refused it (such as for missing or wrong credentials). */
     public static final int NOT_CONNECTED = 3;
+    /** Of {@code health}: the server, or the service asked about, does not take calls (or is not known). */
+    public static final int NOT_SERVING = HealthProbe.NOT_SERVING;
 
     static final String REFLECTION = "xio.reflection";
     static final String CODEC_KEY = "xio-codec";
@@ -62,6 +65,7 @@ public final class Main
         "usage: xio [options] list <uri>",
         "       xio [options] describe <uri> <service>",
         "       xio [options] call <uri> <service> <method> [<json arguments>]",
+        "       xio [options] health <uri> [--service <service>]",
         "",
         "<uri> is a server's portal: tcp://host:port, tls://host:port, shm://name",
         "<method> is a method's name, or its wire name such as 'add(int,int)' when it is overloaded",
@@ -69,6 +73,7 @@ public final class Main
         "  parameter also takes the value alone",
         "A server-streaming method prints one line of JSON per message as it arrives, until the stream ends",
         "  (Ctrl-C cancels it)",
+        "health asks the server's xio.health resource whether it (or --service) takes calls: for probes",
         "An exactly-once method is called with an idempotency key, printed to stderr: a call that may have run",
         "  is resumed with --idempotency-key <key>, which runs it at most once and gives its answer",
         "",
@@ -83,9 +88,11 @@ public final class Main
         "  --max-messages <n>                    of a server-streaming method, print n messages, then cancel",
         "  --idempotency-key <key>               of an exactly-once method, call it with this key (the one an",
         "                                        earlier call printed): 1 to 128 of A-Z a-z 0-9 - _ . :",
+        "  --service <service>                   of health, the service to ask about (default: the server)",
         "  -h, --help                            this text",
         "",
-        "exit status: 0 done, 1 the call failed, 2 bad command line, 3 no session (unreachable or refused)");
+        "exit status: 0 done (health: serving), 1 the call failed, 2 bad command line, 3 no session (unreachable or",
+        "  refused), 4 of health: not serving (NOT_SERVING, draining, or SERVICE_UNKNOWN)");
 
     private static final JsonMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
@@ -108,7 +115,8 @@ public final class Main
     /**
      * Runs one command: its output (JSON) goes to {@code out}, errors to {@code err}.
      *
-     * @return the exit status: {@link #OK}, {@link #CALL_FAILED}, {@link #USAGE} or {@link #NOT_CONNECTED}
+     * @return the exit status: {@link #OK}, {@link #CALL_FAILED}, {@link #USAGE}, {@link #NOT_CONNECTED} or
+     *     (health) {@link #NOT_SERVING}
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err,
         final Map<String, String> environment)
@@ -142,6 +150,7 @@ public final class Main
                 {
                     case "list" -> print(call(engine, options, REFLECTION, "list()", "[]", false));
                     case "describe" -> describe(engine, options);
+                    case "health" -> health(engine, options);
                     default -> invoke(engine, options);
                 };
             }
@@ -173,6 +182,13 @@ public final class Main
             err.println("xio: the command failed unexpectedly: " + ex);
             return CALL_FAILED;
         }
+    }
+
+    private int health(final XioEngine engine, final Options options)
+    {
+        final JsonNode answer = HealthProbe.check(engine, options);
+        print(answer);
+        return HealthProbe.exitStatus(answer);
     }
 
     private int describe(final XioEngine engine, final Options options)
@@ -339,7 +355,7 @@ public final class Main
      * Calls {@code method} of {@code resource} with JSON arguments; its JSON answer, or null for none (void). A
      * result in a data segment is JSON when {@code segmentIsJson} (a description), else bytes shown as base64.
      */
-    private static JsonNode call(final XioEngine engine, final Options options, final String resource,
+    static JsonNode call(final XioEngine engine, final Options options, final String resource,
         final String method, final String arguments, final boolean segmentIsJson)
     {
         try (Session session = open(engine, options, resource))
@@ -512,7 +528,7 @@ public final class Main
         }
         catch (final ExecutionException ex)
         {
-            throw new NotConnected(notConnected(uri, ex.getCause()));
+            throw new NotConnected(notConnected(uri, ex.getCause()), ex.getCause());
         }
         catch (final InterruptedException ex)
         {
@@ -531,6 +547,10 @@ public final class Main
                 : REFLECTION.equals(uri.resource())
                     ? "the server at " + uri.endpoint() + " has no " + REFLECTION + " resource: its reflection is " +
                         "off (xio.server.reflection.enabled=false) or it is no xio Spring server (" +
+                        rejected.reason() + ")"
+                : HealthProbe.RESOURCE.equals(uri.resource()) && !rejected.isDraining()
+                    ? "the server at " + uri.endpoint() + " has no " + HealthProbe.RESOURCE + " resource: its " +
+                        "health is off (xio.server.health.enabled=false) or it is no xio Spring server (" +
                         rejected.reason() + ")"
                     : "the server at " + uri.endpoint() + " refused the session: " + rejected.reason();
         }
@@ -599,13 +619,19 @@ public final class Main
     }
 
     /** No session could be opened. */
-    private static final class NotConnected extends RuntimeException
+    static final class NotConnected extends RuntimeException
     {
         private static final long serialVersionUID = 1L;
 
         NotConnected(final String message)
         {
             super(message, null, false, false);
+        }
+
+        /** @param cause why: the refusal or the connection's failure */
+        NotConnected(final String message, final Throwable cause)
+        {
+            super(message, cause, false, false);
         }
     }
 

@@ -55,6 +55,7 @@ final class Options
         String token = environment.get("XIO_TOKEN");
         String truststore = null;
         String truststorePassword = environment.get("XIO_TRUSTSTORE_PASSWORD");
+        String healthService = null;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -73,6 +74,7 @@ final class Options
                 }
                 case "--max-messages" -> options.maxMessages = count(value(args, ++i, arg), arg);
                 case "--idempotency-key" -> options.idempotencyKey = idempotencyKey(value(args, ++i, arg));
+                case "--service" -> healthService = value(args, ++i, arg);
                 default ->
                 {
                     if (arg.startsWith("--"))
@@ -93,6 +95,7 @@ final class Options
             case "list" -> 1;
             case "describe" -> 2;
             case "call" -> 3;
+            case "health" -> 1;
             default -> throw new UsageException("unknown command '" + options.command + "'");
         };
         if (operands < 0)
@@ -116,6 +119,14 @@ final class Options
         if (options.idempotencyKey != null && !"call".equals(options.command))
         {
             throw new UsageException("--idempotency-key is for 'call' of an exactly-once method");
+        }
+        if (healthService != null)
+        {
+            if (!"health".equals(options.command))
+            {
+                throw new UsageException("--service is for 'health'");
+            }
+            options.service = healthService;
         }
         if (token != null && user != null)
         {

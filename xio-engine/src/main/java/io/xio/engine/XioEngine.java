@@ -496,13 +496,25 @@ public final class XioEngine implements AutoCloseable
      */
     public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace)
     {
+        return drain(redirect, grace, java.util.Set.of());
+    }
+
+    /**
+     * As {@link #drain(List, Duration)}, but set-ups for the {@code served} resources are still taken, and their
+     * sessions neither sent GOAWAY nor waited for (the caller closes them): for a resource that must answer
+     * while the server drains, such as a health check saying that it does. Any thread.
+     */
+    public CompletableFuture<Void> drain(final List<XioUri> redirect, final Duration grace,
+        final java.util.Set<String> served)
+    {
         java.util.Objects.requireNonNull(redirect, "redirect");
         if (grace.isNegative())
         {
             throw new IllegalArgumentException("the grace of a drain cannot be negative: " + grace);
         }
         final String reason = "the server is draining";
-        return core.drain(redirect.isEmpty() ? GoAway.of(reason) : GoAway.redirect(redirect, reason), grace);
+        return core.drain(redirect.isEmpty() ? GoAway.of(reason) : GoAway.redirect(redirect, reason), grace,
+            served);
     }
 
     /**

@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
@@ -196,6 +197,41 @@ class DrainTest
                 assertThat(refused.isDraining()).isTrue());
         drain.join().get(10, TimeUnit.SECONDS);
         assertThat(server.sessions()).isEmpty();
+    }
+
+    @Test
+    void aServedResourceTakesSessionsAndCallsThroughTheDrainWhichNeitherSendsItGoAwayNorWaitsForIt() throws Exception
+    {
+        final XioEngine server = server();
+        final Portal portal = server.bind(address("tcp"));
+        final XioEngine client = client();
+        final Session before = client.connect(portal.uri().withResource("echo").toString());
+        final Session held = client.connect(portal.uri().withResource("hold").toString());
+        final XioFuture<Message> inFlight = held.request(Outbound.of(utf8("held")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> this.held.size() == 1);
+
+        final CompletableFuture<Void> drained = server.drain(List.of(), Duration.ofSeconds(30), Set.of("echo"));
+        await().atMost(Duration.ofSeconds(10)).until(held::isDraining);
+        final Session during = client.connect(portal.uri().withResource("echo").toString());
+        try (Message answer = during.request(Outbound.of(utf8("still here"))).get(10, TimeUnit.SECONDS))
+        {
+            assertThat(text(answer.header())).isEqualTo("still here");
+        }
+        try (Message answer = before.request(Outbound.of(utf8("no goaway"))).get(10, TimeUnit.SECONDS))
+        {
+            assertThat(text(answer.header())).isEqualTo("no goaway");
+        }
+        assertThat(before.isDraining()).isFalse();
+        assertThatThrownBy(() -> client.connect(portal.uri().withResource("hold").toString()))
+            .isInstanceOfSatisfying(SessionRejectedException.class, refused ->
+                assertThat(refused.isDraining()).isTrue());
+        assertThat(drained).as("the held call is in flight").isNotDone();
+
+        this.held.releaseAll();
+        inFlight.get(10, TimeUnit.SECONDS).close();
+        drained.get(10, TimeUnit.SECONDS); // though the echo sessions are open
+        assertThat(before.isOpen()).isTrue();
+        assertThat(during.isOpen()).isTrue();
     }
 
     @Test

@@ -255,19 +255,20 @@ public final class EngineCore
             {
                 principals.release(session.identity.principalShare);
             }
-            drain.sessionGone();
+            drain.sessionGone(session);
         }
     }
 
     /**
      * Drains the server side: set-ups refused from now on, every accepted session sent {@code goAway}; completes
-     * once none is left, or after {@code grace}, closing those left. A second call returns the first's future.
+     * once none is left, or after {@code grace}, closing those left; the {@code served} resources' sessions and
+     * set-ups are left alone. A second call returns the first's future.
      * Any thread.
      */
     public java.util.concurrent.CompletableFuture<Void> drain(final io.xio.engine.GoAway goAway,
-        final Duration grace)
+        final Duration grace, final java.util.Set<String> served)
     {
-        return drain.start(goAway, grace);
+        return drain.start(goAway, grace, served);
     }
 
     /** Ends a drain that is over: see {@link EngineDrain#end()}. Any thread. */

@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +33,10 @@ public final class EngineDrain
     /** Set before {@link #goAway}, so that whoever sees that sees the future. */
     private volatile CompletableFuture<Void> done;
     private volatile GoAway goAway;
+    /** The resources whose sessions the drain leaves alone: set before {@link #goAway}, read after it. */
+    private volatile Set<String> served = Set.of();
+    /** The sessions the drain waits for: those it sent GOAWAY, each removed as it ends. */
+    private final Set<SessionImpl> waited = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     EngineDrain(final EngineCore engine)
     {
@@ -44,21 +49,40 @@ public final class EngineDrain
         return goAway != null;
     }
 
-    /** Begins the drain, or returns the future of the one that began before. Any thread. */
-    synchronized CompletableFuture<Void> start(final GoAway sent, final Duration grace)
+    /**
+     * Whether a set-up for {@code resource} is refused: a drain began, and the resource is not one it serves still.
+     * Any thread.
+     */
+    public boolean refuses(final String resource)
+    {
+        return goAway != null && !served.contains(resource);
+    }
+
+    /**
+     * Begins the drain, or returns the future of the one that began before. Sessions of the {@code served}
+     * resources are neither sent GOAWAY nor waited for, and such set-ups are still taken. Any thread.
+     */
+    synchronized CompletableFuture<Void> start(final GoAway sent, final Duration grace, final Set<String> served)
     {
         if (done != null)
         {
             return done;
         }
         done = new CompletableFuture<>();
+        this.served = Set.copyOf(served);
         goAway = sent;
         for (final SessionImpl session : new ArrayList<>(engine.accepted.values()))
         {
-            session.goAway(sent);
+            if (drains(session))
+            {
+                waited.add(session);
+                session.goAway(sent);
+            }
         }
+        // One that ended between the snapshot and its addition was not removed by its end.
+        waited.removeIf(session -> engine.accepted.get(session.id()) != session);
         scheduleGraceEnd(grace);
-        sessionGone();
+        completeWhenNoneLeft();
         return done;
     }
 
@@ -78,7 +102,15 @@ public final class EngineDrain
             throw new IllegalStateException("the drain of engine " + engine.name + " is still under way");
         }
         goAway = null;
+        served = Set.of();
+        waited.clear();
         done = null;
+    }
+
+    /** Whether the drain sends {@code session} GOAWAY and waits for it: not one of a resource it serves still. */
+    private boolean drains(final SessionImpl session)
+    {
+        return !served.contains(session.resource());
     }
 
     private void scheduleGraceEnd(final Duration grace)
@@ -115,9 +147,9 @@ public final class EngineDrain
      * true when the drain began meanwhile, and the set-up is to be refused. Read after the registration, so that
      * either this sees the drain or the drain sees the session (it waits for it). Any thread.
      */
-    public boolean drainingAfterRegistering()
+    public boolean drainingAfterRegistering(final String resource)
     {
-        return goAway != null;
+        return refuses(resource);
     }
 
     /**
@@ -127,17 +159,25 @@ public final class EngineDrain
     public void acceptedWhileDraining(final SessionImpl session)
     {
         final GoAway sent = goAway;
-        if (sent != null)
+        if (sent != null && drains(session))
         {
             session.drain.goAwayAgain(sent);
         }
     }
 
-    /** An accepted session ended: the drain is over once none is left. Any thread. */
-    void sessionGone()
+    /** {@code session}, accepted, ended: the drain is over once none it waits for is left. Any thread. */
+    void sessionGone(final SessionImpl session)
+    {
+        if (waited.remove(session))
+        {
+            completeWhenNoneLeft();
+        }
+    }
+
+    private void completeWhenNoneLeft()
     {
         final CompletableFuture<Void> future = done;
-        if (future != null && goAway != null && engine.accepted.isEmpty())
+        if (future != null && goAway != null && waited.isEmpty())
         {
             complete(future);
         }
@@ -150,7 +190,7 @@ public final class EngineDrain
         {
             return;
         }
-        final List<SessionImpl> left = new ArrayList<>(engine.accepted.values());
+        final List<SessionImpl> left = List.copyOf(waited);
         LOG.info("drain of engine {}: the grace of {} is over, closing the {} session(s) still open", engine.name,
             grace, left.size());
         for (final SessionImpl session : left)

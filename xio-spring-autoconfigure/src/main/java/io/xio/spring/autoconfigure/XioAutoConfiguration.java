@@ -10,6 +10,8 @@ import io.xio.spring.client.XioClientRegistry;
 import io.xio.spring.codec.FormatMappers;
 import io.xio.spring.codec.JacksonXioCodec;
 import io.xio.spring.codec.XioCodec;
+import io.xio.spring.health.UnauthenticatedHealthAcceptor;
+import io.xio.spring.health.XioHealth;
 import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.service.ContextPropagationCallContext;
 import io.xio.spring.service.XioCallContext;
@@ -243,7 +245,8 @@ public final class XioAutoConfiguration
         final XioServiceExporter exporter = new XioServiceExporter(context, engine, codec,
             XioExporterSettings.server(properties, sslBundles.getIfAvailable()),
             new XioServiceExporter.Settings(instrumentation.getIfAvailable(), interceptors.orderedStream().toList(),
-                acceptor.getIfAvailable(), workerExecutor(properties, context),
+                acceptor(acceptor.getIfAvailable(), engine, properties.getServer().getHealth()),
+                workerExecutor(properties, context),
                 callContext.getIfAvailable(() -> callContext(context)),
                 phases != null ? phases.getTimeoutPerShutdownPhase() : null,
                 Threading.VIRTUAL.isActive(context.getEnvironment())));
@@ -251,6 +254,26 @@ public final class XioAutoConfiguration
         exporter.addListeners(List.of(new XioReadinessExportListener(context)));
         exporter.addListeners(listeners.orderedStream().toList());
         return exporter;
+    }
+
+    /**
+     * The application's acceptor, letting health checks in without authentication when
+     * {@code xio.server.health.allow-unauthenticated} says so, up to {@code max-unauthenticated-sessions} of them.
+     */
+    private static @Nullable SessionAcceptor acceptor(final @Nullable SessionAcceptor acceptor,
+        final XioEngine engine, final XioProperties.Health health)
+    {
+        return acceptor != null && health.isEnabled() && health.isAllowUnauthenticated()
+            ? new UnauthenticatedHealthAcceptor(acceptor, () -> anonymousHealthSessions(engine),
+                health.getMaxUnauthenticatedSessions())
+            : acceptor;
+    }
+
+    /** The engine's open health sessions without a principal: a snapshot, asked only at a health set-up. */
+    private static int anonymousHealthSessions(final XioEngine engine)
+    {
+        return (int)engine.sessions().stream().filter(session -> session.isServerSide() &&
+            session.principal() == null && XioHealth.RESOURCE.equals(session.resource())).count();
     }
 
     @Bean

@@ -426,6 +426,8 @@ public class XioProperties
 
         private final Reflection reflection = new Reflection();
 
+        private final Health health = new Health();
+
         /**
          * Name of the Executor bean that runs the service methods. By default Spring Boot's application task
          * executor ({@code applicationTaskExecutor}, virtual threads with {@code spring.threads.virtual.enabled},
@@ -484,6 +486,68 @@ public class XioProperties
         public Reflection getReflection()
         {
             return reflection;
+        }
+
+        /** Answering health checks in the protocol, as Kubernetes probes and load balancers ask them. */
+        public Health getHealth()
+        {
+            return health;
+        }
+    }
+
+    /**
+     * The health resource ({@code xio.health}): whether the server, or one of its services, takes calls (serving
+     * while its portals are bound, not draining, ready and, with the actuator, its health up), answered in JSON too
+     * (with reflection on) and still while the server drains, for probes such as {@code xio health}.
+     */
+    public static class Health
+    {
+        /** Whether the health resource is exported. */
+        private boolean enabled = true;
+
+        /**
+         * Whether a set-up for the health resource is accepted without authentication when the portals
+         * authenticate, so that a probe without credentials can ask; such a session reaches the health resource only,
+         * which tells whether the server and its services take calls and nothing else. Off by default: the portals'
+         * authentication applies to health checks as to every call.
+         */
+        private boolean allowUnauthenticated;
+
+        /**
+         * Most health sessions open at once without credentials when {@code allow-unauthenticated} is on, all
+         * clients together (they have no principal for the engine's bounds per principal to hold); a set-up beyond it
+         * is refused unless it authenticates.
+         */
+        private int maxUnauthenticatedSessions = 16;
+
+        public int getMaxUnauthenticatedSessions()
+        {
+            return maxUnauthenticatedSessions;
+        }
+
+        public void setMaxUnauthenticatedSessions(final int maxUnauthenticatedSessions)
+        {
+            this.maxUnauthenticatedSessions = maxUnauthenticatedSessions;
+        }
+
+        public boolean isEnabled()
+        {
+            return enabled;
+        }
+
+        public void setEnabled(final boolean enabled)
+        {
+            this.enabled = enabled;
+        }
+
+        public boolean isAllowUnauthenticated()
+        {
+            return allowUnauthenticated;
+        }
+
+        public void setAllowUnauthenticated(final boolean allowUnauthenticated)
+        {
+            this.allowUnauthenticated = allowUnauthenticated;
         }
     }
 

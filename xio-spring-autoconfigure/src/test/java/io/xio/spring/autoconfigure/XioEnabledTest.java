@@ -7,7 +7,9 @@ import io.xio.spring.autoconfigure.cluster.XioDiscoveryAutoConfiguration;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.autoconfigure.sample.client.ClientApplication;
 import io.xio.spring.autoconfigure.sample.client.KvClient;
+import io.xio.spring.autoconfigure.health.XioHealthAutoConfiguration;
 import io.xio.spring.autoconfigure.reflection.XioReflectionAutoConfiguration;
+import io.xio.spring.health.XioHealthService;
 import io.xio.spring.reflection.XioReflectionService;
 import io.xio.spring.autoconfigure.security.XioSecurityAutoConfiguration;
 import io.xio.spring.security.XioSecurityContextInterceptor;
@@ -82,6 +84,17 @@ class XioEnabledTest
         runner.run(context -> assertThat(context).hasSingleBean(XioReflectionService.class));
         runner.withPropertyValues(OFF).run(context ->
             assertThat(context).hasNotFailed().doesNotHaveBean(XioReflectionService.class));
+    }
+
+    @Test
+    void theHealthAutoConfigurationBacksOffEvenWithAnExporter()
+    {
+        final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(XioHealthAutoConfiguration.class))
+            .withBean(XioServiceExporter.class, () -> mock(XioServiceExporter.class));
+        runner.run(context -> assertThat(context).hasSingleBean(XioHealthService.class));
+        runner.withPropertyValues(OFF).run(context ->
+            assertThat(context).hasNotFailed().doesNotHaveBean(XioHealthService.class));
     }
 
     /** A discovery client that knows no services. */

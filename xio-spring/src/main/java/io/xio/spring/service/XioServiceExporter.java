@@ -15,6 +15,8 @@ import io.xio.engine.support.Redirectors;
 import io.xio.spring.call.XioServerInterceptor;
 import io.xio.spring.codec.XioCodec;
 import io.xio.spring.error.XioErrorDisclosure;
+import io.xio.spring.health.XioHealth;
+import io.xio.spring.health.XioHealthService;
 import io.xio.spring.observation.XioInstrumentation;
 import io.xio.spring.reflection.XioReflectionService;
 import org.jspecify.annotations.Nullable;
@@ -61,7 +63,8 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * On shutdown, and on demand ({@link #drain()}): tells the {@link XioExportListener}s (which deregister the server
  * from service discovery), drains the engine (every session is sent GOAWAY, calls in flight finish, new sessions are
- * refused) within {@code xio.shutdown.grace-period}; on shutdown it then closes the portals and unregisters the
+ * refused; the health service, {@value XioHealth#RESOURCE}, still answers) within {@code xio.shutdown.grace-period};
+ * on shutdown it then closes the portals and unregisters the
  * services (after an on-demand drain they stay bound, refusing set-ups, until the application stops). With Spring
  * Boot the shutdown runs in its graceful-shutdown phase, alongside the web server's graceful shutdown and before
  * the web server stops; it is asynchronous ({@link #stop(Runnable)}), first tells the listeners that the server
@@ -331,6 +334,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         final List<Object> advices = List.copyOf(context.getBeansWithAnnotation(XioServiceAdvice.class).values());
         final XioCodec json = context.getBeanProvider(XioReflectionService.class).stream()
             .map(XioReflectionService::json).findFirst().orElse(null); // calls in JSON go with reflection
+        // Health checks take JSON whether reflection is on or not: probes in any language ask them.
+        final XioCodec healthJson = context.getBeanProvider(XioHealthService.class).stream()
+            .map(XioHealthService::json).filter(java.util.Objects::nonNull).findFirst().orElse(json);
         final XioErrorDisclosure disclosure = server.errorDisclosure();
         // Only an application with exactly-once methods needs one: a service with such methods and none fails.
         final ExactlyOnceCalls.Factory exactlyOnce = context.getBeanProvider(ExactlyOnceCalls.Factory.class)
@@ -343,7 +349,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             final Class<?> api = exportedInterface(type, settings);
             final String resource = StringUtils.hasText(settings.value()) ? settings.value()
                 : Introspector.decapitalize(api.getSimpleName());
-            if (XioReflectionService.isReserved(resource) && type != XioReflectionService.class)
+            if (XioReflectionService.isReserved(resource) && type != XioReflectionService.class &&
+                type != XioHealthService.class)
             {
                 throw new IllegalStateException("@XioService on " + type.getName() + " exports the resource '" +
                     resource + "'; names starting with '" + XioReflectionService.RESERVED_PREFIX + "' are xio's own");
@@ -353,14 +360,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
                 throw new IllegalStateException("two @XioService beans export the resource '" + resource +
                     "' (the second is " + type.getName() + "); give one of them another name");
             }
-            final ServiceBounds bounds = server.services().get(resource);
+            final ServiceBounds bounds = type == XioHealthService.class
+                ? healthBounds(server.services().get(resource)) : server.services().get(resource);
             final String property = server.servicesProperty() + "." + resource;
             final int maxConcurrent = maxConcurrentCalls(property, settings, bounds);
             final ServiceDispatcher dispatcher = new ServiceDispatcher(resource, api, target, codec,
                 settings.dispatch(), worker, instrumentation, new ServiceDispatcher.Settings(
                     XioExceptionHandlers.of(target, resource, api, advices, disclosure), maxConcurrent,
                     maxQueuedCalls(property, bounds),
-                    interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(), json,
+                    interceptors.stream().filter(interceptor -> interceptor.appliesTo(resource)).toList(),
+                    type == XioHealthService.class ? healthJson : json,
                     callContext, property, exactlyOnce));
             dispatchers.add(dispatcher);
             engine.register(resource, dispatcher, dispatcher.reuse());
@@ -388,6 +397,14 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             }
             portals.add(0, bind(portal.uri(), acceptor, portal.tls(), portal.property()));
         }
+    }
+
+    /** {@code configured}, or the health service's default bound on its calls running at once when it sets none. */
+    private static ServiceBounds healthBounds(final @Nullable ServiceBounds configured)
+    {
+        return configured != null && configured.maxConcurrentCalls() != null ? configured
+            : new ServiceBounds(XioHealthService.DEFAULT_MAX_CONCURRENT_CALLS,
+                configured == null ? null : configured.maxQueuedCalls());
     }
 
     /** Binds one portal; a failure names the property that configured it. */
@@ -468,7 +485,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      * The redirecting portal's acceptor: {@code authenticating} decides first, so that a peer it does not accept
      * never learns the other portals; only a session it accepted is redirected. A set-up that says it was
      * redirected already (the hops come from the client, so a peer may claim any) is decided by
-     * {@code authenticating} alone.
+     * {@code authenticating} alone. A health check is never redirected: it asks about this server, and one let in
+     * without credentials must not learn the other portals.
      */
     static SessionAcceptor authenticatedThenRedirected(final SessionAcceptor authenticating,
         final SessionAcceptor redirector)
@@ -476,8 +494,8 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         return request ->
         {
             final SetupDecision decision = authenticating.onSetup(request);
-            return decision instanceof SetupDecision.Accept && request.redirects() == 0
-                ? redirector.onSetup(request) : decision;
+            return decision instanceof SetupDecision.Accept && request.redirects() == 0 &&
+                !XioHealth.RESOURCE.equals(request.resource()) ? redirector.onSetup(request) : decision;
         };
     }
 
@@ -515,7 +533,9 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         {
             return drain;
         }
-        final int sessions = (int)engine.sessions().stream().filter(io.xio.engine.Session::isServerSide).count();
+        final java.util.Set<String> served = servedWhileDraining();
+        final int sessions = (int)engine.sessions().stream()
+            .filter(session -> session.isServerSide() && !served.contains(session.resource())).count();
         for (final XioExportListener listener : listeners)
         {
             try
@@ -533,7 +553,7 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
         java.util.concurrent.CompletableFuture<Void> drained;
         try
         {
-            drained = engine.drain(List.of(), grace);
+            drained = engine.drain(List.of(), grace, served);
         }
         catch (final RuntimeException ex)
         {
@@ -550,6 +570,16 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             return new Drained(sessions, Duration.ofNanos(System.nanoTime() - begun));
         });
         return drain;
+    }
+
+    /**
+     * The resources that answer until the server stops (their sessions closed after the portals): the health
+     * service, which says the server drains (its calls are not waited for, so they cannot hold the drain).
+     */
+    private java.util.Set<String> servedWhileDraining()
+    {
+        return dispatchers.stream().anyMatch(d -> d.resource().equals(XioHealth.RESOURCE))
+            ? java.util.Set.of(XioHealth.RESOURCE) : java.util.Set.of();
     }
 
     /** Whether {@link #drain()} was called (or a shutdown began) since the services were exported. */
@@ -654,12 +684,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
      */
     private CompletableFuture<Void> callsFinished(final long deadline)
     {
-        final CompletableFuture<Void> finished = CompletableFuture.allOf(
-            dispatchers.stream().map(ServiceDispatcher::drain).toArray(CompletableFuture[]::new));
+        final java.util.Set<String> served = servedWhileDraining();
+        final CompletableFuture<Void> finished = CompletableFuture.allOf(dispatchers.stream()
+            .filter(d -> !served.contains(d.resource())).map(ServiceDispatcher::drain)
+            .toArray(CompletableFuture[]::new));
         return finished.completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
             .thenRun(() ->
             {
-                final int unfinished = dispatchers.stream().mapToInt(ServiceDispatcher::running).sum();
+                final int unfinished = dispatchers.stream().filter(d -> !served.contains(d.resource()))
+                    .mapToInt(ServiceDispatcher::running).sum();
                 if (unfinished > 0)
                 {
                     LOG.warn("{} xio call(s) still running after the {} grace period", unfinished, gracePeriod());
@@ -682,6 +715,15 @@ public final class XioServiceExporter implements SmartLifecycle, DisposableBean
             }
         }
         portals.clear();
+        // A portal's close stops its listener only; the drain left the served resources' sessions open.
+        final java.util.Set<String> served = servedWhileDraining();
+        for (final io.xio.engine.Session session : engine.sessions())
+        {
+            if (session.isServerSide() && served.contains(session.resource()))
+            {
+                session.close();
+            }
+        }
         dispatchers.forEach(d -> engine.unregister(d.resource()));
         dispatchers.clear();
     }

@@ -88,7 +88,7 @@ public final class ServerHandshake implements ServerSetups
                 new SetupCodec.Writer().string(PORTAL_CLOSED).u8(SetupCodec.REJECT_DRAINING).toBytes());
             return;
         }
-        if (engine.drain.isDraining())
+        if (engine.drain.refuses(resource))
         {
             // Before the acceptor: a draining server spends nothing on a session it will not have. Not a failure of
             // the peer's (its retries elsewhere are what the code is for), so not counted toward closing it.
@@ -236,7 +236,7 @@ public final class ServerHandshake implements ServerSetups
         session.drain.peerUnderstandsGoAway((features & SetupCodec.FEATURE_GOAWAY) != 0);
         session.identity.streams = (features & SetupCodec.FEATURE_STREAMS) != 0;
         engine.accepted.put(session.id(), session);
-        if (engine.drain.drainingAfterRegistering())
+        if (engine.drain.drainingAfterRegistering(resource))
         {
             // A drain began since the check above, perhaps already finding no session and completing: registered
             // first, so that either the drain saw this one or this sees the drain; refused like any set-up then.
