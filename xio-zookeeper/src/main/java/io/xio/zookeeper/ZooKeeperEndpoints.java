@@ -462,7 +462,7 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
         private void initialized()
         {
             initialized = true;
-            refresh();
+            reread();
         }
 
         /** Coalesces a burst of cache events (a rebuild, many joins) into one report after them. */
@@ -471,11 +471,11 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             if (initialized && !refreshQueued)
             {
                 refreshQueued = true;
-                post(this::refresh);
+                post(this::reread);
             }
         }
 
-        private void refresh()
+        private void reread()
         {
             refreshQueued = false;
             if (closed || !initialized)
@@ -596,7 +596,7 @@ public final class ZooKeeperEndpoints implements EndpointResolver, EndpointRegis
             }
             if (children().keySet().equals(children))
             {
-                refresh();
+                reread();
             }
             // Else the cache has not caught up yet: its own events bring the set.
         }
