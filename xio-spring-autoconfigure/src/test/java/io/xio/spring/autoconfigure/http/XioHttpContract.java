@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What a plain HTTP client sees of the shop on either web server: JSON calls, segments, streams, deadlines, error
@@ -285,15 +286,10 @@ abstract class XioHttpContract
             .orElseThrow();
     }
 
-    /** Waits until no call of the shop's runs any more: false if one still does after 20 s. */
-    private boolean shopIdle() throws InterruptedException
+    /** Waits (at most 20 s) until no call of the shop's runs any more. */
+    private void awaitShopIdle()
     {
-        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (shopDispatcher().running() != 0 && System.nanoTime() < end)
-        {
-            Thread.sleep(10);
-        }
-        return shopDispatcher().running() == 0;
+        await().atMost(Duration.ofSeconds(20)).until(() -> shopDispatcher().running() == 0);
     }
 
     @Test
@@ -315,7 +311,7 @@ abstract class XioHttpContract
         final HttpResponse<String> slow = call("count", "[2000000000]", "xio-timeout", "300ms");
         assertThat(slow.statusCode()).isEqualTo(200);
         assertThat(slow.body()).startsWith("1\n2\n").contains("DEADLINE_EXCEEDED");
-        assertThat(shopIdle()).isTrue();
+        awaitShopIdle();
         Thread.sleep(200); // the streams' own cancels may land just after their calls ended
         shop.cancelled().clear();
     }
@@ -350,7 +346,7 @@ abstract class XioHttpContract
         assertThat(late).isEqualTo(4);
         assertThat(refused).isEqualTo(8);
         assertThat(shopDispatcher().queued()).isZero();
-        assertThat(shopIdle()).isTrue();
+        awaitShopIdle();
         shop.hung().clear();
         shop.cancelled().clear();
     }
